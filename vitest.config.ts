@@ -18,6 +18,7 @@ export default defineConfig({
   test: {
     projects: [
       pkg('core'),
+      { extends: false, test: { name: 'infra', include: ['infra/**/*.test.ts', 'stacks/**/*.test.ts'] } },
       pkg('aws', true),
       pkg('kube'),
       pkg('api', true),

@@ -1,0 +1,63 @@
+import type { StageSettings } from '../stacks/schema.ts';
+import {
+  apiTimeout,
+  functionEnvironment,
+  lambdaRuntime,
+  scheduleArgs,
+  workerSubscription,
+  workerTimeout,
+} from './settings.ts';
+
+interface Resources {
+  table: sst.aws.Dynamo;
+  jobs: sst.aws.Queue;
+  deadLetter: sst.aws.Queue;
+}
+
+/** API behind API Gateway, the public webhook on a function URL, the worker on the queue and the schedules. */
+export function functions(settings: StageSettings, { table, jobs, deadLetter }: Resources) {
+  const environment = functionEnvironment(settings, {
+    tableName: table.name,
+    jobQueueUrl: jobs.url,
+    deadLetterQueueUrl: deadLetter.url,
+  });
+  const common = {
+    runtime: lambdaRuntime,
+    architecture: 'arm64',
+    link: [table, jobs, deadLetter],
+    environment,
+    permissions: [{ actions: ['eks:DescribeCluster'], resources: ['*'] }],
+  } as const;
+
+  const apiFunction = new sst.aws.Function('ApiFunction', {
+    ...common,
+    handler: 'packages/api/src/lambda.handler',
+    timeout: apiTimeout,
+  });
+  const api = new sst.aws.ApiGatewayV2('Api');
+  api.route('$default', apiFunction.arn);
+
+  const webhook = new sst.aws.Function('Webhook', {
+    ...common,
+    handler: 'packages/api/src/lambda.handler',
+    timeout: apiTimeout,
+    url: true,
+  });
+
+  const worker = new sst.aws.Function('Worker', {
+    ...common,
+    handler: 'packages/worker/src/lambda.handler',
+    timeout: workerTimeout,
+  });
+  jobs.subscribe(worker.arn, workerSubscription);
+
+  for (const schedule of scheduleArgs()) {
+    new sst.aws.CronV2(schedule.id, {
+      schedule: schedule.schedule,
+      function: worker.arn,
+      event: schedule.event,
+    });
+  }
+
+  return { api, webhook, worker };
+}

@@ -1,0 +1,35 @@
+import { AuthMode, devIdentity, ErrorCode, type Identity, ProblemError } from '@svc/core';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from './env.ts';
+
+/** Resolves a presented bearer token to its identity, or null when it is unknown or revoked. */
+export type TokenVerifier = (token: string) => Promise<Identity | null>;
+
+export type AuthConfig =
+  | { mode: typeof AuthMode.Dev }
+  | { mode: typeof AuthMode.Token; verifyToken: TokenVerifier };
+
+const bearer = /^Bearer\s+([\x21-\x7e]{1,4096})$/i;
+
+/** The single auth middleware in front of every `/v1` route. */
+export function authenticate(config: AuthConfig): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (config.mode === AuthMode.Dev) {
+      c.set('identity', devIdentity);
+      return next();
+    }
+    const header = c.req.header('authorization');
+    const token = header ? bearer.exec(header)?.[1] : undefined;
+    if (!token) {
+      c.header('www-authenticate', 'Bearer');
+      throw new ProblemError(ErrorCode.Unauthenticated, 'Send Authorization: Bearer <token>.');
+    }
+    const identity = await config.verifyToken(token);
+    if (!identity) {
+      c.header('www-authenticate', 'Bearer error="invalid_token"');
+      throw new ProblemError(ErrorCode.Unauthenticated, 'The bearer token is unknown, expired or revoked.');
+    }
+    c.set('identity', identity);
+    return next();
+  };
+}

@@ -1,0 +1,10 @@
+import type { Identity } from '@svc/core';
+
+/** Hono context variables set by the middleware chain. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    identity: Identity;
+    allow?: string;
+  };
+}

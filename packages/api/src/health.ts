@@ -1,0 +1,41 @@
+import { type DependencyCheck, DependencyStatus } from '@svc/core';
+
+export interface DependencyReport {
+  status: DependencyStatus;
+  latency_ms: number | null;
+  error: string | null;
+}
+
+const checkTimeoutMs = 2000;
+
+/** Probes every dependency in parallel; one slow dependency cannot stall the report past the timeout. */
+export async function probeDependencies(
+  checks: readonly DependencyCheck[],
+  expected: readonly string[],
+): Promise<{ healthy: boolean; dependencies: Record<string, DependencyReport> }> {
+  const entries = await Promise.all(
+    checks.map(async (dependency): Promise<[string, DependencyReport]> => {
+      const started = performance.now();
+      try {
+        await dependency.check(AbortSignal.timeout(checkTimeoutMs));
+        return [dependency.name, { status: DependencyStatus.Ok, latency_ms: elapsed(started), error: null }];
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return [
+          dependency.name,
+          { status: DependencyStatus.Error, latency_ms: elapsed(started), error: message },
+        ];
+      }
+    }),
+  );
+  const dependencies: Record<string, DependencyReport> = Object.fromEntries(entries);
+  for (const name of expected) {
+    dependencies[name] ??= { status: DependencyStatus.Unconfigured, latency_ms: null, error: null };
+  }
+  const healthy = Object.values(dependencies).every((d) => d.status !== DependencyStatus.Error);
+  return { healthy, dependencies };
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}

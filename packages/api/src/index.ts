@@ -1,0 +1,3 @@
+export { type AppDeps, createApp, maxBodyBytes } from './app.ts';
+export type { AuthConfig, TokenVerifier } from './auth.ts';
+export type { AppEnv } from './env.ts';

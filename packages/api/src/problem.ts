@@ -1,0 +1,46 @@
+import { ErrorCode, ProblemError } from '@svc/core';
+import type { Context } from 'hono';
+import type { AppEnv } from './env.ts';
+
+export const problemContentType = 'application/problem+json';
+
+/** The RFC 9457 body; `type` points at the code's entry in docs/errors.md. */
+export function problemBody(error: ProblemError, instance: string) {
+  return {
+    type: `/docs/errors.md#${error.code}`,
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    errors: error.errors,
+    instance,
+  };
+}
+
+export function problemResponse(c: Context<AppEnv>, error: ProblemError): Response {
+  const headers: Record<string, string> = { 'content-type': problemContentType };
+  if (error.status === 405) headers.allow = c.get('allow') ?? '';
+  return new Response(JSON.stringify(problemBody(error, c.get('requestId'))), {
+    status: error.status,
+    headers,
+  });
+}
+
+/** The one place errors become HTTP. Anything that is not a ProblemError is a bug: 500, no internals. */
+export function onError(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof ProblemError) return problemResponse(c, error);
+  console.error(
+    JSON.stringify({
+      level: 'error',
+      msg: 'unhandled error',
+      request_id: c.get('requestId'),
+      method: c.req.method,
+      path: c.req.path,
+      error: { name: error.name, message: error.message, stack: error.stack },
+    }),
+  );
+  return problemResponse(
+    c,
+    new ProblemError(ErrorCode.Internal, `Unexpected error; report request id ${c.get('requestId')}.`),
+  );
+}

@@ -1,0 +1,61 @@
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DependencyCheck } from '@svc/core';
+
+export interface AwsSettings {
+  region: string;
+  /** Set for DynamoDB Local; absent on AWS. */
+  dynamodbEndpoint?: string;
+  /** Set for fauxqs; absent on AWS. */
+  sqsEndpoint?: string;
+}
+
+/** Emulators accept any credentials; fixed ones keep the SDK from searching the machine for real ones. */
+const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export interface AwsClients {
+  dynamodb: DynamoDBClient;
+  documents: DynamoDBDocumentClient;
+  sqs: SQSClient;
+}
+
+/** The one place SDK clients are built; adapters receive them by parameter. */
+export function createAwsClients(settings: AwsSettings): AwsClients {
+  const dynamodb = new DynamoDBClient({
+    region: settings.region,
+    maxAttempts: 3,
+    ...(settings.dynamodbEndpoint
+      ? { endpoint: settings.dynamodbEndpoint, credentials: emulatorCredentials }
+      : {}),
+  });
+  const documents = DynamoDBDocumentClient.from(dynamodb, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  const sqs = new SQSClient({
+    region: settings.region,
+    maxAttempts: 3,
+    ...(settings.sqsEndpoint ? { endpoint: settings.sqsEndpoint, credentials: emulatorCredentials } : {}),
+  });
+  return { dynamodb, documents, sqs };
+}
+
+export function dynamodbCheck(client: DynamoDBClient, tableName: string): DependencyCheck {
+  return {
+    name: 'dynamodb',
+    async check(signal) {
+      await client.send(new DescribeTableCommand({ TableName: tableName }), { abortSignal: signal });
+    },
+  };
+}
+
+export function sqsCheck(client: SQSClient, queueUrl: string): DependencyCheck {
+  return {
+    name: 'sqs',
+    async check(signal) {
+      await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }), {
+        abortSignal: signal,
+      });
+    },
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * Errors are values with stable codes. Every error the service returns on purpose is a
+ * `ProblemError`; the API maps it to RFC 9457 problem+json in one place. The codes are listed in
+ * docs/errors.md and in the OpenAPI document.
+ */
+
+export interface FieldError {
+  /** JSON pointer into the request (`/overrides/service-b/image`), or the query/header name. */
+  path: string;
+  message: string;
+}
+
+export const ErrorCode = {
+  MalformedJson: 'malformed_json',
+  InvalidQuery: 'invalid_query',
+  InvalidHeader: 'invalid_header',
+  InvalidIdempotencyKey: 'invalid_idempotency_key',
+  Unauthenticated: 'unauthenticated',
+  Forbidden: 'forbidden',
+  NotFound: 'not_found',
+  GenerationMismatch: 'generation_mismatch',
+  OperationInProgress: 'operation_in_progress',
+  CompositionNotUpdatable: 'composition_not_updatable',
+  CompositionExpired: 'composition_expired',
+  ForgeOwned: 'forge_owned',
+  StaleRevision: 'stale_revision',
+  IdempotencyInFlight: 'idempotency_in_flight',
+  PreviewRevisionChanged: 'preview_revision_changed',
+  PayloadTooLarge: 'payload_too_large',
+  UnsupportedMediaType: 'unsupported_media_type',
+  ValidationFailed: 'validation_failed',
+  UnknownReference: 'unknown_reference',
+  IdempotencyKeyReused: 'idempotency_key_reused',
+  RateLimited: 'rate_limited',
+  MethodNotAllowed: 'method_not_allowed',
+  DependencyUnavailable: 'dependency_unavailable',
+  Internal: 'internal_error',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Status, title and a one-line description of every code; the single source for docs and OpenAPI. */
+export const errorCatalog: Record<ErrorCode, { status: number; title: string; description: string }> = {
+  malformed_json: { status: 400, title: 'Malformed JSON', description: 'The body is not valid JSON.' },
+  invalid_query: {
+    status: 400,
+    title: 'Invalid query parameter',
+    description: 'A known query parameter has a bad value.',
+  },
+  invalid_header: { status: 400, title: 'Invalid header', description: 'A request header has a bad value.' },
+  invalid_idempotency_key: {
+    status: 400,
+    title: 'Invalid Idempotency-Key',
+    description: 'Idempotency-Key must be 1–128 printable ASCII characters.',
+  },
+  unauthenticated: {
+    status: 401,
+    title: 'Unauthenticated',
+    description: 'Credentials are missing or invalid.',
+  },
+  forbidden: { status: 403, title: 'Forbidden', description: 'The caller may not do this.' },
+  not_found: { status: 404, title: 'Not found', description: 'No such resource (or route).' },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The route exists but not with this method.',
+  },
+  generation_mismatch: {
+    status: 409,
+    title: 'Generation mismatch',
+    description: 'expected_generation differs from the current generation.',
+  },
+  operation_in_progress: {
+    status: 409,
+    title: 'Operation in progress',
+    description: 'A rollout or deletion of this composition is still in progress.',
+  },
+  composition_not_updatable: {
+    status: 409,
+    title: 'Composition not updatable',
+    description: 'Only a composition in phase ready or failed can be updated.',
+  },
+  composition_expired: {
+    status: 409,
+    title: 'Composition expired',
+    description: 'The composition is past expires_at.',
+  },
+  forge_owned: {
+    status: 409,
+    title: 'Owned by the forge application',
+    description: 'This preview is managed by pull-request automation; use the pr-preview commands.',
+  },
+  stale_revision: {
+    status: 409,
+    title: 'Stale revision',
+    description: 'The revision given is not the current revision of the resource.',
+  },
+  idempotency_in_flight: {
+    status: 409,
+    title: 'Idempotent request in flight',
+    description: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+  },
+  preview_revision_changed: {
+    status: 409,
+    title: 'Preview revision changed',
+    description: "A component's approved profile revision differs from expected_preview_revisions.",
+  },
+  payload_too_large: { status: 413, title: 'Payload too large', description: 'The body exceeds 256 KiB.' },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'POST, PATCH and PUT bodies must be application/json.',
+  },
+  validation_failed: {
+    status: 422,
+    title: 'Validation failed',
+    description: 'Well-formed JSON that breaks a rule; `errors` names each field.',
+  },
+  unknown_reference: {
+    status: 422,
+    title: 'Unknown reference',
+    description: 'The body names a project, baseline, component or build that does not exist.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: 'Idempotency-Key reused',
+    description: 'This Idempotency-Key was already used with a different request body.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Rate limited',
+    description: 'Too many requests; retry after the given delay.',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    description: 'A bug. The response carries a request id to report; no internals.',
+  },
+  dependency_unavailable: {
+    status: 503,
+    title: 'Dependency unavailable',
+    description: 'A backing service (database, queue, cluster) did not answer; retry later.',
+  },
+};
+
+export class ProblemError extends Error {
+  override name = 'ProblemError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: FieldError[];
+
+  constructor(code: ErrorCode, detail: string, options: { errors?: FieldError[]; cause?: unknown } = {}) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = errorCatalog[code].status;
+    this.errors = options.errors ?? [];
+  }
+
+  get title(): string {
+    return errorCatalog[this.code].title;
+  }
+}
+
+export function validationFailed(errors: FieldError[], detail?: string): ProblemError {
+  const summary = errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ');
+  return new ProblemError(ErrorCode.ValidationFailed, detail ?? summary, { errors });
+}
+
+export function notFound(what: string): ProblemError {
+  return new ProblemError(ErrorCode.NotFound, `${what} not found`);
+}

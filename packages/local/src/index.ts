@@ -1,0 +1,3 @@
+export { freePort, portInUse } from './ports.ts';
+export { type ProvisionedResources, provision } from './provision.ts';
+export { type Stack, type StackOptions, startStack } from './stack.ts';

@@ -1,0 +1,121 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { createApp } from '@svc/api';
+import { createAwsClients, dynamodbCheck, sqsCheck } from '@svc/aws';
+import { AuthMode, Resources } from '@svc/core';
+import { type Poller, type Scheduler, startPoller, startScheduler } from '@svc/worker';
+import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import { type SqsEmulator, startSqsEmulator } from './fauxqs.ts';
+import { type ProvisionedResources, provision } from './provision.ts';
+
+export interface StackOptions {
+  host?: string;
+  /** API port; 0 picks a free one. */
+  port?: number;
+  /** Keep emulator state here across restarts; absent = in memory (tests). */
+  stateDir?: string;
+  /** Reuse running emulators (the test harness shares one of each per run). */
+  emulators?: { dynamodbEndpoint: string; sqsEndpoint: string };
+  /** Prefix for the table and queue names, isolating test files on shared emulators. */
+  resourcePrefix?: string;
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+export interface Stack {
+  readonly apiUrl: string;
+  readonly resources: ProvisionedResources;
+  readonly endpoints: { dynamodb: string; sqs: string };
+  readonly scheduler: Scheduler;
+  stop(): Promise<void>;
+}
+
+const region = 'us-east-1';
+
+/** The whole service on one machine: emulators (unless given), resources, API, worker and schedules. */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const log = options.log ?? (() => {});
+  const cleanups: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  };
+  try {
+    const endpoints = options.emulators ?? (await startEmulators(options.stateDir, cleanups));
+    const clients = createAwsClients({
+      region,
+      dynamodbEndpoint: endpoints.dynamodbEndpoint,
+      sqsEndpoint: endpoints.sqsEndpoint,
+    });
+    const resources = await provision(clients, options.resourcePrefix);
+
+    const app = createApp({
+      auth: { mode: AuthMode.Dev },
+      health: [
+        dynamodbCheck(clients.dynamodb, resources.tableName),
+        sqsCheck(clients.sqs, resources.jobQueueUrl),
+      ],
+    });
+    const server = await listen(app.fetch, options.host ?? '127.0.0.1', options.port ?? 8081);
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    const poller: Poller = startPoller({
+      sqs: clients.sqs,
+      queueUrl: resources.jobQueueUrl,
+      handle: async (body) => log({ level: 'debug', msg: 'job received', body }),
+      log,
+    });
+    cleanups.push(() => poller.stop());
+
+    const scheduler = startScheduler(
+      Resources.schedules,
+      {
+        'expiry-sweep': async () => {},
+        'idempotency-sweep': async () => {},
+        'redispatch-sweep': async () => {},
+      },
+      { log },
+    );
+    cleanups.push(() => scheduler.stop());
+    await scheduler.run(Resources.ScheduleName.RedispatchSweep);
+
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port;
+    return {
+      apiUrl: `http://${options.host ?? '127.0.0.1'}:${port}`,
+      resources,
+      endpoints: { dynamodb: endpoints.dynamodbEndpoint, sqs: endpoints.sqsEndpoint },
+      scheduler,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function startEmulators(
+  stateDir: string | undefined,
+  cleanups: (() => Promise<void>)[],
+): Promise<{ dynamodbEndpoint: string; sqsEndpoint: string }> {
+  const dynamoPath = stateDir ? join(stateDir, 'dynamodb') : undefined;
+  const sqsPath = stateDir ? join(stateDir, 'fauxqs') : undefined;
+  for (const dir of [dynamoPath, sqsPath]) if (dir) mkdirSync(dir, { recursive: true });
+  const [dynamodb, sqs] = await Promise.allSettled([
+    startDynamoDbLocal(dynamoPath ? { dbPath: dynamoPath } : {}),
+    startSqsEmulator(sqsPath ? { dataDir: sqsPath } : {}),
+  ]);
+  for (const started of [dynamodb, sqs]) {
+    if (started.status === 'fulfilled')
+      cleanups.push(() => (started.value as DynamoDbLocal | SqsEmulator).stop());
+  }
+  if (dynamodb.status === 'rejected') throw dynamodb.reason;
+  if (sqs.status === 'rejected') throw sqs.reason;
+  return { dynamodbEndpoint: dynamodb.value.endpoint, sqsEndpoint: sqs.value.endpoint };
+}
+
+function listen(fetch: (request: Request) => Response | Promise<Response>, hostname: string, port: number) {
+  return new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const server = serve({ fetch, hostname, port }, () => resolve(server));
+    server.once('error', reject);
+  });
+}

@@ -1,0 +1,27 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { type Stack, type StackOptions, startStack } from '../stack.ts';
+
+/** Endpoints of the run's shared emulators; fails loudly when the global setup did not start them. */
+export function emulatorEndpoints(): { dynamodbEndpoint: string; sqsEndpoint: string } {
+  const dynamodbEndpoint = inject('dynamodbEndpoint');
+  const sqsEndpoint = inject('sqsEndpoint');
+  if (!dynamodbEndpoint || !sqsEndpoint) {
+    throw new Error(
+      'No emulator endpoints: run this test through a vitest project that lists the emulator global setup.',
+    );
+  }
+  return { dynamodbEndpoint, sqsEndpoint };
+}
+
+/** A resource prefix unique to one test file, so files share emulators without sharing data. */
+export function uniquePrefix(): string {
+  return `t${randomBytes(5).toString('hex')}-`;
+}
+
+/** The API and worker in process, on a free port, against the shared emulators and fresh resources. */
+export function startTestStack(
+  options: Omit<StackOptions, 'emulators' | 'resourcePrefix' | 'port'> = {},
+): Promise<Stack> {
+  return startStack({ ...options, port: 0, emulators: emulatorEndpoints(), resourcePrefix: uniquePrefix() });
+}

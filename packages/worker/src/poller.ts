@@ -1,0 +1,100 @@
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+
+export type MessageHandler = (body: string, receiveCount: number) => Promise<void>;
+
+export interface Poller {
+  stop(): Promise<void>;
+}
+
+export interface PollerOptions {
+  sqs: SQSClient;
+  queueUrl: string;
+  handle: MessageHandler;
+  /** Messages handled at once. */
+  concurrency?: number;
+  /** Retry delay after a failed message, doubled per receive (capped): fast retries without waiting out the visibility timeout. */
+  retryBaseSeconds?: number;
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+/**
+ * The local stand-in for the SQS → Lambda event source: long-polls, runs the handler, deletes on
+ * success, and on failure makes the message visible again after a short backoff so the queue's
+ * redrive policy (maxReceiveCount → DLQ) still applies.
+ */
+export function startPoller(options: PollerOptions): Poller {
+  const concurrency = options.concurrency ?? 8;
+  const retryBase = options.retryBaseSeconds ?? 1;
+  const log = options.log ?? (() => {});
+  const controller = new AbortController();
+  const inFlight = new Set<Promise<void>>();
+
+  async function process(message: Message): Promise<void> {
+    const receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? '1');
+    try {
+      await options.handle(message.Body ?? '', receiveCount);
+      await options.sqs.send(
+        new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: message.ReceiptHandle }),
+      );
+    } catch (error) {
+      log({ level: 'warn', msg: 'job failed', receive_count: receiveCount, error: String(error) });
+      const delay = Math.min(retryBase * 2 ** (receiveCount - 1), 60);
+      await options.sqs
+        .send(
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: options.queueUrl,
+            ReceiptHandle: message.ReceiptHandle,
+            VisibilityTimeout: delay,
+          }),
+        )
+        .catch(() => {});
+    }
+  }
+
+  async function loop(): Promise<void> {
+    while (!controller.signal.aborted) {
+      const free = concurrency - inFlight.size;
+      if (free <= 0) {
+        await Promise.race(inFlight);
+        continue;
+      }
+      let messages: Message[] = [];
+      try {
+        const result = await options.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: Math.min(free, 10),
+            WaitTimeSeconds: 10,
+            MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+          }),
+          { abortSignal: controller.signal },
+        );
+        messages = result.Messages ?? [];
+      } catch (error) {
+        if (controller.signal.aborted) break;
+        log({ level: 'warn', msg: 'receive failed', error: String(error) });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        continue;
+      }
+      for (const message of messages) {
+        const task = process(message).finally(() => inFlight.delete(task));
+        inFlight.add(task);
+      }
+    }
+  }
+
+  const running = loop();
+  return {
+    async stop() {
+      controller.abort();
+      await running.catch(() => {});
+      await Promise.allSettled(inFlight);
+    },
+  };
+}

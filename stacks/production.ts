@@ -1,0 +1,8 @@
+import { defineStage } from './schema.ts';
+
+export default defineStage({
+  region: 'eu-west-1',
+  eksClusterName: 'staging',
+  previewDomain: 'preview.example.com',
+  authMode: 'token',
+});
