@@ -1,24 +1,39 @@
-import { type DependencyCheck, ErrorCode, ProblemError } from '@svc/core';
+import {
+  type BuildStore,
+  type CompositionDeps,
+  type DependencyCheck,
+  ErrorCode,
+  ProblemError,
+  type TokenStore,
+} from '@svc/core';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type AuthConfig, authenticate } from './auth.ts';
 import type { AppEnv } from './env.ts';
 import { probeDependencies } from './health.ts';
+import { openApiDocument } from './openapi.ts';
 import { onError, problemResponse } from './problem.ts';
+import { createRegistry, type RouteSpec } from './registry.ts';
+import { catalogRoutes } from './routes/catalog.ts';
+import { compositionRoutes } from './routes/compositions.ts';
+import { tokenRoutes } from './routes/tokens.ts';
 
 export const maxBodyBytes = 256 * 1024;
 
-export interface AppDeps {
+export interface AppDeps extends CompositionDeps {
   auth: AuthConfig;
   health: readonly DependencyCheck[];
+  builds: BuildStore;
+  tokens: TokenStore;
   /** Release and commit reported by `/version`. */
   build?: { release: string; commit: string };
 }
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
 
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly RouteSpec[] } {
   const app = new Hono<AppEnv>();
+  const release = deps.build ?? { release: 'dev', commit: 'unknown' };
 
   app.use(async (c, next) => {
     const given = c.req.header('x-request-id');
@@ -38,12 +53,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     }),
   );
 
-  app.use(async (c, next) => {
-    if (['POST', 'PATCH', 'PUT'].includes(c.req.method) && c.req.path.startsWith('/v1/')) {
+  app.use('/v1/*', async (c, next) => {
+    if (['POST', 'PATCH', 'PUT'].includes(c.req.method)) {
       const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
-      const hasBody =
-        c.req.header('content-length') !== '0' || c.req.header('transfer-encoding') !== undefined;
-      if (hasBody && type !== 'application/json') {
+      const empty = c.req.header('content-length') === '0';
+      if (!empty && type !== 'application/json') {
         throw new ProblemError(
           ErrorCode.UnsupportedMediaType,
           `Content-Type must be application/json (got ${type ?? 'none'}).`,
@@ -60,19 +74,35 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       report.healthy ? 200 : 503,
     );
   });
+  app.get('/version', (c) => c.json({ service: 'preview-composition-service', ...release }));
 
-  app.get('/version', (c) =>
-    c.json({
-      service: 'preview-composition-service',
-      ...(deps.build ?? { release: 'dev', commit: 'unknown' }),
-    }),
-  );
+  app.use('/v1/*', async (c, next) => {
+    if (c.req.path === '/v1/openapi.json') return next();
+    return authenticate(deps.auth)(c, next);
+  });
 
-  app.use('/v1/*', authenticate(deps.auth));
+  const registry = createRegistry(app);
+  compositionRoutes(registry, deps);
+  catalogRoutes(registry, deps);
+  tokenRoutes(registry, deps);
 
-  app.notFound((c) =>
-    problemResponse(c, new ProblemError(ErrorCode.NotFound, `No route for ${c.req.method} ${c.req.path}.`)),
-  );
+  const document = openApiDocument(registry.routes, { version: release.release });
+  app.get('/v1/openapi.json', (c) => c.json(document));
+
+  app.notFound((c) => {
+    const allowed = registry.allowed(c.req.path);
+    if (allowed.length > 0) {
+      c.set('allow', allowed.map((m) => m.toUpperCase()).join(', '));
+      return problemResponse(
+        c,
+        new ProblemError(ErrorCode.MethodNotAllowed, `${c.req.method} is not allowed on ${c.req.path}.`),
+      );
+    }
+    return problemResponse(
+      c,
+      new ProblemError(ErrorCode.NotFound, `No route for ${c.req.method} ${c.req.path}.`),
+    );
+  });
   app.onError(onError);
-  return app;
+  return { app, routes: registry.routes };
 }

@@ -8,6 +8,8 @@ export interface FieldError {
   /** JSON pointer into the request (`/overrides/service-b/image`), or the query/header name. */
   path: string;
   message: string;
+  /** A finer-grained code where one exists (catalog problems, plan blockers). */
+  code?: string;
 }
 
 export const ErrorCode = {
@@ -25,6 +27,7 @@ export const ErrorCode = {
   ForgeOwned: 'forge_owned',
   StaleRevision: 'stale_revision',
   IdempotencyInFlight: 'idempotency_in_flight',
+  CatalogConflict: 'catalog_conflict',
   PreviewRevisionChanged: 'preview_revision_changed',
   PayloadTooLarge: 'payload_too_large',
   UnsupportedMediaType: 'unsupported_media_type',
@@ -98,6 +101,11 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     status: 409,
     title: 'Idempotent request in flight',
     description: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+  },
+  catalog_conflict: {
+    status: 409,
+    title: 'Catalog changed concurrently',
+    description: 'Other applies kept changing the same projects; retry the apply.',
   },
   preview_revision_changed: {
     status: 409,

@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createApp } from '@svc/api';
-import { createAwsClients, dynamodbCheck, sqsCheck } from '@svc/aws';
-import { AuthMode, Resources } from '@svc/core';
+import { awsStores, createAwsClients, dynamodbCheck, sqsCheck } from '@svc/aws';
+import { AuthMode, type Clock, type JobQueue, Resources, redispatchOverdue, systemClock } from '@svc/core';
 import { type Poller, type Scheduler, startPoller, startScheduler } from '@svc/worker';
+import { seedDemoCatalog } from './demo.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import { type SqsEmulator, startSqsEmulator } from './fauxqs.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
@@ -20,6 +21,18 @@ export interface StackOptions {
   /** Prefix for the table and queue names, isolating test files on shared emulators. */
   resourcePrefix?: string;
   log?: (entry: Record<string, unknown>) => void;
+  /** Time for the API, worker and sweeps; tests move it instead of sleeping. */
+  clock?: Clock;
+  /** Port of the preview gateway, for preview URLs (default 8082). */
+  gatewayPort?: number;
+  /** Run the queue poller (default true); tests of the queue itself turn it off. */
+  worker?: boolean;
+  /** Seed the demo catalog (default true). */
+  seed?: boolean;
+  /** Wrap the job queue, e.g. to make sends fail in a test. */
+  wrapJobs?: (jobs: JobQueue) => JobQueue;
+  /** Auth: `dev` (default) or bearer tokens. */
+  authMode?: typeof AuthMode.Dev | typeof AuthMode.Token;
 }
 
 export interface Stack {
@@ -27,6 +40,8 @@ export interface Stack {
   readonly resources: ProvisionedResources;
   readonly endpoints: { dynamodb: string; sqs: string };
   readonly scheduler: Scheduler;
+  readonly stores: ReturnType<typeof awsStores>;
+  readonly clients: ReturnType<typeof createAwsClients>;
   stop(): Promise<void>;
 }
 
@@ -48,8 +63,26 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
     const resources = await provision(clients, options.resourcePrefix);
 
-    const app = createApp({
-      auth: { mode: AuthMode.Dev },
+    const clock = options.clock ?? systemClock;
+    const stores = awsStores(clients, resources, clock);
+    const jobs = options.wrapJobs ? options.wrapJobs(stores.jobs) : stores.jobs;
+    const gatewayPort = options.gatewayPort ?? 8082;
+    const services = {
+      ...stores,
+      jobs,
+      clock,
+      log,
+      previewUrl: (id: string, domain: string) => `http://${id}.${domain}:${gatewayPort}/`,
+    };
+    if (options.seed !== false) await seedDemoCatalog(services);
+
+    const authMode = options.authMode ?? AuthMode.Dev;
+    const { app } = createApp({
+      ...services,
+      auth:
+        authMode === AuthMode.Dev
+          ? { mode: AuthMode.Dev }
+          : { mode: AuthMode.Token, verifyToken: (token) => stores.tokens.verify(token, clock.now()) },
       health: [
         dynamodbCheck(clients.dynamodb, resources.tableName),
         sqsCheck(clients.sqs, resources.jobQueueUrl),
@@ -58,20 +91,22 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const server = await listen(app.fetch, options.host ?? '127.0.0.1', options.port ?? 8081);
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-    const poller: Poller = startPoller({
-      sqs: clients.sqs,
-      queueUrl: resources.jobQueueUrl,
-      handle: async (body) => log({ level: 'debug', msg: 'job received', body }),
-      log,
-    });
-    cleanups.push(() => poller.stop());
+    if (options.worker !== false) {
+      const poller: Poller = startPoller({
+        sqs: clients.sqs,
+        queueUrl: resources.jobQueueUrl,
+        handle: async (body) => log({ level: 'debug', msg: 'job received', body }),
+        log,
+      });
+      cleanups.push(() => poller.stop());
+    }
 
     const scheduler = startScheduler(
       Resources.schedules,
       {
         'expiry-sweep': async () => {},
-        'idempotency-sweep': async () => {},
-        'redispatch-sweep': async () => {},
+        'idempotency-sweep': () => stores.idempotency.sweep(clock.now(), 500),
+        'redispatch-sweep': () => redispatchOverdue(services),
       },
       { log },
     );
@@ -85,6 +120,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       resources,
       endpoints: { dynamodb: endpoints.dynamodbEndpoint, sqs: endpoints.sqsEndpoint },
       scheduler,
+      stores,
+      clients,
       stop,
     };
   } catch (error) {

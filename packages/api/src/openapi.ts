@@ -1,0 +1,122 @@
+/** The OpenAPI 3.1 document, generated from the route registry and the valibot schemas in core. */
+import { type ErrorCode, errorCatalog } from '@svc/core';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { commonErrors, type RouteSpec, statusesOf } from './registry.ts';
+
+type Json = Record<string, unknown>;
+
+function schemaOf(schema: v.GenericSchema, typeMode: 'input' | 'output'): Json {
+  const { $schema: _, ...json } = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    typeMode,
+    errorMode: 'ignore',
+  }) as Json;
+  return json;
+}
+
+const problemSchema: Json = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'code', 'errors'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string', enum: Object.keys(errorCatalog) },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: { path: { type: 'string' }, message: { type: 'string' }, code: { type: 'string' } },
+      },
+    },
+    instance: { type: 'string', description: 'The request id.' },
+  },
+};
+
+export function openApiDocument(routes: readonly RouteSpec[], info: { version: string }): Json {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of routes) {
+    const pathParams = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
+    const parameters = [
+      ...pathParams,
+      ...(route.query ?? []).map((q) => ({
+        name: q.name,
+        in: 'query',
+        required: false,
+        description: q.description,
+        schema: q.schema,
+      })),
+      ...(route.headers ?? []).map((h) => ({
+        name: h.name,
+        in: 'header',
+        required: false,
+        description: h.description,
+        schema: h.schema,
+      })),
+    ];
+    const responses: Record<string, Json> = {};
+    for (const [status, response] of Object.entries(route.responses)) {
+      responses[status] = {
+        description: response.description,
+        ...(response.schema
+          ? { content: { 'application/json': { schema: schemaOf(response.schema, 'output') } } }
+          : {}),
+      };
+    }
+    const codes: ErrorCode[] = [...(route.public ? [] : commonErrors), ...(route.errors ?? [])];
+    for (const status of statusesOf(codes)) {
+      const names = codes.filter((code) => errorCatalog[code].status === status);
+      responses[String(status)] = {
+        description: `Problem: ${names.join(', ')}`,
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+    }
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, Json>)[route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      ...(parameters.length ? { parameters } : {}),
+      ...(route.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
+            },
+          }
+        : {}),
+      responses,
+      ...(route.public ? { security: [] } : {}),
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Preview Composition Service',
+      version: info.version,
+      description:
+        'Short-lived previews that override up to three components of a shared Kubernetes baseline.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: { Problem: problemSchema },
+    },
+    'x-error-codes': Object.fromEntries(
+      Object.entries(errorCatalog).map(([code, entry]) => [
+        code,
+        { status: entry.status, title: entry.title, description: entry.description },
+      ]),
+    ),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Routes are declared once: the declaration registers the Hono handler and describes the route in
+ * the OpenAPI document, so the two cannot disagree.
+ */
+import { ErrorCode, errorCatalog } from '@svc/core';
+import type { Context, Hono } from 'hono';
+import type * as v from 'valibot';
+import type { AppEnv } from './env.ts';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface QueryParam {
+  name: string;
+  description: string;
+  schema: Record<string, unknown>;
+}
+
+export interface RouteSpec {
+  method: Method;
+  /** OpenAPI-style path with `{param}` placeholders, including `/v1`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  body?: v.GenericSchema;
+  query?: QueryParam[];
+  headers?: QueryParam[];
+  /** Success status → schema of the body (null: no body). */
+  responses: Record<number, { description: string; schema: v.GenericSchema | null }>;
+  /** Problem codes this route answers with, beyond the ones every route may answer. */
+  errors?: ErrorCode[];
+  /** Unauthenticated routes (health, webhooks). */
+  public?: boolean;
+}
+
+export interface Registry {
+  readonly routes: RouteSpec[];
+  add(spec: RouteSpec, handler: (c: Context<AppEnv>) => Response | Promise<Response>): void;
+  /** Methods served on a path, for 405 answers. */
+  allowed(path: string): Method[];
+}
+
+export function createRegistry(app: Hono<AppEnv>): Registry {
+  const routes: RouteSpec[] = [];
+  const patterns: { regex: RegExp; method: Method }[] = [];
+  return {
+    routes,
+    add(spec, handler) {
+      routes.push(spec);
+      const honoPath = spec.path.replace(/\{([a-z_]+)\}/g, ':$1');
+      patterns.push({
+        regex: new RegExp(`^${spec.path.replace(/\{[a-z_]+\}/g, '[^/]+')}$`),
+        method: spec.method,
+      });
+      app.on(spec.method.toUpperCase(), honoPath, handler);
+    },
+    allowed(path) {
+      return patterns.filter((p) => p.regex.test(path)).map((p) => p.method);
+    },
+  };
+}
+
+/** Problem codes any authenticated route may answer with. */
+export const commonErrors: ErrorCode[] = [
+  ErrorCode.Unauthenticated,
+  ErrorCode.RateLimited,
+  ErrorCode.Internal,
+  ErrorCode.DependencyUnavailable,
+];
+
+export function statusesOf(codes: readonly ErrorCode[]): number[] {
+  return [...new Set(codes.map((code) => errorCatalog[code].status))].sort();
+}

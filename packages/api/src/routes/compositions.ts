@@ -1,0 +1,216 @@
+import {
+  type CompositionDeps,
+  CompositionEndpointsView,
+  CompositionList,
+  CompositionStatusView,
+  CompositionView,
+  CreateCompositionBody,
+  createComposition,
+  destroyComposition,
+  ErrorCode,
+  EventList,
+  getComposition,
+  getCompositionEndpoints,
+  getCompositionStatus,
+  listCompositions,
+  listEvents,
+  PlanView,
+  planComposition,
+  UpdateCompositionBody,
+  updateComposition,
+} from '@svc/core';
+import type { Context } from 'hono';
+import type { AppEnv } from '../env.ts';
+import type { QueryParam, Registry } from '../registry.ts';
+import { nameQuery, pageQuery, readJson } from '../request.ts';
+import { compositionId, pageParams } from './params.ts';
+
+const tag = 'compositions';
+const idempotencyHeader: QueryParam = {
+  name: 'Idempotency-Key',
+  description: 'Makes the create safe to retry: same key and body replay the first answer for 24 h.',
+  schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[\\x20-\\x7e]+$' },
+};
+const missing = [ErrorCode.NotFound];
+
+export function compositionRoutes(registry: Registry, deps: CompositionDeps): void {
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/compositions',
+      operationId: 'createComposition',
+      summary: 'Create a composition (asynchronous).',
+      tag,
+      body: CreateCompositionBody,
+      headers: [idempotencyHeader],
+      responses: {
+        202: { description: 'Accepted; Location points at the composition.', schema: CompositionView },
+      },
+      errors: [
+        ErrorCode.MalformedJson,
+        ErrorCode.InvalidIdempotencyKey,
+        ErrorCode.IdempotencyInFlight,
+        ErrorCode.PreviewRevisionChanged,
+        ErrorCode.PayloadTooLarge,
+        ErrorCode.UnsupportedMediaType,
+        ErrorCode.ValidationFailed,
+        ErrorCode.UnknownReference,
+        ErrorCode.IdempotencyKeyReused,
+      ],
+    },
+    async (c) => {
+      const result = await createComposition(
+        deps,
+        c.get('identity'),
+        await readJson(c),
+        c.req.header('idempotency-key'),
+      );
+      c.header('location', `/v1/compositions/${result.body.id}`);
+      if (result.replayed) c.header('idempotent-replayed', 'true');
+      return c.json(result.body, result.status as 202);
+    },
+  );
+
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/compositions',
+      operationId: 'listCompositions',
+      summary: 'List compositions not yet destroyed, newest first.',
+      tag,
+      query: [
+        { name: 'project', description: 'Only this project.', schema: { type: 'string' } },
+        ...pageParams,
+      ],
+      responses: { 200: { description: 'A page of compositions.', schema: CompositionList } },
+      errors: [ErrorCode.InvalidQuery],
+    },
+    async (c) => c.json(await listCompositions(deps, { project: nameQuery(c, 'project') }, pageQuery(c))),
+  );
+
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/compositions/plan',
+      operationId: 'planComposition',
+      summary: 'Plan a create without doing it: read-only, reserves nothing.',
+      tag,
+      body: CreateCompositionBody,
+      responses: { 200: { description: 'The plan; blockers are data, not errors.', schema: PlanView } },
+      errors: [
+        ErrorCode.MalformedJson,
+        ErrorCode.ValidationFailed,
+        ErrorCode.UnsupportedMediaType,
+        ErrorCode.PayloadTooLarge,
+      ],
+    },
+    async (c) => c.json(await planComposition(deps, await readJson(c))),
+  );
+
+  const byId = (
+    path: string,
+    operationId: string,
+    summary: string,
+    schema: Parameters<Registry['add']>[0]['responses'][number]['schema'],
+    read: (c: Context<AppEnv>, id: string) => Promise<unknown>,
+  ) =>
+    registry.add(
+      {
+        method: 'get',
+        path,
+        operationId,
+        summary,
+        tag,
+        responses: { 200: { description: summary, schema } },
+        errors: missing,
+      },
+      async (c) => c.json((await read(c, compositionId(c))) as object),
+    );
+
+  byId(
+    '/v1/compositions/{id}',
+    'getComposition',
+    'Full desired and observed state.',
+    CompositionView,
+    (_c, id) => getComposition(deps, id),
+  );
+  byId(
+    '/v1/compositions/{id}/status',
+    'getCompositionStatus',
+    'Phase and latest operation.',
+    CompositionStatusView,
+    (_c, id) => getCompositionStatus(deps, id),
+  );
+  byId(
+    '/v1/compositions/{id}/endpoints',
+    'getCompositionEndpoints',
+    'Preview URLs and routing readiness.',
+    CompositionEndpointsView,
+    (_c, id) => getCompositionEndpoints(deps, id),
+  );
+
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/compositions/{id}/events',
+      operationId: 'listCompositionEvents',
+      summary: 'Durable audit events, newest first.',
+      tag,
+      query: pageParams,
+      responses: { 200: { description: 'A page of events.', schema: EventList } },
+      errors: [...missing, ErrorCode.InvalidQuery],
+    },
+    async (c) => c.json(await listEvents(deps, compositionId(c), pageQuery(c))),
+  );
+
+  registry.add(
+    {
+      method: 'patch',
+      path: '/v1/compositions/{id}',
+      operationId: 'updateComposition',
+      summary: 'Roll out a new complete override set (asynchronous).',
+      tag,
+      body: UpdateCompositionBody,
+      responses: { 202: { description: 'Accepted; the rollout follows.', schema: CompositionView } },
+      errors: [
+        ...missing,
+        ErrorCode.MalformedJson,
+        ErrorCode.ValidationFailed,
+        ErrorCode.UnknownReference,
+        ErrorCode.GenerationMismatch,
+        ErrorCode.OperationInProgress,
+        ErrorCode.CompositionNotUpdatable,
+        ErrorCode.CompositionExpired,
+        ErrorCode.ForgeOwned,
+        ErrorCode.PreviewRevisionChanged,
+        ErrorCode.UnsupportedMediaType,
+        ErrorCode.PayloadTooLarge,
+      ],
+    },
+    async (c) => {
+      const result = await updateComposition(deps, c.get('identity'), compositionId(c), await readJson(c));
+      return c.json(result.body, 202);
+    },
+  );
+
+  registry.add(
+    {
+      method: 'delete',
+      path: '/v1/compositions/{id}',
+      operationId: 'destroyComposition',
+      summary: 'Destroy (asynchronous); accepted in every phase, supersedes any operation in flight.',
+      tag,
+      responses: { 202: { description: 'Accepted; cleanup follows.', schema: CompositionView } },
+      errors: missing,
+    },
+    async (c) => {
+      const identity = c.get('identity');
+      const result = await destroyComposition(
+        deps,
+        { kind: 'user', subject: identity.subject },
+        compositionId(c),
+      );
+      return c.json(result.body, 202);
+    },
+  );
+}

@@ -1,0 +1,180 @@
+import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type {
+  Baseline,
+  CatalogStore,
+  ComponentProfile,
+  ProjectVersion,
+  ProjectView,
+  Revisioned,
+} from '@svc/core';
+import { pageOf } from './composition-store.ts';
+import { failedConditions, type Item, startKeyFrom, stripKeys, type Table } from './table.ts';
+
+const pointerKey = (project: string) => ({ pk: `PROJECT#${project}`, sk: 'CURRENT' });
+const versionPk = (project: string, versionId: string) => `CATALOG#${project}#${versionId}`;
+const listKeys = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
+
+interface Pointer extends ProjectView {
+  version_id: string;
+  hash: string;
+}
+
+/**
+ * Versions are immutable, so they are cached by version id: a read costs one consistent GetItem of
+ * the project's pointer unless the version is new to this process.
+ */
+export function dynamoCatalogStore(table: Table, options: { cacheSize?: number } = {}): CatalogStore {
+  const { documents } = table;
+  const cache = new Map<string, ProjectVersion>();
+  const cacheSize = options.cacheSize ?? 64;
+
+  async function loadVersion(pointer: Pointer): Promise<ProjectVersion> {
+    const components: Record<string, Revisioned<ComponentProfile>> = {};
+    const baselines: Record<string, Revisioned<Baseline>> = {};
+    let start: Item | undefined;
+    do {
+      const page = await documents.send(
+        new QueryCommand({
+          TableName: table.name,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': versionPk(pointer.name, pointer.version_id) },
+          ExclusiveStartKey: start,
+          ConsistentRead: true,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const entry = { spec: item.spec, revision: item.revision, hash: item.hash };
+        if (item.sk.startsWith('COMPONENT#')) components[item.name] = entry as Revisioned<ComponentProfile>;
+        if (item.sk.startsWith('BASELINE#')) baselines[item.name] = entry as Revisioned<Baseline>;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return {
+      project: pointer.name,
+      version: pointer.version,
+      version_id: pointer.version_id,
+      default_baseline: pointer.default_baseline,
+      hash: pointer.hash,
+      applied_at: pointer.applied_at,
+      components,
+      baselines,
+    };
+  }
+
+  async function deleteVersionItems(version: ProjectVersion): Promise<void> {
+    const pk = versionPk(version.project, version.version_id);
+    const keys = [
+      ...Object.keys(version.components).map((name) => ({ pk, sk: `COMPONENT#${name}` })),
+      ...Object.keys(version.baselines).map((name) => ({ pk, sk: `BASELINE#${name}` })),
+    ];
+    await batchWrite(
+      table,
+      keys.map((Key) => ({ DeleteRequest: { Key } })),
+    );
+  }
+
+  return {
+    async readProject(project) {
+      const { Item: item } = await documents.send(
+        new GetCommand({ TableName: table.name, Key: pointerKey(project), ConsistentRead: true }),
+      );
+      if (!item) return null;
+      const pointer = stripKeys<Pointer>(item);
+      const cached = cache.get(pointer.version_id);
+      if (cached) return cached;
+      const version = await loadVersion(pointer);
+      cache.set(version.version_id, version);
+      if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
+      return version;
+    },
+
+    async listProjects(page) {
+      const result = await documents.send(
+        new QueryCommand({
+          TableName: table.name,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': 'PROJECTS' },
+          Limit: page.limit + 1,
+          ExclusiveStartKey: startKeyFrom(page.after, listKeys),
+        }),
+      );
+      const projects = pageOf<Pointer>(result.Items ?? [], page, listKeys);
+      return {
+        items: projects.items.map(({ version_id: _id, hash: _hash, ...view }) => view),
+        next_cursor: projects.next_cursor,
+      };
+    },
+
+    async commit(changes) {
+      for (const { next } of changes) {
+        const pk = versionPk(next.project, next.version_id);
+        await batchWrite(table, [
+          ...Object.entries(next.components).map(([name, entry]) => ({
+            PutRequest: {
+              Item: { pk, sk: `COMPONENT#${name}`, item_type: 'catalog-component', name, ...entry },
+            },
+          })),
+          ...Object.entries(next.baselines).map(([name, entry]) => ({
+            PutRequest: {
+              Item: { pk, sk: `BASELINE#${name}`, item_type: 'catalog-baseline', name, ...entry },
+            },
+          })),
+        ]);
+      }
+      try {
+        await documents.send(
+          new TransactWriteCommand({
+            TransactItems: changes.map(({ next, previous_version_id }) => ({
+              Put: {
+                TableName: table.name,
+                Item: {
+                  ...pointerKey(next.project),
+                  item_type: 'project',
+                  gsi1pk: 'PROJECTS',
+                  gsi1sk: next.project,
+                  name: next.project,
+                  version: next.version,
+                  version_id: next.version_id,
+                  default_baseline: next.default_baseline,
+                  hash: next.hash,
+                  applied_at: next.applied_at,
+                  components: Object.keys(next.components).sort(),
+                  baselines: Object.keys(next.baselines).sort(),
+                } satisfies Item,
+                ...(previous_version_id === null
+                  ? { ConditionExpression: 'attribute_not_exists(pk)' }
+                  : {
+                      ConditionExpression: 'version_id = :previous',
+                      ExpressionAttributeValues: { ':previous': previous_version_id },
+                    }),
+              },
+            })),
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (!failedConditions(error)?.some(Boolean)) throw error;
+        await Promise.all(changes.map(({ next }) => deleteVersionItems(next).catch(() => {})));
+        return false;
+      }
+    },
+  };
+}
+
+type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Item } };
+
+/** BatchWriteItem in chunks of 25, retrying what DynamoDB leaves unprocessed. */
+async function batchWrite(table: Table, requests: WriteRequest[]): Promise<void> {
+  for (let i = 0; i < requests.length; i += 25) {
+    let pending: WriteRequest[] = requests.slice(i, i + 25);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 2000)));
+      if (attempt > 8) throw new Error('BatchWriteItem kept leaving items unprocessed');
+      const result = await table.documents.send(
+        new BatchWriteCommand({ RequestItems: { [table.name]: pending } }),
+      );
+      pending = (result.UnprocessedItems?.[table.name] ?? []) as WriteRequest[];
+    }
+  }
+}

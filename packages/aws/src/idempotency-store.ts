@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  addSeconds,
+  type IdempotencyCompletion,
+  type IdempotencyStore,
+  idempotencyLockSeconds,
+  idempotencyRetentionSeconds,
+  sha256,
+} from '@svc/core';
+import { dueItems } from './composition-store.ts';
+import { epochSeconds, isConditionFailure, type Table } from './table.ts';
+
+const key = (record: string) => ({ pk: `IDEM#${record}`, sk: 'IDEM' });
+
+/** The update that completes an in-progress record; part of the transaction that creates the resource. */
+export function completionUpdate({ lock, response }: IdempotencyCompletion) {
+  return {
+    Key: key(lock.record),
+    UpdateExpression:
+      'SET #status = :completed, response_status = :status, response_body = :body REMOVE lock_expires_at',
+    ConditionExpression: '#status = :in_progress AND #token = :token',
+    ExpressionAttributeNames: { '#status': 'status', '#token': 'token' },
+    ExpressionAttributeValues: {
+      ':completed': 'completed',
+      ':in_progress': 'in_progress',
+      ':status': response.status,
+      ':body': JSON.stringify(response.body),
+      ':token': lock.token,
+    },
+  };
+}
+
+export function dynamoIdempotencyStore(table: Table): IdempotencyStore {
+  const { documents } = table;
+  return {
+    async acquire({ scope, key: idempotencyKey, request_hash, now }) {
+      const record = sha256(`${scope}\n${idempotencyKey}`);
+      const token = randomBytes(16).toString('hex');
+      const expiresAt = addSeconds(now, idempotencyRetentionSeconds).toISOString();
+      try {
+        await documents.send(
+          new PutCommand({
+            TableName: table.name,
+            Item: {
+              ...key(record),
+              item_type: 'idempotency',
+              status: 'in_progress',
+              request_hash,
+              token,
+              lock_expires_at: addSeconds(now, idempotencyLockSeconds).toISOString(),
+              expires_at: expiresAt,
+              duepk: 'IDEM',
+              duesk: `${expiresAt}#${record}`,
+              ttl: epochSeconds(expiresAt),
+            },
+            // Free, past retention, or an in-progress lock for the same request whose holder timed out.
+            ConditionExpression:
+              'attribute_not_exists(pk) OR expires_at <= :now OR (#status = :in_progress AND lock_expires_at <= :now AND request_hash = :hash)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':now': now.toISOString(),
+              ':in_progress': 'in_progress',
+              ':hash': request_hash,
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { outcome: 'acquired', lock: { record, token } };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const existing = (error as { Item?: Record<string, { S?: string; N?: string }> }).Item;
+        if (existing?.request_hash?.S !== request_hash) return { outcome: 'mismatch' };
+        if (existing.status?.S === 'completed') {
+          return {
+            outcome: 'replay',
+            status: Number(existing.response_status?.N),
+            body: JSON.parse(existing.response_body?.S ?? 'null'),
+          };
+        }
+        return { outcome: 'in_flight' };
+      }
+    },
+
+    async release(lock) {
+      await documents
+        .send(
+          new DeleteCommand({
+            TableName: table.name,
+            Key: key(lock.record),
+            ConditionExpression: '#token = :token AND #status = :in_progress',
+            ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
+            ExpressionAttributeValues: { ':token': lock.token, ':in_progress': 'in_progress' },
+          }),
+        )
+        .catch((error: unknown) => {
+          if (!isConditionFailure(error)) throw error;
+        });
+    },
+
+    async sweep(now, limit) {
+      let deleted = 0;
+      for (const item of await dueItems(table, 'IDEM', now, limit)) {
+        try {
+          await documents.send(
+            new DeleteCommand({
+              TableName: table.name,
+              Key: { pk: item.pk, sk: item.sk },
+              ConditionExpression: 'expires_at <= :now',
+              ExpressionAttributeValues: { ':now': now.toISOString() },
+            }),
+          );
+          deleted++;
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+        }
+      }
+      return deleted;
+    },
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * The catalog application manifest: what `POST /v1/catalog/apply` registers. Documented in
+ * docs/catalog.md. Shape errors are reported by valibot; cross-references by `validate.ts`.
+ */
+import * as v from 'valibot';
+import { ImageReference } from '../images.ts';
+import { dnsLabel, ResourceName } from '../names.ts';
+
+const labelKey = v.pipe(
+  v.string(),
+  v.regex(
+    /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/,
+    'a Kubernetes label key',
+  ),
+);
+const labelValue = v.pipe(
+  v.string(),
+  v.regex(/^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/, 'a Kubernetes label value'),
+);
+const port = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65535));
+const hostname = v.pipe(
+  v.string(),
+  v.regex(
+    /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/,
+    'a DNS name',
+  ),
+);
+
+export const WorkloadRef = v.strictObject({
+  kind: v.optional(v.picklist(['Deployment']), 'Deployment'),
+  /** The baseline Deployment's name in the baseline namespace. */
+  name: dnsLabel(63, 'workload name'),
+  /** The container whose image an override replaces. */
+  container: dnsLabel(63, 'container name'),
+});
+
+export const ServiceRef = v.strictObject({
+  name: dnsLabel(63, 'service name'),
+  port,
+});
+
+export const MessageSubscription = v.strictObject({
+  /** The operator's topic (name or ARN) the component consumes from. */
+  topic: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
+  /** Environment variable through which the component reads its queue URL. */
+  queue_env: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')),
+    'QUEUE_URL',
+  ),
+});
+
+export const VerificationContract = v.strictObject({
+  /** Path requested through the preview URL by the routing check. */
+  path: v.optional(v.pipe(v.string(), v.startsWith('/'), v.maxLength(1024)), '/'),
+  expect_status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599)), 200),
+});
+
+export const ComponentProfile = v.strictObject({
+  name: ResourceName,
+  workload: WorkloadRef,
+  /** Container port the workload listens on. */
+  port,
+  service: ServiceRef,
+  dependencies: v.optional(v.array(ResourceName), []),
+  /** Labels selecting the component's pods for log snapshots; defaults to the workload's name label. */
+  log_selector: v.optional(v.record(labelKey, labelValue)),
+  resources: v.optional(
+    v.strictObject({
+      cpu_millicores: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(64_000)),
+      memory_mib: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(262_144)),
+    }),
+    { cpu_millicores: 100, memory_mib: 128 },
+  ),
+  message_subscriptions: v.optional(v.array(MessageSubscription), []),
+  verification: v.optional(VerificationContract, {}),
+});
+export type ComponentProfile = v.InferOutput<typeof ComponentProfile>;
+
+export const BaselineComponent = v.strictObject({
+  image: ImageReference,
+  replicas: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50)), 1),
+});
+
+export const Messaging = v.strictObject({
+  /** SNS topics (name or ARN) whose subscriptions the operator set up to exclude routed messages. */
+  topics: v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(256))), v.minLength(1)),
+  /** Message attribute carrying the routing key. */
+  routing_attribute: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,256}$/)), 'preview_route'),
+});
+
+export const Baseline = v.strictObject({
+  name: ResourceName,
+  namespace: dnsLabel(63, 'namespace'),
+  /** The cluster the namespace lives in (the EKS cluster name, or `local`). */
+  cluster: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+  preview_domain: hostname,
+  /** The component the public preview URL reaches first. */
+  entry_component: ResourceName,
+  /** Link templates resolved by GET …/observability; placeholders are listed in docs/catalog.md. */
+  observability: v.optional(
+    v.record(v.pipe(v.string(), v.regex(/^[a-z0-9_-]{1,63}$/)), v.pipe(v.string(), v.url())),
+    {},
+  ),
+  components: v.record(ResourceName, BaselineComponent),
+  messaging: v.optional(v.nullable(Messaging), null),
+});
+export type Baseline = v.InferOutput<typeof Baseline>;
+
+export const ProjectManifest = v.strictObject({
+  name: ResourceName,
+  default_baseline: ResourceName,
+  components: v.array(ComponentProfile),
+  baselines: v.array(Baseline),
+});
+export type ProjectManifest = v.InferOutput<typeof ProjectManifest>;
+
+/** One apply writes at most this many projects: their version pointers flip in one transaction. */
+export const maxProjectsPerManifest = 25;
+
+export const CatalogManifest = v.strictObject({
+  projects: v.pipe(
+    v.array(ProjectManifest),
+    v.minLength(1, 'a manifest names at least one project'),
+    v.maxLength(maxProjectsPerManifest, `a manifest names at most ${maxProjectsPerManifest} projects`),
+  ),
+});
+export type CatalogManifest = v.InferOutput<typeof CatalogManifest>;

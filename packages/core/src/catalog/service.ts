@@ -1,0 +1,117 @@
+import type { Clock } from '../clock.ts';
+import { ErrorCode, ProblemError } from '../errors.ts';
+import { newId } from '../names.ts';
+import { type Page, type PageRequest, pageByName } from '../paging.ts';
+import { nextProjectVersion, type ProjectVersion } from './model.ts';
+import type { CatalogStore } from './ports.ts';
+import { type CatalogProblem, validateManifest } from './validate.ts';
+import {
+  type BaselineView,
+  baselineView,
+  type ComponentView,
+  componentView,
+  type ProjectView,
+} from './views.ts';
+
+export interface CatalogDeps {
+  catalog: CatalogStore;
+  clock: Clock;
+}
+
+export interface ApplyResult {
+  changed: boolean;
+  projects: { name: string; version: number; changed: boolean; revisions: Record<string, number> }[];
+}
+
+const maxCommitAttempts = 5;
+
+/** Dry run: every problem, nothing written. */
+export function validateCatalog(input: unknown): { valid: boolean; problems: CatalogProblem[] } {
+  const result = validateManifest(input);
+  return result.valid ? { valid: true, problems: [] } : { valid: false, problems: result.problems };
+}
+
+/**
+ * Registers a manifest atomically: each changed project gets a new version, and all their pointers
+ * flip in one conditional write. A concurrent apply to the same project makes the commit fail; we
+ * then recompute against the winner's version, so concurrent applies serialize.
+ */
+export async function applyCatalog(deps: CatalogDeps, input: unknown): Promise<ApplyResult> {
+  const result = validateManifest(input);
+  if (!result.valid) {
+    throw new ProblemError(ErrorCode.ValidationFailed, 'The manifest is invalid; nothing was written.', {
+      errors: result.problems,
+    });
+  }
+  for (let attempt = 1; attempt <= maxCommitAttempts; attempt++) {
+    const currents = await Promise.all(result.manifest.projects.map((p) => deps.catalog.readProject(p.name)));
+    const appliedAt = deps.clock.now().toISOString();
+    const planned = result.manifest.projects.map((project, i) => {
+      const current = currents[i] ?? null;
+      return { current, next: nextProjectVersion(current, project, appliedAt, newId('v')) };
+    });
+    const changes = planned.flatMap(({ current, next }) =>
+      next ? [{ next, previous_version_id: current?.version_id ?? null }] : [],
+    );
+    if (changes.length === 0 || (await deps.catalog.commit(changes))) {
+      return {
+        changed: changes.length > 0,
+        projects: planned.map(({ current, next }) =>
+          summary(next ?? (current as ProjectVersion), next !== null),
+        ),
+      };
+    }
+  }
+  throw new ProblemError(ErrorCode.CatalogConflict, 'Other applies kept changing these projects; retry.');
+}
+
+function summary(version: ProjectVersion, changed: boolean): ApplyResult['projects'][number] {
+  return {
+    name: version.project,
+    version: version.version,
+    changed,
+    revisions: Object.fromEntries(Object.entries(version.components).map(([name, c]) => [name, c.revision])),
+  };
+}
+
+export async function listProjects(deps: CatalogDeps, page: PageRequest): Promise<Page<ProjectView>> {
+  return deps.catalog.listProjects(page);
+}
+
+export async function requireProject(
+  deps: Pick<CatalogDeps, 'catalog'>,
+  project: string,
+): Promise<ProjectVersion> {
+  const version = await deps.catalog.readProject(project);
+  if (!version) throw new ProblemError(ErrorCode.NotFound, `project "${project}" not found`);
+  return version;
+}
+
+export async function listComponents(
+  deps: CatalogDeps,
+  project: string,
+  page: PageRequest,
+): Promise<Page<ComponentView>> {
+  const version = await requireProject(deps, project);
+  const entries = Object.values(version.components).map((c) => ({ name: c.spec.name, entry: c }));
+  return mapPage(entries, page, (e) => componentView(e.entry));
+}
+
+export async function listBaselines(
+  deps: CatalogDeps,
+  project: string,
+  page: PageRequest,
+): Promise<Page<BaselineView>> {
+  const version = await requireProject(deps, project);
+  const entries = Object.values(version.baselines).map((b) => ({ name: b.spec.name, entry: b }));
+  return mapPage(entries, page, (e) => baselineView(e.entry));
+}
+
+function mapPage<T extends { name: string }, U>(items: T[], page: PageRequest, map: (item: T) => U): Page<U> {
+  const result = pageByName(items, page);
+  if (!result)
+    throw new ProblemError(ErrorCode.InvalidQuery, 'after is not a cursor this list returned', {
+      errors: [{ path: 'after', message: 'unknown cursor' }],
+    });
+  return { items: result.items.map(map), next_cursor: result.next_cursor };
+}

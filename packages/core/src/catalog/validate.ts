@@ -1,0 +1,170 @@
+import * as v from 'valibot';
+import { issuesToFieldErrors } from '../validation.ts';
+import { CatalogManifest } from './manifest.ts';
+
+export interface CatalogProblem {
+  path: string;
+  code: string;
+  message: string;
+}
+
+export const ProblemCode = {
+  InvalidShape: 'invalid_shape',
+  DuplicateName: 'duplicate_name',
+  UnknownComponent: 'unknown_component',
+  UnknownBaseline: 'unknown_baseline',
+  DependencyCycle: 'dependency_cycle',
+  MissingEntryComponent: 'missing_entry_component',
+  MissingDependency: 'missing_dependency',
+  DuplicateService: 'duplicate_service',
+} as const;
+
+export type ValidationResult =
+  | { valid: true; manifest: CatalogManifest }
+  | { valid: false; problems: CatalogProblem[] };
+
+/** Checks shape and every cross-reference; lists every problem, not just the first. */
+export function validateManifest(input: unknown): ValidationResult {
+  const parsed = v.safeParse(CatalogManifest, input);
+  if (!parsed.success) {
+    return {
+      valid: false,
+      problems: issuesToFieldErrors(parsed.issues).map((e) => ({ ...e, code: ProblemCode.InvalidShape })),
+    };
+  }
+  const problems: CatalogProblem[] = [];
+  const manifest = parsed.output;
+  duplicates(
+    manifest.projects.map((p) => p.name),
+    (i) => `/projects/${i}/name`,
+    'project',
+    problems,
+  );
+
+  manifest.projects.forEach((project, p) => {
+    const base = `/projects/${p}`;
+    const components = new Map(project.components.map((c) => [c.name, c]));
+    duplicates(
+      project.components.map((c) => c.name),
+      (i) => `${base}/components/${i}/name`,
+      'component',
+      problems,
+    );
+    duplicates(
+      project.baselines.map((b) => b.name),
+      (i) => `${base}/baselines/${i}/name`,
+      'baseline',
+      problems,
+    );
+    const services = project.components.map((c) => c.service.name);
+    services.forEach((name, i) => {
+      if (services.indexOf(name) !== i) {
+        problems.push({
+          path: `${base}/components/${i}/service/name`,
+          code: ProblemCode.DuplicateService,
+          message: `service "${name}" is already used by component "${project.components[services.indexOf(name)]?.name}"`,
+        });
+      }
+    });
+
+    if (!project.baselines.some((b) => b.name === project.default_baseline)) {
+      problems.push({
+        path: `${base}/default_baseline`,
+        code: ProblemCode.UnknownBaseline,
+        message: `default_baseline "${project.default_baseline}" is not one of the project's baselines`,
+      });
+    }
+
+    project.components.forEach((component, c) => {
+      component.dependencies.forEach((dependency, d) => {
+        if (!components.has(dependency)) {
+          problems.push({
+            path: `${base}/components/${c}/dependencies/${d}`,
+            code: ProblemCode.UnknownComponent,
+            message: `dependency "${dependency}" is not a component of project "${project.name}"`,
+          });
+        }
+      });
+    });
+    for (const cycle of dependencyCycles(project.components)) {
+      const index = project.components.findIndex((c) => c.name === cycle[0]);
+      problems.push({
+        path: `${base}/components/${index}/dependencies`,
+        code: ProblemCode.DependencyCycle,
+        message: `dependency cycle: ${cycle.join(' → ')}`,
+      });
+    }
+
+    project.baselines.forEach((baseline, b) => {
+      const at = `${base}/baselines/${b}`;
+      for (const name of Object.keys(baseline.components)) {
+        if (!components.has(name)) {
+          problems.push({
+            path: `${at}/components/${name}`,
+            code: ProblemCode.UnknownComponent,
+            message: `component "${name}" is not a component of project "${project.name}"`,
+          });
+        }
+      }
+      if (!(baseline.entry_component in baseline.components)) {
+        problems.push({
+          path: `${at}/entry_component`,
+          code: ProblemCode.MissingEntryComponent,
+          message: `entry component "${baseline.entry_component}" is not among the baseline's components`,
+        });
+      }
+      for (const name of Object.keys(baseline.components)) {
+        for (const dependency of components.get(name)?.dependencies ?? []) {
+          if (components.has(dependency) && !(dependency in baseline.components)) {
+            problems.push({
+              path: `${at}/components`,
+              code: ProblemCode.MissingDependency,
+              message: `component "${name}" depends on "${dependency}", which baseline "${baseline.name}" does not run`,
+            });
+          }
+        }
+      }
+    });
+  });
+  return problems.length ? { valid: false, problems } : { valid: true, manifest };
+}
+
+function duplicates(
+  names: string[],
+  path: (i: number) => string,
+  what: string,
+  problems: CatalogProblem[],
+): void {
+  names.forEach((name, i) => {
+    if (names.indexOf(name) !== i) {
+      problems.push({
+        path: path(i),
+        code: ProblemCode.DuplicateName,
+        message: `${what} "${name}" is declared more than once`,
+      });
+    }
+  });
+}
+
+/** Each elementary cycle once, as the path that closes it (`a → b → a`). */
+function dependencyCycles(
+  components: readonly { name: string; dependencies: readonly string[] }[],
+): string[][] {
+  const graph = new Map(components.map((c) => [c.name, c.dependencies]));
+  const state = new Map<string, 'visiting' | 'done'>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (name: string): void => {
+    state.set(name, 'visiting');
+    stack.push(name);
+    for (const next of graph.get(name) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 'visiting') cycles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(name, 'done');
+  };
+  for (const name of graph.keys()) if (!state.has(name)) visit(name);
+  return cycles;
+}

@@ -1,0 +1,177 @@
+/** Phases, operations and the stored composition. Enums are `as const` objects with derived types. */
+
+export const Phase = {
+  Created: 'created',
+  Provisioning: 'provisioning',
+  Ready: 'ready',
+  Failed: 'failed',
+  Updating: 'updating',
+  Destroying: 'destroying',
+  Destroyed: 'destroyed',
+  /** Never stored: read as such past `expires_at` until the sweep starts the destroy. */
+  Expired: 'expired',
+} as const;
+export type Phase = (typeof Phase)[keyof typeof Phase];
+export type StoredPhase = Exclude<Phase, typeof Phase.Expired>;
+
+export const OperationKind = { Create: 'create', Update: 'update', Destroy: 'destroy' } as const;
+export type OperationKind = (typeof OperationKind)[keyof typeof OperationKind];
+
+export const OperationStatus = {
+  Pending: 'pending',
+  Running: 'running',
+  Succeeded: 'succeeded',
+  Failed: 'failed',
+  /** A later operation (a destroy) took over before this one finished. */
+  Superseded: 'superseded',
+} as const;
+export type OperationStatus = (typeof OperationStatus)[keyof typeof OperationStatus];
+
+export const OwnerKind = { User: 'user', Forge: 'forge' } as const;
+export type OwnerKind = (typeof OwnerKind)[keyof typeof OwnerKind];
+
+export interface Owner {
+  kind: OwnerKind;
+  subject: string;
+}
+
+export interface OverrideSelector {
+  image: string | null;
+  build_id: string | null;
+}
+
+export interface ResolvedImage {
+  image: string;
+  source: 'image' | 'build';
+  build_id: string | null;
+  digest: string | null;
+}
+
+export interface Blocker {
+  code: string;
+  message: string;
+  component: string | null;
+}
+
+export interface ObservedComponent {
+  image: string;
+  ready: boolean;
+  /** The composition generation this component was last rolled out for. */
+  generation: number;
+}
+
+export interface MessageSubscriptionState {
+  component: string;
+  topic: string;
+  queue_url: string | null;
+  ready: boolean;
+}
+
+export interface OperationRef {
+  id: string;
+  kind: OperationKind;
+  status: OperationStatus;
+}
+
+/** The stored composition. `lock_version` guards every read-modify-write. */
+export interface CompositionRecord {
+  id: string;
+  project: string;
+  baseline: string;
+  name: string;
+  owner: Owner;
+  generation: number;
+  observed_generation: number;
+  phase: StoredPhase;
+  ttl_seconds: number;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+  message_isolation: boolean;
+  overrides: Record<string, OverrideSelector>;
+  desired: {
+    images: Record<string, ResolvedImage>;
+    inherited: string[];
+    profile_revisions: Record<string, number>;
+    /** Catalog version the desired state was computed from. */
+    catalog_version: number;
+  };
+  observed: {
+    components: Record<string, ObservedComponent>;
+    blockers: Blocker[];
+    updated_at: string | null;
+  };
+  public_url: string;
+  public_ready: boolean;
+  latest_operation: OperationRef;
+  /** The operation allowed to act now; null when idle. */
+  active_operation: string | null;
+  /** Bumped by every new operation; a step whose operation is not current stops (fencing). */
+  epoch: number;
+  message_subscriptions: MessageSubscriptionState[] | null;
+  destroyed_at: string | null;
+  lock_version: number;
+}
+
+export interface Operation {
+  id: string;
+  composition_id: string;
+  kind: OperationKind;
+  status: OperationStatus;
+  generation: number;
+  epoch: number;
+  steps: string[];
+  /** Index into `steps` of the next step to run; equals `steps.length` when done. */
+  next_step: number;
+  /** When the next step should have been picked up; the redispatch sweep re-enqueues past this. */
+  due_at: string | null;
+  created_at: string;
+  updated_at: string;
+  error: { code: string; message: string } | null;
+  requested_by: Owner;
+  lock_version: number;
+}
+
+export const EventType = {
+  Accepted: 'accepted',
+  UpdateRequested: 'update_requested',
+  DestroyRequested: 'destroy_requested',
+  StepStarted: 'step_started',
+  StepFinished: 'step_finished',
+  RolloutProgress: 'rollout_progress',
+  Ready: 'ready',
+  Failed: 'failed',
+  Superseded: 'superseded',
+  Expired: 'expired',
+  Destroyed: 'destroyed',
+} as const;
+export type EventType = (typeof EventType)[keyof typeof EventType];
+
+export interface CompositionEvent {
+  id: string;
+  composition_id: string;
+  type: EventType;
+  at: string;
+  actor: { kind: 'user' | 'forge' | 'system'; subject: string };
+  operation_id: string | null;
+  generation: number;
+  message: string;
+  data: Record<string, unknown>;
+}
+
+/** Steps of each operation kind, in order. Each step is idempotent (see the worker). */
+export const operationSteps: Record<OperationKind, string[]> = {
+  create: ['apply', 'await-rollout', 'verify', 'finish'],
+  update: ['apply', 'await-rollout', 'verify', 'finish'],
+  destroy: ['delete', 'await-deletion', 'finish'],
+};
+
+/** The phase a composition reads as at `now`: past `expires_at` and not yet being destroyed, it is expired. */
+export function effectivePhase(record: Pick<CompositionRecord, 'phase' | 'expires_at'>, now: Date): Phase {
+  if (record.phase === Phase.Destroying || record.phase === Phase.Destroyed) return record.phase;
+  return now.getTime() >= Date.parse(record.expires_at) ? Phase.Expired : record.phase;
+}
+
+export function isExpired(record: Pick<CompositionRecord, 'phase' | 'expires_at'>, now: Date): boolean {
+  return effectivePhase(record, now) === Phase.Expired;
+}

@@ -1,0 +1,42 @@
+import type { IdempotencyCompletion } from '../idempotency/ports.ts';
+import type { Job } from '../jobs/job.ts';
+import type { Page, PageRequest } from '../paging.ts';
+import type { CompositionEvent, CompositionRecord, Operation } from './model.ts';
+
+export interface CompositionStore {
+  get(id: string): Promise<CompositionRecord | null>;
+  /** Compositions not yet destroyed, newest first; `project` filters. */
+  list(filter: { project: string | null }, page: PageRequest): Promise<Page<CompositionRecord>>;
+  /** Writes a new composition with its first operation and events (and the idempotent answer), all or nothing. */
+  create(write: {
+    composition: CompositionRecord;
+    operation: Operation;
+    events: CompositionEvent[];
+    idempotency?: IdempotencyCompletion | undefined;
+  }): Promise<void>;
+  /**
+   * Replaces the composition if its `lock_version` is still `expected_lock_version`, together with
+   * an optional new operation, an optional superseded one, and events. False when it changed.
+   */
+  replace(write: {
+    composition: CompositionRecord;
+    expected_lock_version: number;
+    operation?: Operation | undefined;
+    supersede?: { operation_id: string } | undefined;
+    events: CompositionEvent[];
+  }): Promise<boolean>;
+  getOperation(compositionId: string, operationId: string): Promise<Operation | null>;
+  /** Conditional on `expected_lock_version`; false when the operation changed meanwhile. */
+  replaceOperation(operation: Operation, expected_lock_version: number): Promise<boolean>;
+  appendEvents(events: readonly CompositionEvent[]): Promise<void>;
+  /** Newest first. */
+  listEvents(compositionId: string, page: PageRequest): Promise<Page<CompositionEvent>>;
+  /** Unfinished operations whose `due_at` has passed, oldest first. */
+  dueOperations(now: Date, limit: number): Promise<Operation[]>;
+  /** Compositions past `expires_at` whose destroy has not started, oldest first. */
+  expired(now: Date, limit: number): Promise<CompositionRecord[]>;
+}
+
+export interface JobQueue {
+  send(job: Job, options?: { delaySeconds?: number }): Promise<void>;
+}

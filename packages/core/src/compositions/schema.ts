@@ -1,0 +1,149 @@
+/**
+ * Request and response shapes of the composition routes. One schema per shape: validation, the
+ * TypeScript types, the OpenAPI document and the CLI all come from here.
+ */
+import * as v from 'valibot';
+import { CompositionName, Id, ResourceName } from '../names.ts';
+import { pageSchema } from '../paging.ts';
+import { EventType, OperationKind, OperationStatus, OwnerKind, Phase } from './model.ts';
+
+export const maxOverrides = 3;
+export const defaultTtlSeconds = 4 * 3600;
+export const minTtlSeconds = 60;
+export const maxTtlSeconds = 24 * 3600;
+
+const revision = v.pipe(v.number(), v.integer(), v.minValue(1));
+
+/**
+ * One override as sent. Exactly one selector is required; that rule (and image syntax, the
+ * override count, TTL bounds) is checked by the planner so the plan route can report it as a
+ * blocker instead of refusing the request.
+ */
+export const OverrideInput = v.strictObject({
+  image: v.optional(v.string()),
+  build_id: v.optional(v.string()),
+});
+
+export const CreateCompositionBody = v.strictObject({
+  project: ResourceName,
+  baseline: ResourceName,
+  name: CompositionName,
+  overrides: v.optional(v.record(v.string(), OverrideInput), {}),
+  ttl: v.optional(v.string()),
+  message_isolation: v.optional(v.boolean(), false),
+  expected_preview_revisions: v.optional(v.record(v.string(), revision), {}),
+});
+export type CreateCompositionBody = v.InferOutput<typeof CreateCompositionBody>;
+
+export const UpdateCompositionBody = v.strictObject({
+  expected_generation: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  overrides: v.record(v.string(), OverrideInput),
+  expected_preview_revisions: v.optional(v.record(v.string(), revision), {}),
+});
+export type UpdateCompositionBody = v.InferOutput<typeof UpdateCompositionBody>;
+
+const timestamp = v.pipe(v.string(), v.isoTimestamp());
+const nullableString = v.nullable(v.string());
+
+export const OverrideView = v.object({ image: nullableString, build_id: nullableString });
+export const ResolvedImageView = v.object({
+  image: v.string(),
+  source: v.picklist(['image', 'build']),
+  build_id: nullableString,
+  digest: nullableString,
+});
+export const BlockerView = v.object({ code: v.string(), message: v.string(), component: nullableString });
+export const CautionView = v.object({ code: v.string(), message: v.string() });
+export const EndpointView = v.object({ url: v.string(), ready: v.boolean() });
+export const OperationRefView = v.object({
+  id: v.string(),
+  kind: v.enum(OperationKind),
+  status: v.enum(OperationStatus),
+});
+export const MessageSubscriptionView = v.object({
+  component: v.string(),
+  topic: v.string(),
+  queue_url: nullableString,
+  ready: v.boolean(),
+});
+
+export const CompositionView = v.object({
+  id: Id,
+  project: v.string(),
+  baseline: v.string(),
+  name: v.string(),
+  owner: v.object({ kind: v.enum(OwnerKind), subject: v.string() }),
+  generation: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  observed_generation: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  phase: v.enum(Phase),
+  ttl: v.string(),
+  expires_at: timestamp,
+  created_at: timestamp,
+  updated_at: timestamp,
+  message_isolation: v.boolean(),
+  overrides: v.record(v.string(), OverrideView),
+  desired: v.object({
+    generation: v.number(),
+    images: v.record(v.string(), ResolvedImageView),
+    inherited: v.array(v.string()),
+    profile_revisions: v.record(v.string(), v.number()),
+  }),
+  observed: v.object({
+    generation: v.number(),
+    components: v.record(
+      v.string(),
+      v.object({ image: v.string(), ready: v.boolean(), generation: v.number() }),
+    ),
+    blockers: v.array(BlockerView),
+    updated_at: v.nullable(timestamp),
+  }),
+  endpoints: v.object({ public: EndpointView }),
+  latest_operation: OperationRefView,
+  message_subscriptions: v.nullable(v.array(MessageSubscriptionView)),
+});
+export type CompositionView = v.InferOutput<typeof CompositionView>;
+
+export const CompositionList = pageSchema(CompositionView);
+
+export const CompositionStatusView = v.object({
+  id: v.string(),
+  phase: v.enum(Phase),
+  generation: v.number(),
+  observed_generation: v.number(),
+  expires_at: timestamp,
+  latest_operation: OperationRefView,
+});
+export type CompositionStatusView = v.InferOutput<typeof CompositionStatusView>;
+
+export const CompositionEndpointsView = v.object({
+  id: v.string(),
+  phase: v.enum(Phase),
+  endpoints: v.object({ public: EndpointView }),
+});
+export type CompositionEndpointsView = v.InferOutput<typeof CompositionEndpointsView>;
+
+export const PlanView = v.object({
+  images: v.record(v.string(), ResolvedImageView),
+  inherited: v.array(v.string()),
+  profile_revisions: v.record(v.string(), v.number()),
+  dependencies: v.record(v.string(), v.array(v.string())),
+  destination: v.nullable(v.object({ cluster: v.string(), namespace: v.string(), url: v.string() })),
+  lifetime: v.object({ ttl: nullableString, expires_at: v.nullable(timestamp) }),
+  resource_estimate: v.object({ cpu_millicores: v.number(), memory_mib: v.number(), pods: v.number() }),
+  blockers: v.array(BlockerView),
+  cautions: v.array(CautionView),
+});
+export type PlanView = v.InferOutput<typeof PlanView>;
+
+export const EventView = v.object({
+  id: v.string(),
+  composition_id: v.string(),
+  type: v.enum(EventType),
+  at: timestamp,
+  actor: v.object({ kind: v.picklist(['user', 'forge', 'system']), subject: v.string() }),
+  operation_id: nullableString,
+  generation: v.number(),
+  message: v.string(),
+  data: v.record(v.string(), v.unknown()),
+});
+export const EventList = pageSchema(EventView);

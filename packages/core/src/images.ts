@@ -1,0 +1,42 @@
+import * as v from 'valibot';
+
+/**
+ * A fully qualified image reference: registry host (with a `.`, a `:port`, or `localhost`), a
+ * repository path, then `:tag` and/or `@sha256:<64 hex>`.
+ */
+const host = String.raw`(?:localhost(?::\d{1,5})?|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+(?::\d{1,5})?|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?:\d{1,5})`;
+const component = String.raw`[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*`;
+const tag = String.raw`[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}`;
+const imagePattern = new RegExp(`^(${host})((?:/${component})+)(?::(${tag}))?(?:@(sha256:[a-f0-9]{64}))?$`);
+
+export interface ImageParts {
+  registry: string;
+  repository: string;
+  tag: string | null;
+  digest: string | null;
+}
+
+export function parseImage(reference: string): ImageParts | null {
+  if (reference.length > 512) return null;
+  const match = imagePattern.exec(reference);
+  if (!match) return null;
+  const [, registry, path, tagPart, digest] = match;
+  if (!registry || !path || (!tagPart && !digest)) return null;
+  return { registry, repository: path.slice(1), tag: tagPart ?? null, digest: digest ?? null };
+}
+
+export function imageProblem(reference: string): string | null {
+  if (parseImage(reference)) return null;
+  const looksShort = !reference.includes('/') || !/[.:]|^localhost/.test(reference.split('/')[0] ?? '');
+  return looksShort
+    ? `image "${reference}" is not fully qualified: name the registry host, e.g. registry.example.com/team/app:1.2.3`
+    : `image "${reference}" must be registry/repository with :tag and/or @sha256:<64 hex digest>`;
+}
+
+export const ImageReference = v.pipe(
+  v.string('image must be a string'),
+  v.check(
+    (value) => imageProblem(value) === null,
+    (issue) => imageProblem(String(issue.input)) ?? 'invalid image',
+  ),
+);

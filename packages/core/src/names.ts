@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import * as v from 'valibot';
+
+/** Lowercase DNS label: the shape of every name and id that can end up in a hostname or a Kubernetes name. */
+export const dnsLabelPattern = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+
+export function dnsLabel(maxLength: number, what: string) {
+  return v.pipe(
+    v.string(`${what} must be a string`),
+    v.minLength(1, `${what} must not be empty`),
+    v.maxLength(maxLength, `${what} must be at most ${maxLength} characters`),
+    v.regex(
+      dnsLabelPattern,
+      `${what} must be a lowercase DNS label (a-z, 0-9, '-', not starting or ending with '-')`,
+    ),
+  );
+}
+
+/** Project, baseline and component names. */
+export const ResourceName = dnsLabel(63, 'name');
+export const CompositionName = dnsLabel(63, 'name');
+/** Composition, operation, event and check ids. */
+export const Id = dnsLabel(40, 'id');
+
+const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A random lowercase id with a readable kind prefix, e.g. `c-k3x9q2m7a1zt`. 36^12 ≈ 4.7e18 values. */
+export function newId(prefix: string): string {
+  const bytes = randomBytes(12);
+  let suffix = '';
+  for (const byte of bytes) suffix += alphabet[byte % alphabet.length];
+  return `${prefix}-${suffix}`;
+}
+
+export const IdPrefix = {
+  Composition: 'c',
+  Operation: 'op',
+  Event: 'ev',
+  Check: 'chk',
+  Build: 'b',
+} as const;
