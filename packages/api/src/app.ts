@@ -92,10 +92,11 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   app.notFound((c) => {
     const allowed = registry.allowed(c.req.path);
     if (allowed.length > 0) {
-      c.set('allow', allowed.map((m) => m.toUpperCase()).join(', '));
       return problemResponse(
         c,
-        new ProblemError(ErrorCode.MethodNotAllowed, `${c.req.method} is not allowed on ${c.req.path}.`),
+        new ProblemError(ErrorCode.MethodNotAllowed, `${c.req.method} is not allowed on ${c.req.path}.`, {
+          headers: { allow: allowed.map((m) => m.toUpperCase()).join(', ') },
+        }),
       );
     }
     return problemResponse(

@@ -21,13 +21,15 @@ export function authenticate(config: AuthConfig): MiddlewareHandler<AppEnv> {
     const header = c.req.header('authorization');
     const token = header ? bearer.exec(header)?.[1] : undefined;
     if (!token) {
-      c.header('www-authenticate', 'Bearer');
-      throw new ProblemError(ErrorCode.Unauthenticated, 'Send Authorization: Bearer <token>.');
+      throw new ProblemError(ErrorCode.Unauthenticated, 'Send Authorization: Bearer <token>.', {
+        headers: { 'www-authenticate': 'Bearer' },
+      });
     }
     const identity = await config.verifyToken(token);
     if (!identity) {
-      c.header('www-authenticate', 'Bearer error="invalid_token"');
-      throw new ProblemError(ErrorCode.Unauthenticated, 'The bearer token is unknown, expired or revoked.');
+      throw new ProblemError(ErrorCode.Unauthenticated, 'The bearer token is unknown, expired or revoked.', {
+        headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+      });
     }
     c.set('identity', identity);
     return next();

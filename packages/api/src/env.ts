@@ -5,6 +5,5 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     identity: Identity;
-    allow?: string;
   };
 }

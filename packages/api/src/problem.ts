@@ -18,8 +18,7 @@ export function problemBody(error: ProblemError, instance: string) {
 }
 
 export function problemResponse(c: Context<AppEnv>, error: ProblemError): Response {
-  const headers: Record<string, string> = { 'content-type': problemContentType };
-  if (error.status === 405) headers.allow = c.get('allow') ?? '';
+  const headers: Record<string, string> = { ...error.headers, 'content-type': problemContentType };
   return new Response(JSON.stringify(problemBody(error, c.get('requestId'))), {
     status: error.status,
     headers,

@@ -155,12 +155,19 @@ export class ProblemError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly errors: FieldError[];
+  /** Response headers the answer needs (`WWW-Authenticate`, `Allow`, `Retry-After`). */
+  readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, detail: string, options: { errors?: FieldError[]; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: { errors?: FieldError[]; cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.status = errorCatalog[code].status;
     this.errors = options.errors ?? [];
+    this.headers = options.headers ?? {};
   }
 
   get title(): string {

@@ -14,10 +14,8 @@ export function issuesToFieldErrors(issues: readonly v.BaseIssue<unknown>[]): Fi
 
 function describeIssue(issue: v.BaseIssue<unknown>, keys: string[]): string {
   const field = keys.at(-1);
-  if (issue.type === 'strict_object' || (issue.kind === 'schema' && issue.expected === 'never')) {
-    return `unknown field "${field}"`;
-  }
-  if (issue.input === undefined && issue.kind === 'schema') return `${field ?? 'value'} is required`;
+  if (issue.kind === 'schema' && issue.expected === 'never') return `unknown field "${field}"`;
+  if (issue.kind === 'schema' && issue.input === undefined) return `${field ?? 'value'} is required`;
   return issue.message;
 }
 

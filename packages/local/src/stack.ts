@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { serve } from '@hono/node-server';
-import { createApp } from '@svc/api';
+import { createApp, listenNode } from '@svc/api';
 import { awsStores, createAwsClients, dynamodbCheck, sqsCheck } from '@svc/aws';
 import { AuthMode, type Clock, type JobQueue, Resources, redispatchOverdue, systemClock } from '@svc/core';
 import { type Poller, type Scheduler, startPoller, startScheduler } from '@svc/worker';
@@ -88,7 +87,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         sqsCheck(clients.sqs, resources.jobQueueUrl),
       ],
     });
-    const server = await listen(app.fetch, options.host ?? '127.0.0.1', options.port ?? 8081);
+    const server = await listenNode(app.fetch, options.host ?? '127.0.0.1', options.port ?? 8081);
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     if (options.worker !== false) {
@@ -148,11 +147,4 @@ async function startEmulators(
   if (dynamodb.status === 'rejected') throw dynamodb.reason;
   if (sqs.status === 'rejected') throw sqs.reason;
   return { dynamodbEndpoint: dynamodb.value.endpoint, sqsEndpoint: sqs.value.endpoint };
-}
-
-function listen(fetch: (request: Request) => Response | Promise<Response>, hostname: string, port: number) {
-  return new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const server = serve({ fetch, hostname, port }, () => resolve(server));
-    server.once('error', reject);
-  });
 }

@@ -1,0 +1,101 @@
+import type { Stack } from '@svc/local';
+import { type HttpAnswer, type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+type Json = Record<string, any>;
+
+let stack: Stack;
+let http: HttpClient;
+let document: Json;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+ajv.addFormat('uri', /^[a-z][a-z0-9+.-]*:/i);
+const exercised = new Set<string>();
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  http = httpClient(stack.apiUrl);
+  document = (await http.get('/v1/openapi.json')).body;
+});
+afterAll(() => stack.stop());
+
+/** Validates a real answer against the schema the document gives for its route and status. */
+function conforms(method: string, path: string, answer: HttpAnswer): void {
+  const operation = document.paths[path]?.[method];
+  expect(operation, `${method} ${path} is documented`).toBeDefined();
+  const response = operation.responses[String(answer.status)];
+  expect(response, `${method} ${path} documents status ${answer.status}`).toBeDefined();
+  const [type, media] = Object.entries(response.content ?? {})[0] ?? [];
+  if (type === undefined) {
+    expect(answer.body).toBeNull();
+  } else {
+    expect(answer.headers.get('content-type')).toContain(type);
+    const schema = (media as Json).schema.$ref ? document.components.schemas.Problem : (media as Json).schema;
+    const validate = ajv.compile(schema);
+    expect(
+      validate(answer.body),
+      `${method} ${path} ${answer.status}: ${ajv.errorsText(validate.errors)}`,
+    ).toBe(true);
+  }
+  exercised.add(`${method} ${path}`);
+}
+
+describe('OpenAPI contract', () => {
+  it('is OpenAPI 3.1 with /v1 paths and the error codes', () => {
+    expect(document.openapi).toBe('3.1.0');
+    for (const path of Object.keys(document.paths)) expect(path.startsWith('/v1/')).toBe(true);
+    expect(Object.keys(document['x-error-codes'])).toContain('generation_mismatch');
+  });
+
+  it('matches real answers of every route', async () => {
+    const create = { project: 'demo', baseline: 'staging', name: 'contract', overrides: {} };
+    const created = await http.post('/v1/compositions', create);
+    conforms('post', '/v1/compositions', created);
+    conforms('post', '/v1/compositions', await http.post('/v1/compositions', { ...create, ttl: '99h' }));
+    const id = created.body.id;
+    conforms('get', '/v1/compositions', await http.get('/v1/compositions'));
+    conforms('get', '/v1/compositions', await http.get('/v1/compositions?limit=0'));
+    conforms('post', '/v1/compositions/plan', await http.post('/v1/compositions/plan', create));
+    conforms('get', '/v1/compositions/{id}', await http.get(`/v1/compositions/${id}`));
+    conforms('get', '/v1/compositions/{id}', await http.get('/v1/compositions/c-missing'));
+    conforms('get', '/v1/compositions/{id}/status', await http.get(`/v1/compositions/${id}/status`));
+    conforms('get', '/v1/compositions/{id}/endpoints', await http.get(`/v1/compositions/${id}/endpoints`));
+    conforms('get', '/v1/compositions/{id}/events', await http.get(`/v1/compositions/${id}/events`));
+    conforms(
+      'patch',
+      '/v1/compositions/{id}',
+      await http.patch(`/v1/compositions/${id}`, { expected_generation: 1, overrides: {} }),
+    );
+    conforms('delete', '/v1/compositions/{id}', await http.delete(`/v1/compositions/${id}`));
+
+    const manifest = await http.get('/v1/projects');
+    conforms('get', '/v1/projects', manifest);
+    conforms('get', '/v1/projects/{project}/components', await http.get('/v1/projects/demo/components'));
+    conforms('get', '/v1/projects/{project}/baselines', await http.get('/v1/projects/demo/baselines'));
+    conforms('post', '/v1/catalog/validate', await http.post('/v1/catalog/validate', { projects: [] }));
+    conforms('post', '/v1/catalog/apply', await http.post('/v1/catalog/apply', { projects: [] }));
+    const build = {
+      component: 'service-b',
+      repository: 'acme/service-b',
+      commit_sha: 'c'.repeat(40),
+      ref: 'main',
+      image: `registry.example.com/demo/service-b@sha256:${'c'.repeat(64)}`,
+    };
+    conforms('post', '/v1/projects/{project}/builds', await http.post('/v1/projects/demo/builds', build));
+    conforms('post', '/v1/projects/{project}/builds', await http.post('/v1/projects/demo/builds', build));
+    conforms(
+      'get',
+      '/v1/projects/{project}/builds',
+      await http.get('/v1/projects/demo/builds?component=service-b'),
+    );
+    conforms('post', '/v1/tokens', await http.post('/v1/tokens', { subject: 'contract-bot' }));
+  });
+
+  it('has no documented route left unexercised', () => {
+    const documented = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods as Json).map((method) => `${method} ${path}`),
+    );
+    expect(documented.filter((route) => !exercised.has(route))).toEqual([]);
+  });
+});
