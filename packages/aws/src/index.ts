@@ -2,6 +2,7 @@ export * from './build-store.ts';
 export * from './catalog-store.ts';
 export * from './clients.ts';
 export * from './composition-store.ts';
+export * from './environment.ts';
 export * from './idempotency-store.ts';
 export * from './job-queue.ts';
 export * from './stores.ts';

@@ -1,0 +1,23 @@
+/**
+ * Node entry: the API alone, against the table and queue named in the environment.
+ * `AUTH_MODE=token TABLE_NAME=… JOB_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… node packages/api/src/main.ts`
+ */
+import { listenNode } from './node-server.ts';
+import { AuthModeError, appFromEnvironment } from './runtime.ts';
+
+try {
+  const { app } = appFromEnvironment(process.env, { allowDev: true });
+  const host = process.env.HOST ?? '127.0.0.1';
+  const port = Number(process.env.PORT ?? 8081);
+  await listenNode(app.fetch, host, port);
+  console.log(`API listening on http://${host}:${port} (auth mode ${process.env.AUTH_MODE})`);
+} catch (error) {
+  if (
+    error instanceof AuthModeError ||
+    (error instanceof Error && error.message.startsWith('invalid environment'))
+  ) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}

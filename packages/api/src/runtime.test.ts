@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { AuthModeError, appFromEnvironment } from './runtime.ts';
+
+const env = {
+  AWS_REGION: 'eu-west-1',
+  TABLE_NAME: 'svc-table',
+  JOB_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/svc-jobs',
+  PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
+};
+
+describe('appFromEnvironment', () => {
+  it('refuses to start without an explicit auth mode', () => {
+    expect(() => appFromEnvironment(env, { allowDev: true })).toThrow(AuthModeError);
+    expect(() => appFromEnvironment({ ...env, AUTH_MODE: 'open' }, { allowDev: true })).toThrow(/AUTH_MODE/);
+  });
+
+  it('never runs dev mode where dev is not allowed (Lambda)', () => {
+    expect(() => appFromEnvironment({ ...env, AUTH_MODE: 'dev' }, { allowDev: false })).toThrow(
+      /local development only/,
+    );
+  });
+
+  it('names missing environment variables', () => {
+    expect(() => appFromEnvironment({ AUTH_MODE: 'token' }, { allowDev: false })).toThrow(/TABLE_NAME/);
+  });
+
+  it('builds the app in token mode from a complete environment', async () => {
+    const { app } = appFromEnvironment({ ...env, AUTH_MODE: 'token' }, { allowDev: false });
+    const response = await app.request('/v1/projects');
+    expect(response.status).toBe(401);
+  });
+});

@@ -1,0 +1,43 @@
+import { dynamodbCheck, runtimeFromEnvironment, sqsCheck } from '@svc/aws';
+import { AuthMode } from '@svc/core';
+import { type AppDeps, createApp } from './app.ts';
+
+export class AuthModeError extends Error {
+  override name = 'AuthModeError';
+}
+
+/**
+ * The API wired from its environment. The auth mode must be explicit (`AUTH_MODE`); `dev` is
+ * refused unless the caller allows it, and the Lambda entry never does.
+ */
+export function appFromEnvironment(
+  env: Record<string, string | undefined>,
+  options: { allowDev: boolean },
+): ReturnType<typeof createApp> {
+  const mode = env.AUTH_MODE;
+  if (mode !== AuthMode.Token && mode !== AuthMode.Dev) {
+    throw new AuthModeError(
+      `AUTH_MODE must be set explicitly to ${options.allowDev ? '"token" or "dev"' : '"token"'} (got ${mode === undefined ? 'nothing' : JSON.stringify(mode)}).`,
+    );
+  }
+  if (mode === AuthMode.Dev && !options.allowDev) {
+    throw new AuthModeError('AUTH_MODE=dev is for local development only and cannot be used here.');
+  }
+  const runtime = runtimeFromEnvironment(env);
+  const deps: AppDeps = {
+    ...runtime.stores,
+    clock: runtime.clock,
+    previewUrl: runtime.previewUrl,
+    log: (entry) => console.log(JSON.stringify(entry)),
+    auth:
+      mode === AuthMode.Dev
+        ? { mode }
+        : { mode, verifyToken: (token) => runtime.stores.tokens.verify(token, runtime.clock.now()) },
+    health: [
+      dynamodbCheck(runtime.clients.dynamodb, runtime.names.tableName),
+      sqsCheck(runtime.clients.sqs, runtime.names.jobQueueUrl),
+    ],
+    build: { release: env.SVC_RELEASE ?? 'dev', commit: env.SVC_COMMIT ?? 'unknown' },
+  };
+  return createApp(deps);
+}

@@ -1,0 +1,51 @@
+/** Runtime settings of a deployed function, parsed once from the environment SST sets (infra/settings.ts). */
+import { type Clock, systemClock } from '@svc/core';
+import * as v from 'valibot';
+import { type AwsClients, createAwsClients } from './clients.ts';
+import { type AwsStores, awsStores } from './stores.ts';
+
+export const RuntimeEnvironment = v.object({
+  AWS_REGION: v.pipe(v.string(), v.minLength(1)),
+  TABLE_NAME: v.pipe(v.string(), v.minLength(3)),
+  JOB_QUEUE_URL: v.pipe(v.string(), v.regex(/^https?:\/\//, 'an http(s) URL')),
+  /** `https://{id}.{domain}/`: `{domain}` is the baseline's preview domain. */
+  PREVIEW_URL_TEMPLATE: v.pipe(v.string(), v.includes('{id}')),
+  DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  SQS_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+});
+export type RuntimeEnvironment = v.InferOutput<typeof RuntimeEnvironment>;
+
+export interface Runtime {
+  clients: AwsClients;
+  stores: AwsStores;
+  clock: Clock;
+  names: { tableName: string; jobQueueUrl: string };
+  previewUrl: (id: string, domain: string) => string;
+}
+
+export function previewUrlFrom(template: string): (id: string, domain: string) => string {
+  return (id, domain) => template.replaceAll('{id}', id).replaceAll('{domain}', domain);
+}
+
+/** Everything a function needs, from its environment; a missing or malformed variable is named in the error. */
+export function runtimeFromEnvironment(env: Record<string, string | undefined> = process.env): Runtime {
+  const parsed = v.safeParse(RuntimeEnvironment, env);
+  if (!parsed.success) {
+    const names = parsed.issues.map((issue) => issue.path?.map((p) => String(p.key)).join('.') ?? '?');
+    throw new Error(`invalid environment: ${[...new Set(names)].join(', ')}`);
+  }
+  const settings = parsed.output;
+  const clients = createAwsClients({
+    region: settings.AWS_REGION,
+    ...(settings.DYNAMODB_ENDPOINT ? { dynamodbEndpoint: settings.DYNAMODB_ENDPOINT } : {}),
+    ...(settings.SQS_ENDPOINT ? { sqsEndpoint: settings.SQS_ENDPOINT } : {}),
+  });
+  const names = { tableName: settings.TABLE_NAME, jobQueueUrl: settings.JOB_QUEUE_URL };
+  return {
+    clients,
+    stores: awsStores(clients, names, systemClock),
+    clock: systemClock,
+    names,
+    previewUrl: previewUrlFrom(settings.PREVIEW_URL_TEMPLATE),
+  };
+}

@@ -1,0 +1,78 @@
+import { appFromEnvironment } from '@svc/api/runtime';
+import type { Stack } from '@svc/local';
+import { startTestStack } from '@svc/local/testing';
+import { handle } from 'hono/aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack.stop());
+
+function event(method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: { host: 'api.example.com', ...headers },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      domainName: 'api.example.com',
+      domainPrefix: 'api',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'test' },
+      requestId: 'req',
+      routeKey: '$default',
+      stage: '$default',
+      time: '25/Nov/2026:00:00:00 +0000',
+      timeEpoch: 0,
+    },
+    isBase64Encoded: false,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  };
+}
+
+describe('the API on Lambda', () => {
+  it('serves the same app through hono/aws-lambda against the same stores', async () => {
+    const { app } = appFromEnvironment(
+      {
+        AUTH_MODE: 'token',
+        AWS_REGION: 'us-east-1',
+        TABLE_NAME: stack.resources.tableName,
+        JOB_QUEUE_URL: stack.resources.jobQueueUrl,
+        PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
+        DYNAMODB_ENDPOINT: stack.endpoints.dynamodb,
+        SQS_ENDPOINT: stack.endpoints.sqs,
+      },
+      { allowDev: false },
+    );
+    const lambda = handle(app);
+    type Result = { statusCode: number; body: string; headers?: Record<string, string> };
+    const handler = (e: ReturnType<typeof event>) => lambda(e as never) as Promise<Result>;
+    const token = await stack.stores.tokens.issue({
+      subject: 'lambda',
+      role: 'member',
+      now: new Date(),
+      expires_at: null,
+    });
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+
+    const denied = await handler(event('GET', '/v1/projects', {}));
+    expect(denied.statusCode).toBe(401);
+
+    const created = await handler(
+      event('POST', '/v1/compositions', auth, {
+        project: 'demo',
+        baseline: 'staging',
+        name: 'on-lambda',
+        overrides: {},
+      }),
+    );
+    expect(created.statusCode).toBe(202);
+    const composition = JSON.parse(created.body);
+    expect(composition.endpoints.public.url).toBe(`https://${composition.id}.preview.localhost/`);
+    expect(created.headers?.location).toBe(`/v1/compositions/${composition.id}`);
+  });
+});
