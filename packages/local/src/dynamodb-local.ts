@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { freePort } from './ports.ts';
@@ -61,7 +62,9 @@ export async function startDynamoDbLocal(
   ];
   const guard =
     'java "$@" & pid=$!; trap "kill $pid 2>/dev/null" TERM INT; cat >/dev/null; kill $pid 2>/dev/null; wait $pid';
-  const child = spawn('sh', ['-c', guard, 'dynamodb-local', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // DynamoDB Local writes a metadata file into its working directory; keep it out of the repository.
+  const cwd = options.dbPath ?? mkdtempSync(join(tmpdir(), 'dynamodb-local-'));
+  const child = spawn('sh', ['-c', guard, 'dynamodb-local', ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   const output: string[] = [];
   child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
