@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { freePort } from './ports.ts';
 
@@ -64,7 +64,10 @@ export async function startDynamoDbLocal(
     'java "$@" & pid=$!; trap "kill $pid 2>/dev/null" TERM INT; cat >/dev/null; kill $pid 2>/dev/null; wait $pid';
   // DynamoDB Local writes a metadata file into its working directory; keep it out of the repository.
   const cwd = options.dbPath ?? mkdtempSync(join(tmpdir(), 'dynamodb-local-'));
-  const child = spawn('sh', ['-c', guard, 'dynamodb-local', ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', guard, 'dynamodb-local', ...args], {
+    cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   child.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));

@@ -96,6 +96,11 @@ export const Baseline = v.strictObject({
   preview_domain: hostname,
   /** The component the public preview URL reaches first. */
   entry_component: ResourceName,
+  /** The Gateway API Gateway public preview routes attach to. */
+  gateway: v.optional(
+    v.strictObject({ name: dnsLabel(63, 'gateway name'), namespace: dnsLabel(63, 'gateway namespace') }),
+    { name: 'preview', namespace: 'svc-system' },
+  ),
   /** Link templates resolved by GET …/observability; placeholders are listed in docs/catalog.md. */
   observability: v.optional(
     v.record(v.pipe(v.string(), v.regex(/^[a-z0-9_-]{1,63}$/)), v.pipe(v.string(), v.url())),

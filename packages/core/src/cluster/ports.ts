@@ -1,0 +1,54 @@
+import type { DependencyCheck } from '../health.ts';
+import type { ClusterObject, Deployment, ObjectRef, Pod, Service } from './objects.ts';
+
+export interface LogOptions {
+  container: string;
+  tailLines: number;
+  sinceSeconds: number | null;
+  limitBytes: number;
+  previous: boolean;
+}
+
+/** Kinds a composition creates, for listing what is left of one. */
+export const CompositionKinds = [
+  { apiVersion: 'v1', kind: 'ConfigMap' },
+  { apiVersion: 'apps/v1', kind: 'Deployment' },
+  { apiVersion: 'apps/v1', kind: 'ReplicaSet' },
+  { apiVersion: 'v1', kind: 'Pod' },
+  { apiVersion: 'v1', kind: 'Service' },
+  { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' },
+] as const;
+
+/**
+ * What the service needs from a Kubernetes cluster. Implemented with @kubernetes/client-node in
+ * packages/kube; every call retries transient failures itself, so callers see only lasting ones.
+ */
+export interface ClusterPort {
+  readonly health: DependencyCheck;
+  getDeployment(namespace: string, name: string): Promise<Deployment | null>;
+  getService(namespace: string, name: string): Promise<Service | null>;
+  get(ref: ObjectRef): Promise<ClusterObject | null>;
+  /** Server-side apply with our one field manager; answers the objects as stored. */
+  apply(object: ClusterObject): Promise<ClusterObject>;
+  /** Deletes if present (absent is fine); owned objects follow by garbage collection. */
+  delete(ref: ObjectRef, propagation?: 'Background' | 'Foreground'): Promise<void>;
+  /** Objects of the given kinds in a namespace matching a label selector. */
+  list(
+    namespace: string,
+    kinds: readonly { apiVersion: string; kind: string }[],
+    labelSelector: string,
+  ): Promise<ClusterObject[]>;
+  listPods(namespace: string, labelSelector: string): Promise<Pod[]>;
+  listDeployments(namespace: string, labelSelector: string): Promise<Deployment[]>;
+  /**
+   * Watches Deployments matching the selector until `done` says so or `timeoutMs` passes; answers
+   * the last state seen. This is how a step waits without a timer.
+   */
+  watchDeployments(
+    namespace: string,
+    labelSelector: string,
+    done: (deployments: Deployment[]) => boolean,
+    timeoutMs: number,
+  ): Promise<Deployment[]>;
+  podLogs(namespace: string, pod: string, options: LogOptions): Promise<string>;
+}

@@ -1,0 +1,232 @@
+/**
+ * What a composition is in the cluster, rendered as plain objects: an anchor owning everything,
+ * a forked Deployment and Service per overridden component, the public route that injects the
+ * routing key, and a mesh (GAMMA) route per overridden component sending keyed requests to its
+ * fork. Applying the same render twice changes nothing (server-side apply, one field manager).
+ */
+import { createHash } from 'node:crypto';
+import type { Baseline, ComponentProfile } from '../catalog/manifest.ts';
+import {
+  Annotation,
+  type ClusterObject,
+  type Container,
+  type Deployment,
+  Label,
+  managedBy,
+  type OwnerReference,
+  type Service,
+} from './objects.ts';
+
+/** The W3C baggage entry that carries the routing key. */
+export const routingKeyName = 'preview-route';
+
+/** Forks keep at least one pod serving while a new image rolls out; a failed rollout leaves the old one. */
+export const forkProgressDeadlineSeconds = 120;
+
+/** A Kubernetes name `<base>-<id>`, shortened with a hash when it would pass 63 characters. */
+export function forkName(base: string, id: string): string {
+  const name = `${base}-${id}`;
+  if (name.length <= 63) return name;
+  const hash = createHash('sha256').update(base).digest('hex').slice(0, 6);
+  return `${base.slice(0, 63 - id.length - 8).replace(/-+$/, '')}-${hash}-${id}`;
+}
+
+export const anchorName = (id: string) => `preview-${id}`;
+export const publicRouteName = (id: string) => `preview-${id}`;
+export const meshRouteName = (id: string, component: string) => forkName(`preview-${id}`, component);
+
+export function compositionSelector(id: string): string {
+  return `${Label.Composition}=${id}`;
+}
+
+export function forkSelector(id: string, component: string): string {
+  return `${Label.Composition}=${id},${Label.Component}=${component}`;
+}
+
+/** A regular expression matching a `baggage` header that carries this composition's routing key. */
+export function baggageMatch(id: string): string {
+  return `^(.*[,\\s])?${routingKeyName}=${id}(\\s*[,;].*)?$`;
+}
+
+export function compositionLabels(id: string): Record<string, string> {
+  return { [Label.ManagedBy]: managedBy, [Label.Composition]: id };
+}
+
+export function anchor(id: string, namespace: string, generation: number): ClusterObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: anchorName(id), namespace, labels: compositionLabels(id) },
+    data: { composition: id, generation: String(generation) },
+  };
+}
+
+export function ownerReference(anchorObject: ClusterObject): OwnerReference {
+  if (!anchorObject.metadata.uid) throw new Error('the anchor has no uid yet: apply it first');
+  return {
+    apiVersion: anchorObject.apiVersion,
+    kind: anchorObject.kind,
+    name: anchorObject.metadata.name,
+    uid: anchorObject.metadata.uid,
+    blockOwnerDeletion: true,
+  };
+}
+
+export interface ForkInput {
+  id: string;
+  generation: number;
+  component: string;
+  profile: ComponentProfile;
+  baseline: Baseline;
+  baselineDeployment: Deployment;
+  baselineService: Service | null;
+  image: string;
+  owner: OwnerReference;
+}
+
+/**
+ * The fork: the baseline's pod template with the override image in the profile's container. Labels
+ * the baseline Service selects on are dropped from the fork's pods, so baseline traffic never
+ * reaches a fork; the fork is selected by composition and component instead.
+ */
+export function forkDeployment(input: ForkInput): Deployment {
+  const { id, component, profile, baselineDeployment: base } = input;
+  const selectorKeys = new Set(Object.keys(input.baselineService?.spec.selector ?? {}));
+  const baseLabels = base.spec.template.metadata?.labels ?? {};
+  const podLabels = Object.fromEntries(Object.entries(baseLabels).filter(([key]) => !selectorKeys.has(key)));
+  const ownLabels = { ...compositionLabels(id), [Label.Component]: component };
+  const containers: Container[] = base.spec.template.spec.containers.map((container) =>
+    container.name === profile.workload.container ? { ...container, image: input.image } : container,
+  );
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: forkName(profile.workload.name, id),
+      namespace: input.baseline.namespace,
+      labels: ownLabels,
+      annotations: {
+        [Annotation.Generation]: String(input.generation),
+        [Annotation.BaselineWorkload]: base.metadata.name,
+      },
+      ownerReferences: [input.owner],
+    },
+    spec: {
+      replicas: input.baseline.components[component]?.replicas ?? 1,
+      progressDeadlineSeconds: forkProgressDeadlineSeconds,
+      revisionHistoryLimit: 2,
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      selector: { matchLabels: { [Label.Composition]: id, [Label.Component]: component } },
+      template: {
+        metadata: {
+          labels: { ...podLabels, ...ownLabels },
+          ...(base.spec.template.metadata?.annotations
+            ? { annotations: base.spec.template.metadata.annotations }
+            : {}),
+        },
+        spec: { ...base.spec.template.spec, containers },
+      },
+    },
+  };
+}
+
+export function forkService(
+  input: Pick<ForkInput, 'id' | 'component' | 'profile' | 'baseline' | 'baselineService' | 'owner'>,
+): Service {
+  const ports = input.baselineService?.spec.ports ?? [
+    { name: 'http', port: input.profile.service.port, targetPort: input.profile.port, protocol: 'TCP' },
+  ];
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: forkName(input.profile.service.name, input.id),
+      namespace: input.baseline.namespace,
+      labels: { ...compositionLabels(input.id), [Label.Component]: input.component },
+      ownerReferences: [input.owner],
+    },
+    spec: {
+      selector: { [Label.Composition]: input.id, [Label.Component]: input.component },
+      ports: ports.map((p) => ({
+        ...(p.name ? { name: p.name } : {}),
+        port: p.port,
+        ...(p.targetPort === undefined ? {} : { targetPort: p.targetPort }),
+        protocol: p.protocol ?? 'TCP',
+      })),
+    },
+  };
+}
+
+/** The public host's route: adds the routing key and forwards to the entry component's Service. */
+export function publicRoute(input: {
+  id: string;
+  baseline: Baseline;
+  entry: ComponentProfile;
+  owner: OwnerReference;
+}): ClusterObject {
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: {
+      name: publicRouteName(input.id),
+      namespace: input.baseline.namespace,
+      labels: compositionLabels(input.id),
+      ownerReferences: [input.owner],
+    },
+    spec: {
+      parentRefs: [
+        {
+          group: 'gateway.networking.k8s.io',
+          kind: 'Gateway',
+          name: input.baseline.gateway.name,
+          namespace: input.baseline.gateway.namespace,
+        },
+      ],
+      hostnames: [`${input.id}.${input.baseline.preview_domain}`],
+      rules: [
+        {
+          filters: [
+            {
+              type: 'RequestHeaderModifier',
+              requestHeaderModifier: { add: [{ name: 'baggage', value: `${routingKeyName}=${input.id}` }] },
+            },
+          ],
+          backendRefs: [{ name: input.entry.service.name, port: input.entry.service.port }],
+        },
+      ],
+    },
+  };
+}
+
+/** The mesh route on an overridden component's Service: keyed requests to the fork, the rest to the baseline. */
+export function meshRoute(input: {
+  id: string;
+  component: string;
+  profile: ComponentProfile;
+  baseline: Baseline;
+  owner: OwnerReference;
+}): ClusterObject {
+  const { service } = input.profile;
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: {
+      name: meshRouteName(input.id, input.component),
+      namespace: input.baseline.namespace,
+      labels: { ...compositionLabels(input.id), [Label.Component]: input.component },
+      ownerReferences: [input.owner],
+    },
+    spec: {
+      parentRefs: [{ group: '', kind: 'Service', name: service.name, port: service.port }],
+      rules: [
+        {
+          matches: [
+            { headers: [{ type: 'RegularExpression', name: 'baggage', value: baggageMatch(input.id) }] },
+          ],
+          backendRefs: [{ name: forkName(service.name, input.id), port: service.port }],
+        },
+        { backendRefs: [{ name: service.name, port: service.port }] },
+      ],
+    },
+  };
+}

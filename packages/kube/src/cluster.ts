@@ -1,0 +1,235 @@
+import {
+  CoreV1Api,
+  type KubeConfig,
+  type KubernetesObject,
+  KubernetesObjectApi,
+  PatchStrategy,
+  VersionApi,
+  Watch,
+} from '@kubernetes/client-node';
+import {
+  type ClusterObject,
+  type ClusterPort,
+  type Deployment,
+  fieldManager,
+  type LogOptions,
+  type ObjectRef,
+  type Pod,
+  type Service,
+} from '@svc/core';
+import { defaultRetry, type RetryPolicy, statusOf, withRetry } from './retry.ts';
+
+/** Where the clients come from: a fixed kubeconfig locally, a refreshing EKS token on AWS. */
+export interface KubeConfigSource {
+  get(): Promise<KubeConfig>;
+}
+
+export function fixedKubeConfig(config: KubeConfig): KubeConfigSource {
+  return { get: async () => config };
+}
+
+interface Clients {
+  config: KubeConfig;
+  objects: KubernetesObjectApi;
+  core: CoreV1Api;
+  version: VersionApi;
+  watch: Watch;
+}
+
+/** client-node answers model instances with Date fields; the port speaks plain JSON. */
+function plain<T>(value: unknown): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+const notFound = (error: unknown) => statusOf(error) === 404;
+
+function resourcePath(apiVersion: string, plural: string, namespace: string): string {
+  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  return `${base}/namespaces/${namespace}/${plural}`;
+}
+
+/** The Kubernetes adapter: @kubernetes/client-node behind core's ClusterPort. */
+export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPolicy } = {}): ClusterPort {
+  const retry = options.retry ?? defaultRetry;
+  let clients: Clients | undefined;
+
+  async function current(): Promise<Clients> {
+    const config = await source.get();
+    if (clients?.config !== config) {
+      clients = {
+        config,
+        objects: KubernetesObjectApi.makeApiClient(config),
+        core: config.makeApiClient(CoreV1Api),
+        version: config.makeApiClient(VersionApi),
+        watch: new Watch(config),
+      };
+    }
+    return clients;
+  }
+
+  const call = <T>(fn: (c: Clients) => Promise<T>) => withRetry(async () => fn(await current()), retry);
+
+  async function get<T extends ClusterObject>(ref: ObjectRef): Promise<T | null> {
+    try {
+      return plain<T>(
+        await call((c) =>
+          c.objects.read({
+            apiVersion: ref.apiVersion,
+            kind: ref.kind,
+            metadata: { name: ref.name, namespace: ref.namespace },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (notFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async function list<T extends ClusterObject>(
+    namespace: string,
+    apiVersion: string,
+    kind: string,
+    labelSelector: string,
+  ): Promise<{ items: T[]; resourceVersion: string | undefined }> {
+    const result = await call((c) =>
+      c.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector),
+    );
+    const body = plain<{ items: T[]; metadata?: { resourceVersion?: string } }>(result);
+    return {
+      items: body.items.map((item) => ({ ...item, apiVersion, kind })),
+      resourceVersion: body.metadata?.resourceVersion,
+    };
+  }
+
+  return {
+    health: {
+      name: 'cluster',
+      async check() {
+        await (await current()).version.getCode();
+      },
+    },
+
+    getDeployment: (namespace, name) =>
+      get<Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name }),
+    getService: (namespace, name) => get<Service>({ apiVersion: 'v1', kind: 'Service', namespace, name }),
+    get: (ref) => get(ref),
+
+    async apply(object) {
+      const applied = await call((c) =>
+        c.objects.patch(
+          object as unknown as KubernetesObject,
+          undefined,
+          undefined,
+          fieldManager,
+          true,
+          PatchStrategy.ServerSideApply,
+        ),
+      );
+      return plain<ClusterObject>(applied);
+    },
+
+    async delete(ref, propagation = 'Background') {
+      try {
+        await call((c) =>
+          c.objects.delete(
+            {
+              apiVersion: ref.apiVersion,
+              kind: ref.kind,
+              metadata: { name: ref.name, namespace: ref.namespace },
+            },
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            propagation,
+          ),
+        );
+      } catch (error) {
+        if (!notFound(error)) throw error;
+      }
+    },
+
+    async list(namespace, kinds, labelSelector) {
+      const lists = await Promise.all(kinds.map((k) => list(namespace, k.apiVersion, k.kind, labelSelector)));
+      return lists.flatMap((l) => l.items);
+    },
+
+    listPods: async (namespace, labelSelector) =>
+      (await list<Pod>(namespace, 'v1', 'Pod', labelSelector)).items,
+    listDeployments: async (namespace, labelSelector) =>
+      (await list<Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector)).items,
+
+    async watchDeployments(namespace, labelSelector, done, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      let latest: Deployment[] = [];
+      while (Date.now() < deadline) {
+        const snapshot = await list<Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector);
+        const byName = new Map(snapshot.items.map((d) => [d.metadata.name, d]));
+        latest = [...byName.values()];
+        if (done(latest)) return latest;
+        const finished = await new Promise<boolean>((resolve) => {
+          let settled = false;
+          const settle = (value: boolean) => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            controller?.abort();
+            resolve(value);
+          };
+          const timer = setTimeout(() => settle(false), Math.max(0, deadline - Date.now()));
+          let controller: AbortController | undefined;
+          current()
+            .then((c) =>
+              c.watch.watch(
+                resourcePath('apps/v1', 'deployments', namespace),
+                { labelSelector, resourceVersion: snapshot.resourceVersion, allowWatchBookmarks: true },
+                (type, object) => {
+                  if (type === 'BOOKMARK') return;
+                  const deployment = {
+                    ...plain<Deployment>(object),
+                    apiVersion: 'apps/v1',
+                    kind: 'Deployment',
+                  };
+                  if (type === 'DELETED') byName.delete(deployment.metadata.name);
+                  else byName.set(deployment.metadata.name, deployment);
+                  latest = [...byName.values()];
+                  if (done(latest)) settle(true);
+                },
+                // A closed or failed watch ends this round; the loop lists again and resumes.
+                () => settle(false),
+              ),
+            )
+            .then((c) => {
+              controller = c;
+              if (settled) c.abort();
+            })
+            .catch(() => setTimeout(() => settle(false), 50));
+        });
+        if (finished) return latest;
+      }
+      return latest;
+    },
+
+    async podLogs(namespace, pod, options: LogOptions) {
+      try {
+        return await call((c) =>
+          c.core.readNamespacedPodLog({
+            name: pod,
+            namespace,
+            container: options.container,
+            tailLines: options.tailLines,
+            limitBytes: options.limitBytes,
+            previous: options.previous,
+            timestamps: true,
+            ...(options.sinceSeconds === null ? {} : { sinceSeconds: options.sinceSeconds }),
+          }),
+        );
+      } catch (error) {
+        // No previous instance (or no log yet) is an empty log, not a failure.
+        if (statusOf(error) === 400 && options.previous) return '';
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export { fixedKubeConfig, type KubeConfigSource, kubeCluster } from './cluster.ts';
+export { kubeConfigFromFile, kubeConfigFromString, tokenKubeConfig } from './config.ts';
+export { eksKubeConfigSource, eksToken } from './eks.ts';
+export { defaultRetry, isTransient, type RetryPolicy, withRetry } from './retry.ts';
