@@ -43,6 +43,7 @@ describe('the API on Lambda', () => {
         TABLE_NAME: stack.resources.tableName,
         JOB_QUEUE_URL: stack.resources.jobQueueUrl,
         PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
+        EKS_CLUSTER_NAME: 'staging',
         DYNAMODB_ENDPOINT: stack.endpoints.dynamodb,
         SQS_ENDPOINT: stack.endpoints.sqs,
       },

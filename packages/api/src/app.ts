@@ -1,5 +1,6 @@
 import {
   type BuildStore,
+  type ClusterPort,
   type CompositionDeps,
   type DependencyCheck,
   ErrorCode,
@@ -16,6 +17,7 @@ import { onError, problemResponse } from './problem.ts';
 import { createRegistry, type RouteSpec } from './registry.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { compositionRoutes } from './routes/compositions.ts';
+import { insightRoutes } from './routes/insight.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 
 export const maxBodyBytes = 256 * 1024;
@@ -25,6 +27,7 @@ export interface AppDeps extends CompositionDeps {
   health: readonly DependencyCheck[];
   builds: BuildStore;
   tokens: TokenStore;
+  cluster: ClusterPort;
   /** Release and commit reported by `/version`. */
   build?: { release: string; commit: string };
 }
@@ -83,6 +86,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
 
   const registry = createRegistry(app);
   compositionRoutes(registry, deps);
+  insightRoutes(registry, deps);
   catalogRoutes(registry, deps);
   tokenRoutes(registry, deps);
 

@@ -6,6 +6,7 @@ const env = {
   TABLE_NAME: 'svc-table',
   JOB_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/svc-jobs',
   PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
+  EKS_CLUSTER_NAME: 'staging',
 };
 
 describe('appFromEnvironment', () => {

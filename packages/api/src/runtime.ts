@@ -1,5 +1,6 @@
 import { dynamodbCheck, runtimeFromEnvironment, sqsCheck } from '@svc/aws';
-import { AuthMode } from '@svc/core';
+import { AuthMode, type ClusterPort } from '@svc/core';
+import { eksKubeConfigSource, fixedKubeConfig, kubeCluster, kubeConfigFromFile } from '@svc/kube';
 import { type AppDeps, createApp } from './app.ts';
 
 export class AuthModeError extends Error {
@@ -24,10 +25,12 @@ export function appFromEnvironment(
     throw new AuthModeError('AUTH_MODE=dev is for local development only and cannot be used here.');
   }
   const runtime = runtimeFromEnvironment(env);
+  const cluster = clusterFromEnvironment(env);
   const deps: AppDeps = {
     ...runtime.stores,
     clock: runtime.clock,
     previewUrl: runtime.previewUrl,
+    cluster,
     log: (entry) => console.log(JSON.stringify(entry)),
     auth:
       mode === AuthMode.Dev
@@ -36,8 +39,18 @@ export function appFromEnvironment(
     health: [
       dynamodbCheck(runtime.clients.dynamodb, runtime.names.tableName),
       sqsCheck(runtime.clients.sqs, runtime.names.jobQueueUrl),
+      cluster.health,
     ],
     build: { release: env.SVC_RELEASE ?? 'dev', commit: env.SVC_COMMIT ?? 'unknown' },
   };
   return createApp(deps);
+}
+
+/** `KUBECONFIG` (a file) when set, else the EKS cluster `EKS_CLUSTER_NAME` in `AWS_REGION`. */
+export function clusterFromEnvironment(env: Record<string, string | undefined>): ClusterPort {
+  if (env.KUBECONFIG) return kubeCluster(fixedKubeConfig(kubeConfigFromFile(env.KUBECONFIG)));
+  if (!env.EKS_CLUSTER_NAME || !env.AWS_REGION) {
+    throw new Error('invalid environment: KUBECONFIG or EKS_CLUSTER_NAME (with AWS_REGION) must be set');
+  }
+  return kubeCluster(eksKubeConfigSource({ clusterName: env.EKS_CLUSTER_NAME, region: env.AWS_REGION }));
 }

@@ -1,6 +1,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  type CheckRecord,
   type Clock,
   type CompositionEvent,
   type CompositionRecord,
@@ -179,6 +180,29 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
       return (await transact(items)) === null;
     },
 
+    async commit({ composition, operation, events = [] }) {
+      const items: TransactItem[] = [];
+      if (composition) {
+        items.push(
+          put(compositionItem(composition.record), {
+            ConditionExpression: 'lock_version = :expected',
+            ExpressionAttributeValues: { ':expected': composition.expected_lock_version },
+          }),
+        );
+      }
+      if (operation) {
+        items.push(
+          put(operationItem(operation.record), {
+            ConditionExpression: 'lock_version = :expected',
+            ExpressionAttributeValues: { ':expected': operation.expected_lock_version },
+          }),
+        );
+      }
+      items.push(...events.map((event) => put(eventItem(event))));
+      if (items.length === 0) return true;
+      return (await transact(items)) === null;
+    },
+
     async getOperation(compositionId, operationId) {
       const { Item: item } = await documents.send(
         new GetCommand({
@@ -229,6 +253,35 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
         }),
       );
       return pageOf<CompositionEvent>(result.Items ?? [], page, listKeys.events);
+    },
+
+    async putCheck(check) {
+      await documents.send(
+        new PutCommand({
+          TableName: table.name,
+          Item: {
+            pk: `COMP#${check.composition_id}`,
+            sk: `CHECK#${check.ran_at}#${check.id}`,
+            item_type: 'check',
+            ...check,
+            ttl: epochSeconds(check.ran_at) + eventRetentionSeconds,
+          },
+        }),
+      );
+    },
+
+    async listChecks(compositionId, page) {
+      const result = await documents.send(
+        new QueryCommand({
+          TableName: table.name,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': `COMP#${compositionId}`, ':prefix': 'CHECK#' },
+          ScanIndexForward: false,
+          Limit: page.limit + 1,
+          ExclusiveStartKey: startKeyFrom(page.after, listKeys.events),
+        }),
+      );
+      return pageOf<CheckRecord>(result.Items ?? [], page, listKeys.events);
     },
 
     async dueOperations(now, limit) {

@@ -28,3 +28,6 @@ export * from './names.ts';
 export * from './paging.ts';
 export * as Resources from './resources.ts';
 export * from './validation.ts';
+export * from './verification/fingerprint.ts';
+export * from './verification/model.ts';
+export * from './compositions/insight.ts';

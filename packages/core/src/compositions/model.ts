@@ -78,6 +78,8 @@ export interface CompositionRecord {
   id: string;
   project: string;
   baseline: string;
+  /** The baseline's namespace when the composition was created: where its objects live, even if the catalog changes. */
+  namespace: string;
   name: string;
   owner: Owner;
   generation: number;
@@ -129,6 +131,8 @@ export interface Operation {
   updated_at: string;
   error: { code: string; message: string } | null;
   requested_by: Owner;
+  /** What waiting steps saw so far: when each fork first looked unhealthy, how many were ready. */
+  observations: { bad_since: Record<string, { reason: string; since: string }>; ready: number | null };
   lock_version: number;
 }
 

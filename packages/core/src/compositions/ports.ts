@@ -1,6 +1,7 @@
 import type { IdempotencyCompletion } from '../idempotency/ports.ts';
 import type { Job } from '../jobs/job.ts';
 import type { Page, PageRequest } from '../paging.ts';
+import type { CheckRecord } from '../verification/model.ts';
 import type { CompositionEvent, CompositionRecord, Operation } from './model.ts';
 
 export interface CompositionStore {
@@ -25,6 +26,15 @@ export interface CompositionStore {
     supersede?: { operation_id: string } | undefined;
     events: CompositionEvent[];
   }): Promise<boolean>;
+  /**
+   * The worker's write: the composition and/or an operation, each conditional on the
+   * `lock_version` it read, plus events, all or nothing. False when either changed meanwhile.
+   */
+  commit(write: {
+    composition?: { record: CompositionRecord; expected_lock_version: number } | undefined;
+    operation?: { record: Operation; expected_lock_version: number } | undefined;
+    events?: CompositionEvent[] | undefined;
+  }): Promise<boolean>;
   getOperation(compositionId: string, operationId: string): Promise<Operation | null>;
   /** Conditional on `expected_lock_version`; false when the operation changed meanwhile. */
   replaceOperation(operation: Operation, expected_lock_version: number): Promise<boolean>;
@@ -35,6 +45,9 @@ export interface CompositionStore {
   dueOperations(now: Date, limit: number): Promise<Operation[]>;
   /** Compositions past `expires_at` whose destroy has not started, oldest first. */
   expired(now: Date, limit: number): Promise<CompositionRecord[]>;
+  putCheck(check: CheckRecord): Promise<void>;
+  /** Newest first. */
+  listChecks(compositionId: string, page: PageRequest): Promise<Page<CheckRecord>>;
 }
 
 export interface JobQueue {

@@ -141,6 +141,7 @@ async function acceptCreate(
     id,
     project: input.project,
     baseline: input.baseline,
+    namespace: baseline.namespace,
     name: input.name,
     owner,
     generation: 1,
@@ -331,7 +332,7 @@ export type DestroyReason = 'requested' | 'expired';
  * whatever operation is in flight stops at its next step. Repeating it changes nothing.
  */
 export async function destroyComposition(
-  deps: CompositionDeps,
+  deps: Pick<CompositionDeps, 'compositions' | 'jobs' | 'clock' | 'log'>,
   actor: CompositionEvent['actor'],
   id: string,
   reason: DestroyReason = 'requested',
@@ -339,7 +340,9 @@ export async function destroyComposition(
   for (let attempt = 0; attempt < maxConflictRetries; attempt++) {
     const record = await requireComposition(deps, id);
     const now = deps.clock.now();
-    if (record.phase === Phase.Destroying || record.phase === Phase.Destroyed) {
+    // Repeats change nothing, except that a destroy which failed (nothing active) is started again.
+    const destroyInFlight = record.phase === Phase.Destroying && record.active_operation !== null;
+    if (record.phase === Phase.Destroyed || destroyInFlight) {
       return { status: 202, body: compositionView(record, now), replayed: false };
     }
     const owner: Owner = {
@@ -383,6 +386,24 @@ export async function destroyComposition(
     }
   }
   throw new ProblemError(ErrorCode.OperationInProgress, 'The composition kept changing; retry the delete.');
+}
+
+/** The expiry sweep: starts the destroy (reason `expired`) of every composition past `expires_at`. */
+export async function expireDue(
+  deps: Pick<CompositionDeps, 'compositions' | 'jobs' | 'clock' | 'log'>,
+  limit = 100,
+): Promise<number> {
+  const due = await deps.compositions.expired(deps.clock.now(), limit);
+  let started = 0;
+  for (const record of due) {
+    try {
+      await destroyComposition(deps, { kind: 'system', subject: 'expiry-sweep' }, record.id, 'expired');
+      started++;
+    } catch (error) {
+      deps.log?.({ level: 'warn', msg: 'expiry destroy failed', composition_id: record.id, error: String(error) });
+    }
+  }
+  return started;
 }
 
 /**
@@ -528,6 +549,7 @@ function newOperation(
     updated_at: at,
     error: null,
     requested_by: owner,
+    observations: { bad_since: {}, ready: null },
     lock_version: 1,
   };
 }

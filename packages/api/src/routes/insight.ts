@@ -1,0 +1,104 @@
+import {
+  CheckList,
+  componentLogs,
+  DiagnosisView,
+  diagnose,
+  ErrorCode,
+  type InsightDeps,
+  LogSnapshot,
+  listVerification,
+  logLimits,
+  ObservabilityView,
+  observability,
+  ProblemError,
+} from '@svc/core';
+import type { Context } from 'hono';
+import type { Registry } from '../registry.ts';
+import { integerQuery, invalidQuery, pageQuery } from '../request.ts';
+import { compositionId, pageParams } from './params.ts';
+
+const tag = 'compositions';
+
+function booleanQuery(c: Context, name: string): boolean {
+  const raw = c.req.query(name);
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true' || raw === '') return true;
+  throw invalidQuery(name, 'must be true or false');
+}
+
+function componentName(c: Context): string {
+  const name = c.req.param('component') ?? '';
+  if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(name)) {
+    throw new ProblemError(ErrorCode.NotFound, `component "${name}" not found`);
+  }
+  return name;
+}
+
+export function insightRoutes(registry: Registry, deps: InsightDeps): void {
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/compositions/{id}/components/{component}/logs',
+      operationId: 'getComponentLogs',
+      summary: "Bounded log snapshot of one component: the fork's pods, or the shared baseline's (unfiltered).",
+      tag,
+      query: [
+        { name: 'tail_lines', description: 'Lines per pod (default 200, max 1000).', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+        { name: 'since_seconds', description: 'Only lines this recent (max 86400).', schema: { type: 'integer', minimum: 1, maximum: 86400 } },
+        { name: 'max_bytes', description: 'Total byte cap (default 65536, max 262144).', schema: { type: 'integer', minimum: 1, maximum: 262144 } },
+        { name: 'previous', description: 'The last terminated container instance.', schema: { type: 'boolean' } },
+      ],
+      responses: { 200: { description: 'The snapshot; partial and truncated say what is missing.', schema: LogSnapshot } },
+      errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
+    },
+    async (c) =>
+      c.json(
+        await componentLogs(deps, compositionId(c), componentName(c), {
+          tail_lines: integerQuery(c, 'tail_lines', { min: 1, max: logLimits.tailLines.max }) ?? logLimits.tailLines.default,
+          since_seconds: integerQuery(c, 'since_seconds', { min: 1, max: logLimits.sinceSeconds.max }) ?? null,
+          max_bytes: integerQuery(c, 'max_bytes', { min: 1, max: logLimits.maxBytes.max }) ?? logLimits.maxBytes.default,
+          previous: booleanQuery(c, 'previous'),
+        }),
+      ),
+  );
+
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/compositions/{id}/diagnosis',
+      operationId: 'getDiagnosis',
+      summary: 'State, recorded blockers, notes, verification freshness and cleanup state; unknown is said, never guessed.',
+      tag,
+      responses: { 200: { description: 'The diagnosis.', schema: DiagnosisView } },
+      errors: [ErrorCode.NotFound],
+    },
+    async (c) => c.json(await diagnose(deps, compositionId(c))),
+  );
+
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/compositions/{id}/verification',
+      operationId: 'listVerification',
+      summary: 'Retained checks, newest first, each with its freshness derived now.',
+      tag,
+      query: pageParams,
+      responses: { 200: { description: 'A page of checks.', schema: CheckList } },
+      errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
+    },
+    async (c) => c.json(await listVerification(deps, compositionId(c), pageQuery(c))),
+  );
+
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/compositions/{id}/observability',
+      operationId: 'getObservability',
+      summary: "The baseline's observability link templates resolved for this composition.",
+      tag,
+      responses: { 200: { description: 'Resolved links.', schema: ObservabilityView } },
+      errors: [ErrorCode.NotFound],
+    },
+    async (c) => c.json(await observability(deps, compositionId(c))),
+  );
+}

@@ -1,0 +1,31 @@
+import type { CatalogStore, ClusterPort, Clock, CompositionStore, JobQueue } from '@svc/core';
+import type { Probe } from './prober.ts';
+
+export interface WorkerSettings {
+  /** How long a fork may stay in ErrImagePull/ImagePullBackOff/CrashLoopBackOff before the rollout fails. */
+  failureGraceMs: number;
+  /** Longest a step waits on the cluster before handing the wait to a new message. */
+  watchBoundMs: number;
+  /** Receives after which a failing step fails its operation (the queue's maxReceiveCount). */
+  maxReceiveCount: number;
+  /** Attempts of the routing check within one verify step (routes may take a moment to propagate). */
+  verifyAttempts: number;
+}
+
+export const defaultWorkerSettings: WorkerSettings = {
+  failureGraceMs: 30_000,
+  watchBoundMs: 20_000,
+  maxReceiveCount: 5,
+  verifyAttempts: 5,
+};
+
+export interface WorkerDeps {
+  compositions: CompositionStore;
+  catalog: CatalogStore;
+  jobs: JobQueue;
+  cluster: ClusterPort;
+  clock: Clock;
+  probe: Probe;
+  settings: WorkerSettings;
+  log: (entry: Record<string, unknown>) => void;
+}
