@@ -1,5 +1,8 @@
 // Conformance with @kubernetes/client-node: typed APIs, generic server-side apply, Watch and Log.
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import {
   AppsV1Api,
@@ -652,5 +655,59 @@ describe('deletion', () => {
     expect(
       (await core.listPodForAllNamespaces({ fieldSelector: `metadata.namespace=${ns}` })).items,
     ).toHaveLength(0);
+  });
+});
+
+describe('authentication and persistence', () => {
+  it('requires the bearer token on Kubernetes paths when one is set', async () => {
+    const secured = await startTestCluster({ token: 's3cret' });
+    try {
+      const c = secured.kc.makeApiClient(CoreV1Api);
+      expect((await c.listNamespace()).items.length).toBeGreaterThan(0);
+      const anonymous = await fetch(`${secured.cluster.url}/api/v1/namespaces`);
+      expect(anonymous.status).toBe(401);
+      expect(await anonymous.json()).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+      expect((await fetch(`${secured.cluster.url}/healthz`)).status).toBe(200);
+    } finally {
+      await secured.stop();
+    }
+  });
+
+  it('keeps state across a restart with a data directory', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'local-cluster-data-'));
+    try {
+      const first = await startTestCluster({ dataDir });
+      const c1 = first.kc.makeApiClient(AppsV1Api);
+      await c1.createNamespacedDeployment({
+        namespace: 'default',
+        body: deploymentManifest('kept', 'registry.example/k:1') as V1Deployment,
+      });
+      const before = await eventually(async () => {
+        const d = await c1.readNamespacedDeployment({ name: 'kept', namespace: 'default' });
+        return d.status?.availableReplicas === 1 ? d : undefined;
+      });
+      await first.stop();
+      const second = await startTestCluster({ dataDir });
+      try {
+        const c2 = second.kc.makeApiClient(AppsV1Api);
+        const after = await c2.readNamespacedDeployment({ name: 'kept', namespace: 'default' });
+        expect(after.metadata?.uid).toBe(before.metadata?.uid);
+        expect(Number(after.metadata?.resourceVersion)).toBeGreaterThanOrEqual(
+          Number(before.metadata?.resourceVersion),
+        );
+        expect(after.status?.availableReplicas).toBe(1);
+        const created = await c2.createNamespacedDeployment({
+          namespace: 'default',
+          body: deploymentManifest('new', 'registry.example/n:1') as V1Deployment,
+        });
+        expect(Number(created.metadata?.resourceVersion)).toBeGreaterThan(
+          Number(after.metadata?.resourceVersion),
+        );
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

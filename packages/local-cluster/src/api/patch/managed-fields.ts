@@ -195,6 +195,15 @@ function isItemPath(path: string): boolean {
   return last.startsWith('k:') || last.startsWith('v:');
 }
 
+/** A key field of a list item (`name` in `k:{"name":…}`) goes only with the item itself. */
+function isItemKeyField(path: string): boolean {
+  const tokens = path.split(SEP);
+  const last = tokens[tokens.length - 1] ?? '';
+  const parent = tokens[tokens.length - 2] ?? '';
+  if (!last.startsWith('f:') || !parent.startsWith('k:')) return false;
+  return Object.hasOwn(JSON.parse(parent.slice(2)) as Record<string, unknown>, last.slice(2));
+}
+
 function ownsWithin(set: FieldSet, path: string): boolean {
   if (set.has(path)) return true;
   const prefix = path + SEP;
@@ -377,10 +386,12 @@ export function serverSideApply(
   ) as KubeObject;
 
   const previous = mine?.set ?? new Set<string>();
+  // Shallow paths first: dropping a list item takes its fields with it.
   const dropped = [...previous]
     .filter((p) => !applied.has(p))
-    .sort((a, b) => b.split(SEP).length - a.split(SEP).length);
+    .sort((a, b) => a.split(SEP).length - b.split(SEP).length);
   for (const path of dropped) {
+    if (isItemKeyField(path)) continue;
     const sharedElsewhere = entries.some(
       (e) => e !== mine && (isItemPath(path) ? ownsWithin(e.set, path) : e.set.has(path)),
     );
