@@ -18,6 +18,11 @@ import { Kubelet } from './controllers/kubelet.ts';
 import { NamespaceController } from './controllers/namespace-controller.ts';
 import { PodLogs } from './controllers/pod-logs.ts';
 import { ReplicaSetController } from './controllers/replicaset-controller.ts';
+import { Faults } from './faults.ts';
+import { createGatewayHandler } from './gateway/gateway-server.ts';
+import { GATEWAY_CLASS, Mesh } from './gateway/mesh.ts';
+import { CONTROLLER_NAME, RouteStatusController } from './gateway/route-status.ts';
+import { GATEWAY_GROUP } from './gateway/routes.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 
 export interface LocalClusterOptions {
@@ -133,6 +138,53 @@ function bootstrap(api: Api): void {
   }
 }
 
+/** The Gateway that public preview routes attach to: `svc-system/preview`, class `local`. */
+function ensureGateway(api: Api, previewDomain: string, port: number): void {
+  const classes = api.rt(GATEWAY_GROUP, 'gatewayclasses');
+  if (!api.tryGet(classes, undefined, GATEWAY_CLASS)) {
+    api.create(
+      classes,
+      undefined,
+      {
+        metadata: { name: GATEWAY_CLASS },
+        spec: { controllerName: CONTROLLER_NAME, description: 'The local preview gateway' },
+      },
+      { fieldManager: 'local-cluster' },
+    );
+  }
+  const gateways = api.rt(GATEWAY_GROUP, 'gateways');
+  const spec = {
+    gatewayClassName: GATEWAY_CLASS,
+    listeners: [
+      {
+        name: 'http',
+        protocol: 'HTTP',
+        port,
+        hostname: `*.${previewDomain}`,
+        allowedRoutes: { namespaces: { from: 'All' } },
+      },
+    ],
+  };
+  const existing = api.tryGet(gateways, 'svc-system', 'preview');
+  if (!existing) {
+    api.create(
+      gateways,
+      'svc-system',
+      { metadata: { name: 'preview', namespace: 'svc-system' }, spec },
+      { fieldManager: 'local-cluster' },
+    );
+  } else {
+    api.patch(
+      gateways,
+      'svc-system',
+      'preview',
+      'application/merge-patch+json',
+      { spec },
+      { fieldManager: 'local-cluster' },
+    );
+  }
+}
+
 /** Starts the API server, its controllers and the preview gateway. */
 export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
   const host = options.host ?? '127.0.0.1';
@@ -154,6 +206,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   bootstrap(api);
   const hub = new WatchHub(store, options.bookmarkIntervalMs ?? 5000);
   const logs = new PodLogs();
+  const faults = new Faults();
   const events = new EventRecorder(api);
   const gc = new GarbageCollector(api);
   const namespaces = new NamespaceController(api);
@@ -162,11 +215,17 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     slowReadyMs: options.slowReadyMs ?? 30_000,
     crashBackoffMs: options.crashBackoffMs ?? 10_000,
     imagePullBackoffMs: options.imagePullBackoffMs ?? 10_000,
-    isFrozen: () => false,
+    isFrozen: (pod) => faults.isFrozen(pod),
   });
   const replicaSets = new ReplicaSetController(api, events);
   const deployments = new DeploymentController(api, events);
   const endpoints = new EndpointsController(api);
+  const routeStatus = new RouteStatusController(api);
+  faults.connect({
+    closeWatches: (resource) => hub.closeAll(resource),
+    compact: () => store.compact(),
+    freezeChanged: () => kubelet.resync(),
+  });
   const persistence = options.dataDir ? new Persistence(options.dataDir, store) : undefined;
 
   let apiPort = 0;
@@ -177,16 +236,32 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
       logs,
       token: options.token,
       serverAddress: () => `${host}:${apiPort}`,
+      beforeRequest: (info) => faults.beforeApiRequest(info),
+      admin: (req, res, body) => faults.handle(req, res, body),
     }),
   );
   server.keepAliveTimeout = 30_000;
   apiPort = await listen(server, options.port ?? 0, host);
   const url = urlFor(host, apiPort);
 
+  const previewDomain = (options.previewDomain ?? 'preview.localhost').toLowerCase();
+  const mesh = new Mesh(api, faults, (pod, line) => kubelet.writeLog(pod, line), previewDomain);
+  const gateway = createServer(createGatewayHandler(mesh));
+  gateway.keepAliveTimeout = 30_000;
+  let gatewayPort: number;
+  try {
+    gatewayPort = await listen(gateway, options.gatewayPort ?? 0, host);
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  const gatewayUrl = urlFor(host, gatewayPort);
+  ensureGateway(api, previewDomain, gatewayPort);
+
   let stopped: Promise<void> | undefined;
   return {
     url,
-    gatewayUrl: '',
+    gatewayUrl,
     kubeconfig: () => kubeconfigYaml(url, options.token),
     stop() {
       stopped ??= (async () => {
