@@ -265,11 +265,23 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     kubeconfig: () => kubeconfigYaml(url, options.token),
     stop() {
       stopped ??= (async () => {
-        for (const c of [deployments, replicaSets, endpoints, kubelet, namespaces, gc, crds, events])
-          c.stop();
+        const controllers = [
+          routeStatus,
+          deployments,
+          replicaSets,
+          endpoints,
+          kubelet,
+          namespaces,
+          gc,
+          crds,
+          events,
+        ];
+        for (const c of controllers) c.stop();
         hub.stop();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const s of [server, gateway]) s.closeAllConnections();
+        await Promise.all(
+          [server, gateway].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
+        );
         await persistence?.close();
       })();
       return stopped;

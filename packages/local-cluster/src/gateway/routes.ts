@@ -124,7 +124,7 @@ export function fullMatch(pattern: string, value: string): boolean {
     }
     regexCache.set(pattern, re);
   }
-  return re !== null && re.test(value);
+  return re ? re.test(value) : false;
 }
 
 function pathMatches(match: RouteMatch, path: string): boolean {
