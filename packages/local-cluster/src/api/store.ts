@@ -24,14 +24,25 @@ export interface Snapshot {
   resources: Record<string, KubeObject[]>;
 }
 
+interface Partition {
+  keys: Set<string>;
+  sorted: KubeObject[] | undefined;
+}
+
 interface Table {
   objects: Map<string, KubeObject>;
   sorted: KubeObject[] | undefined;
+  /** Keys per namespace, so a namespaced list touches only its own namespace. */
+  namespaces: Map<string, Partition>;
 }
 
 interface Located {
   table: string;
   key: string;
+}
+
+function sortByKey(entries: [string, KubeObject][]): KubeObject[] {
+  return entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
 }
 
 export function objectKey(namespace: string | undefined, name: string): string {
@@ -71,7 +82,7 @@ export class Store {
   private table(key: string): Table {
     let t = this.tables.get(key);
     if (!t) {
-      t = { objects: new Map(), sorted: undefined };
+      t = { objects: new Map(), sorted: undefined, namespaces: new Map() };
       this.tables.set(key, t);
     }
     return t;
@@ -87,13 +98,14 @@ export class Store {
   list(rt: ResourceType, namespace?: string): readonly KubeObject[] {
     const t = this.tables.get(storageKey(rt));
     if (!t) return [];
-    if (!t.sorted) {
-      t.sorted = [...t.objects.entries()]
-        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-        .map((e) => e[1]);
+    if (namespace === undefined || !rt.namespaced) {
+      t.sorted ??= sortByKey([...t.objects.entries()]);
+      return t.sorted;
     }
-    if (namespace === undefined || !rt.namespaced) return t.sorted;
-    return t.sorted.filter((o) => o.metadata.namespace === namespace);
+    const p = t.namespaces.get(namespace);
+    if (!p) return [];
+    p.sorted ??= sortByKey([...p.keys].map((k) => [k, t.objects.get(k) as KubeObject]));
+    return p.sorted;
   }
 
   count(rt: ResourceType): number {
@@ -127,12 +139,7 @@ export class Store {
     const rv = ++this.rv;
     const stored = deepFreeze({ ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } });
     t.objects.set(key, stored);
-    if (!previous) t.sorted = undefined;
-    else if (t.sorted) {
-      const i = t.sorted.indexOf(previous);
-      if (i >= 0) t.sorted[i] = stored;
-      else t.sorted = undefined;
-    }
+    this.partition(t, object.metadata.namespace, key, previous, stored);
     this.types.set(tableKey, rt);
     this.index(previous, stored, tableKey, key);
     this.emit({ type: previous ? 'MODIFIED' : 'ADDED', rt, object: stored, previous, rv });
@@ -151,10 +158,40 @@ export class Store {
       metadata: { ...previous.metadata, resourceVersion: String(rv) },
     });
     t.objects.delete(key);
-    t.sorted = undefined;
+    this.partition(t, previous.metadata.namespace, key, previous, undefined);
     this.index(previous, undefined, tableKey, key);
     this.emit({ type: 'DELETED', rt, object: stored, previous, rv });
     return stored;
+  }
+
+  /** Keeps the sorted views in step: a replaced object is swapped in place, an added or removed one invalidates them. */
+  private partition(
+    t: Table,
+    namespace: string | undefined,
+    key: string,
+    previous: KubeObject | undefined,
+    next: KubeObject | undefined,
+  ): void {
+    let p: Partition | undefined;
+    if (namespace !== undefined) {
+      p = t.namespaces.get(namespace);
+      if (!p) {
+        p = { keys: new Set(), sorted: undefined };
+        t.namespaces.set(namespace, p);
+      }
+      if (next) p.keys.add(key);
+      else p.keys.delete(key);
+    }
+    for (const view of [t, p]) {
+      if (!view?.sorted) continue;
+      if (!previous || !next) {
+        view.sorted = undefined;
+        continue;
+      }
+      const i = view.sorted.indexOf(previous);
+      if (i >= 0) view.sorted[i] = next;
+      else view.sorted = undefined;
+    }
   }
 
   private index(
@@ -233,6 +270,7 @@ export class Store {
         const key = objectKey(object.metadata.namespace, object.metadata.name ?? '');
         const stored = deepFreeze(object);
         t.objects.set(key, stored);
+        this.partition(t, object.metadata.namespace, key, undefined, stored);
         this.index(undefined, stored, tableKey, key);
       }
     }
