@@ -7,8 +7,16 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Deep copy of plain JSON data; several times faster than structuredClone for API objects. */
 export function clone<T>(value: T): T {
-  return structuredClone(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(clone) as T;
+  const out: Record<string, unknown> = {};
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined) out[key] = clone(v);
+  }
+  return out as T;
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {
@@ -86,7 +94,15 @@ export function randomSuffix(length = 5): string {
   return out;
 }
 
+let lastSecond = -1;
+let lastTime = '';
+
 /** metav1.Time: RFC 3339 with whole seconds. */
 export function metaTime(ms: number = Date.now()): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastTime = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+  }
+  return lastTime;
 }

@@ -1,7 +1,7 @@
 // Records core/v1 Events the way the kubelet and controllers do, counting repeats of the same
 // event instead of creating a new object each time.
 
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { metaTime } from '../api/json.ts';
 import type { Api } from '../api/operations.ts';
 import { groupVersion, type ResourceType } from '../api/registry.ts';
@@ -50,7 +50,7 @@ export class EventRecorder {
         );
         return;
       }
-      const name = `${object.metadata.name ?? 'object'}.${randomBytes(8).toString('hex')}`;
+      const name = `${object.metadata.name ?? 'object'}.${randomUUID().replaceAll('-', '').slice(0, 16)}`;
       this.api.create(
         events,
         namespace,

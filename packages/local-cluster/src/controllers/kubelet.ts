@@ -2,7 +2,7 @@
 // becomes Ready after the configured delay, unless its image says otherwise: `-missing` never pulls
 // (ErrImagePull ⇄ ImagePullBackOff), `-crash` crash-loops, `-slow` is Ready after 30 s.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { metaTime } from '../api/json.ts';
 import type { Api } from '../api/operations.ts';
 import type { ResourceType } from '../api/registry.ts';
@@ -280,7 +280,7 @@ export class Kubelet {
   private startContainer(runtime: PodRuntime, c: ContainerRuntime): void {
     const pod = this.currentPod(runtime);
     if (!pod) return;
-    c.containerID = `containerd://${randomBytes(32).toString('hex')}`;
+    c.containerID = `containerd://${randomUUID().replaceAll('-', '')}${randomUUID().replaceAll('-', '')}`;
     c.state = { running: { startedAt: metaTime() } };
     c.started = true;
     c.everStarted = true;

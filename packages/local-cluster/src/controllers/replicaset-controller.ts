@@ -84,9 +84,11 @@ export class ReplicaSetController {
         this.adopt(rs, pod);
     }
     const owned = () =>
-      (this.api.store.list(this.podsRt, namespace) as Pod[]).filter(
-        (p) => controllerRef(p)?.uid === uid && isPodActive(p),
-      );
+      this.api.store
+        .dependents(uid ?? '')
+        .filter((d) => d.rt.resource === 'pods' && d.rt.group === '' && controllerRef(d.object)?.uid === uid)
+        .map((d) => d.object as Pod)
+        .filter(isPodActive);
     const active = owned();
     const want = rs.spec.replicas ?? 1;
     if (active.length < want) {

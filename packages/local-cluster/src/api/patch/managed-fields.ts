@@ -36,13 +36,16 @@ function fieldNames(tokens: readonly string[]): string[] {
   return tokens.filter((t) => t.startsWith('f:')).map((t) => t.slice(2));
 }
 
-/** Every owned path of `object`; `status` is included only when asked (status subresource writes). */
-export function fieldSet(object: unknown, builtin: boolean, includeStatus: boolean): FieldSet {
+/**
+ * Every owned path of `object`: the `status` subtree alone for status-subresource writes,
+ * everything else otherwise, as the API server tracks the two separately.
+ */
+export function fieldSet(object: unknown, builtin: boolean, statusOnly: boolean): FieldSet {
   const out: FieldSet = new Set();
   if (!isObject(object)) return out;
   for (const [key, value] of Object.entries(object)) {
     if (key === 'apiVersion' || key === 'kind' || value === undefined) continue;
-    if (key === 'status' && !includeStatus) continue;
+    if ((key === 'status') !== statusOnly) continue;
     if (key === 'metadata' && isObject(value)) {
       for (const [mk, mv] of Object.entries(value)) {
         if (IGNORED_METADATA.has(mk) || mv === undefined) continue;
@@ -143,16 +146,24 @@ export function toFieldsV1(set: FieldSet): Record<string, unknown> {
     owned.push(node);
   }
   for (const node of owned) if (Object.keys(node).length > 0 && !('.' in node)) node['.'] = {};
-  return sortKeys(root);
+  return root;
 }
 
-function sortKeys(node: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(node).sort()) out[key] = sortKeys(node[key] as Record<string, unknown>);
-  return out;
-}
+// Stored managedFields are frozen and shared, so their parsed form can be cached by identity.
+const parsed = new WeakMap<object, FieldSet>();
 
 export function fromFieldsV1(tree: unknown): FieldSet {
+  if (isObject(tree) && Object.isFrozen(tree)) {
+    const cached = parsed.get(tree);
+    if (cached) return new Set(cached);
+    const fresh = parseFieldsV1(tree);
+    parsed.set(tree, fresh);
+    return new Set(fresh);
+  }
+  return parseFieldsV1(tree);
+}
+
+function parseFieldsV1(tree: unknown): FieldSet {
   const out: FieldSet = new Set();
   const visit = (node: unknown, tokens: string[]): void => {
     if (!isObject(node)) return;
@@ -235,9 +246,9 @@ export function trackUpdate(
   subresource: string | undefined,
   ctx: FieldContext,
 ): ManagedFieldsEntry[] {
-  const includeStatus = subresource === 'status';
-  const before = previous ? fieldSet(previous, ctx.builtin, includeStatus) : new Set<string>();
-  const after = fieldSet(next, ctx.builtin, includeStatus);
+  const statusOnly = subresource === 'status';
+  const before = previous ? fieldSet(previous, ctx.builtin, statusOnly) : new Set<string>();
+  const after = fieldSet(next, ctx.builtin, statusOnly);
   const changed: string[] = [];
   for (const path of after) {
     if (!before.has(path)) changed.push(path);
