@@ -1,0 +1,290 @@
+// Wires the local cluster together: storage, the API server, the controllers and (part 2) the
+// preview gateway.
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApiHandler } from './api/http-server.ts';
+import { Api } from './api/operations.ts';
+import { loadSnapshot, Persistence } from './api/persistence.ts';
+import { Registry, type ResourceDeclaration } from './api/registry.ts';
+import { Store } from './api/store.ts';
+import { WatchHub } from './api/watch.ts';
+import { CrdController } from './controllers/crd-controller.ts';
+import { DeploymentController } from './controllers/deployment-controller.ts';
+import { EndpointsController } from './controllers/endpoints-controller.ts';
+import { EventRecorder } from './controllers/events.ts';
+import { GarbageCollector } from './controllers/garbage-collector.ts';
+import { Kubelet } from './controllers/kubelet.ts';
+import { NamespaceController } from './controllers/namespace-controller.ts';
+import { PodLogs } from './controllers/pod-logs.ts';
+import { ReplicaSetController } from './controllers/replicaset-controller.ts';
+import { Faults } from './faults.ts';
+import { createGatewayHandler } from './gateway/gateway-server.ts';
+import { GATEWAY_CLASS, Mesh } from './gateway/mesh.ts';
+import { CONTROLLER_NAME, RouteStatusController } from './gateway/route-status.ts';
+import { GATEWAY_GROUP } from './gateway/routes.ts';
+import { kubeconfigYaml } from './kubeconfig.ts';
+
+export interface LocalClusterOptions {
+  /** Interface to listen on; default '127.0.0.1'. */
+  host?: string;
+  /** API server port; 0 (the default) picks a free one. */
+  port?: number;
+  /** Preview gateway port; 0 (the default) picks a free one. The local stack uses 8082. */
+  gatewayPort?: number;
+  /** Persist state in this directory (a restart keeps it); absent = in memory only. */
+  dataDir?: string;
+  /** How long a healthy virtual pod takes to become Ready; default 1000 ms. */
+  podReadyDelayMs?: number;
+  /** When set, Kubernetes paths (and the fault endpoint) require `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Preview host suffix served by the gateway; default 'preview.localhost'. */
+  previewDomain?: string;
+  /** Extra types to store generically (CustomResourceDefinitions also work at run time). */
+  resources?: ResourceDeclaration[];
+  /** Time a `-slow` image takes to become Ready; default 30 000 ms. */
+  slowReadyMs?: number;
+  /** First CrashLoopBackOff delay (doubling, capped at 30×); default 10 000 ms. */
+  crashBackoffMs?: number;
+  /** First ImagePullBackOff delay (doubling, capped at 30×); default 10 000 ms. */
+  imagePullBackoffMs?: number;
+  /** Interval of BOOKMARK events on watches that allow them; default 5 000 ms. */
+  bookmarkIntervalMs?: number;
+  /** Changes kept for watch resumption before clients get 410 Gone; default 10 000. */
+  watchHistory?: number;
+}
+
+export interface LocalCluster {
+  /** API server URL, e.g. http://127.0.0.1:PORT */
+  readonly url: string;
+  /** Preview gateway URL, e.g. http://127.0.0.1:GWPORT */
+  readonly gatewayUrl: string;
+  /** A kubeconfig (YAML) with cluster, user (with the token, if any) and context 'local'. */
+  kubeconfig(): string;
+  /** Closes servers and watches, stops controllers and flushes persistence. */
+  stop(): Promise<void>;
+}
+
+const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'svc-system'];
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function urlFor(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+function bootstrap(api: Api): void {
+  const namespaces = api.rt('', 'namespaces');
+  for (const name of SYSTEM_NAMESPACES) {
+    if (!api.tryGet(namespaces, undefined, name))
+      api.create(namespaces, undefined, { metadata: { name } }, { fieldManager: 'local-cluster' });
+  }
+  const nodes = api.rt('', 'nodes');
+  if (!api.tryGet(nodes, undefined, 'local-node')) {
+    const node = api.create(
+      nodes,
+      undefined,
+      {
+        metadata: {
+          name: 'local-node',
+          labels: {
+            'kubernetes.io/hostname': 'local-node',
+            'kubernetes.io/os': 'linux',
+            'node-role.kubernetes.io/control-plane': '',
+          },
+        },
+        spec: { podCIDR: '10.244.0.0/16' },
+      },
+      { fieldManager: 'local-cluster' },
+    );
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    api.writeStatus(
+      nodes,
+      node,
+      {
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            message: 'virtual kubelet is posting ready status',
+            lastHeartbeatTime: now,
+            lastTransitionTime: now,
+          },
+        ],
+        addresses: [
+          { type: 'InternalIP', address: '127.0.0.1' },
+          { type: 'Hostname', address: 'local-node' },
+        ],
+        capacity: { cpu: '64', memory: '256Gi', pods: '10000' },
+        allocatable: { cpu: '64', memory: '256Gi', pods: '10000' },
+        nodeInfo: {
+          kubeletVersion: 'v1.32.0-local',
+          containerRuntimeVersion: 'virtual://1.0',
+          operatingSystem: 'linux',
+          architecture: 'amd64',
+        },
+      },
+      'kubelet',
+    );
+  }
+}
+
+/** The Gateway that public preview routes attach to: `svc-system/preview`, class `local`. */
+function ensureGateway(api: Api, previewDomain: string, port: number): void {
+  const classes = api.rt(GATEWAY_GROUP, 'gatewayclasses');
+  if (!api.tryGet(classes, undefined, GATEWAY_CLASS)) {
+    api.create(
+      classes,
+      undefined,
+      {
+        metadata: { name: GATEWAY_CLASS },
+        spec: { controllerName: CONTROLLER_NAME, description: 'The local preview gateway' },
+      },
+      { fieldManager: 'local-cluster' },
+    );
+  }
+  const gateways = api.rt(GATEWAY_GROUP, 'gateways');
+  const spec = {
+    gatewayClassName: GATEWAY_CLASS,
+    listeners: [
+      {
+        name: 'http',
+        protocol: 'HTTP',
+        port,
+        hostname: `*.${previewDomain}`,
+        allowedRoutes: { namespaces: { from: 'All' } },
+      },
+    ],
+  };
+  const existing = api.tryGet(gateways, 'svc-system', 'preview');
+  if (!existing) {
+    api.create(
+      gateways,
+      'svc-system',
+      { metadata: { name: 'preview', namespace: 'svc-system' }, spec },
+      { fieldManager: 'local-cluster' },
+    );
+  } else {
+    api.patch(
+      gateways,
+      'svc-system',
+      'preview',
+      'application/merge-patch+json',
+      { spec },
+      { fieldManager: 'local-cluster' },
+    );
+  }
+}
+
+/** Starts the API server, its controllers and the preview gateway. */
+export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
+  const host = options.host ?? '127.0.0.1';
+  const registry = new Registry(options.resources ?? []);
+  const store = new Store(options.watchHistory ?? 10_000);
+  if (options.dataDir) {
+    const snapshot = loadSnapshot(options.dataDir);
+    if (snapshot) {
+      store.restore(snapshot, (table) => {
+        const slash = table.indexOf('/');
+        const group = table.slice(0, slash);
+        const resource = table.slice(slash + 1);
+        return registry.all().find((t) => t.group === group && t.resource === resource);
+      });
+    }
+  }
+  const api = new Api(registry, store);
+  const crds = new CrdController(api);
+  bootstrap(api);
+  const hub = new WatchHub(store, options.bookmarkIntervalMs ?? 5000);
+  const logs = new PodLogs();
+  const faults = new Faults();
+  const events = new EventRecorder(api);
+  const gc = new GarbageCollector(api);
+  const namespaces = new NamespaceController(api);
+  const kubelet = new Kubelet(api, logs, events, {
+    podReadyDelayMs: options.podReadyDelayMs ?? 1000,
+    slowReadyMs: options.slowReadyMs ?? 30_000,
+    crashBackoffMs: options.crashBackoffMs ?? 10_000,
+    imagePullBackoffMs: options.imagePullBackoffMs ?? 10_000,
+    isFrozen: (pod) => faults.isFrozen(pod),
+  });
+  const replicaSets = new ReplicaSetController(api, events);
+  const deployments = new DeploymentController(api, events);
+  const endpoints = new EndpointsController(api);
+  const routeStatus = new RouteStatusController(api);
+  faults.connect({
+    closeWatches: (resource) => hub.closeAll(resource),
+    compact: () => store.compact(),
+    freezeChanged: () => kubelet.resync(),
+  });
+  const persistence = options.dataDir ? new Persistence(options.dataDir, store) : undefined;
+
+  let apiPort = 0;
+  const server = createServer(
+    createApiHandler({
+      api,
+      hub,
+      logs,
+      token: options.token,
+      serverAddress: () => `${host}:${apiPort}`,
+      beforeRequest: (info) => faults.beforeApiRequest(info),
+      admin: (req, res, body) => faults.handle(req, res, body),
+    }),
+  );
+  server.keepAliveTimeout = 30_000;
+  apiPort = await listen(server, options.port ?? 0, host);
+  const url = urlFor(host, apiPort);
+
+  const previewDomain = (options.previewDomain ?? 'preview.localhost').toLowerCase();
+  const mesh = new Mesh(api, faults, (pod, line) => kubelet.writeLog(pod, line), previewDomain);
+  const gateway = createServer(createGatewayHandler(mesh));
+  gateway.keepAliveTimeout = 30_000;
+  let gatewayPort: number;
+  try {
+    gatewayPort = await listen(gateway, options.gatewayPort ?? 0, host);
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  const gatewayUrl = urlFor(host, gatewayPort);
+  ensureGateway(api, previewDomain, gatewayPort);
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    gatewayUrl,
+    kubeconfig: () => kubeconfigYaml(url, options.token),
+    stop() {
+      stopped ??= (async () => {
+        const controllers = [
+          routeStatus,
+          deployments,
+          replicaSets,
+          endpoints,
+          kubelet,
+          namespaces,
+          gc,
+          crds,
+          events,
+        ];
+        for (const c of controllers) c.stop();
+        hub.stop();
+        for (const s of [server, gateway]) s.closeAllConnections();
+        await Promise.all(
+          [server, gateway].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
+        );
+        await persistence?.close();
+      })();
+      return stopped;
+    },
+  };
+}
