@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 let stack: Stack;
 let http: HttpClient;
 beforeAll(async () => {
-  stack = await startTestStack({ gatewayPort: 8082 });
+  stack = await startTestStack();
   http = httpClient(stack.apiUrl);
 });
 afterAll(() => stack.stop());
@@ -38,7 +38,12 @@ describe('POST /v1/compositions', () => {
       message_isolation: false,
       owner: { kind: 'user', subject: 'admin' },
       overrides: { 'service-b': { image: image('service-b'), build_id: null } },
-      endpoints: { public: { url: `http://${composition.id}.preview.localhost:8082/`, ready: false } },
+      endpoints: {
+        public: {
+          url: `http://${composition.id}.preview.localhost:${new URL(stack.gatewayUrl).port}/`,
+          ready: false,
+        },
+      },
       latest_operation: { kind: 'create', status: 'pending' },
       message_subscriptions: null,
     });
@@ -257,7 +262,11 @@ describe('POST /v1/compositions/plan', () => {
         'service-c': [],
         'service-d': [],
       },
-      destination: { cluster: 'local', namespace: 'staging', url: 'http://{id}.preview.localhost:8082/' },
+      destination: {
+        cluster: 'local',
+        namespace: 'staging',
+        url: `http://{id}.preview.localhost:${new URL(stack.gatewayUrl).port}/`,
+      },
       lifetime: { ttl: '2h', expires_at: expect.stringMatching(/Z$/) },
       resource_estimate: { cpu_millicores: 100, memory_mib: 128, pods: 1 },
       blockers: [],

@@ -62,6 +62,28 @@ describe('OpenAPI contract', () => {
     conforms('get', '/v1/compositions/{id}/status', await http.get(`/v1/compositions/${id}/status`));
     conforms('get', '/v1/compositions/{id}/endpoints', await http.get(`/v1/compositions/${id}/endpoints`));
     conforms('get', '/v1/compositions/{id}/events', await http.get(`/v1/compositions/${id}/events`));
+    const logs = `/v1/compositions/${id}/components/service-b/logs`;
+    conforms(
+      'get',
+      '/v1/compositions/{id}/components/{component}/logs',
+      await http.get(`${logs}?tail_lines=5`),
+    );
+    conforms(
+      'get',
+      '/v1/compositions/{id}/components/{component}/logs',
+      await http.get(`${logs}?tail_lines=5000`),
+    );
+    conforms('get', '/v1/compositions/{id}/diagnosis', await http.get(`/v1/compositions/${id}/diagnosis`));
+    conforms(
+      'get',
+      '/v1/compositions/{id}/verification',
+      await http.get(`/v1/compositions/${id}/verification`),
+    );
+    conforms(
+      'get',
+      '/v1/compositions/{id}/observability',
+      await http.get(`/v1/compositions/${id}/observability`),
+    );
     conforms(
       'patch',
       '/v1/compositions/{id}',

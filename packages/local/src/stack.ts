@@ -1,19 +1,41 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, listenNode } from '@svc/api';
 import { awsStores, createAwsClients, dynamodbCheck, sqsCheck } from '@svc/aws';
-import { AuthMode, type Clock, type JobQueue, Resources, redispatchOverdue, systemClock } from '@svc/core';
-import { type Poller, type Scheduler, startPoller, startScheduler } from '@svc/worker';
-import { seedDemoCatalog } from './demo.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
-import { type SqsEmulator, startSqsEmulator } from './fauxqs.ts';
+import {
+  AuthMode,
+  type Clock,
+  type ClusterPort,
+  expireDue,
+  type JobQueue,
+  Resources,
+  redispatchOverdue,
+  systemClock,
+} from '@svc/core';
+import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
+import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
+import {
+  defaultWorkerSettings,
+  handleJob,
+  httpProbe,
+  type Poller,
+  type Scheduler,
+  startPoller,
+  startScheduler,
+  type WorkerSettings,
+} from '@svc/worker';
+import { deployDemoBaseline, seedDemoCatalog } from './demo.ts';
+import { startDynamoDbLocal } from './dynamodb-local.ts';
+import { startSqsEmulator } from './fauxqs.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
 
 export interface StackOptions {
   host?: string;
   /** API port; 0 picks a free one. */
   port?: number;
-  /** Keep emulator state here across restarts; absent = in memory (tests). */
+  /** Preview gateway port (default 8082); 0 picks a free one. */
+  gatewayPort?: number;
+  /** Keep state here across restarts (DynamoDB Local, fauxqs, the cluster); absent = in memory (tests). */
   stateDir?: string;
   /** Reuse running emulators (the test harness shares one of each per run). */
   emulators?: { dynamodbEndpoint: string; sqsEndpoint: string };
@@ -22,58 +44,87 @@ export interface StackOptions {
   log?: (entry: Record<string, unknown>) => void;
   /** Time for the API, worker and sweeps; tests move it instead of sleeping. */
   clock?: Clock;
-  /** Port of the preview gateway, for preview URLs (default 8082). */
-  gatewayPort?: number;
   /** Run the queue poller (default true); tests of the queue itself turn it off. */
   worker?: boolean;
-  /** Seed the demo catalog (default true). */
+  /** Seed the demo catalog and deploy its baseline (default true). */
   seed?: boolean;
   /** Wrap the job queue, e.g. to make sends fail in a test. */
   wrapJobs?: (jobs: JobQueue) => JobQueue;
   /** Auth: `dev` (default) or bearer tokens. */
   authMode?: typeof AuthMode.Dev | typeof AuthMode.Token;
+  /** Local cluster: time for a healthy pod to become Ready (default 1000 ms). */
+  podReadyDelayMs?: number;
+  worker_settings?: Partial<WorkerSettings>;
 }
 
 export interface Stack {
   readonly apiUrl: string;
+  readonly gatewayUrl: string;
+  readonly clusterUrl: string;
+  readonly kubeconfig: string;
   readonly resources: ProvisionedResources;
   readonly endpoints: { dynamodb: string; sqs: string };
   readonly scheduler: Scheduler;
   readonly stores: ReturnType<typeof awsStores>;
   readonly clients: ReturnType<typeof createAwsClients>;
+  readonly cluster: ClusterPort;
+  readonly localCluster: LocalCluster;
+  /** Runs one job message the way the poller does; tests use it to deliver a message twice. */
+  handle(body: string, receiveCount?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
 const region = 'us-east-1';
 
-/** The whole service on one machine: emulators (unless given), resources, API, worker and schedules. */
+/** The whole service on one machine: emulators (unless given), local cluster, resources, API, worker and schedules. */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const log = options.log ?? (() => {});
+  const host = options.host ?? '127.0.0.1';
   const cleanups: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
   try {
-    const endpoints = options.emulators ?? (await startEmulators(options.stateDir, cleanups));
+    const [endpoints, localCluster] = await Promise.all([
+      options.emulators ?? startEmulators(options.stateDir, cleanups),
+      startLocalCluster({
+        host,
+        port: 0,
+        gatewayPort: options.gatewayPort ?? 8082,
+        podReadyDelayMs: options.podReadyDelayMs ?? 1000,
+        ...(options.stateDir ? { dataDir: join(options.stateDir, 'cluster') } : {}),
+      }),
+    ]);
+    cleanups.push(() => localCluster.stop());
+    const kubeconfig = localCluster.kubeconfig();
+    if (options.stateDir) {
+      const path = join(options.stateDir, 'kubeconfig');
+      writeFileSync(path, kubeconfig, { mode: 0o600 });
+      chmodSync(path, 0o600);
+    }
+    const cluster = kubeCluster(fixedKubeConfig(kubeConfigFromString(kubeconfig)));
+    const gatewayPort = Number(new URL(localCluster.gatewayUrl).port);
+
     const clients = createAwsClients({
       region,
       dynamodbEndpoint: endpoints.dynamodbEndpoint,
       sqsEndpoint: endpoints.sqsEndpoint,
     });
     const resources = await provision(clients, options.resourcePrefix);
-
     const clock = options.clock ?? systemClock;
     const stores = awsStores(clients, resources, clock);
     const jobs = options.wrapJobs ? options.wrapJobs(stores.jobs) : stores.jobs;
-    const gatewayPort = options.gatewayPort ?? 8082;
     const services = {
       ...stores,
       jobs,
       clock,
       log,
+      cluster,
       previewUrl: (id: string, domain: string) => `http://${id}.${domain}:${gatewayPort}/`,
     };
-    if (options.seed !== false) await seedDemoCatalog(services);
+    if (options.seed !== false) {
+      await Promise.all([seedDemoCatalog(services), deployDemoBaseline(cluster)]);
+    }
 
     const authMode = options.authMode ?? AuthMode.Dev;
     const { app } = createApp({
@@ -85,25 +136,27 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       health: [
         dynamodbCheck(clients.dynamodb, resources.tableName),
         sqsCheck(clients.sqs, resources.jobQueueUrl),
+        cluster.health,
       ],
     });
-    const server = await listenNode(app.fetch, options.host ?? '127.0.0.1', options.port ?? 8081);
+    const server = await listenNode(app.fetch, host, options.port ?? 8081);
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+    const workerDeps = {
+      ...services,
+      probe: httpProbe(),
+      settings: { ...defaultWorkerSettings, ...options.worker_settings },
+    };
+    const handle = (body: string, receiveCount = 1) => handleJob(workerDeps, body, receiveCount);
     if (options.worker !== false) {
-      const poller: Poller = startPoller({
-        sqs: clients.sqs,
-        queueUrl: resources.jobQueueUrl,
-        handle: async (body) => log({ level: 'debug', msg: 'job received', body }),
-        log,
-      });
+      const poller: Poller = startPoller({ sqs: clients.sqs, queueUrl: resources.jobQueueUrl, handle, log });
       cleanups.push(() => poller.stop());
     }
 
     const scheduler = startScheduler(
       Resources.schedules,
       {
-        'expiry-sweep': async () => {},
+        'expiry-sweep': () => expireDue(services),
         'idempotency-sweep': () => stores.idempotency.sweep(clock.now(), 500),
         'redispatch-sweep': () => redispatchOverdue(services),
       },
@@ -115,12 +168,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
     return {
-      apiUrl: `http://${options.host ?? '127.0.0.1'}:${port}`,
+      apiUrl: `http://${host}:${port}`,
+      gatewayUrl: localCluster.gatewayUrl,
+      clusterUrl: localCluster.url,
+      kubeconfig,
       resources,
       endpoints: { dynamodb: endpoints.dynamodbEndpoint, sqs: endpoints.sqsEndpoint },
       scheduler,
       stores,
       clients,
+      cluster,
+      localCluster,
+      handle,
       stop,
     };
   } catch (error) {
@@ -141,8 +200,7 @@ async function startEmulators(
     startSqsEmulator(sqsPath ? { dataDir: sqsPath } : {}),
   ]);
   for (const started of [dynamodb, sqs]) {
-    if (started.status === 'fulfilled')
-      cleanups.push(() => (started.value as DynamoDbLocal | SqsEmulator).stop());
+    if (started.status === 'fulfilled') cleanups.push(() => started.value.stop());
   }
   if (dynamodb.status === 'rejected') throw dynamodb.reason;
   if (sqs.status === 'rejected') throw sqs.reason;

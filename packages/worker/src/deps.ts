@@ -1,4 +1,4 @@
-import type { CatalogStore, ClusterPort, Clock, CompositionStore, JobQueue } from '@svc/core';
+import type { CatalogStore, Clock, ClusterPort, CompositionStore, JobQueue } from '@svc/core';
 import type { Probe } from './prober.ts';
 
 export interface WorkerSettings {

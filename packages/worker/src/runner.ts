@@ -8,8 +8,8 @@ import {
   type Blocker,
   type CompositionEvent,
   type CompositionRecord,
-  enqueueNextStep,
   EventType,
+  enqueueNextStep,
   eventFor,
   Jobs,
   type Operation,
@@ -19,7 +19,7 @@ import {
   redispatchAfterSeconds,
 } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
-import { type StepContext, type StepOutcome, steps, Superseded } from './steps.ts';
+import { type StepContext, type StepOutcome, Superseded, steps } from './steps.ts';
 
 const system = { kind: 'system', subject: 'worker' } as const;
 
@@ -77,7 +77,14 @@ async function runStep(deps: WorkerDeps, job: Jobs.Job, receiveCount: number): P
       await supersede(deps, operation);
       return;
     }
-    deps.log({ level: 'warn', msg: 'step failed', step: job.step, operation_id: operation.id, receive_count: receiveCount, error: String(error) });
+    deps.log({
+      level: 'warn',
+      msg: 'step failed',
+      step: job.step,
+      operation_id: operation.id,
+      receive_count: receiveCount,
+      error: String(error),
+    });
     if (receiveCount >= deps.settings.maxReceiveCount) {
       await fail(deps, composition, operation, [
         {
@@ -140,8 +147,15 @@ async function settle(
       updated_at: now.toISOString(),
       lock_version: operation.lock_version + 1,
     };
-    const events = outcome.progress ? [eventFor(composition, EventType.RolloutProgress, system, operation.id, now, outcome.progress, {})] : [];
-    if (await deps.compositions.commit({ operation: { record: waiting, expected_lock_version: operation.lock_version }, events })) {
+    const events = outcome.progress
+      ? [eventFor(composition, EventType.RolloutProgress, system, operation.id, now, outcome.progress, {})]
+      : [];
+    if (
+      await deps.compositions.commit({
+        operation: { record: waiting, expected_lock_version: operation.lock_version },
+        events,
+      })
+    ) {
       await enqueueNextStep(deps, waiting, outcome.delaySeconds);
     }
     return;
@@ -173,13 +187,31 @@ async function settle(
     };
     events.push(
       operation.kind === OperationKind.Destroy
-        ? eventFor(record, EventType.Destroyed, system, operation.id, now, 'everything the composition created is gone', {})
-        : eventFor(record, EventType.Ready, system, operation.id, now, `generation ${operation.generation} is rolled out`, {
-            images: Object.fromEntries(Object.entries(record.desired.images).map(([c, i]) => [c, i.image])),
-          }),
+        ? eventFor(
+            record,
+            EventType.Destroyed,
+            system,
+            operation.id,
+            now,
+            'everything the composition created is gone',
+            {},
+          )
+        : eventFor(
+            record,
+            EventType.Ready,
+            system,
+            operation.id,
+            now,
+            `generation ${operation.generation} is rolled out`,
+            {
+              images: Object.fromEntries(Object.entries(record.desired.images).map(([c, i]) => [c, i.image])),
+            },
+          ),
     );
   } else {
-    events.push(stepEvent(composition, operation, EventType.StepStarted, operation.steps[nextStep] ?? '', now));
+    events.push(
+      stepEvent(composition, operation, EventType.StepStarted, operation.steps[nextStep] ?? '', now),
+    );
   }
   const written = await deps.compositions.commit({
     composition: finalComposition,
@@ -199,7 +231,10 @@ export async function fail(
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = deps.clock.now();
     const current = attempt === 0 ? composition : await deps.compositions.get(composition.id);
-    const currentOperation = attempt === 0 ? operation : await deps.compositions.getOperation(operation.composition_id, operation.id);
+    const currentOperation =
+      attempt === 0
+        ? operation
+        : await deps.compositions.getOperation(operation.composition_id, operation.id);
     if (!current || !currentOperation || !unfinished(currentOperation)) return;
     const failedOperation: Operation = {
       ...currentOperation,
@@ -223,10 +258,20 @@ export async function fail(
         }
       : undefined;
     const written = await deps.compositions.commit({
-      composition: failedComposition ? { record: failedComposition, expected_lock_version: current.lock_version } : undefined,
+      composition: failedComposition
+        ? { record: failedComposition, expected_lock_version: current.lock_version }
+        : undefined,
       operation: { record: failedOperation, expected_lock_version: currentOperation.lock_version },
       events: [
-        eventFor(current, EventType.Failed, system, operation.id, now, failedOperation.error?.message ?? 'failed', { blockers }),
+        eventFor(
+          current,
+          EventType.Failed,
+          system,
+          operation.id,
+          now,
+          failedOperation.error?.message ?? 'failed',
+          { blockers },
+        ),
       ],
     });
     if (written) return;
@@ -239,11 +284,27 @@ async function supersede(deps: WorkerDeps, operation: Operation): Promise<void> 
   const composition = await deps.compositions.get(operation.composition_id);
   await deps.compositions.commit({
     operation: {
-      record: { ...operation, status: OperationStatus.Superseded, due_at: null, updated_at: now.toISOString(), lock_version: operation.lock_version + 1 },
+      record: {
+        ...operation,
+        status: OperationStatus.Superseded,
+        due_at: null,
+        updated_at: now.toISOString(),
+        lock_version: operation.lock_version + 1,
+      },
       expected_lock_version: operation.lock_version,
     },
     events: composition
-      ? [eventFor(composition, EventType.Superseded, system, operation.id, now, `${operation.kind} superseded by a later operation`, {})]
+      ? [
+          eventFor(
+            composition,
+            EventType.Superseded,
+            system,
+            operation.id,
+            now,
+            `${operation.kind} superseded by a later operation`,
+            {},
+          ),
+        ]
       : [],
   });
 }

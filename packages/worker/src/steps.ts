@@ -7,15 +7,15 @@ import {
   anchorName,
   type Baseline,
   type Blocker,
-  type CheckRecord,
   CheckKind,
+  type CheckRecord,
   CheckStatus,
   type ClusterObject,
   type ComponentProfile,
   CompositionKinds,
   type CompositionRecord,
-  compositionSelector,
   Coverage,
+  compositionSelector,
   condition,
   type Deployment,
   fingerprint,
@@ -27,8 +27,8 @@ import {
   newId,
   type Operation,
   ownerReference,
-  type ProjectVersion,
   Phase,
+  type ProjectVersion,
   publicRoute,
 } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
@@ -59,7 +59,10 @@ const waitingReasons: Record<string, string> = {
 };
 
 const routeKinds = [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' }] as const;
-const forkKinds = [{ apiVersion: 'apps/v1', kind: 'Deployment' }, { apiVersion: 'v1', kind: 'Service' }] as const;
+const forkKinds = [
+  { apiVersion: 'apps/v1', kind: 'Deployment' },
+  { apiVersion: 'v1', kind: 'Service' },
+] as const;
 
 interface Target {
   catalog: ProjectVersion;
@@ -73,7 +76,10 @@ async function target(context: StepContext): Promise<Target | { kind: 'fail'; bl
   const catalog = await context.deps.catalog.readProject(composition.project);
   const baseline = catalog?.baselines[composition.baseline]?.spec;
   if (!catalog || !baseline) {
-    return fail('baseline_missing', `baseline "${composition.baseline}" of project "${composition.project}" is no longer registered`);
+    return fail(
+      'baseline_missing',
+      `baseline "${composition.baseline}" of project "${composition.project}" is no longer registered`,
+    );
   }
   const profiles: Record<string, ComponentProfile> = {};
   for (const name of [...Object.keys(composition.desired.images), baseline.entry_component]) {
@@ -84,7 +90,11 @@ async function target(context: StepContext): Promise<Target | { kind: 'fail'; bl
   return { catalog, baseline, profiles };
 }
 
-function fail(code: string, message: string, component: string | null = null): { kind: 'fail'; blockers: Blocker[] } {
+function fail(
+  code: string,
+  message: string,
+  component: string | null = null,
+): { kind: 'fail'; blockers: Blocker[] } {
   return { kind: 'fail', blockers: [{ code, message, component }] };
 }
 
@@ -133,7 +143,9 @@ const apply: Step = async (context) => {
   if (blockers.length) return { kind: 'fail', blockers };
 
   await context.fence();
-  const owner = ownerReference(await deps.cluster.apply(anchor(composition.id, namespace, operation.generation)));
+  const owner = ownerReference(
+    await deps.cluster.apply(anchor(composition.id, namespace, operation.generation)),
+  );
   await context.fence();
   await Promise.all(
     bases.flatMap(({ component, profile, deployment, service }) => {
@@ -152,7 +164,12 @@ const apply: Step = async (context) => {
     }),
   );
   await deps.cluster.apply(
-    publicRoute({ id: composition.id, baseline, entry: profiles[baseline.entry_component] as ComponentProfile, owner }),
+    publicRoute({
+      id: composition.id,
+      baseline,
+      entry: profiles[baseline.entry_component] as ComponentProfile,
+      owner,
+    }),
   );
   await removeInherited(deps, composition);
   return { kind: 'done' };
@@ -171,7 +188,12 @@ async function removeInherited(deps: WorkerDeps, composition: CompositionRecord)
     const objects = stale(await deps.cluster.list(composition.namespace, kinds, selector));
     await Promise.all(
       objects.map((o) =>
-        deps.cluster.delete({ apiVersion: o.apiVersion, kind: o.kind, namespace: composition.namespace, name: o.metadata.name }),
+        deps.cluster.delete({
+          apiVersion: o.apiVersion,
+          kind: o.kind,
+          namespace: composition.namespace,
+          name: o.metadata.name,
+        }),
       ),
     );
   }
@@ -184,7 +206,12 @@ function rolledOut(deployment: Deployment | undefined, image: string, container:
   const replicas = spec.replicas ?? 1;
   if ((status.observedGeneration ?? 0) < (deployment.metadata.generation ?? 0)) return false;
   if (spec.template.spec.containers.find((c) => c.name === container)?.image !== image) return false;
-  if (status.updatedReplicas !== replicas || status.availableReplicas !== replicas || status.replicas !== replicas) return false;
+  if (
+    status.updatedReplicas !== replicas ||
+    status.availableReplicas !== replicas ||
+    status.replicas !== replicas
+  )
+    return false;
   const progressing = condition(deployment, 'Progressing');
   return progressing === undefined || progressing.reason === 'NewReplicaSetAvailable';
 }
@@ -200,7 +227,11 @@ const awaitRollout: Step = async (context) => {
     deployments.find((d) => d.metadata.labels?.[Label.Component] === component);
   const complete = (deployments: Deployment[]) =>
     overrides.every(([component, image]) =>
-      rolledOut(forkOf(deployments, component), image.image, (profiles[component] as ComponentProfile).workload.container),
+      rolledOut(
+        forkOf(deployments, component),
+        image.image,
+        (profiles[component] as ComponentProfile).workload.container,
+      ),
     );
 
   const now = deps.clock.now();
@@ -221,12 +252,22 @@ const awaitRollout: Step = async (context) => {
       namespace: composition.namespace,
       name: anchorName(composition.id),
     });
-    if (!anchorObject) return fail('anchor_missing', `the composition's anchor ConfigMap ${anchorName(composition.id)} disappeared`);
+    if (!anchorObject)
+      return fail(
+        'anchor_missing',
+        `the composition's anchor ConfigMap ${anchorName(composition.id)} disappeared`,
+      );
     const owner = ownerReference(anchorObject);
     await Promise.all(
       overrides.map(([component]) =>
         deps.cluster.apply(
-          meshRoute({ id: composition.id, component, profile: profiles[component] as ComponentProfile, baseline, owner }),
+          meshRoute({
+            id: composition.id,
+            component,
+            profile: profiles[component] as ComponentProfile,
+            baseline,
+            owner,
+          }),
         ),
       ),
     );
@@ -236,7 +277,11 @@ const awaitRollout: Step = async (context) => {
   for (const [component] of overrides) {
     const progressing = condition(forkOf(deployments, component) ?? ({} as Deployment), 'Progressing');
     if (progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded') {
-      return fail('progress_deadline_exceeded', `fork of "${component}" made no progress: ${progressing.message ?? 'ProgressDeadlineExceeded'}`, component);
+      return fail(
+        'progress_deadline_exceeded',
+        `fork of "${component}" made no progress: ${progressing.message ?? 'ProgressDeadlineExceeded'}`,
+        component,
+      );
     }
   }
 
@@ -256,12 +301,17 @@ const awaitRollout: Step = async (context) => {
     badSince[component] = { reason, since };
     if (later.getTime() - Date.parse(since) >= deps.settings.failureGraceMs) {
       const code = waitingReasons[reason] as string;
-      const what = code === 'crash_loop' ? 'keeps crashing (CrashLoopBackOff)' : `cannot be pulled (${reason})`;
+      const what =
+        code === 'crash_loop' ? 'keeps crashing (CrashLoopBackOff)' : `cannot be pulled (${reason})`;
       return fail(code, `image ${image.image} of "${component}" ${what}`, component);
     }
   }
   const ready = overrides.filter(([component, image]) =>
-    rolledOut(forkOf(deployments, component), image.image, (profiles[component] as ComponentProfile).workload.container),
+    rolledOut(
+      forkOf(deployments, component),
+      image.image,
+      (profiles[component] as ComponentProfile).workload.container,
+    ),
   ).length;
   const progress =
     ready !== operation.observations.ready ? `${ready} of ${overrides.length} forks rolled out` : undefined;
@@ -303,7 +353,10 @@ const verify: Step = async (context) => {
     if (check.status === CheckStatus.Passed) break;
     if (attempt < deps.settings.verifyAttempts) await new Promise((r) => setTimeout(r, 150 * attempt));
   }
-  const print = await fingerprint(deps.cluster, found.catalog, composition).catch(() => ({ inputs: {}, hash: 'unreadable' }));
+  const print = await fingerprint(deps.cluster, found.catalog, composition).catch(() => ({
+    inputs: {},
+    hash: 'unreadable',
+  }));
   await deps.compositions.putCheck({ ...(check as Omit<CheckRecord, 'fingerprint'>), fingerprint: print });
   return { kind: 'done' };
 };
@@ -345,22 +398,40 @@ async function routingCheck(
   );
   const values = Object.values(coverage);
   if (result.status !== expectStatus) {
-    return { ...base, status: CheckStatus.Failed, message: `the preview URL answered ${result.status}, expected ${expectStatus}`, http_status: result.status, coverage };
+    return {
+      ...base,
+      status: CheckStatus.Failed,
+      message: `the preview URL answered ${result.status}, expected ${expectStatus}`,
+      http_status: result.status,
+      coverage,
+    };
   }
   if (values.includes(Coverage.Mismatch)) {
-    const wrong = Object.entries(coverage).filter(([, v]) => v === Coverage.Mismatch).map(([c]) => c);
-    return { ...base, status: CheckStatus.Failed, message: `not served by the override image: ${wrong.join(', ')}`, http_status: result.status, coverage };
+    const wrong = Object.entries(coverage)
+      .filter(([, v]) => v === Coverage.Mismatch)
+      .map(([c]) => c);
+    return {
+      ...base,
+      status: CheckStatus.Failed,
+      message: `not served by the override image: ${wrong.join(', ')}`,
+      http_status: result.status,
+      coverage,
+    };
   }
   if (values.every((v) => v === Coverage.Verified)) {
     return {
       ...base,
       status: CheckStatus.Passed,
-      message: overridden.length ? 'every overridden component answered with its override image' : 'the preview URL answered',
+      message: overridden.length
+        ? 'every overridden component answered with its override image'
+        : 'the preview URL answered',
       http_status: result.status,
       coverage,
     };
   }
-  const open = Object.entries(coverage).filter(([, v]) => v !== Coverage.Verified).map(([c, v]) => `${c} (${v})`);
+  const open = Object.entries(coverage)
+    .filter(([, v]) => v !== Coverage.Verified)
+    .map(([c, v]) => `${c} (${v})`);
   return {
     ...base,
     status: CheckStatus.Unknown,
@@ -373,14 +444,24 @@ async function routingCheck(
 /** Create and update end here: ready, with what is observed now. */
 const finishRollout: Step = async (context) => {
   const { deps, composition, operation } = context;
-  const forks = await deps.cluster.listDeployments(composition.namespace, compositionSelector(composition.id));
+  const forks = await deps.cluster.listDeployments(
+    composition.namespace,
+    compositionSelector(composition.id),
+  );
   const now = deps.clock.now().toISOString();
   const components = Object.fromEntries(
     Object.keys(composition.desired.images).map((component) => {
       const fork = forks.find((d) => d.metadata.labels?.[Label.Component] === component);
       const image = composition.desired.images[component]?.image as string;
       const replicas = fork?.spec.replicas ?? 1;
-      return [component, { image, ready: (fork?.status?.availableReplicas ?? 0) >= replicas, generation: operation.generation }];
+      return [
+        component,
+        {
+          image,
+          ready: (fork?.status?.availableReplicas ?? 0) >= replicas,
+          generation: operation.generation,
+        },
+      ];
     }),
   );
   const latest = (await deps.compositions.listChecks(composition.id, { limit: 1, after: null })).items[0];
@@ -400,7 +481,12 @@ const finishRollout: Step = async (context) => {
 const remove: Step = async (context) => {
   const { deps, composition } = context;
   await deps.cluster.delete(
-    { apiVersion: 'v1', kind: 'ConfigMap', namespace: composition.namespace, name: anchorName(composition.id) },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: composition.namespace,
+      name: anchorName(composition.id),
+    },
     'Background',
   );
   return { kind: 'done' };
@@ -419,7 +505,12 @@ const awaitDeletion: Step = async (context) => {
         remaining
           .filter((o) => !o.metadata.deletionTimestamp && o.kind !== 'Pod' && o.kind !== 'ReplicaSet')
           .map((o) =>
-            deps.cluster.delete({ apiVersion: o.apiVersion, kind: o.kind, namespace: composition.namespace, name: o.metadata.name }),
+            deps.cluster.delete({
+              apiVersion: o.apiVersion,
+              kind: o.kind,
+              namespace: composition.namespace,
+              name: o.metadata.name,
+            }),
           ),
       );
     }

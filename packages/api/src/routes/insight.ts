@@ -40,23 +40,47 @@ export function insightRoutes(registry: Registry, deps: InsightDeps): void {
       method: 'get',
       path: '/v1/compositions/{id}/components/{component}/logs',
       operationId: 'getComponentLogs',
-      summary: "Bounded log snapshot of one component: the fork's pods, or the shared baseline's (unfiltered).",
+      summary:
+        "Bounded log snapshot of one component: the fork's pods, or the shared baseline's (unfiltered).",
       tag,
       query: [
-        { name: 'tail_lines', description: 'Lines per pod (default 200, max 1000).', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
-        { name: 'since_seconds', description: 'Only lines this recent (max 86400).', schema: { type: 'integer', minimum: 1, maximum: 86400 } },
-        { name: 'max_bytes', description: 'Total byte cap (default 65536, max 262144).', schema: { type: 'integer', minimum: 1, maximum: 262144 } },
-        { name: 'previous', description: 'The last terminated container instance.', schema: { type: 'boolean' } },
+        {
+          name: 'tail_lines',
+          description: 'Lines per pod (default 200, max 1000).',
+          schema: { type: 'integer', minimum: 1, maximum: 1000 },
+        },
+        {
+          name: 'since_seconds',
+          description: 'Only lines this recent (max 86400).',
+          schema: { type: 'integer', minimum: 1, maximum: 86400 },
+        },
+        {
+          name: 'max_bytes',
+          description: 'Total byte cap (default 65536, max 262144).',
+          schema: { type: 'integer', minimum: 1, maximum: 262144 },
+        },
+        {
+          name: 'previous',
+          description: 'The last terminated container instance.',
+          schema: { type: 'boolean' },
+        },
       ],
-      responses: { 200: { description: 'The snapshot; partial and truncated say what is missing.', schema: LogSnapshot } },
+      responses: {
+        200: { description: 'The snapshot; partial and truncated say what is missing.', schema: LogSnapshot },
+      },
       errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
     },
     async (c) =>
       c.json(
         await componentLogs(deps, compositionId(c), componentName(c), {
-          tail_lines: integerQuery(c, 'tail_lines', { min: 1, max: logLimits.tailLines.max }) ?? logLimits.tailLines.default,
-          since_seconds: integerQuery(c, 'since_seconds', { min: 1, max: logLimits.sinceSeconds.max }) ?? null,
-          max_bytes: integerQuery(c, 'max_bytes', { min: 1, max: logLimits.maxBytes.max }) ?? logLimits.maxBytes.default,
+          tail_lines:
+            integerQuery(c, 'tail_lines', { min: 1, max: logLimits.tailLines.max }) ??
+            logLimits.tailLines.default,
+          since_seconds:
+            integerQuery(c, 'since_seconds', { min: 1, max: logLimits.sinceSeconds.max }) ?? null,
+          max_bytes:
+            integerQuery(c, 'max_bytes', { min: 1, max: logLimits.maxBytes.max }) ??
+            logLimits.maxBytes.default,
           previous: booleanQuery(c, 'previous'),
         }),
       ),
@@ -67,7 +91,8 @@ export function insightRoutes(registry: Registry, deps: InsightDeps): void {
       method: 'get',
       path: '/v1/compositions/{id}/diagnosis',
       operationId: 'getDiagnosis',
-      summary: 'State, recorded blockers, notes, verification freshness and cleanup state; unknown is said, never guessed.',
+      summary:
+        'State, recorded blockers, notes, verification freshness and cleanup state; unknown is said, never guessed.',
       tag,
       responses: { 200: { description: 'The diagnosis.', schema: DiagnosisView } },
       errors: [ErrorCode.NotFound],

@@ -3,8 +3,8 @@
  * and observability links. Unknown or unreadable inputs are reported as such, never as success.
  */
 import * as v from 'valibot';
-import type { CatalogStore } from '../catalog/ports.ts';
 import { logSelector } from '../catalog/model.ts';
+import type { CatalogStore } from '../catalog/ports.ts';
 import type { Clock } from '../clock.ts';
 import { Label } from '../cluster/objects.ts';
 import { type ClusterPort, CompositionKinds } from '../cluster/ports.ts';
@@ -12,7 +12,13 @@ import { compositionSelector, forkSelector } from '../cluster/render.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import { fingerprint } from '../verification/fingerprint.ts';
-import { CheckStatus, type CheckView, checkView, type Fingerprint, Freshness } from '../verification/model.ts';
+import {
+  CheckStatus,
+  type CheckView,
+  checkView,
+  type Fingerprint,
+  Freshness,
+} from '../verification/model.ts';
 import { type CompositionRecord, effectivePhase, OperationStatus, Phase } from './model.ts';
 import type { CompositionStore } from './ports.ts';
 
@@ -43,20 +49,30 @@ export const LogSnapshot = v.object({
   component: v.string(),
   source: v.picklist(['override', 'shared-baseline']),
   composition_filtered: v.boolean(),
-  streams: v.array(v.object({ pod: v.string(), container: v.string(), text: v.string(), truncated: v.boolean() })),
+  streams: v.array(
+    v.object({ pod: v.string(), container: v.string(), text: v.string(), truncated: v.boolean() }),
+  ),
   partial: v.boolean(),
   truncated: v.boolean(),
 });
 export type LogSnapshot = v.InferOutput<typeof LogSnapshot>;
 
-async function requireRecord(deps: Pick<InsightDeps, 'compositions'>, id: string): Promise<CompositionRecord> {
+async function requireRecord(
+  deps: Pick<InsightDeps, 'compositions'>,
+  id: string,
+): Promise<CompositionRecord> {
   const record = await deps.compositions.get(id);
   if (!record) throw new ProblemError(ErrorCode.NotFound, `composition "${id}" not found`);
   return record;
 }
 
 /** A bounded snapshot: `tail_lines` per pod, `max_bytes` in total, overrides filtered to the composition's fork. */
-export async function componentLogs(deps: InsightDeps, id: string, component: string, query: LogQuery): Promise<LogSnapshot> {
+export async function componentLogs(
+  deps: InsightDeps,
+  id: string,
+  component: string,
+  query: LogQuery,
+): Promise<LogSnapshot> {
   const record = await requireRecord(deps, id);
   const catalog = await deps.catalog.readProject(record.project);
   const profile = catalog?.components[component]?.spec;
@@ -68,7 +84,10 @@ export async function componentLogs(deps: InsightDeps, id: string, component: st
   const source = overridden ? 'override' : 'shared-baseline';
   const selector = overridden
     ? forkSelector(id, component)
-    : [...Object.entries(logSelector(profile)).map(([k, val]) => `${k}=${val}`), `!${Label.Composition}`].join(',');
+    : [
+        ...Object.entries(logSelector(profile)).map(([k, val]) => `${k}=${val}`),
+        `!${Label.Composition}`,
+      ].join(',');
   const snapshot: LogSnapshot = {
     message: '',
     component,
@@ -80,9 +99,15 @@ export async function componentLogs(deps: InsightDeps, id: string, component: st
   };
   let pods: Awaited<ReturnType<ClusterPort['listPods']>>;
   try {
-    pods = (await deps.cluster.listPods(record.namespace, selector)).sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+    pods = (await deps.cluster.listPods(record.namespace, selector)).sort((a, b) =>
+      a.metadata.name < b.metadata.name ? -1 : 1,
+    );
   } catch (error) {
-    return { ...snapshot, partial: true, message: `the cluster could not be read: ${(error as Error).message}` };
+    return {
+      ...snapshot,
+      partial: true,
+      message: `the cluster could not be read: ${(error as Error).message}`,
+    };
   }
   if (pods.length > logLimits.maxPods) snapshot.truncated = true;
   let budget = query.max_bytes;
@@ -142,7 +167,11 @@ async function currentFingerprint(deps: InsightDeps, record: CompositionRecord):
   }
 }
 
-export async function listVerification(deps: InsightDeps, id: string, page: PageRequest): Promise<Page<CheckView>> {
+export async function listVerification(
+  deps: InsightDeps,
+  id: string,
+  page: PageRequest,
+): Promise<Page<CheckView>> {
   const record = await requireRecord(deps, id);
   const checks = await deps.compositions.listChecks(id, page);
   if (checks.items.length === 0) return { items: [], next_cursor: checks.next_cursor };
@@ -151,7 +180,11 @@ export async function listVerification(deps: InsightDeps, id: string, page: Page
   return {
     items: checks.items.map((check) =>
       gone
-        ? { ...checkView(check, null), freshness: Freshness.Stale, stale_reasons: [`the composition is ${record.phase}`] }
+        ? {
+            ...checkView(check, null),
+            freshness: Freshness.Stale,
+            stale_reasons: [`the composition is ${record.phase}`],
+          }
         : checkView(check, current),
     ),
     next_cursor: checks.next_cursor,
@@ -227,20 +260,34 @@ export async function diagnose(deps: InsightDeps, id: string): Promise<Diagnosis
       stale_reasons: tearingDown ? [`the composition is ${phase}`] : view.stale_reasons,
     };
     if (!tearingDown && latest.generation !== record.observed_generation) {
-      notes.push({ code: 'verification_old_generation', message: `the latest check ran against generation ${latest.generation}` });
+      notes.push({
+        code: 'verification_old_generation',
+        message: `the latest check ran against generation ${latest.generation}`,
+      });
     }
     if (verification.freshness === Freshness.Stale && !tearingDown) {
-      notes.push({ code: 'verification_stale', message: `earlier proof no longer holds: ${view.stale_reasons.join('; ')}` });
+      notes.push({
+        code: 'verification_stale',
+        message: `earlier proof no longer holds: ${view.stale_reasons.join('; ')}`,
+      });
     }
-    if (latest.status === CheckStatus.Unknown) notes.push({ code: 'verification_incomplete', message: latest.message });
+    if (latest.status === CheckStatus.Unknown)
+      notes.push({ code: 'verification_incomplete', message: latest.message });
   } else if (phase === Phase.Ready) {
     notes.push({ code: 'verification_missing', message: 'no check has run against this composition yet' });
   }
 
   for (const [component, bad] of Object.entries(operation?.observations.bad_since ?? {})) {
-    notes.push({ code: 'fork_unhealthy', message: `fork of ${component} is in ${bad.reason} since ${bad.since}` });
+    notes.push({
+      code: 'fork_unhealthy',
+      message: `fork of ${component} is in ${bad.reason} since ${bad.since}`,
+    });
   }
-  if (record.phase === Phase.Failed && record.observed_generation > 0 && record.latest_operation.kind === 'update') {
+  if (
+    record.phase === Phase.Failed &&
+    record.observed_generation > 0 &&
+    record.latest_operation.kind === 'update'
+  ) {
     notes.push({
       code: 'previous_generation_serving',
       message: `the rollout of generation ${record.generation} failed; generation ${record.observed_generation} keeps serving`,
@@ -252,7 +299,8 @@ export async function diagnose(deps: InsightDeps, id: string): Promise<Diagnosis
     try {
       const remaining = await deps.cluster.list(record.namespace, CompositionKinds, compositionSelector(id));
       const names = remaining.map((o) => `${o.kind}/${o.metadata.name}`).sort();
-      const failedDestroy = record.active_operation === null && record.latest_operation.status === OperationStatus.Failed;
+      const failedDestroy =
+        record.active_operation === null && record.latest_operation.status === OperationStatus.Failed;
       cleanup = {
         state: names.length === 0 ? 'complete' : failedDestroy ? 'failed' : 'in_progress',
         remaining: names,
@@ -262,7 +310,11 @@ export async function diagnose(deps: InsightDeps, id: string): Promise<Diagnosis
       cleanup = { state: 'unknown', remaining: null };
     }
   }
-  if (!clusterReadable) notes.push({ code: 'cluster_unreadable', message: 'the cluster could not be read; what it holds is unknown' });
+  if (!clusterReadable)
+    notes.push({
+      code: 'cluster_unreadable',
+      message: 'the cluster could not be read; what it holds is unknown',
+    });
 
   const state = ((): DiagnosisView['state'] => {
     switch (phase) {
@@ -320,7 +372,8 @@ export async function observability(deps: InsightDeps, id: string): Promise<Obse
   const catalog = await deps.catalog.readProject(record.project);
   const baseline = catalog?.baselines[record.baseline]?.spec;
   const now = deps.clock.now().toISOString();
-  const end = [record.destroyed_at, record.expires_at, now].filter((t): t is string => t !== null).sort()[0] ?? now;
+  const end =
+    [record.destroyed_at, record.expires_at, now].filter((t): t is string => t !== null).sort()[0] ?? now;
   const values: Record<string, string> = {
     composition_id: record.id,
     project: record.project,

@@ -400,7 +400,12 @@ export async function expireDue(
       await destroyComposition(deps, { kind: 'system', subject: 'expiry-sweep' }, record.id, 'expired');
       started++;
     } catch (error) {
-      deps.log?.({ level: 'warn', msg: 'expiry destroy failed', composition_id: record.id, error: String(error) });
+      deps.log?.({
+        level: 'warn',
+        msg: 'expiry destroy failed',
+        composition_id: record.id,
+        error: String(error),
+      });
     }
   }
   return started;

@@ -29,10 +29,14 @@ export async function fingerprint(
       if (!profile) return;
       inputs[`contract:${name}`] = `${profile.revision}:${contentHash(profile.spec.verification)}`;
       const service = await cluster.getService(namespace, profile.spec.service.name);
-      inputs[`service:${name}`] = contentHash(service ? { selector: service.spec.selector, ports: service.spec.ports } : null);
+      inputs[`service:${name}`] = contentHash(
+        service ? { selector: service.spec.selector, ports: service.spec.ports } : null,
+      );
       if (overridden.has(name)) {
         const fork = await cluster.getService(namespace, forkName(profile.spec.service.name, composition.id));
-        inputs[`fork-service:${name}`] = contentHash(fork ? { selector: fork.spec.selector, ports: fork.spec.ports } : null);
+        inputs[`fork-service:${name}`] = contentHash(
+          fork ? { selector: fork.spec.selector, ports: fork.spec.ports } : null,
+        );
         return;
       }
       const workload = await cluster.getDeployment(namespace, profile.spec.workload.name);

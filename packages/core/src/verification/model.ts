@@ -70,7 +70,8 @@ export function freshness(
   check: CheckRecord,
   current: Fingerprint | null,
 ): { freshness: Freshness; stale_reasons: string[] } {
-  if (current === null) return { freshness: Freshness.Unknown, stale_reasons: ['the cluster could not be read'] };
+  if (current === null)
+    return { freshness: Freshness.Unknown, stale_reasons: ['the cluster could not be read'] };
   if (current.hash === check.fingerprint.hash) return { freshness: Freshness.Fresh, stale_reasons: [] };
   const names = new Set([...Object.keys(check.fingerprint.inputs), ...Object.keys(current.inputs)]);
   const reasons = [...names]
