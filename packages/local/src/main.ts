@@ -21,7 +21,8 @@ the worker and the schedules. State is kept in .svc/ across restarts.
 
   --fresh   delete .svc/ first and start from an empty state
 
-Environment: HOST (default 127.0.0.1), PORT (default 8081).`);
+Environment: HOST (default 127.0.0.1), PORT (default 8081), GATEWAY_PORT (default 8082),
+POD_READY_DELAY_MS (default 1000), SVC_STATE_DIR (default .svc).`);
   process.exit(0);
 }
 
@@ -29,17 +30,38 @@ const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8081);
 if (!Number.isInteger(port) || port < 1 || port > 65535)
   fail(`PORT must be a TCP port number, got ${process.env.PORT}.`);
+const gatewayPort = Number(process.env.GATEWAY_PORT ?? 8082);
+if (!Number.isInteger(gatewayPort) || gatewayPort < 1 || gatewayPort > 65535) {
+  fail(`GATEWAY_PORT must be a TCP port number, got ${process.env.GATEWAY_PORT}.`);
+}
+const podReadyDelayMs = Number(process.env.POD_READY_DELAY_MS ?? 1000);
 const stateDir = resolve(process.env.SVC_STATE_DIR ?? '.svc');
 
-if (await portInUse(port, host)) {
-  fail(`Port ${port} on ${host} is already taken (is another \`npm start\` running?). Stop it or set PORT.`);
+for (const [name, taken] of [
+  ['PORT', port],
+  ['GATEWAY_PORT', gatewayPort],
+] as const) {
+  if (await portInUse(taken, host)) {
+    fail(
+      `Port ${taken} on ${host} is already taken (is another \`npm start\` running?). Stop it or set ${name}.`,
+    );
+  }
 }
 if (flags.fresh) rmSync(stateDir, { recursive: true, force: true });
 
 const started = performance.now();
 let stack: Awaited<ReturnType<typeof startStack>>;
 try {
-  stack = await startStack({ host, port, stateDir, log: (entry) => console.error(JSON.stringify(entry)) });
+  stack = await startStack({
+    host,
+    port,
+    gatewayPort,
+    podReadyDelayMs,
+    stateDir,
+    log: (entry) => {
+      if (entry.level !== 'debug') console.error(JSON.stringify(entry));
+    },
+  });
 } catch (error) {
   if (error instanceof JavaMissingError) fail(error.message);
   throw error;
@@ -48,9 +70,16 @@ try {
 console.log(`
 Preview Composition Service is running (${Math.round(performance.now() - started)} ms)
 
-  API            ${stack.apiUrl}        (auth mode: dev — every caller is Admin, no token needed)
-  Health         ${stack.apiUrl}/healthz
-  State          ${stateDir}${flags.fresh ? ' (fresh)' : ''}
+  API              ${stack.apiUrl}   (auth mode: dev — every caller is Admin, no token needed)
+  Health           ${stack.apiUrl}/healthz
+  Preview gateway  http://<composition-id>.preview.localhost:${gatewayPort}/
+  Kubernetes API   ${stack.clusterUrl}   (kubectl --kubeconfig ${stateDir}/kubeconfig get pods -n staging)
+  State            ${stateDir}${flags.fresh ? ' (fresh)' : ''}
+
+Try it:
+  npx svc composition create --name my-first --image registry.example.com/demo/service-b:2.0.0
+  npx svc composition wait <id>
+  curl -s http://<id>.preview.localhost:${gatewayPort}/
 
 Ctrl-C stops everything.
 `);
