@@ -7,6 +7,7 @@ import { PassThrough } from 'node:stream';
 import {
   AppsV1Api,
   CoreV1Api,
+  DiscoveryV1Api,
   KubernetesObjectApi,
   Log,
   PatchStrategy,
@@ -471,6 +472,10 @@ describe('workloads', () => {
     expect(ep.subsets?.[0]?.ports).toEqual([{ port: 8080, protocol: 'TCP' }]);
     const svc = await core.readNamespacedService({ name: 'web', namespace: ns });
     expect(svc.spec?.clusterIP).toMatch(/^10\.96\./);
+    const slices = await t.kc
+      .makeApiClient(DiscoveryV1Api)
+      .listNamespacedEndpointSlice({ namespace: ns, labelSelector: 'kubernetes.io/service-name=web' });
+    expect(slices.items[0]?.endpoints?.filter((e) => e.conditions?.ready)).toHaveLength(2);
   });
 
   it('serves logs with tailLines, timestamps and limitBytes through Log', async () => {
@@ -502,6 +507,7 @@ describe('workloads', () => {
     const stamped = await read({ tailLines: 1, timestamps: true });
     expect(stamped).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z ready\n$/);
     expect(await read({ limitBytes: 5 })).toHaveLength(5);
+    expect(await read({ sinceSeconds: 60 })).toBe(all);
   });
 });
 

@@ -152,6 +152,10 @@ describe('kubectl', () => {
       'registry.example/web:2',
       'registry.example/web:2',
     ]);
+    const table = await ok('get', 'pods', '-n', 'k', '-l', 'app=web');
+    expect(table.split('\n')[0]).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
+    expect(table).toMatch(/web-\S+\s+1\/1\s+Running\s+0\s+/);
+    expect(await ok('get', 'deployment', 'web', '-n', 'k')).toMatch(/web\s+3\/3\s+3\s+3\s+/);
   });
 
   it('reports a failed rollout', async () => {

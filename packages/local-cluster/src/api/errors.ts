@@ -97,10 +97,13 @@ export function methodNotAllowed(
 }
 
 export function unsupportedMediaType(contentType: string): ApiError {
+  const hint = contentType.includes('protobuf')
+    ? " (this local cluster reads JSON only: kubectl's typed generators such as `kubectl create namespace` send protobuf; use `kubectl create -f` or `kubectl apply -f` with a manifest instead)"
+    : '';
   return new ApiError(
     415,
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got ${contentType})`,
+    `the body of the request was in an unknown format - accepted media types include: application/json, application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml (got ${contentType})${hint}`,
   );
 }
 

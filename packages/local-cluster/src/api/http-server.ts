@@ -20,6 +20,7 @@ import { jsonPatch } from './patch/json-patch.ts';
 import { mergePatch } from './patch/merge-patch.ts';
 import { groupVersion, type ResourceType } from './registry.ts';
 import { formatSelector } from './selectors.ts';
+import { includeObjectParam, toTable, wantsTable } from './table.ts';
 import type { Deployment, KubeObject, Pod } from './types.ts';
 import type { WatchHub } from './watch.ts';
 
@@ -229,15 +230,23 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
           limit: intParam(q, 'limit'),
           continue: q.get('continue') ?? undefined,
         });
+        const metadata = {
+          resourceVersion: result.resourceVersion,
+          ...(result.continue
+            ? { continue: result.continue, remainingItemCount: result.remainingItemCount }
+            : {}),
+        };
+        if (wantsTable(req.headers.accept)) {
+          return sendJson(
+            res,
+            200,
+            toTable(rt, result.items, metadata, includeObjectParam(q.get('includeObject'))),
+          );
+        }
         return sendJson(res, 200, {
           kind: rt.listKind,
           apiVersion: groupVersion(rt),
-          metadata: {
-            resourceVersion: result.resourceVersion,
-            ...(result.continue
-              ? { continue: result.continue, remainingItemCount: result.remainingItemCount }
-              : {}),
-          },
+          metadata,
           items: rt.builtin ? result.items.map(withoutTypeMeta) : result.items,
         });
       }
@@ -278,8 +287,18 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
     const statusSub = subresource === 'status' ? ('status' as const) : undefined;
 
     switch (method) {
-      case 'GET':
-        return sendJson(res, 200, api.get(rt, namespace, name));
+      case 'GET': {
+        const object = api.get(rt, namespace, name);
+        if (wantsTable(req.headers.accept)) {
+          const metadata = { resourceVersion: object.metadata.resourceVersion };
+          return sendJson(
+            res,
+            200,
+            toTable(rt, [object], metadata, includeObjectParam(q.get('includeObject'))),
+          );
+        }
+        return sendJson(res, 200, object);
+      }
       case 'PUT': {
         const type = mediaType(req);
         if (type !== '' && type !== 'application/json') throw unsupportedMediaType(type);
@@ -343,6 +362,9 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
     selectors: { labelSelector: string | undefined; fieldSelector: string | undefined },
   ): void {
     const { rt } = target;
+    const table = wantsTable(req.headers.accept);
+    const include = includeObjectParam(q.get('includeObject'));
+    let columnsSent = false;
     let started = false;
     const start = (): void => {
       if (started) return;
@@ -362,7 +384,13 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
       {
         send(event) {
           start();
-          res.write(`${JSON.stringify(event)}\n`);
+          let object = event.object;
+          if (table && (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED')) {
+            // As on a real server, only the first Table of a stream carries the column definitions.
+            object = toTable(rt, [event.object as KubeObject], {}, include, !columnsSent);
+            columnsSent = true;
+          }
+          res.write(`${JSON.stringify({ type: event.type, object })}\n`);
         },
         end() {
           start();
