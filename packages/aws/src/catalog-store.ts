@@ -28,6 +28,12 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
   const cache = new Map<string, ProjectVersion>();
   const cacheSize = options.cacheSize ?? 64;
 
+  function remember(version: ProjectVersion): ProjectVersion {
+    cache.set(version.version_id, version);
+    if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
+    return version;
+  }
+
   async function loadVersion(pointer: Pointer): Promise<ProjectVersion> {
     const components: Record<string, Revisioned<ComponentProfile>> = {};
     const baselines: Record<string, Revisioned<Baseline>> = {};
@@ -44,6 +50,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
       );
       for (const item of page.Items ?? []) {
         const entry = { spec: item.spec, revision: item.revision, hash: item.hash };
+        if (item.sk === 'META') continue;
         if (item.sk.startsWith('COMPONENT#')) components[item.name] = entry as Revisioned<ComponentProfile>;
         if (item.sk.startsWith('BASELINE#')) baselines[item.name] = entry as Revisioned<Baseline>;
       }
@@ -64,6 +71,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
   async function deleteVersionItems(version: ProjectVersion): Promise<void> {
     const pk = versionPk(version.project, version.version_id);
     const keys = [
+      { pk, sk: 'META' },
       ...Object.keys(version.components).map((name) => ({ pk, sk: `COMPONENT#${name}` })),
       ...Object.keys(version.baselines).map((name) => ({ pk, sk: `BASELINE#${name}` })),
     ];
@@ -80,12 +88,20 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
       );
       if (!item) return null;
       const pointer = stripKeys<Pointer>(item);
-      const cached = cache.get(pointer.version_id);
+      return cache.get(pointer.version_id) ?? remember(await loadVersion(pointer));
+    },
+
+    async readVersion(project, versionId) {
+      const cached = cache.get(versionId);
       if (cached) return cached;
-      const version = await loadVersion(pointer);
-      cache.set(version.version_id, version);
-      if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
-      return version;
+      const { Item: meta } = await documents.send(
+        new GetCommand({
+          TableName: table.name,
+          Key: { pk: versionPk(project, versionId), sk: 'META' },
+          ConsistentRead: true,
+        }),
+      );
+      return meta ? remember(await loadVersion(stripKeys<Pointer>(meta))) : null;
     },
 
     async listProjects(page) {
@@ -110,6 +126,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
       for (const { next } of changes) {
         const pk = versionPk(next.project, next.version_id);
         await batchWrite(table, [
+          { PutRequest: { Item: { pk, sk: 'META', item_type: 'catalog-version', ...pointerFields(next) } } },
           ...Object.entries(next.components).map(([name, entry]) => ({
             PutRequest: {
               Item: { pk, sk: `COMPONENT#${name}`, item_type: 'catalog-component', name, ...entry },
@@ -133,14 +150,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
                   item_type: 'project',
                   gsi1pk: 'PROJECTS',
                   gsi1sk: next.project,
-                  name: next.project,
-                  version: next.version,
-                  version_id: next.version_id,
-                  default_baseline: next.default_baseline,
-                  hash: next.hash,
-                  applied_at: next.applied_at,
-                  components: Object.keys(next.components).sort(),
-                  baselines: Object.keys(next.baselines).sort(),
+                  ...pointerFields(next),
                 } satisfies Item,
                 ...(previous_version_id === null
                   ? { ConditionExpression: 'attribute_not_exists(pk)' }
@@ -159,6 +169,19 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
         return false;
       }
     },
+  };
+}
+
+function pointerFields(version: ProjectVersion): Pointer {
+  return {
+    name: version.project,
+    version: version.version,
+    version_id: version.version_id,
+    default_baseline: version.default_baseline,
+    hash: version.hash,
+    applied_at: version.applied_at,
+    components: Object.keys(version.components).sort(),
+    baselines: Object.keys(version.baselines).sort(),
   };
 }
 

@@ -10,6 +10,8 @@ export interface WorkerSettings {
   maxReceiveCount: number;
   /** Attempts of the routing check within one verify step (routes may take a moment to propagate). */
   verifyAttempts: number;
+  /** How long one invocation keeps running the next step itself before handing it to the queue. */
+  chainBudgetMs: number;
 }
 
 export const defaultWorkerSettings: WorkerSettings = {
@@ -17,6 +19,7 @@ export const defaultWorkerSettings: WorkerSettings = {
   watchBoundMs: 20_000,
   maxReceiveCount: 5,
   verifyAttempts: 5,
+  chainBudgetMs: 25_000,
 };
 
 export interface WorkerDeps {

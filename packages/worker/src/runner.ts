@@ -1,7 +1,12 @@
 /**
- * Runs one step of one operation. A message only names the step: the operation record decides.
- * A duplicate, late or superseded message finds its step done or its operation no longer current
- * and does nothing, so delivery can be at least once.
+ * Runs the steps of an operation. A message only names the step: the operation record decides, so
+ * a duplicate, late or superseded message finds its step done or its operation no longer current
+ * and does nothing (delivery is at least once).
+ *
+ * When a step completes, the next one runs in the same invocation while the chain budget lasts;
+ * progress is written at every wait, failure and completion (and when the budget runs out, with
+ * the next step enqueued). A crash in between is what a lost send is: the operation's `due_at`
+ * passes and the redispatch sweep re-enqueues its next step; every step is safe to run again.
  */
 import {
   addSeconds,
@@ -31,7 +36,7 @@ export async function handleJob(deps: WorkerDeps, body: string, receiveCount: nu
     // Unreadable: fail every receive so the queue moves it to the dead-letter queue.
     throw new Error(`unreadable job message: ${(error as Error).message}`);
   }
-  await runStep(deps, job, receiveCount);
+  await runOperation(deps, job, receiveCount);
 }
 
 function isCurrent(composition: CompositionRecord, operation: Operation): boolean {
@@ -41,62 +46,144 @@ function isCurrent(composition: CompositionRecord, operation: Operation): boolea
 const unfinished = (operation: Operation) =>
   operation.status === OperationStatus.Pending || operation.status === OperationStatus.Running;
 
-async function runStep(deps: WorkerDeps, job: Jobs.Job, receiveCount: number): Promise<void> {
+async function runOperation(deps: WorkerDeps, job: Jobs.Job, receiveCount: number): Promise<void> {
   const { compositions } = deps;
-  let operation = await compositions.getOperation(job.composition_id, job.operation_id);
-  if (!operation || !unfinished(operation) || operation.steps[operation.next_step] !== job.step) return;
-  let composition = await compositions.get(operation.composition_id);
-  if (!composition) return;
-  if (!isCurrent(composition, operation)) {
-    await supersede(deps, operation);
+  const [found, current] = await Promise.all([
+    compositions.getOperation(job.composition_id, job.operation_id),
+    compositions.get(job.composition_id),
+  ]);
+  if (!found || !unfinished(found) || found.steps[found.next_step] !== job.step) return;
+  if (!current) return;
+  if (!isCurrent(current, found)) {
+    await supersede(deps, found);
     return;
   }
+  let composition = current;
+  let operation = found;
   if (operation.status === OperationStatus.Pending) {
     const started = await start(deps, composition, operation);
     if (!started) return;
     ({ composition, operation } = started);
   }
 
-  const context: StepContext = {
-    deps,
-    composition,
-    operation,
-    async fence() {
-      const latest = await compositions.get(job.composition_id);
-      if (!latest || !isCurrent(latest, operation as Operation)) throw new Superseded();
-      return latest;
-    },
-  };
-  let outcome: StepOutcome;
-  try {
-    const step = steps[job.step];
-    if (!step) throw new Error(`unknown step "${job.step}"`);
-    outcome = await step(context);
-  } catch (error) {
-    if (error instanceof Superseded) {
-      await supersede(deps, operation);
+  const chainEnds = Date.now() + deps.settings.chainBudgetMs;
+  /** What the chain did since the last write: the operation as it now stands in memory, and its events. */
+  let pending: { operation: Operation; events: CompositionEvent[] } = { operation, events: [] };
+
+  for (;;) {
+    const step = pending.operation.steps[pending.operation.next_step] as string;
+    const context: StepContext = {
+      deps,
+      composition,
+      operation: pending.operation,
+      async fence() {
+        const latest = await compositions.get(job.composition_id);
+        if (!latest || !isCurrent(latest, operation)) throw new Superseded();
+        return latest;
+      },
+    };
+    let outcome: StepOutcome;
+    try {
+      const run = steps[step];
+      if (!run) throw new Error(`unknown step "${step}"`);
+      outcome = await run(context);
+    } catch (error) {
+      if (error instanceof Superseded) {
+        await supersede(deps, operation);
+        return;
+      }
+      deps.log({
+        level: 'warn',
+        msg: 'step failed',
+        step,
+        operation_id: operation.id,
+        receive_count: receiveCount,
+        error: String(error),
+      });
+      // Keep what the chain achieved, so the retry starts from this step.
+      const saved = await saveProgress(deps, operation, pending);
+      if (receiveCount >= deps.settings.maxReceiveCount) {
+        await fail(deps, composition, saved ?? operation, [
+          {
+            code: 'step_failed',
+            message: `step ${step} failed ${receiveCount} times; last error: ${(error as Error).message}`,
+            component: null,
+          },
+        ]);
+      }
+      throw error;
+    }
+
+    const now = deps.clock.now();
+    if (outcome.kind === 'fail') {
+      await fail(deps, composition, operation, outcome.blockers, pending);
       return;
     }
-    deps.log({
-      level: 'warn',
-      msg: 'step failed',
-      step: job.step,
-      operation_id: operation.id,
-      receive_count: receiveCount,
-      error: String(error),
-    });
-    if (receiveCount >= deps.settings.maxReceiveCount) {
-      await fail(deps, composition, operation, [
-        {
-          code: 'step_failed',
-          message: `step ${job.step} failed ${receiveCount} times; last error: ${(error as Error).message}`,
-          component: null,
-        },
-      ]);
+    if (outcome.kind === 'wait') {
+      const waiting: Operation = {
+        ...pending.operation,
+        observations: outcome.observations,
+        due_at: addSeconds(now, outcome.delaySeconds + redispatchAfterSeconds).toISOString(),
+        updated_at: now.toISOString(),
+      };
+      const events = [...pending.events];
+      if (outcome.progress) {
+        events.push(
+          eventFor(composition, EventType.RolloutProgress, system, operation.id, now, outcome.progress, {}),
+        );
+      }
+      const saved = await saveProgress(deps, operation, { operation: waiting, events });
+      if (saved) await enqueueNextStep(deps, saved, outcome.delaySeconds);
+      return;
     }
-    throw error;
+
+    const nextStep = pending.operation.next_step + 1;
+    const last = nextStep >= pending.operation.steps.length;
+    const advanced: Operation = {
+      ...pending.operation,
+      next_step: nextStep,
+      status: last ? OperationStatus.Succeeded : pending.operation.status,
+      observations: { bad_since: {}, ready: null },
+      due_at: last ? null : addSeconds(now, redispatchAfterSeconds).toISOString(),
+      updated_at: now.toISOString(),
+    };
+    const events = [...pending.events, stepEvent(composition, operation, EventType.StepFinished, step, now)];
+    if (last) {
+      await complete(
+        deps,
+        composition,
+        operation,
+        { operation: advanced, events },
+        outcome.composition ?? composition,
+        now,
+      );
+      return;
+    }
+    events.push(
+      stepEvent(composition, operation, EventType.StepStarted, advanced.steps[nextStep] as string, now),
+    );
+    pending = { operation: advanced, events };
+    if (Date.now() >= chainEnds) {
+      const saved = await saveProgress(deps, operation, pending);
+      if (saved) await enqueueNextStep(deps, saved);
+      return;
+    }
   }
-  await settle(deps, composition, operation, job.step, outcome);
+}
+
+/** Writes the chain's operation state and events, conditional on the operation as last written. */
+async function saveProgress(
+  deps: WorkerDeps,
+  written: Operation,
+  pending: { operation: Operation; events: CompositionEvent[] },
+): Promise<Operation | null> {
+  if (pending.operation === written && pending.events.length === 0) return written;
+  const record: Operation = { ...pending.operation, lock_version: written.lock_version + 1 };
+  const saved = await deps.compositions.commit({
+    operation: { record, expected_lock_version: written.lock_version },
+    events: pending.events,
+  });
+  return saved ? record : null;
 }
 
 /** pending → running; a create's composition goes created → provisioning. */
@@ -127,98 +214,53 @@ async function start(
   return written ? { composition: runningComposition, operation: runningOperation } : null;
 }
 
-async function settle(
+/** The last step finished: the operation succeeded and the composition takes its final state. */
+async function complete(
   deps: WorkerDeps,
   composition: CompositionRecord,
-  operation: Operation,
-  step: string,
-  outcome: StepOutcome,
+  written: Operation,
+  pending: { operation: Operation; events: CompositionEvent[] },
+  final: CompositionRecord,
+  now: Date,
 ): Promise<void> {
-  const now = deps.clock.now();
-  if (outcome.kind === 'fail') {
-    await fail(deps, composition, operation, outcome.blockers);
-    return;
-  }
-  if (outcome.kind === 'wait') {
-    const waiting: Operation = {
-      ...operation,
-      observations: outcome.observations,
-      due_at: addSeconds(now, outcome.delaySeconds + redispatchAfterSeconds).toISOString(),
-      updated_at: now.toISOString(),
-      lock_version: operation.lock_version + 1,
-    };
-    const events = outcome.progress
-      ? [eventFor(composition, EventType.RolloutProgress, system, operation.id, now, outcome.progress, {})]
-      : [];
-    if (
-      await deps.compositions.commit({
-        operation: { record: waiting, expected_lock_version: operation.lock_version },
-        events,
-      })
-    ) {
-      await enqueueNextStep(deps, waiting, outcome.delaySeconds);
-    }
-    return;
-  }
-  const nextStep = operation.next_step + 1;
-  const last = nextStep >= operation.steps.length;
-  const advanced: Operation = {
-    ...operation,
-    next_step: nextStep,
-    status: last ? OperationStatus.Succeeded : operation.status,
-    observations: { bad_since: {}, ready: null },
-    due_at: last ? null : addSeconds(now, redispatchAfterSeconds).toISOString(),
+  const operation = pending.operation;
+  const record: CompositionRecord = {
+    ...final,
+    latest_operation: { ...final.latest_operation, status: OperationStatus.Succeeded },
+    active_operation: null,
     updated_at: now.toISOString(),
-    lock_version: operation.lock_version + 1,
+    lock_version: composition.lock_version + 1,
   };
-  const events: CompositionEvent[] = [stepEvent(composition, operation, EventType.StepFinished, step, now)];
-  let finalComposition: { record: CompositionRecord; expected_lock_version: number } | undefined;
-  if (last) {
-    const record = outcome.composition ?? composition;
-    finalComposition = {
-      record: {
-        ...record,
-        latest_operation: { ...record.latest_operation, status: OperationStatus.Succeeded },
-        active_operation: null,
-        updated_at: now.toISOString(),
-        lock_version: composition.lock_version + 1,
-      },
-      expected_lock_version: composition.lock_version,
-    };
-    events.push(
-      operation.kind === OperationKind.Destroy
-        ? eventFor(
-            record,
-            EventType.Destroyed,
-            system,
-            operation.id,
-            now,
-            'everything the composition created is gone',
-            {},
-          )
-        : eventFor(
-            record,
-            EventType.Ready,
-            system,
-            operation.id,
-            now,
-            `generation ${operation.generation} is rolled out`,
-            {
-              images: Object.fromEntries(Object.entries(record.desired.images).map(([c, i]) => [c, i.image])),
-            },
-          ),
-    );
-  } else {
-    events.push(
-      stepEvent(composition, operation, EventType.StepStarted, operation.steps[nextStep] ?? '', now),
-    );
-  }
-  const written = await deps.compositions.commit({
-    composition: finalComposition,
-    operation: { record: advanced, expected_lock_version: operation.lock_version },
-    events,
+  const outcome =
+    operation.kind === OperationKind.Destroy
+      ? eventFor(
+          record,
+          EventType.Destroyed,
+          system,
+          operation.id,
+          now,
+          'everything the composition created is gone',
+          {},
+        )
+      : eventFor(
+          record,
+          EventType.Ready,
+          system,
+          operation.id,
+          now,
+          `generation ${operation.generation} is rolled out`,
+          {
+            images: Object.fromEntries(Object.entries(record.desired.images).map(([c, i]) => [c, i.image])),
+          },
+        );
+  await deps.compositions.commit({
+    composition: { record, expected_lock_version: composition.lock_version },
+    operation: {
+      record: { ...operation, lock_version: written.lock_version + 1 },
+      expected_lock_version: written.lock_version,
+    },
+    events: [...pending.events, outcome],
   });
-  if (written && !last) await enqueueNextStep(deps, advanced);
 }
 
 /** The operation failed: recorded blockers, never left pending; a failed update leaves the previous fork serving. */
@@ -227,6 +269,7 @@ export async function fail(
   composition: CompositionRecord,
   operation: Operation,
   blockers: Blocker[],
+  pending?: { operation: Operation; events: CompositionEvent[] },
 ): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = deps.clock.now();
@@ -236,16 +279,16 @@ export async function fail(
         ? operation
         : await deps.compositions.getOperation(operation.composition_id, operation.id);
     if (!current || !currentOperation || !unfinished(currentOperation)) return;
+    const base = attempt === 0 && pending ? pending.operation : currentOperation;
     const failedOperation: Operation = {
-      ...currentOperation,
+      ...base,
       status: OperationStatus.Failed,
       error: { code: blockers[0]?.code ?? 'failed', message: blockers.map((b) => b.message).join('; ') },
       due_at: null,
       updated_at: now.toISOString(),
       lock_version: currentOperation.lock_version + 1,
     };
-    const stillCurrent = isCurrent(current, currentOperation);
-    const failedComposition: CompositionRecord | undefined = stillCurrent
+    const failedComposition: CompositionRecord | undefined = isCurrent(current, currentOperation)
       ? {
           ...current,
           phase: operation.kind === OperationKind.Destroy ? Phase.Destroying : Phase.Failed,
@@ -263,6 +306,7 @@ export async function fail(
         : undefined,
       operation: { record: failedOperation, expected_lock_version: currentOperation.lock_version },
       events: [
+        ...(attempt === 0 && pending ? pending.events : []),
         eventFor(
           current,
           EventType.Failed,
@@ -279,19 +323,20 @@ export async function fail(
 }
 
 async function supersede(deps: WorkerDeps, operation: Operation): Promise<void> {
-  if (!unfinished(operation)) return;
+  const latest = await deps.compositions.getOperation(operation.composition_id, operation.id);
+  if (!latest || !unfinished(latest)) return;
   const now = deps.clock.now();
   const composition = await deps.compositions.get(operation.composition_id);
   await deps.compositions.commit({
     operation: {
       record: {
-        ...operation,
+        ...latest,
         status: OperationStatus.Superseded,
         due_at: null,
         updated_at: now.toISOString(),
-        lock_version: operation.lock_version + 1,
+        lock_version: latest.lock_version + 1,
       },
-      expected_lock_version: operation.lock_version,
+      expected_lock_version: latest.lock_version,
     },
     events: composition
       ? [

@@ -73,7 +73,10 @@ interface Target {
 /** The catalog entries a rollout needs, or the blockers saying what is missing. */
 async function target(context: StepContext): Promise<Target | { kind: 'fail'; blockers: Blocker[] }> {
   const { composition } = context;
-  const catalog = await context.deps.catalog.readProject(composition.project);
+  const catalog = await context.deps.catalog.readVersion(
+    composition.project,
+    composition.desired.catalog_version_id,
+  );
   const baseline = catalog?.baselines[composition.baseline]?.spec;
   if (!catalog || !baseline) {
     return fail(

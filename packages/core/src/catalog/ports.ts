@@ -5,6 +5,8 @@ import type { ProjectView } from './views.ts';
 export interface CatalogStore {
   /** The current version of a project, or null when it was never applied. */
   readProject(project: string): Promise<ProjectVersion | null>;
+  /** A version by id (immutable, so cacheable); null when it does not exist. */
+  readVersion(project: string, versionId: string): Promise<ProjectVersion | null>;
   /** Projects by name. */
   listProjects(page: PageRequest): Promise<Page<ProjectView>>;
   /**

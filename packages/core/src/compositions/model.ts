@@ -95,8 +95,9 @@ export interface CompositionRecord {
     images: Record<string, ResolvedImage>;
     inherited: string[];
     profile_revisions: Record<string, number>;
-    /** Catalog version the desired state was computed from. */
+    /** Catalog version the desired state was computed from; the rollout uses exactly this version. */
     catalog_version: number;
+    catalog_version_id: string;
   };
   observed: {
     components: Record<string, ObservedComponent>;

@@ -68,7 +68,7 @@ export interface Plan {
   blockers: PlannedBlocker[];
   baseline: Baseline | null;
   ttlSeconds: number | null;
-  catalogVersion: number | null;
+  catalogVersion: { version: number; version_id: string } | null;
 }
 
 /** Placeholder for the id in a plan's destination URL: a plan has no composition yet. */
@@ -256,7 +256,7 @@ export function plan(request: PlanRequest, context: PlanContext): Plan {
     blockers,
     baseline,
     ttlSeconds,
-    catalogVersion: catalog?.version ?? null,
+    catalogVersion: catalog ? { version: catalog.version, version_id: catalog.version_id } : null,
   };
 }
 

@@ -527,7 +527,8 @@ function desiredState(result: Plan): CompositionRecord['desired'] {
     images: result.view.images,
     inherited: result.view.inherited,
     profile_revisions: result.view.profile_revisions,
-    catalog_version: result.catalogVersion ?? 0,
+    catalog_version: result.catalogVersion?.version ?? 0,
+    catalog_version_id: result.catalogVersion?.version_id ?? '',
   };
 }
 
