@@ -1,0 +1,68 @@
+import type { Stack } from '@svc/local';
+import type { HttpClient } from '@svc/local/testing';
+import { gatewayFetch } from '@svc/local-cluster';
+import { expect } from 'vitest';
+
+export const image = (component: string, tag: string) => `registry.example.com/demo/${component}:${tag}`;
+
+export async function createComposition(
+  http: HttpClient,
+  overrides: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) {
+  const { status, body } = await http.post('/v1/compositions', {
+    project: 'demo',
+    baseline: 'staging',
+    name: 'e2e',
+    overrides,
+    ...extra,
+  });
+  expect(status, JSON.stringify(body)).toBe(202);
+  return body;
+}
+
+/** Polls the composition until it reaches one of `phases`; the message says where it got stuck. */
+export async function waitForPhase(http: HttpClient, id: string, phases: string[], timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await http.get(`/v1/compositions/${id}`);
+    if (phases.includes(body.phase)) return body;
+    if (Date.now() > deadline) {
+      throw new Error(`composition ${id} is ${body.phase}, not ${phases.join('|')}: ${JSON.stringify(body.observed)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+}
+
+export interface Hop {
+  component: string;
+  image: string;
+  routing_key: string | null;
+}
+
+/** GETs a preview URL through the local gateway and flattens the workloads' answer into hops. */
+export async function previewHops(stack: Stack, url: string): Promise<{ status: number; hops: Hop[] }> {
+  const response = await gatewayFetch(stack.gatewayUrl, url);
+  const body = await response.json().catch(() => null);
+  const hops: Hop[] = [];
+  const walk = (node: unknown) => {
+    if (!node || typeof node !== 'object') return;
+    const hop = node as { component?: string; image?: string; routing_key?: string | null; calls?: { body?: unknown }[] };
+    if (hop.component && hop.image) hops.push({ component: hop.component, image: hop.image, routing_key: hop.routing_key ?? null });
+    for (const call of hop.calls ?? []) walk(call.body);
+  };
+  walk(body);
+  return { status: response.status, hops };
+}
+
+export function imageOf(hops: Hop[], component: string): string | undefined {
+  return hops.find((h) => h.component === component)?.image;
+}
+
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
