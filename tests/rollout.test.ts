@@ -3,7 +3,14 @@ import type { Stack } from '@svc/local';
 import { demoManifest } from '@svc/local/demo';
 import { type HttpClient, httpClient, startTestStack, type TestClock, testClock } from '@svc/local/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createComposition, image, imageOf, previewHops, waitForPhase, waitUntil } from './support/compositions.ts';
+import {
+  createComposition,
+  image,
+  imageOf,
+  previewHops,
+  waitForPhase,
+  waitUntil,
+} from './support/compositions.ts';
 
 let stack: Stack;
 let http: HttpClient;
@@ -74,7 +81,9 @@ describe('create', () => {
     expect(failed.phase).toBe('failed');
     expect(failed.observed_generation).toBe(0);
     expect(failed.endpoints.public.ready).toBe(false);
-    expect(failed.observed.blockers).toEqual([{ code, message: expect.stringContaining(bad), component: 'service-d' }]);
+    expect(failed.observed.blockers).toEqual([
+      { code, message: expect.stringContaining(bad), component: 'service-d' },
+    ]);
     const diagnosis = await http.get(`/v1/compositions/${created.id}/diagnosis`);
     expect(diagnosis.body).toMatchObject({ state: 'failed', blockers: failed.observed.blockers });
   });
@@ -116,7 +125,12 @@ describe('update', () => {
     expect(status).toBe(202);
     expect(body).toMatchObject({ generation: 2, phase: 'updating', expires_at: created.expires_at });
     const ready = await waitForPhase(http, created.id, ['ready', 'failed']);
-    expect(ready).toMatchObject({ phase: 'ready', generation: 2, observed_generation: 2, expires_at: created.expires_at });
+    expect(ready).toMatchObject({
+      phase: 'ready',
+      generation: 2,
+      observed_generation: 2,
+      expires_at: created.expires_at,
+    });
     expect(ready.endpoints.public.url).toBe(created.endpoints.public.url);
     const { hops } = await previewHops(stack, ready.endpoints.public.url);
     expect(imageOf(hops, 'service-b')).toBe(image('service-b', '3.0.0'));
@@ -130,7 +144,10 @@ describe('update', () => {
       overrides: { 'service-b': { image: image('service-b', '4.0.0-slow') } },
     });
     expect(slow.status).toBe(202);
-    const second = await http.patch(`/v1/compositions/${created.id}`, { expected_generation: 2, overrides: {} });
+    const second = await http.patch(`/v1/compositions/${created.id}`, {
+      expected_generation: 2,
+      overrides: {},
+    });
     expect(second.status).toBe(409);
     expect(second.body.code).toBe('operation_in_progress');
 
@@ -147,7 +164,10 @@ describe('update', () => {
     const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.0.0') } });
     await waitForPhase(http, created.id, ['ready']);
     const bad = image('service-b', '5.0.0-missing');
-    await http.patch(`/v1/compositions/${created.id}`, { expected_generation: 1, overrides: { 'service-b': { image: bad } } });
+    await http.patch(`/v1/compositions/${created.id}`, {
+      expected_generation: 1,
+      overrides: { 'service-b': { image: bad } },
+    });
     const failed = await waitForPhase(http, created.id, ['failed', 'ready']);
     expect(failed).toMatchObject({ phase: 'failed', generation: 2, observed_generation: 1 });
     expect(failed.observed.blockers[0]).toMatchObject({ code: 'image_pull_failed', component: 'service-b' });
@@ -155,7 +175,9 @@ describe('update', () => {
     const { hops } = await previewHops(stack, failed.endpoints.public.url);
     expect(imageOf(hops, 'service-b')).toBe(image('service-b', '2.0.0'));
     const diagnosis = await http.get(`/v1/compositions/${created.id}/diagnosis`);
-    expect(diagnosis.body.notes.map((n: { code: string }) => n.code)).toContain('previous_generation_serving');
+    expect(diagnosis.body.notes.map((n: { code: string }) => n.code)).toContain(
+      'previous_generation_serving',
+    );
   });
 
   it('returns every component to the baseline with {} and removes forks and routes', async () => {
@@ -168,7 +190,8 @@ describe('update', () => {
     const ready = await waitForPhase(http, created.id, ['ready', 'failed']);
     expect(ready.phase).toBe('ready');
     await waitUntil(
-      async () => (await remaining(created.id)).every((o) => o.kind === 'ConfigMap' || o.kind === 'HTTPRoute'),
+      async () =>
+        (await remaining(created.id)).every((o) => o.kind === 'ConfigMap' || o.kind === 'HTTPRoute'),
       10_000,
       'forks to go',
     );
@@ -211,7 +234,11 @@ describe('destroy and expiry', () => {
   });
 
   it('destroys compositions past their TTL through the expiry sweep, with reason expired', async () => {
-    const created = await createComposition(http, { 'service-d': { image: image('service-d', '2.0.0') } }, { ttl: '1m' });
+    const created = await createComposition(
+      http,
+      { 'service-d': { image: image('service-d', '2.0.0') } },
+      { ttl: '1m' },
+    );
     await waitForPhase(http, created.id, ['ready']);
     clock.advance(61);
     expect((await http.get(`/v1/compositions/${created.id}/status`)).body.phase).toBe('expired');
@@ -219,7 +246,9 @@ describe('destroy and expiry', () => {
     await waitForPhase(http, created.id, ['destroyed']);
     expect(await remaining(created.id)).toEqual([]);
     const events = (await http.get(`/v1/compositions/${created.id}/events?limit=100`)).body.items;
-    expect(events.find((e: { type: string }) => e.type === 'expired')).toMatchObject({ actor: { kind: 'system' } });
+    expect(events.find((e: { type: string }) => e.type === 'expired')).toMatchObject({
+      actor: { kind: 'system' },
+    });
     expect(events.find((e: { type: string }) => e.type === 'destroy_requested')?.data.reason).toBe('expired');
     clock.advance(-61);
   });

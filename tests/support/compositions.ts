@@ -28,7 +28,13 @@ export async function waitForPhase(http: HttpClient, id: string, phases: string[
     const { body } = await http.get(`/v1/compositions/${id}`);
     if (phases.includes(body.phase)) return body;
     if (Date.now() > deadline) {
-      throw new Error(`composition ${id} is ${body.phase}, not ${phases.join('|')}: ${JSON.stringify(body.observed)}`);
+      const events = await http.get(`/v1/compositions/${id}/events?limit=8`);
+      const recent = (events.body.items ?? []).map(
+        (e: { at: string; type: string; message: string }) => `${e.at} ${e.type}: ${e.message}`,
+      );
+      throw new Error(
+        `composition ${id} is ${body.phase}, not ${phases.join('|')}; latest events:\n${recent.join('\n')}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
@@ -47,8 +53,14 @@ export async function previewHops(stack: Stack, url: string): Promise<{ status: 
   const hops: Hop[] = [];
   const walk = (node: unknown) => {
     if (!node || typeof node !== 'object') return;
-    const hop = node as { component?: string; image?: string; routing_key?: string | null; calls?: { body?: unknown }[] };
-    if (hop.component && hop.image) hops.push({ component: hop.component, image: hop.image, routing_key: hop.routing_key ?? null });
+    const hop = node as {
+      component?: string;
+      image?: string;
+      routing_key?: string | null;
+      calls?: { body?: unknown }[];
+    };
+    if (hop.component && hop.image)
+      hops.push({ component: hop.component, image: hop.image, routing_key: hop.routing_key ?? null });
     for (const call of hop.calls ?? []) walk(call.body);
   };
   walk(body);
@@ -59,7 +71,11 @@ export function imageOf(hops: Hop[], component: string): string | undefined {
   return hops.find((h) => h.component === component)?.image;
 }
 
-export async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+export async function waitUntil(
+  check: () => Promise<boolean>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

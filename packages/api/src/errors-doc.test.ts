@@ -6,6 +6,6 @@ const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'u
 
 describe('docs/errors.md', () => {
   it.each(Object.entries(errorCatalog))('documents %s with its status', (code, entry) => {
-    expect(doc).toMatch(new RegExp(`\\| \`${code}\` \\| ${entry.status} \\|`));
+    expect(doc).toMatch(new RegExp(`\\|\\s*\`${code}\`\\s*\\|\\s*${entry.status}\\s*\\|`));
   });
 });

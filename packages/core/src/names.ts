@@ -24,12 +24,28 @@ export const Id = dnsLabel(40, 'id');
 
 const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
+function randomChars(count: number): string {
+  let chars = '';
+  for (const byte of randomBytes(count)) chars += alphabet[byte % alphabet.length];
+  return chars;
+}
+
 /** A random lowercase id with a readable kind prefix, e.g. `c-k3x9q2m7a1zt`. 36^12 ≈ 4.7e18 values. */
 export function newId(prefix: string): string {
-  const bytes = randomBytes(12);
-  let suffix = '';
-  for (const byte of bytes) suffix += alphabet[byte % alphabet.length];
-  return `${prefix}-${suffix}`;
+  return `${prefix}-${randomChars(12)}`;
+}
+
+let sequence = 0;
+
+/**
+ * An id that sorts by creation: milliseconds and a per-process sequence, then randomness. Events
+ * written together share a timestamp; their ids keep them in the order they were made.
+ */
+export function newSortableId(prefix: string, at: Date): string {
+  sequence = (sequence + 1) % 36 ** 4;
+  const time = at.getTime().toString(36).padStart(9, '0');
+  const order = sequence.toString(36).padStart(4, '0');
+  return `${prefix}-${time}${order}${randomChars(6)}`;
 }
 
 export const IdPrefix = {

@@ -6,6 +6,7 @@ import {
   AuthMode,
   type Clock,
   type ClusterPort,
+  type CompositionStore,
   expireDue,
   type JobQueue,
   Resources,
@@ -50,6 +51,10 @@ export interface StackOptions {
   seed?: boolean;
   /** Wrap the job queue, e.g. to make sends fail in a test. */
   wrapJobs?: (jobs: JobQueue) => JobQueue;
+  /** Wrap the composition store the worker writes through, e.g. to crash between a cluster write and its record. */
+  wrapWorkerStore?: (store: CompositionStore) => CompositionStore;
+  /** Base of the poller's retry backoff in seconds (default 1); 0 retries at once. */
+  retryBaseSeconds?: number;
   /** Auth: `dev` (default) or bearer tokens. */
   authMode?: typeof AuthMode.Dev | typeof AuthMode.Token;
   /** Local cluster: time for a healthy pod to become Ready (default 1000 ms). */
@@ -144,12 +149,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
     const workerDeps = {
       ...services,
+      compositions: options.wrapWorkerStore
+        ? options.wrapWorkerStore(services.compositions)
+        : services.compositions,
       probe: httpProbe(),
       settings: { ...defaultWorkerSettings, ...options.worker_settings },
     };
     const handle = (body: string, receiveCount = 1) => handleJob(workerDeps, body, receiveCount);
     if (options.worker !== false) {
-      const poller: Poller = startPoller({ sqs: clients.sqs, queueUrl: resources.jobQueueUrl, handle, log });
+      const poller: Poller = startPoller({
+        sqs: clients.sqs,
+        queueUrl: resources.jobQueueUrl,
+        handle,
+        log,
+        ...(options.retryBaseSeconds === undefined ? {} : { retryBaseSeconds: options.retryBaseSeconds }),
+      });
       cleanups.push(() => poller.stop());
     }
 

@@ -44,7 +44,7 @@ export function startPoller(options: PollerOptions): Poller {
       );
     } catch (error) {
       log({ level: 'warn', msg: 'job failed', receive_count: receiveCount, error: String(error) });
-      const delay = Math.min(retryBase * 2 ** (receiveCount - 1), 60);
+      const delay = Math.min(Math.ceil(retryBase * 2 ** (receiveCount - 1)), 60);
       await options.sqs
         .send(
           new ChangeMessageVisibilityCommand({

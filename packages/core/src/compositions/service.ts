@@ -15,7 +15,7 @@ import {
   isValidIdempotencyKey,
   maxIdempotencyKeyLength,
 } from '../idempotency/ports.ts';
-import { IdPrefix, newId } from '../names.ts';
+import { IdPrefix, newId, newSortableId } from '../names.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import { parseOrThrow } from '../validation.ts';
 import {
@@ -590,7 +590,7 @@ export function eventFor(
   data: Record<string, unknown>,
 ): CompositionEvent {
   return {
-    id: newId(IdPrefix.Event),
+    id: newSortableId(IdPrefix.Event, now),
     composition_id: composition.id,
     type,
     at: now.toISOString(),

@@ -19,9 +19,20 @@ export function uniquePrefix(): string {
   return `t${randomBytes(5).toString('hex')}-`;
 }
 
-/** The API and worker in process, on a free port, against the shared emulators and fresh resources. */
+/**
+ * The API, worker and a local cluster in process, on free ports, against the shared emulators and
+ * fresh resources; pods get ready in tens of milliseconds and the failure grace is short.
+ */
 export function startTestStack(
   options: Omit<StackOptions, 'emulators' | 'resourcePrefix' | 'port'> = {},
 ): Promise<Stack> {
-  return startStack({ ...options, port: 0, emulators: emulatorEndpoints(), resourcePrefix: uniquePrefix() });
+  return startStack({
+    gatewayPort: 0,
+    podReadyDelayMs: 20,
+    ...options,
+    worker_settings: { failureGraceMs: 1500, watchBoundMs: 3000, ...options.worker_settings },
+    port: 0,
+    emulators: emulatorEndpoints(),
+    resourcePrefix: uniquePrefix(),
+  });
 }
