@@ -14,7 +14,8 @@ export const selectionFlags = {
   },
   component: {
     type: 'string',
-    description: `Component that --image overrides (default ${defaultComponent}).`,
+    defaultNote: defaultComponent,
+    description: 'Component that --image overrides.',
   },
   override: {
     type: 'string',
