@@ -144,10 +144,12 @@ export function networkError(error: Error, baseUrl: URL, timeoutSeconds: number)
     );
   }
   const reason = reasons[code] ?? (code ? `${code}: ${error.message}` : error.message);
+  const local = ['127.0.0.1', 'localhost', '[::1]'].includes(baseUrl.hostname);
+  const advice = local ? 'start it (npm start in the repository)' : 'check the address';
   return new CliError(
     localProblem(
       LocalCode.ApiUnreachable,
-      `cannot reach the API at ${where} (${reason}); start it (npm start) or set SVC_API_URL to its URL`,
+      `cannot reach the API at ${where} (${reason}); ${advice} or set SVC_API_URL to its URL`,
       [{ path: 'SVC_API_URL', message: reason }],
     ),
     ExitCode.Failure,
