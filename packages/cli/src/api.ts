@@ -71,8 +71,14 @@ export function api(http: HttpClient) {
     listCompositions: (query: PageQuery & { project?: string | undefined }) =>
       body(http.request<Page<CompositionView>>('GET', '/v1/compositions', { query: { ...query } })),
     getComposition: (id: string) => body(http.request<CompositionView>('GET', composition(id))),
-    compositionStatus: (id: string) =>
-      body(http.request<CompositionStatusView>('GET', `${composition(id)}/status`)),
+    compositionStatus: (id: string, timeoutSeconds?: number) =>
+      body(
+        http.request<CompositionStatusView>(
+          'GET',
+          `${composition(id)}/status`,
+          timeoutSeconds === undefined ? {} : { timeoutSeconds },
+        ),
+      ),
     compositionEndpoints: (id: string) =>
       body(http.request<CompositionEndpointsView>('GET', `${composition(id)}/endpoints`)),
     updateComposition: (id: string, request: UpdateRequest) =>

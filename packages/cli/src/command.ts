@@ -84,8 +84,15 @@ export function parseCommandLine<F extends FlagSpecs>(
   try {
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
   } catch (error) {
-    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '.');
-    throw usageError(`${message} See: svc ${command.name} --help`);
+    // parseArgs explains itself over several lines; the problem stays one line and names the flag.
+    const message = (error as Error).message
+      .replace(/\. To specify a positional argument.*$/s, '.')
+      .replace(/\s*\n\s*/g, ' ');
+    const flag = /'(--?[A-Za-z][\w-]*)/.exec(message)?.[1];
+    throw usageError(
+      `${message} See: svc ${command.name} --help`,
+      flag ? [{ path: flag, message: 'invalid' }] : [],
+    );
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const flags: Record<string, unknown> = {};

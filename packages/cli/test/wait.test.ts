@@ -3,6 +3,7 @@
  * them itself through the store: ready → exit 0, failed → exit 1, still created → exit 3 at the
  * timeout. Each prints the last status on stdout.
  */
+import { createServer, type ServerResponse } from 'node:http';
 import { CompositionStatusView, type Phase } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { startTestStack } from '@svc/local/testing';
@@ -102,6 +103,33 @@ describe('svc composition wait', () => {
       expect(api.requests).toHaveLength(3);
     } finally {
       await api.close();
+    }
+  });
+
+  it('a poll that hangs does not stretch the wait past --timeout', async () => {
+    const hanging: ServerResponse[] = [];
+    let polls = 0;
+    const server = createServer((_request, response) => {
+      polls += 1;
+      if (polls > 1) {
+        hanging.push(response);
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ id: 'c-x', phase: 'provisioning' }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const started = Date.now();
+      const result = await svc(['composition', 'wait', 'c-x', '--timeout', '2s'], { apiUrl: url });
+      expect(result.code).toBe(3);
+      expect(result.json()).toMatchObject({ phase: 'provisioning' });
+      expect(result.problem()).toMatchObject({ code: 'wait_timeout' });
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      for (const response of hanging) response.destroy();
+      server.close();
     }
   });
 });

@@ -33,12 +33,13 @@ export default defineCommand({
     let interval = 250;
     for (;;) {
       try {
-        last = await client.compositionStatus(id);
+        // One slow answer must not stretch the wait past its timeout.
+        last = await client.compositionStatus(id, Math.max(1, Math.ceil((deadline - Date.now()) / 1000)));
       } catch (error) {
         // Once the composition is known, a transient failure (network, 5xx) is worth another poll.
         const transient =
           error instanceof CliError && (error.problem.status === null || error.problem.status >= 500);
-        if (last === undefined || !transient || Date.now() >= deadline) throw error;
+        if (last === undefined || !transient) throw error;
       }
       if (last?.phase === 'ready') return last;
       if (last?.phase === 'failed') {
