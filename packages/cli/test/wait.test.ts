@@ -77,6 +77,36 @@ describe('svc composition wait', () => {
     expect(result.problem().detail).toContain(`svc composition diagnosis ${id}`);
   });
 
+  it('a failed wait names the blockers the diagnosis recorded', async () => {
+    const api = await recordingServer((request) =>
+      request.url.endsWith('/diagnosis')
+        ? {
+            status: 200,
+            body: {
+              state: 'failed',
+              blockers: [
+                { code: 'image_pull_failed', message: 'image x cannot be pulled', component: 'service-b' },
+              ],
+            },
+          }
+        : {
+            status: 200,
+            body: { id: 'c-x', phase: 'failed', latest_operation: { kind: 'create', status: 'failed' } },
+          },
+    );
+    try {
+      const result = await svc(['composition', 'wait', 'c-x'], { apiUrl: api.url });
+      expect(result.code).toBe(1);
+      expect(result.problem()).toMatchObject({
+        code: 'composition_failed',
+        errors: [{ path: 'service-b', message: 'image x cannot be pulled' }],
+      });
+      expect(result.problem().detail).toContain(': image x cannot be pulled;');
+    } finally {
+      await api.close();
+    }
+  });
+
   it('an unknown composition is the 404 problem at once', async () => {
     const result = await svc(['composition', 'wait', 'c-unknown'], { apiUrl: stack.apiUrl });
     expect(result.code).toBe(1);

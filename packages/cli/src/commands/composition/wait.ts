@@ -1,5 +1,5 @@
 import type { CompositionStatusView } from '@svc/core';
-import { api } from '../../api.ts';
+import { type Api, api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from '../../errors.ts';
 import { checkDuration, checkId } from '../../validate.ts';
@@ -10,6 +10,22 @@ export const maxWaitSeconds = 60;
 
 /** Phases a composition never leaves for `ready` on its own. */
 const ended = new Set(['destroying', 'destroyed', 'expired']);
+
+/** The blockers the diagnosis recorded, so a failed wait says why; none if it cannot be read. */
+async function recordedBlockers(
+  client: Api,
+  id: string,
+): Promise<{ message: string; component: string | null }[]> {
+  try {
+    const diagnosis = (await client.compositionDiagnosis(id)) as { blockers?: unknown };
+    if (!Array.isArray(diagnosis.blockers)) return [];
+    return diagnosis.blockers.filter(
+      (b): b is { message: string; component: string | null } => typeof b?.message === 'string',
+    );
+  } catch {
+    return [];
+  }
+}
 
 export default defineCommand({
   name: 'composition wait',
@@ -43,10 +59,13 @@ export default defineCommand({
       }
       if (last?.phase === 'ready') return last;
       if (last?.phase === 'failed') {
+        const blockers = await recordedBlockers(client, id);
+        const why = blockers.length ? `: ${blockers.map((b) => b.message).join('; ')}` : '';
         throw new CliError(
           localProblem(
             LocalCode.CompositionFailed,
-            `composition ${id} failed (operation ${last.latest_operation.kind} ${last.latest_operation.status}); svc composition diagnosis ${id} tells why`,
+            `composition ${id} failed (operation ${last.latest_operation.kind} ${last.latest_operation.status})${why}; svc composition diagnosis ${id} tells more`,
+            blockers.map((b) => ({ path: b.component ?? '', message: b.message })),
           ),
           ExitCode.Failure,
           { output: last },
