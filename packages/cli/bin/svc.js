@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// The `svc` executable: load the bundle built by `npm run build:cli` (root `prepare` runs it).
+import module from 'node:module';
+
+// Node ≥ 22.1 caches compiled code between runs, which shortens every start after the first.
+module.enableCompileCache?.();
+
+try {
+  await import('../dist/svc.js');
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist')) throw error;
+  process.stderr.write(
+    `${JSON.stringify({
+      type: '/docs/cli.md#cli_not_built',
+      title: 'CLI not built',
+      status: null,
+      detail: 'svc is not built: run "npm run build:cli" (npm install does it) in the repository',
+      code: 'cli_not_built',
+      errors: [],
+    })}\n`,
+  );
+  process.exitCode = 1;
+}

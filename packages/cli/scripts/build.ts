@@ -1,0 +1,105 @@
+/**
+ * Bundles the CLI into one file, dist/svc.js, for a fast start: one module to load instead of a
+ * tree of TypeScript files, and no type stripping. Targets Node 20 so a global install runs on an
+ * older system Node. Run by the root `prepare` script (so `npm install` builds it) and by the
+ * tests, which build once per run under a lock and skip the build when nothing changed.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const cliDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outFile = join(cliDir, 'dist', 'svc.js');
+const stampFile = join(cliDir, 'dist', 'inputs.sha256');
+const inputDirs = [join(cliDir, 'src'), join(cliDir, '..', 'core', 'src'), join(cliDir, 'scripts')];
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? files(path) : entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function commit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: cliDir, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** What the bundle is made of: sources, the package manifest and the commit it reports. */
+function fingerprint(commitId: string): string {
+  const hash = createHash('sha256').update(commitId);
+  for (const file of inputDirs.flatMap(files).sort()) {
+    if (file.endsWith('.test.ts')) continue;
+    hash.update(file).update(readFileSync(file));
+  }
+  return hash.update(readFileSync(join(cliDir, 'package.json'))).digest('hex');
+}
+
+export async function buildCli(options: { ifStale?: boolean } = {}): Promise<{ built: boolean }> {
+  const commitId = commit();
+  const inputs = fingerprint(commitId);
+  if (options.ifStale) {
+    try {
+      if (readFileSync(stampFile, 'utf8') === inputs && statSync(outFile).size > 0) return { built: false };
+    } catch {
+      // No stamp or no bundle yet: build.
+    }
+  }
+  const { version } = JSON.parse(readFileSync(join(cliDir, 'package.json'), 'utf8')) as { version: string };
+  const result = await build({
+    entryPoints: [join(cliDir, 'src', 'cli.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none',
+    write: false,
+    outfile: outFile,
+    define: { __SVC_RELEASE__: JSON.stringify(version), __SVC_COMMIT__: JSON.stringify(commitId) },
+    logLevel: 'warning',
+  });
+  mkdirSync(dirname(outFile), { recursive: true });
+  for (const output of result.outputFiles) {
+    // Write beside the target and rename: a concurrent reader sees the old bundle or the new one.
+    const temporary = `${output.path}.${process.pid}.tmp`;
+    writeFileSync(temporary, output.contents);
+    renameSync(temporary, output.path);
+  }
+  writeFileSync(stampFile, inputs);
+  return { built: true };
+}
+
+/** Serializes builds of concurrent test workers: mkdir is atomic. */
+export async function buildCliLocked(): Promise<void> {
+  const lock = join(cliDir, 'dist', '.build-lock');
+  mkdirSync(dirname(lock), { recursive: true });
+  const started = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 60_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() - started > 120_000) throw new Error(`could not take ${lock}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  try {
+    await buildCli({ ifStale: true });
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { built } = await buildCli({ ifStale: process.argv.includes('--if-stale') });
+  process.stderr.write(built ? `built ${outFile}\n` : `${outFile} is up to date\n`);
+}

@@ -1,0 +1,116 @@
+/**
+ * The API as the CLI calls it: one function per route, typed with the request and response types
+ * that `@svc/core` infers from the same valibot schemas the server validates with and builds its
+ * OpenAPI document from. Nothing here restates a shape.
+ *
+ * Logs, diagnosis and verification call their documented paths before the server has them; their
+ * answers are typed `unknown` until `@svc/core` exports their schemas.
+ */
+import type {
+  ApplyResult,
+  Build,
+  CompositionEndpointsView,
+  CompositionStatusView,
+  CompositionView,
+  CreateCompositionBody,
+  EventView,
+  Page,
+  PlanView,
+  ProjectView,
+  UpdateCompositionBody,
+  validateCatalog,
+} from '@svc/core';
+import type * as v from 'valibot';
+import type { HttpClient } from './http.ts';
+
+export type CreateRequest = v.InferInput<typeof CreateCompositionBody>;
+export type UpdateRequest = v.InferInput<typeof UpdateCompositionBody>;
+export type CatalogValidation = ReturnType<typeof validateCatalog>;
+export type CompositionEvent = v.InferOutput<typeof EventView>;
+
+export interface PageQuery {
+  limit?: number | undefined;
+  after?: string | undefined;
+}
+
+export interface LogsQuery {
+  tail_lines: number;
+  max_bytes: number;
+  since_seconds?: number | undefined;
+  previous?: boolean | undefined;
+}
+
+export interface BuildsQuery extends PageQuery {
+  component?: string | undefined;
+  repository?: string | undefined;
+  commit_sha?: string | undefined;
+}
+
+const composition = (id: string) => `/v1/compositions/${encodeURIComponent(id)}`;
+const body = async <T>(answer: Promise<{ body: T }>): Promise<T> => (await answer).body;
+
+export function api(http: HttpClient) {
+  return {
+    version: () =>
+      body(
+        http.request<{ service: string; release: string; commit: string }>('GET', '/version', {
+          auth: false,
+          timeoutSeconds: 3,
+        }),
+      ),
+
+    planComposition: (request: unknown) =>
+      body(http.request<PlanView>('POST', '/v1/compositions/plan', { body: request })),
+    createComposition: (request: CreateRequest, idempotencyKey?: string) =>
+      body(
+        http.request<CompositionView>('POST', '/v1/compositions', {
+          body: request,
+          headers: idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey },
+        }),
+      ),
+    listCompositions: (query: PageQuery & { project?: string | undefined }) =>
+      body(http.request<Page<CompositionView>>('GET', '/v1/compositions', { query: { ...query } })),
+    getComposition: (id: string) => body(http.request<CompositionView>('GET', composition(id))),
+    compositionStatus: (id: string, timeoutSeconds?: number) =>
+      body(
+        http.request<CompositionStatusView>(
+          'GET',
+          `${composition(id)}/status`,
+          timeoutSeconds === undefined ? {} : { timeoutSeconds },
+        ),
+      ),
+    compositionEndpoints: (id: string) =>
+      body(http.request<CompositionEndpointsView>('GET', `${composition(id)}/endpoints`)),
+    updateComposition: (id: string, request: UpdateRequest) =>
+      body(http.request<CompositionView>('PATCH', composition(id), { body: request })),
+    destroyComposition: (id: string) => body(http.request<CompositionView>('DELETE', composition(id))),
+    compositionEvents: (id: string, query: PageQuery) =>
+      body(http.request<Page<CompositionEvent>>('GET', `${composition(id)}/events`, { query: { ...query } })),
+    compositionLogs: (id: string, component: string, query: LogsQuery) =>
+      body(
+        http.request<unknown>('GET', `${composition(id)}/components/${encodeURIComponent(component)}/logs`, {
+          query: { ...query },
+        }),
+      ),
+    compositionDiagnosis: (id: string) => body(http.request<unknown>('GET', `${composition(id)}/diagnosis`)),
+    compositionVerification: (id: string, query: PageQuery) =>
+      body(http.request<unknown>('GET', `${composition(id)}/verification`, { query: { ...query } })),
+
+    validateCatalog: (manifest: unknown) =>
+      body(http.request<CatalogValidation>('POST', '/v1/catalog/validate', { body: manifest })),
+    applyCatalog: (manifest: unknown) =>
+      body(http.request<ApplyResult>('POST', '/v1/catalog/apply', { body: manifest })),
+    listProjects: (query: PageQuery) =>
+      body(http.request<Page<ProjectView>>('GET', '/v1/projects', { query: { ...query } })),
+    listBuilds: (project: string, query: BuildsQuery) =>
+      body(
+        http.request<Page<Build>>('GET', `/v1/projects/${encodeURIComponent(project)}/builds`, {
+          query: { ...query },
+        }),
+      ),
+    /** Any authenticated read, to learn whether the server accepts the credential. */
+    probeAuth: () => http.request<unknown>('GET', '/v1/projects', { query: { limit: 1 } }),
+  };
+}
+
+export type Api = ReturnType<typeof api>;

@@ -1,0 +1,211 @@
+/**
+ * Commands in the style of citty, on `node:util` parseArgs: one command per file, groups that load
+ * their commands lazily, flags declared once with their defaults so `--help` (text on stderr, a JSON
+ * description on stdout) can never disagree with what the command does.
+ */
+import { parseArgs } from 'node:util';
+import type { Context } from './context.ts';
+import { usageError } from './errors.ts';
+
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  description: string;
+  /** Applied when the flag is absent and shown in help. */
+  default?: string;
+  /** Help text for a default computed at run time (`the project's default_baseline`). */
+  defaultNote?: string;
+  required?: boolean;
+  multiple?: boolean;
+  /** Placeholder in help: `<component=image>`. */
+  value?: string;
+}
+
+export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
+
+type FlagValue<F extends FlagSpec> = F['type'] extends 'boolean'
+  ? boolean
+  : F['multiple'] extends true
+    ? string[]
+    : F['required'] extends true
+      ? string
+      : F['default'] extends string
+        ? string
+        : string | undefined;
+
+export type Flags<F extends FlagSpecs> = { [K in keyof F]: FlagValue<F[K]> };
+
+export interface PositionalSpec {
+  name: string;
+  description: string;
+}
+
+export interface Command<F extends FlagSpecs = FlagSpecs> {
+  kind: 'command';
+  /** Full name as typed, e.g. `composition create`. */
+  name: string;
+  summary: string;
+  /** Longer text for help: rules, what stdout holds, exit codes specific to the command. */
+  notes?: string[];
+  positionals?: readonly PositionalSpec[];
+  flags: F;
+  run(input: { flags: Flags<F>; args: Record<string, string>; context: Context }): Promise<unknown>;
+}
+
+export type Loader = () => Promise<{ default: Command | Group }>;
+
+export interface Group {
+  kind: 'group';
+  name: string;
+  summary: string;
+  /** Loaded only when chosen: `svc version` never parses the composition commands. */
+  commands: Readonly<Record<string, Loader>>;
+  /** One-line summaries, so the group's help does not load every command. */
+  summaries: Readonly<Record<string, string>>;
+}
+
+export function defineCommand<const F extends FlagSpecs>(command: Omit<Command<F>, 'kind'>): Command<F> {
+  return { kind: 'command', ...command };
+}
+
+export function defineGroup(group: Omit<Group, 'kind'>): Group {
+  return { kind: 'group', ...group };
+}
+
+/** Parses argv against the command's flags; every mistake is a usage error naming the flag. */
+export function parseCommandLine<F extends FlagSpecs>(
+  command: Command<F>,
+  argv: readonly string[],
+): { flags: Flags<F>; args: Record<string, string> } {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {};
+  for (const [name, spec] of Object.entries(command.flags)) {
+    options[name] = spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type };
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+  } catch (error) {
+    // parseArgs explains itself over several lines; the problem stays one line and names the flag.
+    const message = (error as Error).message
+      .replace(/\. To specify a positional argument.*$/s, '.')
+      .replace(/\s*\n\s*/g, ' ');
+    const flag = /'(--?[A-Za-z][\w-]*)/.exec(message)?.[1];
+    throw usageError(
+      `${message} See: svc ${command.name} --help`,
+      flag ? [{ path: flag, message: 'invalid' }] : [],
+    );
+  }
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const flags: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(command.flags)) {
+    const value = values[name];
+    if (spec.multiple) flags[name] = value ?? [];
+    else if (spec.type === 'boolean') flags[name] = value === true;
+    else if (value !== undefined) {
+      if (value === '')
+        throw usageError(`--${name} needs a value.`, [{ path: `--${name}`, message: 'empty' }]);
+      flags[name] = value;
+    } else if (spec.default !== undefined) flags[name] = spec.default;
+    else if (spec.required) {
+      throw usageError(`--${name} is required. See: svc ${command.name} --help`, [
+        { path: `--${name}`, message: 'required' },
+      ]);
+    }
+  }
+  const expected = command.positionals ?? [];
+  const given = parsed.positionals;
+  if (given.length < expected.length) {
+    const missing = expected.slice(given.length).map((p) => `<${p.name}>`);
+    throw usageError(`missing ${missing.join(' ')}. See: svc ${command.name} --help`, [
+      ...missing.map((path) => ({ path, message: 'required' })),
+    ]);
+  }
+  if (given.length > expected.length) {
+    throw usageError(`unexpected argument "${given[expected.length]}". See: svc ${command.name} --help`);
+  }
+  const args: Record<string, string> = {};
+  expected.forEach((p, i) => {
+    args[p.name] = given[i] as string;
+  });
+  return { flags: flags as Flags<F>, args };
+}
+
+/** A machine-readable description of a command or group: what `--help` prints on stdout. */
+export function describe(target: Command | Group): unknown {
+  if (target.kind === 'group') {
+    return {
+      command: target.name ? `svc ${target.name}` : 'svc',
+      summary: target.summary,
+      commands: Object.entries(target.summaries).map(([name, summary]) => ({
+        name: target.name ? `${target.name} ${name}` : name,
+        summary,
+      })),
+    };
+  }
+  return {
+    command: `svc ${target.name}`,
+    summary: target.summary,
+    usage: usageLine(target),
+    arguments: (target.positionals ?? []).map((p) => ({ name: p.name, description: p.description })),
+    flags: Object.entries(target.flags).map(([name, spec]) => ({
+      name: `--${name}`,
+      type: spec.type,
+      value: spec.type === 'string' ? (spec.value ?? 'string') : null,
+      required: spec.required === true,
+      repeatable: spec.multiple === true,
+      default: spec.default ?? spec.defaultNote ?? (spec.type === 'boolean' ? false : null),
+      description: spec.description,
+    })),
+    notes: target.notes ?? [],
+  };
+}
+
+function usageLine(command: Command): string {
+  const positionals = (command.positionals ?? []).map((p) => `<${p.name}>`);
+  const required = Object.entries(command.flags)
+    .filter(([, spec]) => spec.required)
+    .map(([name, spec]) => `--${name} <${spec.value ?? 'string'}>`);
+  const optional = Object.values(command.flags).some((spec) => !spec.required) ? ['[flags]'] : [];
+  return ['svc', command.name, ...positionals, ...required, ...optional].join(' ');
+}
+
+/** Help for people, on stderr. */
+export function helpText(target: Command | Group): string {
+  const lines: string[] = [];
+  if (target.kind === 'group') {
+    const prefix = target.name ? `svc ${target.name}` : 'svc';
+    lines.push(`${prefix} — ${target.summary}`, '', `Usage: ${prefix} <command> [flags]`, '', 'Commands:');
+    const width = Math.max(...Object.keys(target.summaries).map((n) => n.length)) + 2;
+    for (const [name, summary] of Object.entries(target.summaries)) {
+      lines.push(`  ${name.padEnd(width)}${summary}`);
+    }
+    lines.push('', `Run "${prefix} <command> --help" for a command's flags.`);
+  } else {
+    lines.push(`svc ${target.name} — ${target.summary}`, '', `Usage: ${usageLine(target)}`);
+    if (target.positionals?.length) {
+      lines.push('', 'Arguments:');
+      for (const p of target.positionals) lines.push(`  <${p.name}>  ${p.description}`);
+    }
+    const rows = Object.entries(target.flags).map(([name, spec]) => {
+      const left = spec.type === 'boolean' ? `--${name}` : `--${name} <${spec.value ?? 'string'}>`;
+      const extras = [
+        spec.required ? 'required' : null,
+        spec.multiple ? 'repeatable' : null,
+        spec.default !== undefined ? `default: ${spec.default}` : null,
+        spec.defaultNote !== undefined ? `default: ${spec.defaultNote}` : null,
+      ].filter((x) => x !== null);
+      return [left, extras.length ? `${spec.description} (${extras.join('; ')})` : spec.description];
+    });
+    rows.push(['-h, --help', 'Show this help.']);
+    const width = Math.max(...rows.map(([left]) => (left as string).length)) + 2;
+    lines.push('', 'Flags:');
+    for (const [left, right] of rows) lines.push(`  ${(left as string).padEnd(width)}${right}`);
+    if (target.notes?.length) lines.push('', ...target.notes);
+  }
+  lines.push(
+    '',
+    'Output: JSON on stdout; problems as one JSON line on stderr.',
+    'Exit codes: 0 ok, 1 failure, 2 usage, 3 not ready in time, 4 conflict (409), 5 authentication.',
+    'Environment: SVC_API_URL (default http://127.0.0.1:8081), SVC_API_TOKEN_FILE, SVC_API_TOKEN.',
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,11 @@
+import { defineGroup } from '../../command.ts';
+
+export default defineGroup({
+  name: 'catalog',
+  summary: 'Validate and apply catalog manifests (projects, components, baselines).',
+  commands: { validate: () => import('./validate.ts'), apply: () => import('./apply.ts') },
+  summaries: {
+    validate: 'Dry-run validation of a manifest; changes nothing.',
+    apply: 'Register a manifest atomically; re-applying is a no-op.',
+  },
+});

@@ -1,0 +1,82 @@
+import { type Api, api, type CreateRequest } from '../../api.ts';
+import { defineCommand } from '../../command.ts';
+import { CliError, ExitCode, LocalCode, localProblem } from '../../errors.ts';
+import {
+  checkCompositionName,
+  checkIdempotencyKey,
+  checkName,
+  checkTtl,
+  overridesFrom,
+  previewRevisionsFrom,
+} from '../../validate.ts';
+import { selectionFlags, selectionNotes } from '../_shared.ts';
+
+export default defineCommand({
+  name: 'composition create',
+  summary: 'Create a composition (asynchronous: it answers at once; svc composition wait follows it).',
+  notes: [...selectionNotes, 'stdout is the accepted composition (phase created); its id is .id.'],
+  flags: {
+    name: { type: 'string', required: true, description: 'Composition name: a lowercase DNS label.' },
+    project: { type: 'string', default: 'demo', description: 'Catalog project.' },
+    baseline: {
+      type: 'string',
+      defaultNote: "the project's default_baseline from the catalog (staging in the local demo)",
+      description: 'Registered baseline to build on.',
+    },
+    ...selectionFlags,
+    'message-isolation': {
+      type: 'boolean',
+      description: 'Isolate cloud messaging (publish/subscribe) for overridden consumers; immutable.',
+    },
+    ttl: {
+      type: 'string',
+      value: 'duration',
+      defaultNote: 'server default (4h)',
+      description: 'Lifetime such as 30m, 2h or 1h30m; at most 24h.',
+    },
+    'idempotency-key': {
+      type: 'string',
+      value: 'key',
+      description: 'Makes a retry safe: the same key and flags replay the first answer for 24h.',
+    },
+  },
+  async run({ flags, context }) {
+    const request: CreateRequest = {
+      project: checkName(flags.project, '--project'),
+      baseline: flags.baseline === undefined ? '' : checkName(flags.baseline, '--baseline'),
+      name: checkCompositionName(flags.name),
+      overrides: overridesFrom(flags),
+      message_isolation: flags['message-isolation'],
+      expected_preview_revisions: previewRevisionsFrom(flags['expected-preview-revision']),
+    };
+    if (flags.ttl !== undefined) {
+      checkTtl(flags.ttl);
+      request.ttl = flags.ttl;
+    }
+    const key =
+      flags['idempotency-key'] === undefined ? undefined : checkIdempotencyKey(flags['idempotency-key']);
+    const client = api(context.http);
+    if (flags.baseline === undefined)
+      request.baseline = await defaultBaseline(client, request.project, context.apiUrl);
+    return client.createComposition(request, key);
+  },
+});
+
+/** The project's default baseline, from the catalog the server holds. */
+async function defaultBaseline(client: Api, project: string, apiUrl: URL): Promise<string> {
+  let after: string | undefined;
+  do {
+    const page = await client.listProjects({ limit: 200, after });
+    const found = page.items.find((item) => item.name === project);
+    if (found) return found.default_baseline;
+    after = page.next_cursor ?? undefined;
+  } while (after !== undefined);
+  throw new CliError(
+    localProblem(
+      LocalCode.UnknownReference,
+      `project "${project}" is not registered at ${apiUrl.origin}; check --project, or register it with svc catalog apply`,
+      [{ path: '--project', message: 'not registered' }],
+    ),
+    ExitCode.Failure,
+  );
+}

@@ -1,0 +1,16 @@
+import { api } from '../../api.ts';
+import { defineCommand } from '../../command.ts';
+import { checkCursor, checkId, checkLimit } from '../../validate.ts';
+import { compositionId, pageFlags } from '../_shared.ts';
+
+export default defineCommand({
+  name: 'composition events',
+  summary: 'Durable audit events of a composition, newest first.',
+  positionals: compositionId,
+  flags: pageFlags,
+  run: ({ flags, args, context }) =>
+    api(context.http).compositionEvents(checkId(args.id as string), {
+      limit: checkLimit(flags.limit),
+      after: checkCursor(flags.after),
+    }),
+});

@@ -1,0 +1,17 @@
+import { api } from '../../api.ts';
+import { defineCommand } from '../../command.ts';
+import { checkId } from '../../validate.ts';
+import { compositionId } from '../_shared.ts';
+
+/** `get` and `inspect` are one command under two names. */
+export function readCommand(name: string) {
+  return defineCommand({
+    name,
+    summary: 'Desired and observed state of a composition.',
+    positionals: compositionId,
+    flags: {},
+    run: ({ args, context }) => api(context.http).getComposition(checkId(args.id as string)),
+  });
+}
+
+export default readCommand('composition get');

@@ -1,0 +1,36 @@
+import { defineGroup } from '../../command.ts';
+
+export default defineGroup({
+  name: 'composition',
+  summary: 'Create, wait for, inspect, update and destroy compositions.',
+  commands: {
+    plan: () => import('./plan.ts'),
+    create: () => import('./create.ts'),
+    wait: () => import('./wait.ts'),
+    update: () => import('./update.ts'),
+    get: () => import('./get.ts'),
+    inspect: () => import('./inspect.ts'),
+    endpoints: () => import('./endpoints.ts'),
+    logs: () => import('./logs.ts'),
+    events: () => import('./events.ts'),
+    diagnosis: () => import('./diagnosis.ts'),
+    verification: () => import('./verification.ts'),
+    destroy: () => import('./destroy.ts'),
+    list: () => import('./list.ts'),
+  },
+  summaries: {
+    plan: 'Plan a create from a JSON body without doing it.',
+    create: 'Create a composition (asynchronous; see wait).',
+    wait: 'Block until the composition is ready, failed, or the timeout passes.',
+    update: 'Roll out a new complete override set.',
+    get: 'Desired and observed state.',
+    inspect: 'Desired and observed state (same as get).',
+    endpoints: 'Preview URLs and routing readiness.',
+    logs: 'A bounded log snapshot of one component.',
+    events: 'Durable audit events, newest first.',
+    diagnosis: 'Why a composition is where it is: state, blockers, notes.',
+    verification: 'Retained verification checks, newest first.',
+    destroy: 'Destroy (asynchronous).',
+    list: 'Compositions not yet destroyed, newest first.',
+  },
+});

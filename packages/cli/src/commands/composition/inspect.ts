@@ -1,0 +1,3 @@
+import { readCommand } from './get.ts';
+
+export default readCommand('composition inspect');

@@ -1,0 +1,8 @@
+import { defineGroup } from '../../command.ts';
+
+export default defineGroup({
+  name: 'source',
+  summary: 'Published builds: which image a source revision produced.',
+  commands: { list: () => import('./list.ts') },
+  summaries: { list: 'Published builds of a project, newest first.' },
+});

@@ -1,0 +1,29 @@
+import { api } from '../api.ts';
+import { defineCommand } from '../command.ts';
+import { CliError } from '../errors.ts';
+import { cliBuild } from '../release.ts';
+
+export default defineCommand({
+  name: 'version',
+  summary: "The CLI's release and commit, and the server's GET /version when reachable.",
+  notes: [
+    'server is null (and server_problem says why) when the API cannot be read; the exit code is still 0.',
+  ],
+  flags: {},
+  async run({ context }) {
+    const cli = { ...cliBuild, node: process.version };
+    try {
+      const server = await api(context.http).version();
+      return { cli, api_url: context.apiUrl.href.replace(/\/$/, ''), server, server_problem: null };
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      const { code, detail } = error.problem;
+      return {
+        cli,
+        api_url: context.apiUrl.href.replace(/\/$/, ''),
+        server: null,
+        server_problem: { code, detail },
+      };
+    }
+  },
+});

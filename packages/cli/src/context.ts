@@ -1,0 +1,70 @@
+/**
+ * What every command gets: the API URL and the client, built once from the environment. The token
+ * is resolved lazily (spec 5.6: token file > token string > saved login), so commands that send no
+ * authenticated request never read a credential.
+ */
+
+import { parseDuration } from '@svc/core';
+import { type Credential, resolveCredential } from './credentials.ts';
+import { invalidEnvironment } from './errors.ts';
+import { type HttpClient, httpClient } from './http.ts';
+
+export const defaultApiUrl = 'http://127.0.0.1:8081';
+export const defaultRequestTimeoutSeconds = 30;
+
+export interface Context {
+  readonly apiUrl: URL;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The credential spec 5.6 selects; read on first use. */
+  credential(): Promise<Credential>;
+  readonly http: HttpClient;
+  /** Human hints: stderr, never stdout. */
+  hint(line: string): void;
+}
+
+export function apiUrlFrom(env: Readonly<Record<string, string | undefined>>): URL {
+  const raw = env.SVC_API_URL?.trim() || defaultApiUrl;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalidEnvironment('SVC_API_URL', `"${raw}" is not a URL; use e.g. ${defaultApiUrl}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalidEnvironment('SVC_API_URL', `"${raw}" must start with http:// or https://`);
+  }
+  if (url.search || url.hash) {
+    throw invalidEnvironment('SVC_API_URL', `"${raw}" must not carry a query or fragment`);
+  }
+  return url;
+}
+
+function requestTimeout(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env.SVC_HTTP_TIMEOUT?.trim();
+  if (!raw) return defaultRequestTimeoutSeconds;
+  const seconds = parseDuration(raw);
+  if (seconds === null || seconds < 1 || seconds > 600) {
+    throw invalidEnvironment('SVC_HTTP_TIMEOUT', `"${raw}" must be a duration from 1s to 10m, e.g. 30s`);
+  }
+  return seconds;
+}
+
+export function createContext(env: Readonly<Record<string, string | undefined>>): Context {
+  const apiUrl = apiUrlFrom(env);
+  let credential: Promise<Credential> | undefined;
+  const context: Context = {
+    apiUrl,
+    env,
+    credential: () => {
+      credential ??= resolveCredential(env, apiUrl);
+      return credential;
+    },
+    http: httpClient({
+      baseUrl: apiUrl,
+      timeoutSeconds: requestTimeout(env),
+      token: async () => (await context.credential()).token,
+    }),
+    hint: (line) => process.stderr.write(`svc: ${line}\n`),
+  };
+  return context;
+}

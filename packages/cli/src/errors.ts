@@ -1,0 +1,129 @@
+/**
+ * Exit codes and the one error type of the CLI. A `CliError` is a problem (RFC 9457 shape, like the
+ * server's) plus an exit code and, where there is one, a result still worth printing on stdout
+ * (the last status of a `wait` that timed out). `main` prints it as one JSON line on stderr —
+ * advice for the person or agent, never a stack trace.
+ */
+
+export const ExitCode = {
+  Ok: 0,
+  /** The request failed: the server refused it, the API was unreachable, the composition failed. */
+  Failure: 1,
+  /** Bad command line or local validation; no request was sent. */
+  Usage: 2,
+  /** `wait` ran out of time before the composition was ready. */
+  NotReady: 3,
+  /** The server answered 409: generation mismatch, operation in progress, stale revision… */
+  Conflict: 4,
+  /** Credentials missing, invalid or expired (401/403, expired saved login). */
+  Auth: 5,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface FieldProblem {
+  /** The flag (`--ttl`), argument (`<id>`), variable (`SVC_API_URL`) or JSON pointer at fault. */
+  path: string;
+  message: string;
+}
+
+/** What goes to stderr: the server's problem as received, or a local one of the same shape. */
+export interface Problem {
+  type: string;
+  title: string;
+  /** The HTTP status for server problems; null for problems found before or without an answer. */
+  status: number | null;
+  detail: string;
+  code: string;
+  errors: FieldProblem[];
+  [extra: string]: unknown;
+}
+
+/** Codes of problems the CLI finds itself; each is described in docs/cli.md. */
+export const LocalCode = {
+  Usage: 'usage',
+  InvalidArgument: 'invalid_argument',
+  InvalidEnvironment: 'invalid_environment',
+  FileUnreadable: 'file_unreadable',
+  ApiUnreachable: 'api_unreachable',
+  ApiTimeout: 'api_timeout',
+  UnexpectedResponse: 'unexpected_response',
+  UnknownReference: 'unknown_reference',
+  WaitTimeout: 'wait_timeout',
+  CompositionFailed: 'composition_failed',
+  CompositionEnded: 'composition_ended',
+  PlanBlocked: 'plan_blocked',
+  CatalogInvalid: 'catalog_invalid',
+  LoginRequired: 'login_required',
+  LoginNotSupported: 'login_not_supported',
+  InsecureCredentials: 'insecure_credentials',
+  CredentialsUnreadable: 'credentials_unreadable',
+  Internal: 'cli_internal_error',
+} as const;
+export type LocalCode = (typeof LocalCode)[keyof typeof LocalCode];
+
+const titles: Record<LocalCode, string> = {
+  usage: 'Usage error',
+  invalid_argument: 'Invalid argument',
+  invalid_environment: 'Invalid environment variable',
+  file_unreadable: 'File unreadable',
+  api_unreachable: 'API unreachable',
+  api_timeout: 'API did not answer in time',
+  unexpected_response: 'Unexpected response',
+  unknown_reference: 'Unknown reference',
+  wait_timeout: 'Not ready in time',
+  composition_failed: 'Composition failed',
+  composition_ended: 'Composition will not become ready',
+  plan_blocked: 'Plan has blockers',
+  catalog_invalid: 'Catalog manifest invalid',
+  login_required: 'Login required',
+  login_not_supported: 'Login not supported',
+  insecure_credentials: 'Credentials file not private',
+  credentials_unreadable: 'Credentials file unreadable',
+  cli_internal_error: 'CLI internal error',
+};
+
+export function localProblem(code: LocalCode, detail: string, errors: FieldProblem[] = []): Problem {
+  return { type: `/docs/cli.md#${code}`, title: titles[code], status: null, detail, code, errors };
+}
+
+export class CliError extends Error {
+  override name = 'CliError';
+  readonly problem: Problem;
+  readonly exitCode: ExitCode;
+  /** Printed on stdout before the problem goes to stderr; undefined prints nothing. */
+  readonly output: unknown;
+
+  constructor(problem: Problem, exitCode: ExitCode, options: { output?: unknown; cause?: unknown } = {}) {
+    super(problem.detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.problem = problem;
+    this.exitCode = exitCode;
+    this.output = options.output;
+  }
+}
+
+/** A usage problem naming the flag or argument at fault: exit 2, nothing sent. */
+export function invalidArgument(path: string, message: string): CliError {
+  return new CliError(
+    localProblem(LocalCode.InvalidArgument, `${path}: ${message}`, [{ path, message }]),
+    ExitCode.Usage,
+  );
+}
+
+export function usageError(detail: string, errors: FieldProblem[] = []): CliError {
+  return new CliError(localProblem(LocalCode.Usage, detail, errors), ExitCode.Usage);
+}
+
+/** The exit code for a problem the server answered with. */
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status === 409) return ExitCode.Conflict;
+  if (status === 401 || status === 403) return ExitCode.Auth;
+  return ExitCode.Failure;
+}
+
+/** A bad environment variable, named: exit 2, nothing sent. */
+export function invalidEnvironment(variable: string, message: string): CliError {
+  return new CliError(
+    localProblem(LocalCode.InvalidEnvironment, `${variable}: ${message}`, [{ path: variable, message }]),
+    ExitCode.Usage,
+  );
+}

@@ -1,0 +1,187 @@
+/**
+ * Local validation: the server's rules, applied to flags before any request, so a mistake costs no
+ * round trip and the message names the flag. The rules themselves come from `@svc/core` (name
+ * schemas, image syntax, durations, the override limit), never restated.
+ */
+import {
+  CompositionName,
+  formatDuration,
+  Id,
+  imageProblem,
+  isValidIdempotencyKey,
+  maxIdempotencyKeyLength,
+  maxOverrides,
+  maxPageSize,
+  maxTtlSeconds,
+  minTtlSeconds,
+  parseDuration,
+  ResourceName,
+} from '@svc/core';
+import * as v from 'valibot';
+import { invalidArgument, usageError } from './errors.ts';
+
+type Override = { image: string } | { build_id: string };
+
+function checkSchema(schema: v.GenericSchema<unknown, string>, value: string, path: string): string {
+  const result = v.safeParse(schema, value);
+  if (!result.success) throw invalidArgument(path, result.issues[0]?.message ?? 'invalid value');
+  return result.output;
+}
+
+export const checkName = (value: string, flag: string) => checkSchema(ResourceName, value, flag);
+export const checkCompositionName = (value: string) => checkSchema(CompositionName, value, '--name');
+/** A composition id as a path segment: a DNS label of at most 40 characters. */
+export const checkId = (value: string, path = '<id>') => checkSchema(Id, value, path);
+
+export function checkImage(image: string, flag: string): string {
+  const problem = imageProblem(image);
+  if (problem) throw invalidArgument(flag, problem);
+  return image;
+}
+
+/** A duration such as `90s`, `30m` or `1h30m`, in whole seconds within bounds. */
+export function checkDuration(text: string, flag: string, bounds: { min: number; max: number }): number {
+  const seconds = parseDuration(text);
+  if (seconds === null) {
+    throw invalidArgument(flag, `"${text}" is not a duration such as 90s, 30m or 1h30m`);
+  }
+  if (seconds < bounds.min || seconds > bounds.max) {
+    throw invalidArgument(
+      flag,
+      `must be from ${formatDuration(bounds.min)} to ${formatDuration(bounds.max)}; got ${text}`,
+    );
+  }
+  return seconds;
+}
+
+export const checkTtl = (text: string) =>
+  checkDuration(text, '--ttl', { min: minTtlSeconds, max: maxTtlSeconds });
+
+export function checkInteger(text: string, flag: string, bounds: { min: number; max: number }): number {
+  if (!/^\d{1,10}$/.test(text)) throw invalidArgument(flag, `"${text}" is not a whole number`);
+  const value = Number(text);
+  if (value < bounds.min || value > bounds.max) {
+    throw invalidArgument(flag, `must be from ${bounds.min} to ${bounds.max}; got ${value}`);
+  }
+  return value;
+}
+
+export const checkLimit = (text: string | undefined) =>
+  text === undefined ? undefined : checkInteger(text, '--limit', { min: 1, max: maxPageSize });
+
+export function checkCursor(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[A-Za-z0-9_-]{1,2048}$/.test(text)) {
+    throw invalidArgument('--after', 'must be a next_cursor value from a previous page');
+  }
+  return text;
+}
+
+export function checkIdempotencyKey(key: string): string {
+  if (!isValidIdempotencyKey(key)) {
+    throw invalidArgument(
+      '--idempotency-key',
+      `must be 1–${maxIdempotencyKeyLength} printable ASCII characters`,
+    );
+  }
+  return key;
+}
+
+/** `component=value` as `--override`, `--build` and `--expected-preview-revision` take it. */
+export function splitPair(text: string, flag: string, what: string): [string, string] {
+  const at = text.indexOf('=');
+  if (at <= 0 || at === text.length - 1) {
+    throw invalidArgument(flag, `"${text}" must be component=${what}`);
+  }
+  const component = text.slice(0, at);
+  return [checkName(component, flag), text.slice(at + 1)];
+}
+
+export interface SelectionFlags {
+  image?: string | undefined;
+  component?: string | undefined;
+  override: string[];
+  build: string[];
+  'inherit-all': boolean;
+}
+
+export const defaultComponent = 'service-b';
+
+/**
+ * The complete override selection from `--image`/`--component`, `--override`, `--build` and
+ * `--inherit-all`: at most three distinct components, each chosen once, with `--inherit-all`
+ * standing alone. One of them is required, so an empty selection is always a deliberate one.
+ */
+export function overridesFrom(flags: SelectionFlags): Record<string, Override> {
+  const given = (['image', 'component', 'override', 'build'] as const).filter((name) => {
+    const value = flags[name];
+    return Array.isArray(value) ? value.length > 0 : value !== undefined;
+  });
+  if (flags['inherit-all']) {
+    if (given.length) {
+      const others = given.map((name) => `--${name}`).join(', ');
+      throw usageError(`--inherit-all selects no overrides, so it cannot be combined with ${others}`, [
+        { path: '--inherit-all', message: `cannot be combined with ${others}` },
+      ]);
+    }
+    return {};
+  }
+  if (!given.length) {
+    throw usageError(
+      'choose the overrides: --image (for --component, default service-b), --override component=image or --build component=build_id; or --inherit-all for none',
+      [{ path: '--inherit-all', message: 'or a selection flag is required' }],
+    );
+  }
+  if (flags.component !== undefined && flags.image === undefined) {
+    throw invalidArgument('--component', 'names the component for --image; add --image');
+  }
+
+  const overrides: Record<string, Override> = {};
+  const chosenBy: Record<string, string> = {};
+  const add = (component: string, override: Override, flag: string) => {
+    const earlier = chosenBy[component];
+    if (earlier) {
+      throw invalidArgument(
+        flag,
+        `component "${component}" is already selected by ${earlier}; choose each once`,
+      );
+    }
+    chosenBy[component] = flag;
+    overrides[component] = override;
+  };
+  if (flags.image !== undefined) {
+    const component = checkName(flags.component ?? defaultComponent, '--component');
+    add(component, { image: checkImage(flags.image, '--image') }, '--image');
+  }
+  for (const pair of flags.override) {
+    const [component, image] = splitPair(pair, '--override', 'image');
+    add(component, { image: checkImage(image, '--override') }, '--override');
+  }
+  for (const pair of flags.build) {
+    const [component, buildId] = splitPair(pair, '--build', 'build_id');
+    if (!/^[\x21-\x7e]{1,200}$/.test(buildId)) {
+      throw invalidArgument('--build', `"${buildId}" is not a build id (see svc source list)`);
+    }
+    add(component, { build_id: buildId }, '--build');
+  }
+  const count = Object.keys(overrides).length;
+  if (count > maxOverrides) {
+    throw usageError(
+      `at most ${maxOverrides} components can be overridden across --image, --override and --build; got ${count}`,
+      [{ path: '--override', message: `more than ${maxOverrides} components` }],
+    );
+  }
+  return overrides;
+}
+
+/** `--expected-preview-revision component=revision`, repeatable, each component once. */
+export function previewRevisionsFrom(pairs: readonly string[]): Record<string, number> {
+  const flag = '--expected-preview-revision';
+  const revisions: Record<string, number> = {};
+  for (const pair of pairs) {
+    const [component, text] = splitPair(pair, flag, 'revision');
+    if (component in revisions) throw invalidArgument(flag, `component "${component}" is given twice`);
+    revisions[component] = checkInteger(text, flag, { min: 1, max: 2 ** 31 - 1 });
+  }
+  return revisions;
+}

@@ -1,0 +1,76 @@
+/**
+ * Every route the CLI calls is a route of the server's OpenAPI document (generated from the same
+ * @svc/core schemas the CLI's types come from) — except the ones the spec documents and the server
+ * does not serve yet, which are listed here on purpose.
+ */
+import type { Stack } from '@svc/local';
+import { startTestStack } from '@svc/local/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { api } from '../src/api.ts';
+import type { HttpClient, Method } from '../src/http.ts';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack.stop());
+
+/** Documented in spec 4.1 and called by the CLI; not yet served. */
+const notYetServed = new Set([
+  'get /v1/compositions/{id}/components/{component}/logs',
+  'get /v1/compositions/{id}/diagnosis',
+  'get /v1/compositions/{id}/verification',
+]);
+
+it('calls only routes of the OpenAPI document, with their methods', async () => {
+  const called: string[] = [];
+  const recorder: HttpClient = {
+    async request<T>(method: Method, path: string) {
+      called.push(
+        `${method.toLowerCase()} ${path
+          .replace('/c-sample', '/{id}')
+          .replace('/projects/demo', '/projects/{project}')
+          .replace('/components/service-b', '/components/{component}')}`,
+      );
+      return { status: 200, headers: {}, body: undefined as T };
+    },
+  };
+  const client = api(recorder);
+  const id = 'c-sample';
+  const calls: Record<keyof typeof client, () => Promise<unknown>> = {
+    version: () => client.version(),
+    planComposition: () => client.planComposition({}),
+    createComposition: () => client.createComposition({ project: 'demo', baseline: 'staging', name: 'x' }),
+    listCompositions: () => client.listCompositions({}),
+    getComposition: () => client.getComposition(id),
+    compositionStatus: () => client.compositionStatus(id),
+    compositionEndpoints: () => client.compositionEndpoints(id),
+    updateComposition: () => client.updateComposition(id, { expected_generation: 1, overrides: {} }),
+    destroyComposition: () => client.destroyComposition(id),
+    compositionEvents: () => client.compositionEvents(id, {}),
+    compositionLogs: () => client.compositionLogs(id, 'service-b', { tail_lines: 1, max_bytes: 1 }),
+    compositionDiagnosis: () => client.compositionDiagnosis(id),
+    compositionVerification: () => client.compositionVerification(id, {}),
+    validateCatalog: () => client.validateCatalog({}),
+    applyCatalog: () => client.applyCatalog({}),
+    listProjects: () => client.listProjects({}),
+    listBuilds: () => client.listBuilds('demo', {}),
+    probeAuth: () => client.probeAuth(),
+  };
+  for (const call of Object.values(calls)) await call();
+
+  const document = (await (await fetch(`${stack.apiUrl}/v1/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  const served = new Set(
+    Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m} ${path}`),
+    ),
+  );
+  const missing = called.filter(
+    (route) => route !== 'get /version' && !served.has(route) && !notYetServed.has(route),
+  );
+  expect(missing).toEqual([]);
+  expect(called).toContain('get /version');
+  expect((await fetch(`${stack.apiUrl}/version`)).status).toBe(200);
+});

@@ -1,0 +1,137 @@
+/** `svc version`, `--help` on every command (flags with defaults), and the bundle on Node 20. */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { Stack } from '@svc/local';
+import { startTestStack } from '@svc/local/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, type Json, svc } from './helpers.ts';
+
+let stack: Stack;
+beforeAll(async () => {
+  [stack] = await Promise.all([startTestStack(), ensureBuilt()]);
+});
+afterAll(() => stack.stop());
+
+describe('svc version', () => {
+  it("prints the CLI's release and commit and the server's GET /version", async () => {
+    const result = await svc(['version'], { apiUrl: stack.apiUrl });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json()).toEqual({
+      cli: {
+        release: '0.1.0',
+        commit: expect.stringMatching(/^([0-9a-f]{12}|unknown)$/),
+        node: process.version,
+      },
+      api_url: stack.apiUrl,
+      server: { service: 'preview-composition-service', release: 'dev', commit: 'unknown' },
+      server_problem: null,
+    });
+  });
+
+  it('still prints the CLI build when the server is unreachable, exit 0', async () => {
+    const result = await svc(['version'], { apiUrl: 'http://127.0.0.1:9' });
+    expect(result.code).toBe(0);
+    expect(result.json()).toMatchObject({ server: null, server_problem: { code: 'api_unreachable' } });
+  });
+});
+
+describe('--help', () => {
+  /** Every command, found by walking the tree the way a program would: from `svc --help`. */
+  async function commands(): Promise<string[][]> {
+    const found: string[][] = [];
+    const walk = async (path: string[]) => {
+      const result = await svc([...path, '--help']);
+      expect(result.code, result.stderr).toBe(0);
+      const described = result.json();
+      if (!described.commands) {
+        found.push(path);
+        return;
+      }
+      for (const child of described.commands as { name: string }[]) await walk(child.name.split(' '));
+    };
+    await walk([]);
+    return found;
+  }
+
+  it('every command describes its flags with defaults: text on stderr, JSON on stdout', async () => {
+    const all = await commands();
+    expect(all.map((path) => path.join(' '))).toEqual(
+      expect.arrayContaining([
+        'composition plan',
+        'composition create',
+        'composition wait',
+        'composition update',
+        'composition get',
+        'composition inspect',
+        'composition endpoints',
+        'composition logs',
+        'composition events',
+        'composition diagnosis',
+        'composition verification',
+        'composition destroy',
+        'composition list',
+        'catalog validate',
+        'catalog apply',
+        'source list',
+        'auth status',
+        'auth login',
+        'auth logout',
+        'version',
+      ]),
+    );
+    for (const path of all) {
+      const result = await svc([...path, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`svc ${path.join(' ')} — `);
+      expect(result.stderr).toContain('Exit codes:');
+      const described = result.json();
+      expect(described.command).toBe(`svc ${path.join(' ')}`);
+      for (const flag of described.flags as Json[]) expect(result.stderr).toContain(flag.name);
+    }
+  });
+
+  it.each([
+    ['composition create', '--project', 'demo'],
+    [
+      'composition create',
+      '--baseline',
+      "the project's default_baseline from the catalog (staging in the local demo)",
+    ],
+    ['composition create', '--component', 'service-b'],
+    ['composition update', '--component', 'service-b'],
+    ['composition wait', '--timeout', '30s'],
+    ['composition logs', '--component', 'service-b'],
+    ['composition logs', '--tail-lines', '200'],
+    ['composition logs', '--max-bytes', '65536'],
+  ])('svc %s --help shows %s with its default', async (command, flag, value) => {
+    const result = await svc([...command.split(' '), '--help']);
+    const described = result.json();
+    expect(described.flags.find((f: Json) => f.name === flag)).toMatchObject({ default: value });
+    expect(result.stderr).toContain(`default: ${value}`);
+  });
+
+  it('-h works after other flags too', async () => {
+    const result = await svc(['composition', 'create', '--name', 'x', '-h']);
+    expect(result.code).toBe(0);
+    expect(result.json().command).toBe('svc composition create');
+  });
+});
+
+describe('the bundle on an older system Node', () => {
+  const system = ['/usr/bin/node', '/usr/local/bin/node'].find(
+    (path) => existsSync(path) && execFileSync(path, ['--version'], { encoding: 'utf8' }).startsWith('v20.'),
+  );
+
+  it(`runs on Node 20 (${system ?? 'no Node 20 on this machine: the test runner’s Node stands in'})`, async () => {
+    const node = system ?? process.execPath;
+    const version = await svc(['version'], { apiUrl: stack.apiUrl, node });
+    expect(version.code, version.stderr).toBe(0);
+    expect(version.json().cli.node).toBe(execFileSync(node, ['--version'], { encoding: 'utf8' }).trim());
+    const created = await svc(['composition', 'create', '--name', 'old-node', '--inherit-all'], {
+      apiUrl: stack.apiUrl,
+      node,
+    });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.json().phase).toBe('created');
+  });
+});
