@@ -1,0 +1,185 @@
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { type CompositionStore, compositionSelector } from '@svc/core';
+import type { Stack } from '@svc/local';
+import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createComposition, image, waitForPhase } from './support/compositions.ts';
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.stop();
+  stack = undefined;
+});
+
+async function receive(queueUrl: string, s: Stack) {
+  const { Messages } = await s.clients.sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 1,
+      MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+    }),
+  );
+  return Messages ?? [];
+}
+
+async function forkObjects(s: Stack, id: string) {
+  const objects = await s.cluster.list(
+    'staging',
+    [
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      { apiVersion: 'apps/v1', kind: 'Deployment' },
+      { apiVersion: 'v1', kind: 'Service' },
+      { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' },
+    ],
+    compositionSelector(id),
+  );
+  return objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+}
+
+describe('at-least-once delivery', () => {
+  it('reaches the same end state when every step message is handled twice at once', async () => {
+    stack = await startTestStack({ worker: false, worker_settings: { chainBudgetMs: 0 } });
+    const s = stack;
+    const http: HttpClient = httpClient(s.apiUrl);
+    const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.0.0') } });
+    const handled: string[] = [];
+    const deadline = Date.now() + 30_000;
+    let phase = 'created';
+    while (phase !== 'ready' && Date.now() < deadline) {
+      for (const message of await receive(s.resources.jobQueueUrl, s)) {
+        handled.push(JSON.parse(message.Body ?? '{}').step);
+        await Promise.all([s.handle(message.Body ?? ''), s.handle(message.Body ?? '')]);
+        await s.clients.sqs.send(
+          new DeleteMessageCommand({
+            QueueUrl: s.resources.jobQueueUrl,
+            ReceiptHandle: message.ReceiptHandle,
+          }),
+        );
+      }
+      phase = (await http.get(`/v1/compositions/${created.id}/status`)).body.phase;
+    }
+    expect(phase).toBe('ready');
+    expect(handled).toEqual(expect.arrayContaining(['apply', 'await-rollout', 'verify', 'finish']));
+    expect(await forkObjects(s, created.id)).toEqual([
+      `ConfigMap/preview-${created.id}`,
+      `Deployment/service-b-${created.id}`,
+      `HTTPRoute/preview-${created.id}`,
+      `HTTPRoute/preview-${created.id}-service-b`,
+      `Service/service-b-${created.id}`,
+    ]);
+    const events = (await http.get(`/v1/compositions/${created.id}/events?limit=100`)).body.items;
+    const finished = events
+      .filter((e: { type: string }) => e.type === 'step_finished')
+      .map((e: { data: { step: string } }) => e.data.step);
+    expect(finished.sort()).toEqual(['apply', 'await-rollout', 'finish', 'verify']);
+    expect(events.filter((e: { type: string }) => e.type === 'ready')).toHaveLength(1);
+    const checks = (await http.get(`/v1/compositions/${created.id}/verification`)).body.items;
+    expect(checks[0]).toMatchObject({ status: 'passed', freshness: 'fresh' });
+  });
+});
+
+describe('a worker killed mid-step', () => {
+  it('converges when it dies between the cluster write and the progress record', async () => {
+    let crashes = 0;
+    const crashAfterApply = (store: CompositionStore): CompositionStore => ({
+      ...store,
+      async commit(write) {
+        const operation = write.operation?.record;
+        if (
+          crashes === 0 &&
+          operation?.kind === 'create' &&
+          operation.next_step === 1 &&
+          !write.composition
+        ) {
+          crashes++;
+          throw new Error('worker killed');
+        }
+        return store.commit(write);
+      },
+    });
+    stack = await startTestStack({
+      wrapWorkerStore: crashAfterApply,
+      retryBaseSeconds: 0,
+      worker_settings: { chainBudgetMs: 0 },
+    });
+    const http = httpClient(stack.apiUrl);
+    const created = await createComposition(http, { 'service-c': { image: image('service-c', '2.0.0') } });
+    const ready = await waitForPhase(http, created.id, ['ready', 'failed']);
+    expect(crashes).toBe(1);
+    expect(ready.phase).toBe('ready');
+    expect((await forkObjects(stack, created.id)).filter((o) => o.startsWith('Deployment/'))).toEqual([
+      `Deployment/service-c-${created.id}`,
+    ]);
+  });
+});
+
+describe('a flaky cluster', () => {
+  it('brings 20 concurrent compositions to ready while 20% of Kubernetes API requests fail', async () => {
+    stack = await startTestStack();
+    const s = stack;
+    const http = httpClient(s.apiUrl);
+    const fault = await fetch(`${s.clusterUrl}/_faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'fail', status: 503, percent: 20 }),
+    });
+    expect(fault.status).toBeLessThan(300);
+    const components = ['service-a', 'service-b', 'service-c', 'service-d'];
+    const created = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => {
+        const component = components[i % components.length] as string;
+        return createComposition(http, { [component]: { image: image(component, `2.0.${i}`) } });
+      }),
+    );
+    const settled = await Promise.all(
+      created.map((c) => waitForPhase(http, c.id, ['ready', 'failed'], 90_000)),
+    );
+    const hits = await (await fetch(`${s.clusterUrl}/_faults`)).json();
+    expect(JSON.stringify(hits)).toMatch(/"hits":\s*[1-9]/);
+    expect(settled.map((c) => c.phase)).toEqual(Array(20).fill('ready'));
+  });
+});
+
+describe('poison messages', () => {
+  it('moves an unreadable message to the dead-letter queue', async () => {
+    stack = await startTestStack({ retryBaseSeconds: 0, seed: false });
+    const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
+    await stack.clients.sqs.send(
+      new SendMessageCommand({ QueueUrl: stack.resources.jobQueueUrl, MessageBody: 'not json' }),
+    );
+    const s = stack;
+    let dead: string[] = [];
+    const deadline = Date.now() + 20_000;
+    while (dead.length === 0 && Date.now() < deadline) {
+      dead = (await receive(s.resources.deadLetterQueueUrl, s)).map((m) => m.Body ?? '');
+    }
+    expect(dead).toEqual(['not json']);
+  });
+
+  it('fails the operation with a recorded blocker and dead-letters its message when a step keeps failing', async () => {
+    stack = await startTestStack({ retryBaseSeconds: 0 });
+    const s = stack;
+    const http = httpClient(s.apiUrl);
+    await fetch(`${s.clusterUrl}/_faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'fail', status: 500, percent: 100, match: { resource: 'configmaps' } }),
+    });
+    const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.0.0') } });
+    const failed = await waitForPhase(http, created.id, ['failed', 'ready'], 60_000);
+    expect(failed.phase).toBe('failed');
+    expect(failed.observed.blockers[0]).toMatchObject({
+      code: 'step_failed',
+      message: expect.stringMatching(/apply failed 5 times/),
+    });
+    let dead: { step?: string; operation_id?: string }[] = [];
+    const deadline = Date.now() + 20_000;
+    while (dead.length === 0 && Date.now() < deadline) {
+      dead = (await receive(s.resources.deadLetterQueueUrl, s)).map((m) => JSON.parse(m.Body ?? '{}'));
+    }
+    expect(dead).toEqual([
+      expect.objectContaining({ operation_id: created.latest_operation.id, step: 'apply' }),
+    ]);
+  });
+});
