@@ -53,6 +53,17 @@ describe('create', () => {
     expect(imageOf(other.hops, 'service-c')).toBe(image('service-c', '1.0.0'));
   });
 
+  it('sends the public URL to the fork when the entry component itself is overridden', async () => {
+    const created = await createComposition(http, { 'service-a': { image: image('service-a', '2.0.0') } });
+    const ready = await waitForPhase(http, created.id, ['ready', 'failed']);
+    expect(ready.phase).toBe('ready');
+    expect(ready.endpoints.public.ready).toBe(true);
+    const { hops } = await previewHops(stack, ready.endpoints.public.url);
+    expect(imageOf(hops, 'service-a')).toBe(image('service-a', '2.0.0'));
+    const checks = await http.get(`/v1/compositions/${created.id}/verification`);
+    expect(checks.body.items[0]).toMatchObject({ status: 'passed', coverage: { 'service-a': 'verified' } });
+  });
+
   it('records durable events from accepted to ready', async () => {
     const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.1.0') } });
     await waitForPhase(http, created.id, ['ready']);

@@ -166,17 +166,28 @@ const apply: Step = async (context) => {
       return [deps.cluster.apply(forkDeployment(input)), deps.cluster.apply(forkService(input))];
     }),
   );
-  await deps.cluster.apply(
-    publicRoute({
-      id: composition.id,
-      baseline,
-      entry: profiles[baseline.entry_component] as ComponentProfile,
-      owner,
-    }),
-  );
+  // A public route to the baseline entry is right at any time; one to an entry fork waits until the fork is rolled out.
+  if (!(baseline.entry_component in composition.desired.images)) {
+    await deps.cluster.apply(routeToEntry(composition, baseline, profiles, owner));
+  }
   await removeInherited(deps, composition);
   return { kind: 'done' };
 };
+
+function routeToEntry(
+  composition: CompositionRecord,
+  baseline: Baseline,
+  profiles: Record<string, ComponentProfile>,
+  owner: ReturnType<typeof ownerReference>,
+): ClusterObject {
+  return publicRoute({
+    id: composition.id,
+    baseline,
+    entry: profiles[baseline.entry_component] as ComponentProfile,
+    entryOverridden: baseline.entry_component in composition.desired.images,
+    owner,
+  });
+}
 
 /** Components that went back to inheritance: their route goes first, so traffic returns to the baseline, then the fork. */
 async function removeInherited(deps: WorkerDeps, composition: CompositionRecord): Promise<void> {
@@ -219,7 +230,7 @@ function rolledOut(deployment: Deployment | undefined, image: string, container:
   return progressing === undefined || progressing.reason === 'NewReplicaSetAvailable';
 }
 
-/** Waits on the forks' Deployment conditions (a bounded watch), then routes keyed traffic to them. */
+/** Waits on the forks' Deployment conditions (a bounded watch), then routes keyed and public traffic to them. */
 const awaitRollout: Step = async (context) => {
   const { deps, composition, operation } = context;
   const found = await target(context);
@@ -261,8 +272,8 @@ const awaitRollout: Step = async (context) => {
         `the composition's anchor ConfigMap ${anchorName(composition.id)} disappeared`,
       );
     const owner = ownerReference(anchorObject);
-    await Promise.all(
-      overrides.map(([component]) =>
+    await Promise.all([
+      ...overrides.map(([component]) =>
         deps.cluster.apply(
           meshRoute({
             id: composition.id,
@@ -273,7 +284,8 @@ const awaitRollout: Step = async (context) => {
           }),
         ),
       ),
-    );
+      deps.cluster.apply(routeToEntry(composition, baseline, profiles, owner)),
+    ]);
     return { kind: 'done' };
   }
 

@@ -157,13 +157,19 @@ export function forkService(
   };
 }
 
-/** The public host's route: adds the routing key and forwards to the entry component's Service. */
+/**
+ * The public host's route: adds the routing key and forwards to the entry component — its fork when
+ * the entry is overridden, since a gateway's own hop does not consult mesh (GAMMA) routes.
+ */
 export function publicRoute(input: {
   id: string;
   baseline: Baseline;
   entry: ComponentProfile;
+  entryOverridden: boolean;
   owner: OwnerReference;
 }): ClusterObject {
+  const { service } = input.entry;
+  const backend = input.entryOverridden ? forkName(service.name, input.id) : service.name;
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
@@ -191,7 +197,7 @@ export function publicRoute(input: {
               requestHeaderModifier: { add: [{ name: 'baggage', value: `${routingKeyName}=${input.id}` }] },
             },
           ],
-          backendRefs: [{ name: input.entry.service.name, port: input.entry.service.port }],
+          backendRefs: [{ name: backend, port: service.port }],
         },
       ],
     },
