@@ -77,3 +77,56 @@ describe('the API on Lambda', () => {
     expect(created.headers?.location).toBe(`/v1/compositions/${composition.id}`);
   });
 });
+
+describe('the worker on Lambda', () => {
+  it('runs SQS batches with partial batch failures and schedule events', async () => {
+    const { ReceiveMessageCommand } = await import('@aws-sdk/client-sqs');
+    const { lambdaHandler, sweeps } = await import('@svc/worker');
+    const quiet = await startTestStack({ worker: false });
+    try {
+      const handler = lambdaHandler(
+        quiet.workerDeps,
+        quiet.clients.sqs,
+        quiet.resources.jobQueueUrl,
+        sweeps(quiet.workerDeps),
+      );
+      const created = await fetch(`${quiet.apiUrl}/v1/compositions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ project: 'demo', baseline: 'staging', name: 'lambda-worker', overrides: {} }),
+      }).then((r) => r.json() as Promise<{ id: string }>);
+      const { Messages = [] } = await quiet.clients.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: quiet.resources.jobQueueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+        }),
+      );
+      expect(Messages).toHaveLength(1);
+      const record = (body: string, id: string, receipt: string) => ({
+        messageId: id,
+        receiptHandle: receipt,
+        body,
+        attributes: { ApproximateReceiveCount: '1' },
+      });
+      const result = await handler({
+        Records: [
+          record(Messages[0]?.Body ?? '', 'good', Messages[0]?.ReceiptHandle ?? ''),
+          record('not json', 'poison', 'unknown-receipt'),
+        ],
+      } as never);
+      expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'poison' }] });
+      const status = (await fetch(`${quiet.apiUrl}/v1/compositions/${created.id}/status`).then((r) =>
+        r.json(),
+      )) as {
+        phase: string;
+      };
+      expect(status.phase).toBe('ready');
+
+      const swept = await handler({ schedule: 'redispatch-sweep' });
+      expect(swept).toEqual({ swept: 0 });
+    } finally {
+      await quiet.stop();
+    }
+  });
+});

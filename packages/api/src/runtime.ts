@@ -1,6 +1,6 @@
 import { dynamodbCheck, runtimeFromEnvironment, sqsCheck } from '@svc/aws';
-import { AuthMode, type ClusterPort } from '@svc/core';
-import { eksKubeConfigSource, fixedKubeConfig, kubeCluster, kubeConfigFromFile } from '@svc/kube';
+import { AuthMode } from '@svc/core';
+import { clusterFromEnvironment } from '@svc/kube';
 import { type AppDeps, createApp } from './app.ts';
 
 export class AuthModeError extends Error {
@@ -44,13 +44,4 @@ export function appFromEnvironment(
     build: { release: env.SVC_RELEASE ?? 'dev', commit: env.SVC_COMMIT ?? 'unknown' },
   };
   return createApp(deps);
-}
-
-/** `KUBECONFIG` (a file) when set, else the EKS cluster `EKS_CLUSTER_NAME` in `AWS_REGION`. */
-export function clusterFromEnvironment(env: Record<string, string | undefined>): ClusterPort {
-  if (env.KUBECONFIG) return kubeCluster(fixedKubeConfig(kubeConfigFromFile(env.KUBECONFIG)));
-  if (!env.EKS_CLUSTER_NAME || !env.AWS_REGION) {
-    throw new Error('invalid environment: KUBECONFIG or EKS_CLUSTER_NAME (with AWS_REGION) must be set');
-  }
-  return kubeCluster(eksKubeConfigSource({ clusterName: env.EKS_CLUSTER_NAME, region: env.AWS_REGION }));
 }

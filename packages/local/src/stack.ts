@@ -7,10 +7,8 @@ import {
   type Clock,
   type ClusterPort,
   type CompositionStore,
-  expireDue,
   type JobQueue,
   Resources,
-  redispatchOverdue,
   systemClock,
 } from '@svc/core';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
@@ -23,6 +21,8 @@ import {
   type Scheduler,
   startPoller,
   startScheduler,
+  sweeps,
+  type WorkerDeps,
   type WorkerSettings,
 } from '@svc/worker';
 import { deployDemoBaseline, seedDemoCatalog } from './demo.ts';
@@ -74,6 +74,8 @@ export interface Stack {
   readonly clients: ReturnType<typeof createAwsClients>;
   readonly cluster: ClusterPort;
   readonly localCluster: LocalCluster;
+  /** What the worker runs with, for driving its Lambda handler in tests. */
+  readonly workerDeps: WorkerDeps;
   /** Runs one job message the way the poller does; tests use it to deliver a message twice. */
   handle(body: string, receiveCount?: number): Promise<void>;
   stop(): Promise<void>;
@@ -147,7 +149,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const server = await listenNode(app.fetch, host, options.port ?? 8081);
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-    const workerDeps = {
+    const workerDeps: WorkerDeps = {
       ...services,
       compositions: options.wrapWorkerStore
         ? options.wrapWorkerStore(services.compositions)
@@ -167,15 +169,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       cleanups.push(() => poller.stop());
     }
 
-    const scheduler = startScheduler(
-      Resources.schedules,
-      {
-        'expiry-sweep': () => expireDue(services),
-        'idempotency-sweep': () => stores.idempotency.sweep(clock.now(), 500),
-        'redispatch-sweep': () => redispatchOverdue(services),
-      },
-      { log },
-    );
+    const scheduler = startScheduler(Resources.schedules, sweeps(services), { log });
     cleanups.push(() => scheduler.stop());
     await scheduler.run(Resources.ScheduleName.RedispatchSweep);
 
@@ -193,6 +187,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       clients,
       cluster,
       localCluster,
+      workerDeps,
       handle,
       stop,
     };

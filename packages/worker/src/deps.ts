@@ -25,6 +25,8 @@ export const defaultWorkerSettings: WorkerSettings = {
 export interface WorkerDeps {
   compositions: CompositionStore;
   catalog: CatalogStore;
+  /** For the idempotency sweep the worker runs on schedule. */
+  idempotency: IdempotencyStore;
   jobs: JobQueue;
   cluster: ClusterPort;
   clock: Clock;

@@ -1,0 +1,20 @@
+/** AWS Lambda entry of the worker: the job queue's event source and the schedules' target. */
+import { runtimeFromEnvironment } from '@svc/aws';
+import { clusterFromEnvironment } from '@svc/kube';
+import { defaultWorkerSettings } from './deps.ts';
+import { lambdaHandler } from './lambda-handler.ts';
+import { httpProbe } from './prober.ts';
+import { sweeps } from './sweeps.ts';
+
+const runtime = runtimeFromEnvironment();
+const log = (entry: Record<string, unknown>) => console.log(JSON.stringify(entry));
+const deps = {
+  ...runtime.stores,
+  clock: runtime.clock,
+  cluster: clusterFromEnvironment(process.env),
+  probe: httpProbe(),
+  settings: defaultWorkerSettings,
+  log,
+};
+
+export const handler = lambdaHandler(deps, runtime.clients.sqs, runtime.names.jobQueueUrl, sweeps(deps));
