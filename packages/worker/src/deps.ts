@@ -1,4 +1,11 @@
-import type { CatalogStore, Clock, ClusterPort, CompositionStore, JobQueue } from '@svc/core';
+import type {
+  CatalogStore,
+  Clock,
+  ClusterPort,
+  CompositionStore,
+  IdempotencyStore,
+  JobQueue,
+} from '@svc/core';
 import type { Probe } from './prober.ts';
 
 export interface WorkerSettings {
