@@ -89,7 +89,8 @@ export interface Recorded {
 
 /**
  * A stand-in API that records every request and answers with `respond` (default: a 404 problem).
- * For routes the server does not have yet, and to prove that a refused command sent nothing.
+ * For exact requests, answers a real server cannot be made to give, and proof that a refused command
+ * sent nothing.
  */
 export async function recordingServer(
   respond: (request: Recorded) => { status: number; body?: unknown; type?: string } = () => ({
