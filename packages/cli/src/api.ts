@@ -2,18 +2,18 @@
  * The API as the CLI calls it: one function per route, typed with the request and response types
  * that `@svc/core` infers from the same valibot schemas the server validates with and builds its
  * OpenAPI document from. Nothing here restates a shape.
- *
- * Logs, diagnosis and verification call their documented paths before the server has them; their
- * answers are typed `unknown` until `@svc/core` exports their schemas.
  */
 import type {
   ApplyResult,
   Build,
+  CheckList,
   CompositionEndpointsView,
   CompositionStatusView,
   CompositionView,
   CreateCompositionBody,
+  DiagnosisView,
   EventView,
+  LogSnapshot,
   Page,
   PlanView,
   ProjectView,
@@ -27,6 +27,7 @@ export type CreateRequest = v.InferInput<typeof CreateCompositionBody>;
 export type UpdateRequest = v.InferInput<typeof UpdateCompositionBody>;
 export type CatalogValidation = ReturnType<typeof validateCatalog>;
 export type CompositionEvent = v.InferOutput<typeof EventView>;
+export type CheckPage = v.InferOutput<typeof CheckList>;
 
 export interface PageQuery {
   limit?: number | undefined;
@@ -47,6 +48,8 @@ export interface BuildsQuery extends PageQuery {
 }
 
 const composition = (id: string) => `/v1/compositions/${encodeURIComponent(id)}`;
+const componentLogs = (id: string, component: string) =>
+  `${composition(id)}/components/${encodeURIComponent(component)}/logs`;
 const body = async <T>(answer: Promise<{ body: T }>): Promise<T> => (await answer).body;
 
 export function api(http: HttpClient) {
@@ -87,14 +90,11 @@ export function api(http: HttpClient) {
     compositionEvents: (id: string, query: PageQuery) =>
       body(http.request<Page<CompositionEvent>>('GET', `${composition(id)}/events`, { query: { ...query } })),
     compositionLogs: (id: string, component: string, query: LogsQuery) =>
-      body(
-        http.request<unknown>('GET', `${composition(id)}/components/${encodeURIComponent(component)}/logs`, {
-          query: { ...query },
-        }),
-      ),
-    compositionDiagnosis: (id: string) => body(http.request<unknown>('GET', `${composition(id)}/diagnosis`)),
+      body(http.request<LogSnapshot>('GET', componentLogs(id, component), { query: { ...query } })),
+    compositionDiagnosis: (id: string) =>
+      body(http.request<DiagnosisView>('GET', `${composition(id)}/diagnosis`)),
     compositionVerification: (id: string, query: PageQuery) =>
-      body(http.request<unknown>('GET', `${composition(id)}/verification`, { query: { ...query } })),
+      body(http.request<CheckPage>('GET', `${composition(id)}/verification`, { query: { ...query } })),
 
     validateCatalog: (manifest: unknown) =>
       body(http.request<CatalogValidation>('POST', '/v1/catalog/validate', { body: manifest })),

@@ -1,23 +1,27 @@
 /**
- * Every composition command through the real executable against the whole API in process
- * (DynamoDB Local + fauxqs). stdout must be JSON that the server's own schemas accept.
+ * Every composition command through the real executable against the whole service in process
+ * (API, worker, local cluster; DynamoDB Local + fauxqs): compositions really roll out, fail and
+ * get destroyed. stdout must be JSON that the server's own schemas accept.
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  CheckList,
   CompositionEndpointsView,
   CompositionList,
   CompositionStatusView,
   CompositionView,
+  DiagnosisView,
   EventList,
+  LogSnapshot,
   PlanView,
 } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { startTestStack } from '@svc/local/testing';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, image, recordingServer, svc } from './helpers.ts';
+import { ensureBuilt, image, recordingServer, svc, untilPhase } from './helpers.ts';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -195,18 +199,34 @@ describe('reading, listing, updating and destroying', () => {
   let id: string;
   beforeAll(async () => {
     id = (await created('--image', image('service-b'))).id;
+    const rolledOut = await run(['composition', 'wait', id, '--timeout', '30s']);
+    expect(rolledOut.code, rolledOut.stderr).toBe(0);
   });
 
-  it('get and inspect print the full composition', async () => {
+  it('get and inspect print the full composition as the worker rolled it out', async () => {
     const got = await ok(['composition', 'get', id]);
-    expect(v.parse(CompositionView, got).id).toBe(id);
+    expect(v.parse(CompositionView, got)).toMatchObject({
+      id,
+      phase: 'ready',
+      generation: 1,
+      observed_generation: 1,
+      endpoints: { public: { ready: true } },
+      latest_operation: { kind: 'create', status: 'succeeded' },
+      observed: {
+        components: { 'service-b': { image: image('service-b'), ready: true, generation: 1 } },
+        blockers: [],
+      },
+    });
     expect(await ok(['composition', 'inspect', id])).toEqual(got);
   });
 
   it('endpoints prints the preview URL and readiness', async () => {
     const endpoints = await ok(['composition', 'endpoints', id]);
-    expect(v.parse(CompositionEndpointsView, endpoints).endpoints.public).toMatchObject({ ready: false });
-    expect(endpoints.endpoints.public.url).toContain(id);
+    expect(v.parse(CompositionEndpointsView, endpoints)).toMatchObject({
+      id,
+      phase: 'ready',
+      endpoints: { public: { url: expect.stringContaining(`//${id}.preview.localhost:`), ready: true } },
+    });
   });
 
   it('list prints { items, next_cursor }, filtered by --project, paged by --limit and --after', async () => {
@@ -219,9 +239,16 @@ describe('reading, listing, updating and destroying', () => {
     expect(second.items[0].id).not.toBe(first.items[0].id);
   });
 
-  it('events prints the audit events, --limit bounds them', async () => {
-    const events = await ok(['composition', 'events', id, '--limit', '1']);
-    expect(v.parse(EventList, events).items).toEqual([expect.objectContaining({ type: 'accepted' })]);
+  it('events prints the audit events newest first, --limit bounds them', async () => {
+    const newest = await ok(['composition', 'events', id, '--limit', '1']);
+    expect(v.parse(EventList, newest).items).toEqual([
+      expect.objectContaining({ type: 'ready', generation: 1 }),
+    ]);
+    const all = await ok(['composition', 'events', id, '--limit', '100']);
+    const types = all.items.map((e: { type: string }) => e.type);
+    expect(types.length).toBeGreaterThan(2);
+    expect(types.at(0)).toBe('ready');
+    expect(types.at(-1)).toBe('accepted');
   });
 
   it('an unknown id is the server 404 problem on stderr, exit 1', async () => {
@@ -232,21 +259,32 @@ describe('reading, listing, updating and destroying', () => {
   });
 
   it('update of a composition still being created is a conflict: exit 4', async () => {
-    const result = await run([
-      'composition',
-      'update',
-      id,
-      '--expected-generation',
-      '1',
-      '--override',
-      `service-b=${image('service-b', '3.0.0')}`,
-    ]);
-    expect(result.code).toBe(4);
-    expect(result.problem()).toMatchObject({ status: 409, code: 'operation_in_progress' });
+    // A -slow image keeps the create rollout in progress for 30 s.
+    const rolling = (await created('--image', image('service-b', '2.0.0-slow'))).id;
+    try {
+      const result = await run([
+        'composition',
+        'update',
+        rolling,
+        '--expected-generation',
+        '1',
+        '--override',
+        `service-b=${image('service-b', '3.0.0')}`,
+      ]);
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stdout).toBe('');
+      expect(result.problem()).toMatchObject({ status: 409, code: 'operation_in_progress' });
+      expect(await ok(['composition', 'get', rolling])).toMatchObject({
+        phase: 'provisioning',
+        generation: 1,
+        overrides: { 'service-b': { image: image('service-b', '2.0.0-slow') } },
+      });
+    } finally {
+      await run(['composition', 'destroy', rolling]);
+    }
   });
 
-  it('update sends the full desired set and a stale generation is exit 4', async () => {
-    await makeReady(id);
+  it('update sends the full desired set and a stale generation is exit 4; the worker rolls it out', async () => {
     const stale = await run(['composition', 'update', id, '--expected-generation', '2', '--inherit-all']);
     expect(stale.code).toBe(4);
     expect(stale.problem()).toMatchObject({ code: 'generation_mismatch' });
@@ -274,22 +312,45 @@ describe('reading, listing, updating and destroying', () => {
       '--override',
       `service-a=${image('service-a', '3.0.0')}`,
     ]);
-    expect(accepted).toMatchObject({ generation: 2, phase: 'updating' });
+    expect(v.parse(CompositionView, accepted)).toMatchObject({ generation: 2, phase: 'updating' });
     expect(Object.keys(accepted.overrides).sort()).toEqual(['service-a', 'service-b']);
+
+    const rolledOut = await run(['composition', 'wait', id, '--timeout', '30s']);
+    expect(rolledOut.code, rolledOut.stderr).toBe(0);
+    expect(rolledOut.json()).toMatchObject({
+      phase: 'ready',
+      generation: 2,
+      observed_generation: 2,
+      latest_operation: { kind: 'update', status: 'succeeded' },
+    });
+    expect((await ok(['composition', 'get', id])).observed.components).toMatchObject({
+      'service-a': { image: image('service-a', '3.0.0'), ready: true, generation: 2 },
+      'service-b': { image: image('service-b', '3.0.0'), ready: true, generation: 2 },
+    });
   });
 
-  it('destroy answers the composition in phase destroying, and again when repeated', async () => {
-    const destroyed = await ok(['composition', 'destroy', id]);
-    expect(destroyed).toMatchObject({ id, phase: 'destroying' });
-    expect(await ok(['composition', 'destroy', id])).toMatchObject({ id });
+  it('destroy answers the composition in phase destroying, and again when repeated once destroyed', async () => {
+    const destroying = await ok(['composition', 'destroy', id]);
+    expect(v.parse(CompositionView, destroying)).toMatchObject({
+      id,
+      phase: 'destroying',
+      latest_operation: { kind: 'destroy' },
+    });
+    const destroyed = await untilPhase(stack.apiUrl, id, ['destroyed']);
+    expect(destroyed).toMatchObject({
+      endpoints: { public: { ready: false } },
+      latest_operation: { kind: 'destroy', status: 'succeeded' },
+    });
+    expect(await ok(['composition', 'destroy', id])).toMatchObject({ id, phase: 'destroyed' });
     const status = await run(['composition', 'wait', id, '--timeout', '1s']);
     expect(status.code).toBe(1);
-    expect(v.parse(CompositionStatusView, status.json()).phase).toBe('destroying');
+    expect(v.parse(CompositionStatusView, status.json()).phase).toBe('destroyed');
     expect(status.problem()).toMatchObject({ code: 'composition_ended' });
+    expect(status.problem().detail).toContain('will not become ready');
   });
 });
 
-describe('routes the server does not have yet call their documented paths', () => {
+describe('logs, diagnosis, verification and events call their documented paths', () => {
   it.each([
     [
       ['composition', 'logs', 'c-abc'],
@@ -331,36 +392,95 @@ describe('routes the server does not have yet call their documented paths', () =
       await api.close();
     }
   });
+});
 
-  it('against today’s server they end with its 404 problem, exit 1', async () => {
-    const id = (await created('--inherit-all')).id;
+describe('logs, diagnosis and verification of a rolled-out composition', () => {
+  let id: string;
+  beforeAll(async () => {
+    id = (await created('--image', image('service-b'))).id;
+    const rolledOut = await run(['composition', 'wait', id, '--timeout', '30s']);
+    expect(rolledOut.code, rolledOut.stderr).toBe(0);
+  });
+
+  it("logs of the overridden component are the fork's pods only (source override)", async () => {
+    const logs = v.parse(LogSnapshot, await ok(['composition', 'logs', id]));
+    expect(logs).toMatchObject({
+      component: 'service-b',
+      source: 'override',
+      composition_filtered: true,
+      partial: false,
+      truncated: false,
+    });
+    expect(logs.streams.length).toBeGreaterThan(0);
+    for (const stream of logs.streams) {
+      expect(stream.text).toContain(`starting service-b (image ${image('service-b')}`);
+      expect(stream.text).not.toContain(image('service-b', '1.0.0'));
+    }
+    // The worker's verification request reached the fork with this composition's routing key.
+    expect(logs.streams.map((s) => s.text).join('')).toContain(`routing_key=${id}`);
+  });
+
+  it('logs of an inherited component are the shared baseline, not filtered; --tail-lines cuts them', async () => {
+    const logs = v.parse(
+      LogSnapshot,
+      await ok(['composition', 'logs', id, '--component', 'service-a', '--tail-lines', '1']),
+    );
+    expect(logs).toMatchObject({
+      component: 'service-a',
+      source: 'shared-baseline',
+      composition_filtered: false,
+    });
+    expect(logs.streams.length).toBeGreaterThan(0);
+    for (const stream of logs.streams) {
+      expect(stream.text.trimEnd().split('\n')).toHaveLength(1);
+      expect(stream.truncated).toBe(true);
+    }
+  });
+
+  it('logs of a component the composition does not have are the 404 problem, exit 1', async () => {
+    const result = await run(['composition', 'logs', id, '--component', 'service-z']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.problem()).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it("verification lists the worker's passed routing check, fresh, covering the override", async () => {
+    const checks = v.parse(CheckList, await ok(['composition', 'verification', id, '--limit', '1']));
+    expect(checks.items).toEqual([
+      expect.objectContaining({
+        composition_id: id,
+        kind: 'routing',
+        generation: 1,
+        status: 'passed',
+        freshness: 'fresh',
+        stale_reasons: [],
+        coverage: expect.objectContaining({ 'service-b': 'verified' }),
+      }),
+    ]);
+  });
+
+  it('diagnosis says healthy, with the check as evidence', async () => {
+    const diagnosis = v.parse(DiagnosisView, await ok(['composition', 'diagnosis', id]));
+    const [check] = (await ok(['composition', 'verification', id, '--limit', '1'])).items;
+    expect(diagnosis).toMatchObject({
+      composition_id: id,
+      phase: 'ready',
+      state: 'healthy',
+      blockers: [],
+      verification: { status: 'passed', freshness: 'fresh', check_id: check.id, generation: 1 },
+      evidence_id: check.id,
+    });
+  });
+
+  it('an unknown composition is the 404 problem for each of them, exit 1', async () => {
     for (const args of [
-      ['composition', 'logs', id],
-      ['composition', 'diagnosis', id],
-      ['composition', 'verification', id],
+      ['composition', 'logs', 'c-doesnotexist'],
+      ['composition', 'diagnosis', 'c-doesnotexist'],
+      ['composition', 'verification', 'c-doesnotexist'],
     ]) {
       const result = await run(args);
-      expect(result.code).toBe(1);
-      expect(result.problem()).toMatchObject({ status: 404 });
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.problem()).toMatchObject({ status: 404, code: 'not_found' });
     }
   });
 });
-
-/** Plays the orchestrator, which does not exist yet: the composition reads as rolled out. */
-async function makeReady(id: string): Promise<void> {
-  const record = await stack.stores.compositions.get(id);
-  if (!record) throw new Error(`no composition ${id}`);
-  const done = await stack.stores.compositions.replace({
-    composition: {
-      ...record,
-      phase: 'ready',
-      observed_generation: record.generation,
-      active_operation: null,
-      latest_operation: { ...record.latest_operation, status: 'succeeded' },
-      lock_version: record.lock_version + 1,
-    },
-    expected_lock_version: record.lock_version,
-    events: [],
-  });
-  if (!done) throw new Error(`composition ${id} changed meanwhile`);
-}

@@ -1,7 +1,6 @@
 /**
  * Every route the CLI calls is a route of the server's OpenAPI document (generated from the same
- * @svc/core schemas the CLI's types come from) — except the ones the spec documents and the server
- * does not serve yet, which are listed here on purpose.
+ * @svc/core schemas the CLI's types come from).
  */
 import type { Stack } from '@svc/local';
 import { startTestStack } from '@svc/local/testing';
@@ -14,13 +13,6 @@ beforeAll(async () => {
   stack = await startTestStack();
 });
 afterAll(() => stack.stop());
-
-/** Documented in spec 4.1 and called by the CLI; not yet served. */
-const notYetServed = new Set([
-  'get /v1/compositions/{id}/components/{component}/logs',
-  'get /v1/compositions/{id}/diagnosis',
-  'get /v1/compositions/{id}/verification',
-]);
 
 it('calls only routes of the OpenAPI document, with their methods', async () => {
   const called: string[] = [];
@@ -67,9 +59,7 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
       Object.keys(methods).map((m) => `${m} ${path}`),
     ),
   );
-  const missing = called.filter(
-    (route) => route !== 'get /version' && !served.has(route) && !notYetServed.has(route),
-  );
+  const missing = called.filter((route) => route !== 'get /version' && !served.has(route));
   expect(missing).toEqual([]);
   expect(called).toContain('get /version');
   expect((await fetch(`${stack.apiUrl}/version`)).status).toBe(200);

@@ -89,7 +89,8 @@ export interface Recorded {
 
 /**
  * A stand-in API that records every request and answers with `respond` (default: a 404 problem).
- * For routes the server does not have yet, and to prove that a refused command sent nothing.
+ * For exact requests, answers a real server cannot be made to give, and proof that a refused command
+ * sent nothing.
  */
 export async function recordingServer(
   respond: (request: Recorded) => { status: number; body?: unknown; type?: string } = () => ({
@@ -129,3 +130,26 @@ export async function recordingServer(
 }
 
 export const image = (component: string, tag = '2.0.0') => `registry.example.com/demo/${component}:${tag}`;
+
+/**
+ * Reads the composition through `svc composition get` until its phase is one of `phases`; the error
+ * names the phase it was left in. For what `svc composition wait` does not wait for (`destroyed`).
+ */
+export async function untilPhase(
+  apiUrl: string,
+  id: string,
+  phases: readonly string[],
+  timeoutMs = 20_000,
+): Promise<Json> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const result = await svc(['composition', 'get', id], { apiUrl });
+    if (result.code !== 0) throw new Error(`svc composition get ${id}: exit ${result.code} ${result.stderr}`);
+    const composition = result.json();
+    if (phases.includes(composition.phase)) return composition;
+    if (Date.now() > deadline) {
+      throw new Error(`composition ${id} is still ${composition.phase}, not ${phases.join('|')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,15 +1,15 @@
 /**
- * `svc composition wait` polls GET …/status. No worker moves compositions on yet, so the test moves
- * them itself through the store: ready → exit 0, failed → exit 1, still created → exit 3 at the
- * timeout. Each prints the last status on stdout.
+ * `svc composition wait` polls GET …/status while the real worker rolls the composition out into
+ * the local cluster: ready → exit 0, failed → exit 1 naming the blockers, a rollout kept in
+ * progress by a `-slow` image → exit 3 at the timeout. Each prints the last status on stdout.
  */
 import { createServer, type ServerResponse } from 'node:http';
-import { CompositionStatusView, type Phase } from '@svc/core';
+import { CompositionStatusView } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { startTestStack } from '@svc/local/testing';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, recordingServer, svc } from './helpers.ts';
+import { ensureBuilt, image, recordingServer, svc } from './helpers.ts';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -17,65 +17,85 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-async function create(): Promise<string> {
-  const result = await svc(['composition', 'create', '--name', 'w', '--inherit-all'], {
+/** Creates a composition overriding service-b with `override`; its rollout starts at once. */
+async function create(override = image('service-b')): Promise<string> {
+  const result = await svc(['composition', 'create', '--name', 'w', '--image', override], {
     apiUrl: stack.apiUrl,
   });
   expect(result.code, result.stderr).toBe(0);
   return result.json().id;
 }
 
-async function setPhase(id: string, phase: Exclude<Phase, 'expired'>): Promise<void> {
-  const record = await stack.stores.compositions.get(id);
-  if (!record) throw new Error(`no composition ${id}`);
-  const ok = await stack.stores.compositions.replace({
-    composition: {
-      ...record,
-      phase,
-      active_operation: null,
-      latest_operation: { ...record.latest_operation, status: phase === 'ready' ? 'succeeded' : 'failed' },
-      lock_version: record.lock_version + 1,
-    },
-    expected_lock_version: record.lock_version,
-    events: [],
-  });
-  if (!ok) throw new Error('changed meanwhile');
-}
-
 describe('svc composition wait', () => {
-  it('times out with exit 3 while the composition stays created, printing the last status', async () => {
-    const id = await create();
+  it('times out with exit 3 while the rollout is still in progress, printing the last status', async () => {
+    const id = await create(image('service-b', '2.0.0-slow'));
     const started = Date.now();
     const result = await svc(['composition', 'wait', id, '--timeout', '2s'], { apiUrl: stack.apiUrl });
     const elapsed = Date.now() - started;
-    expect(result.code).toBe(3);
-    expect(v.parse(CompositionStatusView, result.json())).toMatchObject({ id, phase: 'created' });
+    expect(result.code, result.stderr).toBe(3);
+    expect(v.parse(CompositionStatusView, result.json())).toMatchObject({
+      id,
+      phase: 'provisioning',
+      observed_generation: 0,
+      latest_operation: { kind: 'create', status: 'running' },
+    });
     expect(result.problem()).toMatchObject({ code: 'wait_timeout', status: null });
-    expect(result.problem().detail).toContain('still created after 2s');
+    expect(result.problem().detail).toContain('still provisioning after 2s');
     expect(elapsed).toBeGreaterThanOrEqual(2000);
     expect(elapsed).toBeLessThan(6000);
   });
 
-  it('returns as soon as the composition is ready: exit 0 with its status', async () => {
+  it('returns as soon as the worker has rolled the composition out: exit 0 with its status', async () => {
     const id = await create();
-    const waiting = svc(['composition', 'wait', id, '--timeout', '20s'], { apiUrl: stack.apiUrl });
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    await setPhase(id, 'ready');
-    const result = await waiting;
+    const result = await svc(['composition', 'wait', id, '--timeout', '20s'], { apiUrl: stack.apiUrl });
+    const returned = Date.now();
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
-    expect(result.json()).toMatchObject({ id, phase: 'ready' });
+    expect(v.parse(CompositionStatusView, result.json())).toMatchObject({
+      id,
+      phase: 'ready',
+      generation: 1,
+      observed_generation: 1,
+      latest_operation: { kind: 'create', status: 'succeeded' },
+    });
+    const events = await svc(['composition', 'events', id, '--limit', '1'], { apiUrl: stack.apiUrl });
+    const [readyEvent] = events.json().items;
+    expect(readyEvent.type).toBe('ready');
+    // Polls back off to one a second at most, so the wait ends within about a second of the rollout.
+    expect(returned - Date.parse(readyEvent.at)).toBeLessThan(2000);
   });
 
-  it('ends at once with exit 1 when the composition failed, printing the last status', async () => {
-    const id = await create();
-    await setPhase(id, 'failed');
-    const result = await svc(['composition', 'wait', id], { apiUrl: stack.apiUrl });
-    expect(result.code).toBe(1);
-    expect(result.json()).toMatchObject({ id, phase: 'failed' });
-    expect(result.problem()).toMatchObject({ code: 'composition_failed' });
-    expect(result.problem().detail).toContain(`svc composition diagnosis ${id}`);
-  });
+  it.each([
+    ['missing', 'image_pull_failed'],
+    ['crash', 'crash_loop'],
+  ])(
+    'ends with exit 1 when an image that is %s fails the rollout (%s), naming the blocker',
+    async (kind, code) => {
+      const bad = image('service-b', `9.9.9-${kind}`);
+      const id = await create(bad);
+      const result = await svc(['composition', 'wait', id, '--timeout', '20s'], { apiUrl: stack.apiUrl });
+      expect(result.code, result.stderr).toBe(1);
+      expect(v.parse(CompositionStatusView, result.json())).toMatchObject({
+        id,
+        phase: 'failed',
+        observed_generation: 0,
+        latest_operation: { kind: 'create', status: 'failed' },
+      });
+      const problem = result.problem();
+      expect(problem).toMatchObject({
+        code: 'composition_failed',
+        status: null,
+        errors: [{ path: 'service-b', message: expect.stringContaining(bad) }],
+      });
+      expect(problem.detail).toContain(`svc composition diagnosis ${id}`);
+      expect(problem.detail).toContain(problem.errors[0].message);
+      const diagnosis = await svc(['composition', 'diagnosis', id], { apiUrl: stack.apiUrl });
+      expect(diagnosis.json()).toMatchObject({
+        state: 'failed',
+        blockers: [{ code, component: 'service-b', message: problem.errors[0].message }],
+      });
+    },
+  );
 
   it('a failed wait names the blockers the diagnosis recorded', async () => {
     const api = await recordingServer((request) =>

@@ -1,4 +1,4 @@
-import type { CompositionStatusView } from '@svc/core';
+import type { CompositionStatusView, DiagnosisView } from '@svc/core';
 import { type Api, api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from '../../errors.ts';
@@ -12,16 +12,11 @@ export const maxWaitSeconds = 60;
 const ended = new Set(['destroying', 'destroyed', 'expired']);
 
 /** The blockers the diagnosis recorded, so a failed wait says why; none if it cannot be read. */
-async function recordedBlockers(
-  client: Api,
-  id: string,
-): Promise<{ message: string; component: string | null }[]> {
+async function recordedBlockers(client: Api, id: string): Promise<DiagnosisView['blockers']> {
   try {
-    const diagnosis = (await client.compositionDiagnosis(id)) as { blockers?: unknown };
-    if (!Array.isArray(diagnosis.blockers)) return [];
-    return diagnosis.blockers.filter(
-      (b): b is { message: string; component: string | null } => typeof b?.message === 'string',
-    );
+    const { blockers } = await client.compositionDiagnosis(id);
+    // The answer is typed, not validated: an answer of another shape names no blockers.
+    return Array.isArray(blockers) ? blockers.filter((b) => typeof b?.message === 'string') : [];
   } catch {
     return [];
   }
