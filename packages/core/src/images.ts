@@ -5,8 +5,8 @@ import * as v from 'valibot';
  * repository path, then `:tag` and/or `@sha256:<64 hex>`.
  */
 const host = String.raw`(?:localhost(?::\d{1,5})?|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+(?::\d{1,5})?|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?:\d{1,5})`;
-const component = String.raw`[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*`;
-const tag = String.raw`[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}`;
+const component = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
+const tag = '[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}';
 const imagePattern = new RegExp(`^(${host})((?:/${component})+)(?::(${tag}))?(?:@(sha256:[a-f0-9]{64}))?$`);
 
 export interface ImageParts {
