@@ -2,7 +2,7 @@
  * The first session of docs/cli.md ("First session"), run for real through the `svc` executable
  * against the API, the worker and the local cluster, so it cannot rot:
  *
- *   create → wait → endpoints → curl the preview URL → logs → update → wait → curl → destroy →
+ *   create → wait → endpoints → curl the preview URL → logs → update → wait → curl → diagnosis → destroy →
  *   get until destroyed
  *
  * `curl -s http://<id>.preview.localhost:8082/` in the docs is `gatewayFetch` here: Node does not
@@ -63,7 +63,7 @@ async function curl(url: string): Promise<{ status: number; body: unknown; hops:
 const serviceB = (hops: Hop[]) => hops.find((h) => h.component === 'service-b');
 
 describe('first session', () => {
-  it('create → wait → endpoints → curl → logs → update → wait → curl → destroy → destroyed', async () => {
+  it('create → wait → endpoints → curl → logs → update → wait → curl → diagnosis → destroy → destroyed', async () => {
     // svc composition create --name my-feature --image registry.example.com/demo/service-b:2.0.0
     const created = await step('composition', 'create', '--name', 'my-feature', '--image', image('2.0.0'));
     expect(created).toMatchObject({
@@ -149,6 +149,14 @@ describe('first session', () => {
     const second = await curl(url);
     expect(second.status).toBe(200);
     expect(serviceB(second.hops)?.image).toBe(image('2.1.0'));
+
+    // svc composition diagnosis "$id"
+    expect(await step('composition', 'diagnosis', id)).toMatchObject({
+      composition_id: id,
+      state: 'healthy',
+      observed_generation: 2,
+      verification: { status: 'passed', freshness: 'fresh', generation: 2 },
+    });
 
     // svc composition destroy "$id"
     expect(await step('composition', 'destroy', id)).toMatchObject({
