@@ -19,6 +19,8 @@ export interface WorkerSettings {
   verifyAttempts: number;
   /** How long one invocation keeps running the next step itself before handing it to the queue. */
   chainBudgetMs: number;
+  /** `progressDeadlineSeconds` of fork Deployments. */
+  progressDeadlineSeconds: number;
 }
 
 export const defaultWorkerSettings: WorkerSettings = {
@@ -27,6 +29,7 @@ export const defaultWorkerSettings: WorkerSettings = {
   maxReceiveCount: 5,
   verifyAttempts: 5,
   chainBudgetMs: 25_000,
+  progressDeadlineSeconds: 120,
 };
 
 export interface WorkerDeps {

@@ -162,6 +162,7 @@ const apply: Step = async (context) => {
         baselineService: service,
         image: composition.desired.images[component]?.image as string,
         owner,
+        progressDeadlineSeconds: deps.settings.progressDeadlineSeconds,
       };
       return [deps.cluster.apply(forkDeployment(input)), deps.cluster.apply(forkService(input))];
     }),

@@ -82,6 +82,8 @@ export interface ForkInput {
   baselineService: Service | null;
   image: string;
   owner: OwnerReference;
+  /** Default 120 s; shorter in tests. */
+  progressDeadlineSeconds?: number;
 }
 
 /**
@@ -113,7 +115,7 @@ export function forkDeployment(input: ForkInput): Deployment {
     },
     spec: {
       replicas: input.baseline.components[component]?.replicas ?? 1,
-      progressDeadlineSeconds: forkProgressDeadlineSeconds,
+      progressDeadlineSeconds: input.progressDeadlineSeconds ?? forkProgressDeadlineSeconds,
       revisionHistoryLimit: 2,
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       selector: { matchLabels: { [Label.Composition]: id, [Label.Component]: component } },

@@ -129,7 +129,7 @@ export async function componentLogs(
       const lines = text.split('\n');
       if (lines.at(-1) === '') lines.pop();
       const cutByTail = lines.length > query.tail_lines;
-      const kept = `${lines.slice(cutByTail ? 1 : 0).join('\n')}${lines.length ? '\n' : ''}`;
+      const kept = `${lines.slice(cutByTail ? 1 : 0).join('\n')}${lines.length && text.endsWith('\n') ? '\n' : ''}`;
       const bytes = Buffer.byteLength(text);
       const cutByBytes = bytes >= budget;
       budget -= Math.min(bytes, budget);
