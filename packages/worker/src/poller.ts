@@ -29,13 +29,13 @@ export interface PollerOptions {
  * redrive policy (maxReceiveCount → DLQ) still applies.
  */
 export function startPoller(options: PollerOptions): Poller {
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? 16;
   const retryBase = options.retryBaseSeconds ?? 1;
   const log = options.log ?? (() => {});
   const controller = new AbortController();
   const inFlight = new Set<Promise<void>>();
 
-  async function process(message: Message): Promise<void> {
+  async function handleMessage(message: Message): Promise<void> {
     const receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? '1');
     try {
       await options.handle(message.Body ?? '', receiveCount);
@@ -83,7 +83,7 @@ export function startPoller(options: PollerOptions): Poller {
         continue;
       }
       for (const message of messages) {
-        const task = process(message).finally(() => inFlight.delete(task));
+        const task = handleMessage(message).finally(() => inFlight.delete(task));
         inFlight.add(task);
       }
     }
