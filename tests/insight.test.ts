@@ -7,7 +7,7 @@ let stack: Stack;
 let http: HttpClient;
 let ready: { id: string; endpoints: { public: { url: string } } };
 beforeAll(async () => {
-  stack = await startTestStack({ worker_settings: { progressDeadlineSeconds: 2 } });
+  stack = await startTestStack({ workerSettings: { progressDeadlineSeconds: 2 } });
   http = httpClient(stack.apiUrl);
   const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.0.0') } });
   ready = await waitForPhase(http, created.id, ['ready']);

@@ -39,7 +39,7 @@ async function forkObjects(s: Stack, id: string) {
 
 describe('at-least-once delivery', () => {
   it('reaches the same end state when every step message is handled twice at once', async () => {
-    stack = await startTestStack({ worker: false, worker_settings: { chainBudgetMs: 0 } });
+    stack = await startTestStack({ worker: false, workerSettings: { chainBudgetMs: 0 } });
     const s = stack;
     const http: HttpClient = httpClient(s.apiUrl);
     const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.0.0') } });
@@ -101,7 +101,7 @@ describe('a worker killed mid-step', () => {
     stack = await startTestStack({
       wrapWorkerStore: crashAfterApply,
       retryBaseSeconds: 0,
-      worker_settings: { chainBudgetMs: 0 },
+      workerSettings: { chainBudgetMs: 0 },
     });
     const http = httpClient(stack.apiUrl);
     const created = await createComposition(http, { 'service-c': { image: image('service-c', '2.0.0') } });

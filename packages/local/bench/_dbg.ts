@@ -11,7 +11,7 @@ const stack = await startStack({
   emulators: { dynamodbEndpoint: db.endpoint, sqsEndpoint: sqs.endpoint },
   resourcePrefix: 'dbg-',
   clock: testClock(),
-  worker_settings: { failureGraceMs: 1500, watchBoundMs: 3000 },
+  workerSettings: { failureGraceMs: 1500, watchBoundMs: 3000 },
   log: (e) => console.log(JSON.stringify(e)),
 });
 const r = await fetch(`${stack.apiUrl}/v1/compositions`, {

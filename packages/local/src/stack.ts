@@ -59,7 +59,7 @@ export interface StackOptions {
   authMode?: typeof AuthMode.Dev | typeof AuthMode.Token;
   /** Local cluster: time for a healthy pod to become Ready (default 1000 ms). */
   podReadyDelayMs?: number;
-  worker_settings?: Partial<WorkerSettings>;
+  workerSettings?: Partial<WorkerSettings>;
 }
 
 export interface Stack {
@@ -155,7 +155,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ? options.wrapWorkerStore(services.compositions)
         : services.compositions,
       probe: httpProbe(),
-      settings: { ...defaultWorkerSettings, ...options.worker_settings },
+      settings: { ...defaultWorkerSettings, ...options.workerSettings },
     };
     const handle = (body: string, receiveCount = 1) => handleJob(workerDeps, body, receiveCount);
     if (options.worker !== false) {

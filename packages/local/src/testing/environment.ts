@@ -30,7 +30,7 @@ export function startTestStack(
     gatewayPort: 0,
     podReadyDelayMs: 20,
     ...options,
-    worker_settings: { failureGraceMs: 1500, watchBoundMs: 3000, ...options.worker_settings },
+    workerSettings: { failureGraceMs: 1500, watchBoundMs: 3000, ...options.workerSettings },
     port: 0,
     emulators: emulatorEndpoints(),
     resourcePrefix: uniquePrefix(),
