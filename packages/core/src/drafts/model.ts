@@ -22,6 +22,15 @@ const label = (what: string) =>
     ),
   );
 
+const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON object (valibot's record alone would take an array as one). */
+const jsonObject = <TKey extends v.GenericSchema<string, string>>(key: TKey, what: string) =>
+  v.pipe(
+    v.custom<Record<string, unknown>>(isJsonObject, `${what} must be a JSON object`),
+    v.record(key, v.unknown()),
+  );
+
 export const DraftBody = v.strictObject({
   project: ResourceName,
   /** The revision the caller last read; 0 creates the draft. */
@@ -29,9 +38,9 @@ export const DraftBody = v.strictObject({
   /** Where in onboarding the author is, e.g. `workloads`, `baseline`, `review`. */
   stage: label('stage'),
   /** The non-secret configuration gathered so far; its inner structure is the client's. */
-  configuration: v.record(v.string(), v.unknown()),
-  /** Named selections (workloads, a repository, ConfigMap names…), each any JSON value. */
-  selections: v.optional(v.record(label('selection name'), v.unknown()), {}),
+  configuration: jsonObject(v.string(), 'configuration'),
+  /** Named selections (workloads, a repository…), each any JSON value. */
+  selections: v.optional(jsonObject(label('selection name'), 'selections'), {}),
 });
 export type DraftBody = v.InferOutput<typeof DraftBody>;
 
