@@ -4,6 +4,7 @@
  * another composition, publish) and guards them: publish and check name the version they saw.
  */
 import * as v from 'valibot';
+import { Phase } from '../compositions/model.ts';
 import { Id } from '../names.ts';
 import { CheckStatus } from '../verification/model.ts';
 
@@ -82,7 +83,7 @@ export const FrontendResolutionView = v.object({
   composition: v.nullable(
     v.object({
       id: v.string(),
-      phase: v.string(),
+      phase: v.enum(Phase),
       generation: v.number(),
       observed_generation: v.number(),
       url: v.string(),
