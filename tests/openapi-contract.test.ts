@@ -113,6 +113,68 @@ describe('OpenAPI contract', () => {
       await http.get('/v1/projects/demo/builds?component=service-b'),
     );
     conforms('post', '/v1/tokens', await http.post('/v1/tokens', { subject: 'contract-bot' }));
+
+    const resolve = '/v1/projects/{project}/sources/resolve';
+    const source = (ref: string) =>
+      `/v1/projects/demo/sources/resolve?repository=acme/service-b&component=service-b&ref=${ref}`;
+    const resolved = await http.get(source('main'));
+    expect(resolved.status).toBe(200);
+    conforms('get', resolve, resolved);
+    conforms('get', resolve, await http.get(source('unpublished')));
+    conforms('get', resolve, await http.get('/v1/projects/demo/sources/resolve'));
+    conforms('get', resolve, await http.get(source('main').replace('service-b&ref', 'service-z&ref')));
+
+    const draftPath = '/v1/projects/{project}/onboarding-draft';
+    const draft = { project: 'contract', revision: 0, stage: 'workloads', configuration: { port: 8080 } };
+    conforms('get', draftPath, await http.get('/v1/projects/contract/onboarding-draft'));
+    conforms('put', draftPath, await http.put('/v1/projects/contract/onboarding-draft', draft));
+    conforms('put', draftPath, await http.put('/v1/projects/contract/onboarding-draft', draft));
+    conforms(
+      'put',
+      draftPath,
+      await http.put('/v1/projects/contract/onboarding-draft', { ...draft, configuration: { token: 'x' } }),
+    );
+    conforms('get', draftPath, await http.get('/v1/projects/contract/onboarding-draft'));
+    conforms('delete', draftPath, await http.delete('/v1/projects/contract/onboarding-draft'));
+    conforms('delete', draftPath, await http.delete('/v1/projects/contract/onboarding-draft?revision=0'));
+    conforms('delete', draftPath, await http.delete('/v1/projects/contract/onboarding-draft?revision=1'));
+
+    const frontend = `/v1/projects/demo/frontends/web/revisions/${'f'.repeat(40)}`;
+    const template = '/v1/projects/{project}/frontends/{frontend}/revisions/{revision}';
+    const live = (await http.post('/v1/compositions', { ...create, name: 'frontend' })).body.id;
+    conforms('put', `${template}/binding`, await http.put(`${frontend}/binding`, { composition_id: live }));
+    conforms('put', `${template}/binding`, await http.put(`${frontend}/binding`, { composition_id: live }));
+    conforms(
+      'put',
+      `${template}/binding`,
+      await http.put(`${frontend}/binding`, { composition_id: 'c-none' }),
+    );
+    conforms('get', `${template}/binding`, await http.get(`${frontend}/binding`));
+    conforms('get', `${template}/binding`, await http.get(`${frontend}/binding?wait_seconds=99`));
+    conforms(
+      'post',
+      `${template}/publish`,
+      await http.post(`${frontend}/publish`, { expected_version: 1, url: 'https://web.example.com/' }),
+    );
+    conforms(
+      'post',
+      `${template}/publish`,
+      await http.post(`${frontend}/publish`, { expected_version: 1, url: 'https://web.example.com/' }),
+    );
+    const check = { expected_version: 2, composition_generation: 1, status: 'passed', message: 'renders' };
+    const recorded = await http.post(`${frontend}/checks`, check);
+    expect(recorded.status).toBe(201);
+    conforms('post', `${template}/checks`, recorded);
+    conforms(
+      'post',
+      `${template}/checks`,
+      await http.post(`${frontend}/checks`, { ...check, expected_version: 1 }),
+    );
+    conforms(
+      'get',
+      '/v1/compositions/{id}/verification',
+      await http.get(`/v1/compositions/${live}/verification`),
+    );
   });
 
   it('has no documented route left unexercised', () => {

@@ -3,7 +3,9 @@ import {
   type ClusterPort,
   type CompositionDeps,
   type DependencyCheck,
+  type DraftStore,
   ErrorCode,
+  type FrontendStore,
   ProblemError,
   type TokenStore,
 } from '@svc/core';
@@ -17,7 +19,10 @@ import { onError, problemResponse } from './problem.ts';
 import { createRegistry, type RouteSpec } from './registry.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { compositionRoutes } from './routes/compositions.ts';
+import { draftRoutes } from './routes/drafts.ts';
+import { frontendRoutes } from './routes/frontends.ts';
 import { insightRoutes } from './routes/insight.ts';
+import { sourceRoutes } from './routes/sources.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 
 export const maxBodyBytes = 256 * 1024;
@@ -28,6 +33,8 @@ export interface AppDeps extends CompositionDeps {
   builds: BuildStore;
   tokens: TokenStore;
   cluster: ClusterPort;
+  drafts: DraftStore;
+  frontends: FrontendStore;
   /** Release and commit reported by `/version`. */
   build?: { release: string; commit: string };
 }
@@ -89,6 +96,9 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   insightRoutes(registry, deps);
   catalogRoutes(registry, deps);
   tokenRoutes(registry, deps);
+  draftRoutes(registry, deps);
+  sourceRoutes(registry, deps);
+  frontendRoutes(registry, deps);
 
   const document = openApiDocument(registry.routes, { version: release.release });
   app.get('/v1/openapi.json', (c) => c.json(document));

@@ -1,9 +1,12 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Build, BuildStore } from '@svc/core';
+import type { Build, BuildStore, SourceRef } from '@svc/core';
 import { pageOf } from './composition-store.ts';
 import { type Item, isConditionFailure, startKeyFrom, stripKeys, type Table } from './table.ts';
 
 const key = (id: string) => ({ pk: `BUILD#${id}`, sk: 'BUILD' });
+/** One partition per ref of a component's repository; sort keys order its publications. */
+const refPk = (project: string, component: string, repository: string, ref: string) =>
+  `SOURCE#${project}#${component}#${repository}#${ref}`;
 
 export function dynamoBuildStore(table: Table): BuildStore {
   const { documents } = table;
@@ -74,6 +77,36 @@ export function dynamoBuildStore(table: Table): BuildStore {
         start = result.LastEvaluatedKey;
       } while (start && items.length <= page.limit);
       return pageOf<Build>(items.slice(0, page.limit + 1), page, keys);
+    },
+
+    async putRef(entry) {
+      // Keyed by the publication: writing the same publication twice writes the same item.
+      await documents.send(
+        new PutCommand({
+          TableName: table.name,
+          Item: {
+            pk: refPk(entry.project, entry.component, entry.repository, entry.ref),
+            sk: `${entry.published_at}#${entry.build_id}`,
+            item_type: 'source_ref',
+            ...entry,
+          },
+        }),
+      );
+    },
+
+    async latestRef(project, component, repository, ref) {
+      const result = await documents.send(
+        new QueryCommand({
+          TableName: table.name,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': refPk(project, component, repository, ref) },
+          ScanIndexForward: false,
+          Limit: 1,
+          ConsistentRead: true,
+        }),
+      );
+      const [item] = result.Items ?? [];
+      return item ? stripKeys<SourceRef>(item) : null;
     },
   };
 }

@@ -3,6 +3,8 @@ import type {
   CatalogStore,
   Clock,
   CompositionStore,
+  DraftStore,
+  FrontendStore,
   IdempotencyStore,
   JobQueue,
   TokenStore,
@@ -11,6 +13,8 @@ import { dynamoBuildStore } from './build-store.ts';
 import { dynamoCatalogStore } from './catalog-store.ts';
 import type { AwsClients } from './clients.ts';
 import { dynamoCompositionStore } from './composition-store.ts';
+import { dynamoDraftStore } from './draft-store.ts';
+import { dynamoFrontendStore } from './frontend-store.ts';
 import { dynamoIdempotencyStore } from './idempotency-store.ts';
 import { sqsJobQueue } from './job-queue.ts';
 import { dynamoTokenStore } from './token-store.ts';
@@ -22,6 +26,8 @@ export interface AwsStores {
   idempotency: IdempotencyStore;
   tokens: TokenStore;
   jobs: JobQueue;
+  drafts: DraftStore;
+  frontends: FrontendStore;
 }
 
 /** Every port implementation on one table and one queue. */
@@ -38,5 +44,7 @@ export function awsStores(
     idempotency: dynamoIdempotencyStore(table),
     tokens: dynamoTokenStore(table),
     jobs: sqsJobQueue(clients.sqs, names.jobQueueUrl),
+    drafts: dynamoDraftStore(table),
+    frontends: dynamoFrontendStore(table),
   };
 }

@@ -7,16 +7,21 @@ import type {
   ApplyResult,
   Build,
   CheckList,
+  CheckView,
   CompositionEndpointsView,
   CompositionStatusView,
   CompositionView,
   CreateCompositionBody,
   DiagnosisView,
+  Draft,
   EventView,
+  FrontendBinding,
+  FrontendResolution,
   LogSnapshot,
   Page,
   PlanView,
   ProjectView,
+  SourceResolution,
   UpdateCompositionBody,
   validateCatalog,
 } from '@svc/core';
@@ -50,6 +55,9 @@ export interface BuildsQuery extends PageQuery {
 const composition = (id: string) => `/v1/compositions/${encodeURIComponent(id)}`;
 const componentLogs = (id: string, component: string) =>
   `${composition(id)}/components/${encodeURIComponent(component)}/logs`;
+const project = (name: string) => `/v1/projects/${encodeURIComponent(name)}`;
+const frontendRevision = (p: string, frontend: string, revision: string) =>
+  `${project(p)}/frontends/${encodeURIComponent(frontend)}/revisions/${encodeURIComponent(revision)}`;
 const body = async <T>(answer: Promise<{ body: T }>): Promise<T> => (await answer).body;
 
 export function api(http: HttpClient) {
@@ -108,6 +116,59 @@ export function api(http: HttpClient) {
           query: { ...query },
         }),
       ),
+    resolveSource: (name: string, query: { repository: string; component: string; ref: string }) =>
+      body(
+        http.request<SourceResolution>('GET', `${project(name)}/sources/resolve`, { query: { ...query } }),
+      ),
+
+    getDraft: (name: string) => body(http.request<Draft>('GET', `${project(name)}/onboarding-draft`)),
+    saveDraft: (name: string, draft: unknown) =>
+      body(http.request<Draft>('PUT', `${project(name)}/onboarding-draft`, { body: draft })),
+    deleteDraft: (name: string, revision: number) =>
+      body(http.request<null>('DELETE', `${project(name)}/onboarding-draft`, { query: { revision } })),
+
+    bindFrontend: (p: string, frontend: string, revision: string, compositionId: string) =>
+      body(
+        http.request<FrontendBinding>('PUT', `${frontendRevision(p, frontend, revision)}/binding`, {
+          body: { composition_id: compositionId },
+        }),
+      ),
+    resolveFrontend: (
+      p: string,
+      frontend: string,
+      revision: string,
+      waitSeconds: number,
+      timeoutSeconds: number,
+    ) =>
+      body(
+        http.request<FrontendResolution>('GET', `${frontendRevision(p, frontend, revision)}/binding`, {
+          query: { wait_seconds: waitSeconds },
+          timeoutSeconds,
+        }),
+      ),
+    publishFrontend: (
+      p: string,
+      frontend: string,
+      revision: string,
+      request: { expected_version: number; url: string },
+    ) =>
+      body(
+        http.request<FrontendBinding>('POST', `${frontendRevision(p, frontend, revision)}/publish`, {
+          body: request,
+        }),
+      ),
+    recordFrontendCheck: (
+      p: string,
+      frontend: string,
+      revision: string,
+      request: { expected_version: number; composition_generation: number; status: string; message: string },
+    ) =>
+      body(
+        http.request<CheckView>('POST', `${frontendRevision(p, frontend, revision)}/checks`, {
+          body: request,
+        }),
+      ),
+
     /** Any authenticated read, to learn whether the server accepts the credential. */
     probeAuth: () => http.request<unknown>('GET', '/v1/projects', { query: { limit: 1 } }),
   };

@@ -28,6 +28,10 @@ function checkSchema(schema: v.GenericSchema<unknown, string>, value: string, pa
   return result.output;
 }
 
+/** A flag checked with the schema of the server field it becomes, the message naming the flag. */
+export const checkWith = (schema: v.GenericSchema<unknown, string>, value: string, flag: string) =>
+  checkSchema(schema, value, flag);
+
 export const checkName = (value: string, flag: string) => checkSchema(ResourceName, value, flag);
 export const checkCompositionName = (value: string) => checkSchema(CompositionName, value, '--name');
 /** A composition id as a path segment: a DNS label of at most 40 characters. */

@@ -22,13 +22,18 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
         `${method.toLowerCase()} ${path
           .replace('/c-sample', '/{id}')
           .replace('/projects/demo', '/projects/{project}')
-          .replace('/components/service-b', '/components/{component}')}`,
+          .replace('/components/service-b', '/components/{component}')
+          .replace(
+            `/frontends/web/revisions/${'f'.repeat(40)}`,
+            '/frontends/{frontend}/revisions/{revision}',
+          )}`,
       );
       return { status: 200, headers: {}, body: undefined as T };
     },
   };
   const client = api(recorder);
   const id = 'c-sample';
+  const sha = 'f'.repeat(40);
   const calls: Record<keyof typeof client, () => Promise<unknown>> = {
     version: () => client.version(),
     planComposition: () => client.planComposition({}),
@@ -47,6 +52,22 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
     applyCatalog: () => client.applyCatalog({}),
     listProjects: () => client.listProjects({}),
     listBuilds: () => client.listBuilds('demo', {}),
+    resolveSource: () =>
+      client.resolveSource('demo', { repository: 'a/b', component: 'service-b', ref: 'main' }),
+    getDraft: () => client.getDraft('demo'),
+    saveDraft: () => client.saveDraft('demo', {}),
+    deleteDraft: () => client.deleteDraft('demo', 1),
+    bindFrontend: () => client.bindFrontend('demo', 'web', sha, id),
+    resolveFrontend: () => client.resolveFrontend('demo', 'web', sha, 0, 5),
+    publishFrontend: () =>
+      client.publishFrontend('demo', 'web', sha, { expected_version: 1, url: 'https://x/' }),
+    recordFrontendCheck: () =>
+      client.recordFrontendCheck('demo', 'web', sha, {
+        expected_version: 1,
+        composition_generation: 1,
+        status: 'passed',
+        message: 'ok',
+      }),
     probeAuth: () => client.probeAuth(),
   };
   for (const call of Object.values(calls)) await call();

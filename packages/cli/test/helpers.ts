@@ -76,6 +76,8 @@ export function svc(args: string[], options: SvcOptions = {}): Promise<SvcResult
         problem: () => JSON.parse(stderr.trim().split('\n').at(-1) ?? ''),
       }),
     );
+    // A command that never reads stdin may exit before the write lands: EPIPE is not a failure.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.stdin ?? '');
   });
 }

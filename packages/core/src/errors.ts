@@ -29,11 +29,13 @@ export const ErrorCode = {
   IdempotencyInFlight: 'idempotency_in_flight',
   CatalogConflict: 'catalog_conflict',
   PreviewRevisionChanged: 'preview_revision_changed',
+  VersionMismatch: 'version_mismatch',
   PayloadTooLarge: 'payload_too_large',
   UnsupportedMediaType: 'unsupported_media_type',
   ValidationFailed: 'validation_failed',
   UnknownReference: 'unknown_reference',
   IdempotencyKeyReused: 'idempotency_key_reused',
+  DraftContentRefused: 'draft_content_refused',
   RateLimited: 'rate_limited',
   MethodNotAllowed: 'method_not_allowed',
   DependencyUnavailable: 'dependency_unavailable',
@@ -112,6 +114,11 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     title: 'Preview revision changed',
     description: "A component's approved profile revision differs from expected_preview_revisions.",
   },
+  version_mismatch: {
+    status: 409,
+    title: 'Version mismatch',
+    description: "expected_version differs from the frontend binding's current version.",
+  },
   payload_too_large: { status: 413, title: 'Payload too large', description: 'The body exceeds 256 KiB.' },
   unsupported_media_type: {
     status: 415,
@@ -132,6 +139,12 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     status: 422,
     title: 'Idempotency-Key reused',
     description: 'This Idempotency-Key was already used with a different request body.',
+  },
+  draft_content_refused: {
+    status: 422,
+    title: 'Draft content refused',
+    description:
+      'An onboarding draft never stores environment values, ConfigMap values, credentials or messaging configuration; `errors` names each field.',
   },
   rate_limited: {
     status: 429,

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { type FieldError, validationFailed } from './errors.ts';
+import { ErrorCode, type FieldError, ProblemError, validationFailed } from './errors.ts';
 
 /** valibot issues as `{ path, message }` with JSON pointer paths (`/overrides/service-b/image`). */
 export function issuesToFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldError[] {
@@ -27,4 +27,27 @@ export function parseOrThrow<TSchema extends v.GenericSchema>(
   const result = v.safeParse(schema, input);
   if (!result.success) throw validationFailed(issuesToFieldErrors(result.issues));
   return result.output;
+}
+
+/**
+ * Parses query parameters or throws a 400 `invalid_query` naming each parameter (a missing
+ * required one included), as every route answers bad query values.
+ */
+export function parseQueryOrThrow<TSchema extends v.GenericSchema>(
+  schema: TSchema,
+  query: Record<string, string | undefined>,
+): v.InferOutput<TSchema> {
+  const result = v.safeParse(schema, query);
+  if (result.success) return result.output;
+  const errors = issuesToFieldErrors(result.issues).map((e) => ({
+    path: e.path.replace(/^\//, ''),
+    message: e.message,
+  }));
+  return throwInvalidQuery(errors);
+}
+
+function throwInvalidQuery(errors: FieldError[]): never {
+  throw new ProblemError(ErrorCode.InvalidQuery, errors.map((e) => `${e.path}: ${e.message}`).join('; '), {
+    errors,
+  });
 }

@@ -4,7 +4,6 @@ import {
   BuildList,
   type BuildStore,
   BuildView,
-  buildId,
   type CatalogDeps,
   CatalogManifest,
   ComponentView,
@@ -12,11 +11,10 @@ import {
   listBaselines,
   listComponents,
   listProjects,
-  ProblemError,
   ProjectView,
   PublishBuildBody,
   pageSchema,
-  parseOrThrow,
+  publishBuild,
   requireProject,
   validateCatalog,
 } from '@svc/core';
@@ -143,27 +141,13 @@ export function catalogRoutes(registry: Registry, deps: CatalogDeps & { builds: 
       ],
     },
     async (c) => {
-      const project = await requireProject(deps, projectName(c));
-      const body = parseOrThrow(PublishBuildBody, await readJson(c));
-      if (!project.components[body.component]) {
-        throw new ProblemError(
-          ErrorCode.UnknownReference,
-          `component "${body.component}" is not registered in project "${project.project}"`,
-          { errors: [{ path: '/component', message: 'unknown component' }] },
-        );
-      }
-      const id = buildId(project.project, body);
-      const build = {
-        id,
-        project: project.project,
-        ...body,
-        digest: body.image.slice(body.image.indexOf('@') + 1),
-        published_at: deps.clock.now().toISOString(),
-        published_by: c.get('identity').subject,
-      };
-      const outcome = await deps.builds.put(build);
-      const stored = outcome === 'created' ? build : await deps.builds.get(id);
-      return c.json(stored, outcome === 'created' ? 201 : 200);
+      const { created, build } = await publishBuild(
+        deps,
+        c.get('identity'),
+        projectName(c),
+        await readJson(c),
+      );
+      return c.json(build, created ? 201 : 200);
     },
   );
 

@@ -10,9 +10,13 @@ import { Label } from '../cluster/objects.ts';
 import { type ClusterPort, CompositionKinds } from '../cluster/ports.ts';
 import { compositionSelector, forkSelector } from '../cluster/render.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
+import type { FrontendBinding, FrontendStore } from '../frontends/model.ts';
+import { frontendStaleReasons } from '../frontends/service.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import { fingerprint } from '../verification/fingerprint.ts';
 import {
+  CheckKind,
+  type CheckRecord,
   CheckStatus,
   type CheckView,
   checkView,
@@ -27,6 +31,8 @@ export interface InsightDeps {
   catalog: CatalogStore;
   cluster: ClusterPort;
   clock: Clock;
+  /** Frontend checks are stale once their binding changed. */
+  frontends: FrontendStore;
 }
 
 export const logLimits = {
@@ -177,6 +183,7 @@ export async function listVerification(
   if (checks.items.length === 0) return { items: [], next_cursor: checks.next_cursor };
   const gone = record.phase === Phase.Destroying || record.phase === Phase.Destroyed;
   const current = gone ? null : await currentFingerprint(deps, record);
+  const bindings = gone ? new Map() : await bindingsOf(deps, record, checks.items);
   return {
     items: checks.items.map((check) =>
       gone
@@ -185,10 +192,40 @@ export async function listVerification(
             freshness: Freshness.Stale,
             stale_reasons: [`the composition is ${record.phase}`],
           }
-        : checkView(check, current),
+        : checkView(check, current, frontendStaleReasons(check, record, bindingOf(bindings, check))),
     ),
     next_cursor: checks.next_cursor,
   };
+}
+
+type Bindings = Map<string, FrontendBinding | null>;
+const bindingKey = (name: string, revision: string) => `${name}#${revision}`;
+
+/** The current binding of each frontend check's frontend revision, read once per revision. */
+async function bindingsOf(
+  deps: InsightDeps,
+  record: CompositionRecord,
+  checks: readonly CheckRecord[],
+): Promise<Bindings> {
+  const now = deps.clock.now();
+  const wanted = new Map<string, { name: string; revision: string }>();
+  for (const check of checks) {
+    if (check.kind === CheckKind.Frontend && check.frontend) {
+      wanted.set(bindingKey(check.frontend.name, check.frontend.revision), check.frontend);
+    }
+  }
+  const entries = await Promise.all(
+    [...wanted].map(
+      async ([key, f]) => [key, await deps.frontends.get(record.project, f.name, f.revision, now)] as const,
+    ),
+  );
+  return new Map(entries);
+}
+
+function bindingOf(bindings: Bindings, check: CheckRecord): FrontendBinding | null {
+  return check.frontend
+    ? (bindings.get(bindingKey(check.frontend.name, check.frontend.revision)) ?? null)
+    : null;
 }
 
 export const DiagnosisState = {
@@ -251,7 +288,12 @@ export async function diagnose(deps: InsightDeps, id: string): Promise<Diagnosis
   if (latest) {
     const current = tearingDown ? null : await currentFingerprint(deps, record);
     if (!tearingDown && current === null) clusterReadable = false;
-    const view = checkView(latest, current);
+    const bindings = tearingDown ? new Map() : await bindingsOf(deps, record, [latest]);
+    const view = checkView(
+      latest,
+      current,
+      frontendStaleReasons(latest, record, bindingOf(bindings, latest)),
+    );
     verification = {
       status: latest.status,
       freshness: tearingDown ? Freshness.Stale : view.freshness,

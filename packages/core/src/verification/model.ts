@@ -46,6 +46,15 @@ export interface CheckRecord {
   http_status: number | null;
   coverage: Record<string, Coverage>;
   fingerprint: Fingerprint;
+  /** Frontend checks: the binding they were recorded for (routing checks have none). */
+  frontend?: FrontendRef | null | undefined;
+}
+
+export interface FrontendRef {
+  name: string;
+  revision: string;
+  /** The binding's version the check was recorded against. */
+  version: number;
 }
 
 export const CheckView = v.object({
@@ -59,6 +68,7 @@ export const CheckView = v.object({
   target: v.nullable(v.string()),
   http_status: v.nullable(v.number()),
   coverage: v.record(v.string(), v.enum(Coverage)),
+  frontend: v.nullable(v.object({ name: v.string(), revision: v.string(), version: v.number() })),
   freshness: v.enum(Freshness),
   stale_reasons: v.array(v.string()),
 });
@@ -87,7 +97,25 @@ export function freshness(
   return { freshness: Freshness.Stale, stale_reasons: reasons };
 }
 
-export function checkView(check: CheckRecord, current: Fingerprint | null): CheckView {
-  const { fingerprint: _, ...rest } = check;
-  return { ...rest, ...freshness(check, current) };
+/**
+ * The check as answered. `staleBecause` are reasons known beyond the fingerprint (a frontend check
+ * of another generation, a changed binding): they make the check stale whatever the fingerprint says.
+ */
+export function checkView(
+  check: CheckRecord,
+  current: Fingerprint | null,
+  staleBecause: readonly string[] = [],
+): CheckView {
+  const { fingerprint: _, frontend, ...rest } = check;
+  const derived = freshness(check, current);
+  const verdict = staleBecause.length
+    ? {
+        freshness: Freshness.Stale,
+        stale_reasons: [
+          ...staleBecause,
+          ...(derived.freshness === Freshness.Stale ? derived.stale_reasons : []),
+        ],
+      }
+    : derived;
+  return { ...rest, frontend: frontend ?? null, ...verdict };
 }

@@ -3,6 +3,9 @@ import { defineGroup } from '../../command.ts';
 export default defineGroup({
   name: 'source',
   summary: 'Published builds: which image a source revision produced.',
-  commands: { list: () => import('./list.ts') },
-  summaries: { list: 'Published builds of a project, newest first.' },
+  commands: { list: () => import('./list.ts'), resolve: () => import('./resolve.ts') },
+  summaries: {
+    list: 'Published builds of a project, newest first.',
+    resolve: 'Resolve a ref to its commit and published build.',
+  },
 });

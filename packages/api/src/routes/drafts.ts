@@ -1,0 +1,80 @@
+import {
+  DraftBody,
+  type DraftDeps,
+  DraftView,
+  discardDraft,
+  ErrorCode,
+  getDraft,
+  saveDraft,
+} from '@svc/core';
+import type { Registry } from '../registry.ts';
+import { integerQuery, invalidQuery, readJson } from '../request.ts';
+import { projectName } from './params.ts';
+
+const tag = 'drafts';
+const path = '/v1/projects/{project}/onboarding-draft';
+
+/** Onboarding drafts (spec 2.6, 4.1 rule 4): the caller's own draft of a project, guarded by revision. */
+export function draftRoutes(registry: Registry, deps: DraftDeps): void {
+  registry.add(
+    {
+      method: 'get',
+      path,
+      operationId: 'getOnboardingDraft',
+      summary: "Resume the caller's onboarding draft of a project.",
+      tag,
+      responses: { 200: { description: 'The draft.', schema: DraftView } },
+      errors: [ErrorCode.NotFound],
+    },
+    async (c) => c.json(await getDraft(deps, c.get('identity'), projectName(c))),
+  );
+
+  registry.add(
+    {
+      method: 'put',
+      path,
+      operationId: 'saveOnboardingDraft',
+      summary:
+        'Save the draft at its current revision (0 creates); never environment values, ConfigMap values, credentials or messaging configuration.',
+      tag,
+      body: DraftBody,
+      responses: { 200: { description: 'The stored draft at its next revision.', schema: DraftView } },
+      errors: [
+        ErrorCode.MalformedJson,
+        ErrorCode.ValidationFailed,
+        ErrorCode.DraftContentRefused,
+        ErrorCode.StaleRevision,
+        ErrorCode.NotFound,
+        ErrorCode.UnsupportedMediaType,
+        ErrorCode.PayloadTooLarge,
+      ],
+    },
+    async (c) => c.json(await saveDraft(deps, c.get('identity'), projectName(c), await readJson(c))),
+  );
+
+  registry.add(
+    {
+      method: 'delete',
+      path,
+      operationId: 'discardOnboardingDraft',
+      summary: 'Discard the draft; `revision` must be the current one.',
+      tag,
+      query: [
+        {
+          name: 'revision',
+          description: 'The current revision of the draft (required).',
+          schema: { type: 'integer', minimum: 0 },
+        },
+      ],
+      responses: { 204: { description: 'Discarded.', schema: null } },
+      errors: [ErrorCode.InvalidQuery, ErrorCode.NotFound, ErrorCode.StaleRevision],
+    },
+    async (c) => {
+      const project = projectName(c);
+      const revision = integerQuery(c, 'revision', { min: 0, max: 2 ** 31 - 1 });
+      if (revision === undefined) throw invalidQuery('revision', 'is required: the revision you last read');
+      await discardDraft(deps, c.get('identity'), project, revision);
+      return c.body(null, 204);
+    },
+  );
+}

@@ -1,0 +1,153 @@
+import {
+  BindFrontendBody,
+  type BindingRef,
+  bindFrontend,
+  CheckView,
+  ErrorCode,
+  FrontendBindingView,
+  FrontendCheckBody,
+  type FrontendDeps,
+  FrontendResolutionView,
+  frontendRevisionPattern,
+  maxResolveWaitSeconds,
+  ProblemError,
+  PublishFrontendBody,
+  publishFrontend,
+  recordFrontendCheck,
+  resolveFrontend,
+} from '@svc/core';
+import type { Context } from 'hono';
+import type { Registry } from '../registry.ts';
+import { integerQuery, readJson } from '../request.ts';
+import { projectName } from './params.ts';
+
+const tag = 'frontends';
+const base = '/v1/projects/{project}/frontends/{frontend}/revisions/{revision}';
+const namePattern = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** The binding a path names; a frontend or revision that cannot exist is simply not found. */
+function bindingRef(c: Context): BindingRef {
+  const project = projectName(c);
+  const frontend = c.req.param('frontend') ?? '';
+  const revision = c.req.param('revision') ?? '';
+  if (!namePattern.test(frontend))
+    throw new ProblemError(ErrorCode.NotFound, `frontend "${frontend}" not found`);
+  if (!frontendRevisionPattern.test(revision)) {
+    throw new ProblemError(
+      ErrorCode.NotFound,
+      `revision "${revision}" not found: revisions are full lowercase hex commit SHAs`,
+    );
+  }
+  return { project, frontend, revision };
+}
+
+export function frontendRoutes(registry: Registry, deps: FrontendDeps): void {
+  registry.add(
+    {
+      method: 'put',
+      path: `${base}/binding`,
+      operationId: 'bindFrontend',
+      summary:
+        'Bind a static frontend revision to a composition of the project; rebinding to another composition gives the next version.',
+      tag,
+      body: BindFrontendBody,
+      responses: {
+        201: { description: 'Bound.', schema: FrontendBindingView },
+        200: { description: 'Rebound, or already bound to that composition.', schema: FrontendBindingView },
+      },
+      errors: [
+        ErrorCode.NotFound,
+        ErrorCode.MalformedJson,
+        ErrorCode.ValidationFailed,
+        ErrorCode.UnknownReference,
+        ErrorCode.VersionMismatch,
+        ErrorCode.UnsupportedMediaType,
+        ErrorCode.PayloadTooLarge,
+      ],
+    },
+    async (c) => {
+      const { created, binding } = await bindFrontend(
+        deps,
+        c.get('identity'),
+        bindingRef(c),
+        await readJson(c),
+      );
+      return c.json(binding, created ? 201 : 200);
+    },
+  );
+
+  registry.add(
+    {
+      method: 'get',
+      path: `${base}/binding`,
+      operationId: 'resolveFrontend',
+      summary:
+        "Resolve a binding: the composition's preview URL and readiness, waiting up to wait_seconds for it to be ready.",
+      tag,
+      query: [
+        {
+          name: 'wait_seconds',
+          description: `Wait this long for the composition to be ready, failed or ended (default 0, max ${maxResolveWaitSeconds}).`,
+          schema: { type: 'integer', minimum: 0, maximum: maxResolveWaitSeconds },
+        },
+      ],
+      responses: {
+        200: {
+          description: 'The binding, its composition and the outcome: ready, pending, failed or ended.',
+          schema: FrontendResolutionView,
+        },
+      },
+      errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
+    },
+    async (c) => {
+      const ref = bindingRef(c);
+      const wait = integerQuery(c, 'wait_seconds', { min: 0, max: maxResolveWaitSeconds }) ?? 0;
+      return c.json(await resolveFrontend(deps, ref, wait));
+    },
+  );
+
+  registry.add(
+    {
+      method: 'post',
+      path: `${base}/publish`,
+      operationId: 'publishFrontend',
+      summary: 'Record where the frontend revision is published, if expected_version is current.',
+      tag,
+      body: PublishFrontendBody,
+      responses: { 200: { description: 'The binding at its next version.', schema: FrontendBindingView } },
+      errors: [
+        ErrorCode.NotFound,
+        ErrorCode.MalformedJson,
+        ErrorCode.ValidationFailed,
+        ErrorCode.VersionMismatch,
+        ErrorCode.UnsupportedMediaType,
+        ErrorCode.PayloadTooLarge,
+      ],
+    },
+    async (c) => c.json(await publishFrontend(deps, c.get('identity'), bindingRef(c), await readJson(c))),
+  );
+
+  registry.add(
+    {
+      method: 'post',
+      path: `${base}/checks`,
+      operationId: 'recordFrontendCheck',
+      summary:
+        "Record a frontend check result against a generation of the bound composition; it joins that composition's verification list.",
+      tag,
+      body: FrontendCheckBody,
+      responses: {
+        201: { description: 'The check as the verification list shows it now.', schema: CheckView },
+      },
+      errors: [
+        ErrorCode.NotFound,
+        ErrorCode.MalformedJson,
+        ErrorCode.ValidationFailed,
+        ErrorCode.VersionMismatch,
+        ErrorCode.UnsupportedMediaType,
+        ErrorCode.PayloadTooLarge,
+      ],
+    },
+    async (c) => c.json(await recordFrontendCheck(deps, bindingRef(c), await readJson(c)), 201),
+  );
+}

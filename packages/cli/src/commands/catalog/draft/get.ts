@@ -1,0 +1,11 @@
+import { api } from '../../../api.ts';
+import { defineCommand } from '../../../command.ts';
+import { checkName } from '../../../validate.ts';
+
+export default defineCommand({
+  name: 'catalog draft get',
+  summary: 'Your onboarding draft of a project; exit 1 (404) when you have none.',
+  positionals: [{ name: 'project', description: 'Project the draft is for.' }],
+  flags: {},
+  run: ({ args, context }) => api(context.http).getDraft(checkName(args.project as string, '<project>')),
+});

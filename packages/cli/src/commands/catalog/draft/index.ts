@@ -1,0 +1,16 @@
+import { defineGroup } from '../../../command.ts';
+
+export default defineGroup({
+  name: 'catalog draft',
+  summary: 'Your onboarding draft of a project: non-secret work in progress, one per project and author.',
+  commands: {
+    save: () => import('./save.ts'),
+    get: () => import('./get.ts'),
+    delete: () => import('./delete.ts'),
+  },
+  summaries: {
+    save: 'Save a draft from a file at its current revision (0 creates).',
+    get: 'Read your draft of a project.',
+    delete: 'Discard your draft of a project at its current revision.',
+  },
+});

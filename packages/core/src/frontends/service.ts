@@ -1,0 +1,313 @@
+/**
+ * The frontend use cases behind `/v1/projects/{project}/frontends/{frontend}/revisions/{revision}/…`:
+ * bind a frontend revision to a composition, resolve the binding (waiting, bounded, for the
+ * composition to be ready), publish it, and record check results that feed the composition's
+ * verification list.
+ */
+import type { Identity } from '../auth/identity.ts';
+import type { CatalogStore } from '../catalog/ports.ts';
+import { requireProject } from '../catalog/service.ts';
+import { addSeconds, type Clock } from '../clock.ts';
+import type { ClusterPort } from '../cluster/ports.ts';
+import { type CompositionRecord, effectivePhase, Phase } from '../compositions/model.ts';
+import type { CompositionStore } from '../compositions/ports.ts';
+import { ErrorCode, ProblemError, validationFailed } from '../errors.ts';
+import { IdPrefix, newId } from '../names.ts';
+import { parseOrThrow } from '../validation.ts';
+import { fingerprint } from '../verification/fingerprint.ts';
+import {
+  CheckKind,
+  type CheckRecord,
+  type CheckView,
+  checkView,
+  type Fingerprint,
+} from '../verification/model.ts';
+import {
+  BindFrontendBody,
+  bindingRetentionDays,
+  type FrontendBinding,
+  FrontendCheckBody,
+  type FrontendResolution,
+  type FrontendStore,
+  maxResolveWaitSeconds,
+  PublishFrontendBody,
+  ResolveOutcome,
+  resolvePollMs,
+} from './model.ts';
+
+export interface FrontendDeps {
+  frontends: FrontendStore;
+  compositions: CompositionStore;
+  catalog: CatalogStore;
+  cluster: ClusterPort;
+  clock: Clock;
+}
+
+/** Which binding: the path of every frontend route. */
+export interface BindingRef {
+  project: string;
+  frontend: string;
+  revision: string;
+}
+
+const maxConflictRetries = 5;
+const ended = new Set<string>([Phase.Destroying, Phase.Destroyed, Phase.Expired]);
+
+function noBinding(ref: BindingRef): ProblemError {
+  return new ProblemError(
+    ErrorCode.NotFound,
+    `frontend "${ref.frontend}" revision ${ref.revision} is not bound in project "${ref.project}"; bind it to a composition first`,
+  );
+}
+
+async function requireBinding(deps: FrontendDeps, ref: BindingRef): Promise<FrontendBinding> {
+  const binding = await deps.frontends.get(ref.project, ref.frontend, ref.revision, deps.clock.now());
+  if (!binding) throw noBinding(ref);
+  return binding;
+}
+
+function versionMismatch(expected: number, current: number): ProblemError {
+  return new ProblemError(
+    ErrorCode.VersionMismatch,
+    `expected_version is ${expected} but the binding is at version ${current}; read it again.`,
+    { errors: [{ path: '/expected_version', message: `current version is ${current}` }] },
+  );
+}
+
+/**
+ * PUT: binds the revision to a composition of the same project that is not ending. Binding it to
+ * the composition it is already bound to changes nothing; to another one gives the next version and
+ * clears what was published (it ran against the previous composition).
+ */
+export async function bindFrontend(
+  deps: FrontendDeps,
+  identity: Identity,
+  ref: BindingRef,
+  input: unknown,
+): Promise<{ created: boolean; binding: FrontendBinding }> {
+  await requireProject(deps, ref.project);
+  const body = parseOrThrow(BindFrontendBody, input);
+  const composition = await deps.compositions.get(body.composition_id);
+  if (!composition) {
+    throw new ProblemError(ErrorCode.UnknownReference, `composition "${body.composition_id}" not found`, {
+      errors: [{ path: '/composition_id', message: 'unknown composition' }],
+    });
+  }
+  if (composition.project !== ref.project) {
+    throw validationFailed([
+      {
+        path: '/composition_id',
+        message: `composition ${composition.id} belongs to project "${composition.project}", not "${ref.project}"`,
+      },
+    ]);
+  }
+  const phase = effectivePhase(composition, deps.clock.now());
+  if (ended.has(phase)) {
+    throw validationFailed([
+      { path: '/composition_id', message: `composition ${composition.id} is ${phase}; bind a live one` },
+    ]);
+  }
+  for (let attempt = 0; attempt < maxConflictRetries; attempt++) {
+    const now = deps.clock.now();
+    const current = await deps.frontends.get(ref.project, ref.frontend, ref.revision, now);
+    if (current?.composition_id === composition.id) return { created: false, binding: current };
+    const at = now.toISOString();
+    const binding: FrontendBinding = {
+      ...ref,
+      composition_id: composition.id,
+      version: (current?.version ?? 0) + 1,
+      published: null,
+      bound_by: identity.subject,
+      created_at: current?.created_at ?? at,
+      updated_at: at,
+      expires_at: addSeconds(new Date(composition.expires_at), bindingRetentionDays * 86_400).toISOString(),
+    };
+    if (await deps.frontends.put(binding, current?.version ?? 0, now)) {
+      return { created: current === null, binding };
+    }
+  }
+  throw new ProblemError(ErrorCode.VersionMismatch, 'The binding kept changing; read it again and retry.');
+}
+
+function resolution(
+  binding: FrontendBinding,
+  record: CompositionRecord | null,
+  now: Date,
+): FrontendResolution {
+  if (!record) {
+    return {
+      binding,
+      composition: null,
+      outcome: ResolveOutcome.Ended,
+      message: `composition ${binding.composition_id} no longer exists; bind the revision to another composition`,
+    };
+  }
+  const phase = effectivePhase(record, now);
+  const composition = {
+    id: record.id,
+    phase,
+    generation: record.generation,
+    observed_generation: record.observed_generation,
+    url: record.public_url,
+    ready: record.public_ready,
+  };
+  if (phase === Phase.Ready) {
+    return { binding, composition, outcome: ResolveOutcome.Ready, message: `ready at ${record.public_url}` };
+  }
+  if (phase === Phase.Failed) {
+    const why = record.observed.blockers.map((b) => b.message).join('; ');
+    return {
+      binding,
+      composition,
+      outcome: ResolveOutcome.Failed,
+      message: `composition ${record.id} failed${why ? `: ${why}` : ''}; it will not become ready on its own`,
+    };
+  }
+  if (ended.has(phase)) {
+    return {
+      binding,
+      composition,
+      outcome: ResolveOutcome.Ended,
+      message: `composition ${record.id} is ${phase}; it will never be ready`,
+    };
+  }
+  return {
+    binding,
+    composition,
+    outcome: ResolveOutcome.Pending,
+    message: `composition ${record.id} is ${phase}`,
+  };
+}
+
+/**
+ * GET: the binding with its composition's preview URL and readiness. With `waitSeconds`, re-reads
+ * the composition every 250 ms until it is ready, failed or ended, or the wait passes (at most 20 s:
+ * a longer wait is the client's loop, see the CLI's `frontend resolve --timeout`).
+ */
+export async function resolveFrontend(
+  deps: FrontendDeps,
+  ref: BindingRef,
+  waitSeconds: number,
+): Promise<FrontendResolution> {
+  const deadline = Date.now() + Math.min(waitSeconds, maxResolveWaitSeconds) * 1000;
+  for (;;) {
+    const binding = await requireBinding(deps, ref);
+    const answer = resolution(binding, await deps.compositions.get(binding.composition_id), deps.clock.now());
+    const left = deadline - Date.now();
+    if (answer.outcome !== ResolveOutcome.Pending || left <= 0) return answer;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(resolvePollMs, left)));
+  }
+}
+
+/** POST …/publish: records where the revision is published, if `expected_version` is current. */
+export async function publishFrontend(
+  deps: FrontendDeps,
+  identity: Identity,
+  ref: BindingRef,
+  input: unknown,
+): Promise<FrontendBinding> {
+  const body = parseOrThrow(PublishFrontendBody, input);
+  const binding = await requireBinding(deps, ref);
+  if (binding.version !== body.expected_version)
+    throw versionMismatch(body.expected_version, binding.version);
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const next: FrontendBinding = {
+    ...binding,
+    version: binding.version + 1,
+    published: { url: body.url, published_at: at, published_by: identity.subject },
+    updated_at: at,
+  };
+  if (!(await deps.frontends.put(next, binding.version, now))) {
+    const current = await deps.frontends.get(ref.project, ref.frontend, ref.revision, now);
+    if (!current) throw noBinding(ref);
+    throw versionMismatch(body.expected_version, current.version);
+  }
+  return next;
+}
+
+/**
+ * Why a frontend check no longer holds, beyond its fingerprint: it ran against another generation
+ * than the one observed now, or the binding it ran for has changed or gone.
+ */
+export function frontendStaleReasons(
+  check: CheckRecord,
+  record: Pick<CompositionRecord, 'observed_generation'>,
+  binding: FrontendBinding | null,
+): string[] {
+  if (check.kind !== CheckKind.Frontend) return [];
+  const reasons: string[] = [];
+  if (check.generation !== record.observed_generation) {
+    reasons.push(
+      `generation: the check ran against generation ${check.generation}, the observed generation is ${record.observed_generation}`,
+    );
+  }
+  const frontend = check.frontend;
+  if (frontend) {
+    const name = `frontend:${frontend.name}`;
+    if (!binding) reasons.push(`${name} revision ${frontend.revision} is no longer bound`);
+    else if (binding.composition_id !== check.composition_id)
+      reasons.push(`${name} is now bound to ${binding.composition_id}`);
+    else if (binding.version !== frontend.version)
+      reasons.push(`${name} binding changed (version ${frontend.version}, now ${binding.version})`);
+  }
+  return reasons;
+}
+
+/** The fingerprint of a composition now, or a marker that never matches when it cannot be read. */
+async function fingerprintNow(deps: FrontendDeps, record: CompositionRecord): Promise<Fingerprint | null> {
+  if (record.phase === Phase.Destroying || record.phase === Phase.Destroyed) return null;
+  const catalog = await deps.catalog.readProject(record.project);
+  if (!catalog) return null;
+  return fingerprint(deps.cluster, catalog, record).catch(() => null);
+}
+
+/**
+ * POST …/checks: records a frontend check result against a generation of the bound composition.
+ * It joins that composition's verification list (kind `frontend`) with the fingerprint of what it
+ * ran against, so a baseline change makes it stale like a routing check; so does a generation
+ * other than the observed one, or a change of the binding.
+ */
+export async function recordFrontendCheck(
+  deps: FrontendDeps,
+  ref: BindingRef,
+  input: unknown,
+): Promise<CheckView> {
+  const body = parseOrThrow(FrontendCheckBody, input);
+  const binding = await requireBinding(deps, ref);
+  if (binding.version !== body.expected_version)
+    throw versionMismatch(body.expected_version, binding.version);
+  const record = await deps.compositions.get(binding.composition_id);
+  if (!record)
+    throw new ProblemError(ErrorCode.NotFound, `composition "${binding.composition_id}" not found`);
+  if (body.composition_generation > record.generation) {
+    throw validationFailed([
+      {
+        path: '/composition_generation',
+        message: `composition ${record.id} is at generation ${record.generation}`,
+      },
+    ]);
+  }
+  const current = await fingerprintNow(deps, record);
+  const check: CheckRecord = {
+    id: newId(IdPrefix.Check),
+    composition_id: record.id,
+    kind: CheckKind.Frontend,
+    generation: body.composition_generation,
+    status: body.status,
+    message: body.message,
+    ran_at: deps.clock.now().toISOString(),
+    target: binding.published?.url ?? null,
+    http_status: null,
+    coverage: {},
+    fingerprint: current ?? { inputs: {}, hash: 'unreadable' },
+    frontend: { name: ref.frontend, revision: ref.revision, version: binding.version },
+  };
+  await deps.compositions.putCheck(check);
+  const gone = record.phase === Phase.Destroying || record.phase === Phase.Destroyed;
+  return checkView(
+    check,
+    current,
+    gone ? [`the composition is ${record.phase}`] : frontendStaleReasons(check, record, binding),
+  );
+}
