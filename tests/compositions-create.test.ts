@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 let stack: Stack;
 let http: HttpClient;
 beforeAll(async () => {
-  stack = await startTestStack();
+  // Acceptance only: without the worker, a composition stays exactly as the create left it.
+  stack = await startTestStack({ worker: false });
   http = httpClient(stack.apiUrl);
 });
 afterAll(() => stack.stop());
