@@ -113,6 +113,12 @@ describe('OpenAPI contract', () => {
       await http.get('/v1/projects/demo/builds?component=service-b'),
     );
     conforms('post', '/v1/tokens', await http.post('/v1/tokens', { subject: 'contract-bot' }));
+    conforms('post', '/v1/installation/check', await http.post('/v1/installation/check', {}));
+    conforms(
+      'post',
+      '/v1/installation/check',
+      await http.post('/v1/installation/check', { targets: [{ project: 'nowhere' }] }),
+    );
   });
 
   it('has no documented route left unexercised', () => {

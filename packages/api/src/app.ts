@@ -18,6 +18,7 @@ import { createRegistry, type RouteSpec } from './registry.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { compositionRoutes } from './routes/compositions.ts';
 import { insightRoutes } from './routes/insight.ts';
+import { installationRoutes } from './routes/installation.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 
 export const maxBodyBytes = 256 * 1024;
@@ -89,6 +90,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   insightRoutes(registry, deps);
   catalogRoutes(registry, deps);
   tokenRoutes(registry, deps);
+  installationRoutes(registry, deps);
 
   const document = openApiDocument(registry.routes, { version: release.release });
   app.get('/v1/openapi.json', (c) => c.json(document));
