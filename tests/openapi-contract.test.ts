@@ -113,6 +113,7 @@ describe('OpenAPI contract', () => {
       await http.get('/v1/projects/demo/builds?component=service-b'),
     );
     conforms('post', '/v1/tokens', await http.post('/v1/tokens', { subject: 'contract-bot' }));
+    conforms('get', '/v1/auth/identity', await http.get('/v1/auth/identity'));
     conforms('post', '/v1/installation/check', await http.post('/v1/installation/check', {}));
     conforms(
       'post',

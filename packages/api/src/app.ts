@@ -15,6 +15,7 @@ import { probeDependencies } from './health.ts';
 import { openApiDocument } from './openapi.ts';
 import { onError, problemResponse } from './problem.ts';
 import { createRegistry, type RouteSpec } from './registry.ts';
+import { authRoutes } from './routes/auth.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { compositionRoutes } from './routes/compositions.ts';
 import { insightRoutes } from './routes/insight.ts';
@@ -90,6 +91,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   insightRoutes(registry, deps);
   catalogRoutes(registry, deps);
   tokenRoutes(registry, deps);
+  authRoutes(registry, deps);
   installationRoutes(registry, deps);
 
   const document = openApiDocument(registry.routes, { version: release.release });

@@ -1,4 +1,5 @@
 export * from './auth/identity.ts';
+export * from './auth/identity-view.ts';
 export * from './auth/tokens.ts';
 export * from './builds/model.ts';
 export * from './canonical.ts';
