@@ -13,6 +13,7 @@ import type {
   CreateCompositionBody,
   DiagnosisView,
   EventView,
+  InstallationReport,
   LogSnapshot,
   Page,
   PlanView,
@@ -108,6 +109,8 @@ export function api(http: HttpClient) {
           query: { ...query },
         }),
       ),
+    checkInstallation: (spec: unknown) =>
+      body(http.request<InstallationReport>('POST', '/v1/installation/check', { body: spec })),
     /** Any authenticated read, to learn whether the server accepts the credential. */
     probeAuth: () => http.request<unknown>('GET', '/v1/projects', { query: { limit: 1 } }),
   };
