@@ -13,6 +13,7 @@ import type {
   CreateCompositionBody,
   DiagnosisView,
   EventView,
+  IdentityView,
   InstallationReport,
   LogSnapshot,
   Page,
@@ -111,6 +112,8 @@ export function api(http: HttpClient) {
       ),
     checkInstallation: (spec: unknown) =>
       body(http.request<InstallationReport>('POST', '/v1/installation/check', { body: spec })),
+    /** Who the credential is; the whole answer, since `auth status` reports its status too. */
+    identity: () => http.request<IdentityView>('GET', '/v1/auth/identity'),
     /** Any authenticated read, to learn whether the server accepts the credential. */
     probeAuth: () => http.request<unknown>('GET', '/v1/projects', { query: { limit: 1 } }),
   };

@@ -48,6 +48,7 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
     listProjects: () => client.listProjects({}),
     listBuilds: () => client.listBuilds('demo', {}),
     probeAuth: () => client.probeAuth(),
+    identity: () => client.identity(),
     checkInstallation: () => client.checkInstallation({}),
   };
   for (const call of Object.values(calls)) await call();
