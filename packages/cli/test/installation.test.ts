@@ -3,13 +3,14 @@
  * 1 failed, 2 incomplete, spec 4.3), so the shared outcomes that would collide get 6 (usage) and
  * 7 (no verdict) instead; 5 stays authentication.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Stack } from '@svc/local';
 import { httpClient, startTestStack } from '@svc/local/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, image, recordingServer, svc } from './helpers.ts';
+import { ensureBuilt, image, recordingServer, repoRoot, svc } from './helpers.ts';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -131,6 +132,18 @@ describe('svc installation check: outcomes without a verdict keep codes of their
     } finally {
       await server.close();
     }
+  });
+
+  it('7 from the launcher when the CLI is not built, where other commands exit 1', () => {
+    const unbuilt = mkdtempSync(join(tmpdir(), 'svc-unbuilt-'));
+    mkdirSync(join(unbuilt, 'bin'));
+    copyFileSync(join(repoRoot, 'packages', 'cli', 'bin', 'svc.js'), join(unbuilt, 'bin', 'svc.js'));
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [join(unbuilt, 'bin', 'svc.js'), ...args], { encoding: 'utf8' });
+    const result = run('installation', 'check', '--file', specFile({}));
+    expect(result.status).toBe(7);
+    expect(JSON.parse(result.stderr).code).toBe('cli_not_built');
+    expect(run('version').status).toBe(1);
   });
 
   it('--help says which exit code means what', async () => {
