@@ -78,4 +78,30 @@ describe('bearer token auth', () => {
       (await httpClient(stack.apiUrl, { authorization: `Bearer ${token}` }).get('/v1/projects')).status,
     ).toBe(401);
   });
+
+  it("answers who the credential is, with the server's auth mode", async () => {
+    const admin = httpClient(stack.apiUrl, { authorization: `Bearer ${adminToken}` });
+    const { status, body } = await admin.get('/v1/auth/identity');
+    expect(status).toBe(200);
+    expect(body).toEqual({ subject: 'root', role: 'admin', author: 'root', mode: 'token' });
+    expect((await httpClient(stack.apiUrl).get('/v1/auth/identity')).status).toBe(401);
+  });
+
+  it('lets only an Admin check the installation', async () => {
+    const token = await stack.stores.tokens.issue({
+      subject: 'dev',
+      role: 'member',
+      now: new Date(),
+      expires_at: null,
+    });
+    const member = httpClient(stack.apiUrl, { authorization: `Bearer ${token}` });
+    expect((await member.get('/v1/auth/identity')).body).toMatchObject({ subject: 'dev', role: 'member' });
+    const refused = await member.post('/v1/installation/check', {});
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('forbidden');
+    const admin = httpClient(stack.apiUrl, { authorization: `Bearer ${adminToken}` });
+    const answered = await admin.post('/v1/installation/check', { targets: [{ project: 'demo' }] });
+    expect(answered.status).toBe(200);
+    expect(answered.body.status).toBe('incomplete');
+  });
 });

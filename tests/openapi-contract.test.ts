@@ -175,6 +175,13 @@ describe('OpenAPI contract', () => {
       '/v1/compositions/{id}/verification',
       await http.get(`/v1/compositions/${live}/verification`),
     );
+    conforms('get', '/v1/auth/identity', await http.get('/v1/auth/identity'));
+    conforms('post', '/v1/installation/check', await http.post('/v1/installation/check', {}));
+    conforms(
+      'post',
+      '/v1/installation/check',
+      await http.post('/v1/installation/check', { targets: [{ project: 'nowhere' }] }),
+    );
   });
 
   it('has no documented route left unexercised', () => {

@@ -17,11 +17,13 @@ import { probeDependencies } from './health.ts';
 import { openApiDocument } from './openapi.ts';
 import { onError, problemResponse } from './problem.ts';
 import { createRegistry, type RouteSpec } from './registry.ts';
+import { authRoutes } from './routes/auth.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { compositionRoutes } from './routes/compositions.ts';
 import { draftRoutes } from './routes/drafts.ts';
 import { frontendRoutes } from './routes/frontends.ts';
 import { insightRoutes } from './routes/insight.ts';
+import { installationRoutes } from './routes/installation.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 
@@ -99,6 +101,8 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   draftRoutes(registry, deps);
   sourceRoutes(registry, deps);
   frontendRoutes(registry, deps);
+  authRoutes(registry, deps);
+  installationRoutes(registry, deps);
 
   const document = openApiDocument(registry.routes, { version: release.release });
   app.get('/v1/openapi.json', (c) => c.json(document));

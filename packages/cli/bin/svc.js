@@ -19,5 +19,6 @@ try {
       errors: [],
     })}\n`,
   );
-  process.exitCode = 1;
+  // `installation check` answers its verdict with 1 and 2, so a CLI that could not run exits 7 there (docs/cli.md).
+  process.exitCode = process.argv[2] === 'installation' ? 7 : 1;
 }

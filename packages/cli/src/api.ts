@@ -17,6 +17,8 @@ import type {
   EventView,
   FrontendBinding,
   FrontendResolution,
+  IdentityView,
+  InstallationReport,
   LogSnapshot,
   Page,
   PlanView,
@@ -169,6 +171,10 @@ export function api(http: HttpClient) {
         }),
       ),
 
+    checkInstallation: (spec: unknown) =>
+      body(http.request<InstallationReport>('POST', '/v1/installation/check', { body: spec })),
+    /** Who the credential is; the whole answer, since `auth status` reports its status too. */
+    identity: () => http.request<IdentityView>('GET', '/v1/auth/identity'),
     /** Any authenticated read, to learn whether the server accepts the credential. */
     probeAuth: () => http.request<unknown>('GET', '/v1/projects', { query: { limit: 1 } }),
   };

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Context } from './context.ts';
-import { usageError } from './errors.ts';
+import { type ExitCode, usageError } from './errors.ts';
 
 export interface FlagSpec {
   type: 'string' | 'boolean';
@@ -48,6 +48,11 @@ export interface Command<F extends FlagSpecs = FlagSpecs> {
   notes?: string[];
   positionals?: readonly PositionalSpec[];
   flags: F;
+  /**
+   * For a command whose own exit codes collide with the shared ones (`installation check`: 1 failed,
+   * 2 incomplete): the codes the shared outcomes get instead, and the help line that says so.
+   */
+  exitCodes?: { remap: Readonly<Partial<Record<ExitCode, ExitCode>>>; summary: string };
   run(input: { flags: Flags<F>; args: Record<string, string>; context: Context }): Promise<unknown>;
 }
 
@@ -204,7 +209,10 @@ export function helpText(target: Command | Group): string {
   lines.push(
     '',
     'Output: JSON on stdout; problems as one JSON line on stderr.',
-    'Exit codes: 0 ok, 1 failure, 2 usage, 3 not ready in time, 4 conflict (409), 5 authentication.',
+    `Exit codes: ${
+      (target.kind === 'command' && target.exitCodes?.summary) ||
+      '0 ok, 1 failure, 2 usage, 3 not ready in time, 4 conflict (409), 5 authentication.'
+    }`,
     'Environment: SVC_API_URL (default http://127.0.0.1:8081), SVC_API_TOKEN_FILE, SVC_API_TOKEN.',
   );
   return `${lines.join('\n')}\n`;

@@ -17,6 +17,14 @@ export const ExitCode = {
   Conflict: 4,
   /** Credentials missing, invalid or expired (401/403, expired saved login). */
   Auth: 5,
+  /** `installation check` (spec 4.3): a check failed. */
+  CheckFailed: 1,
+  /** `installation check` (spec 4.3): no check failed, but some evidence is missing. */
+  CheckIncomplete: 2,
+  /** `installation check` only, whose 2 means incomplete: a usage error. Nothing was sent. */
+  CheckUsage: 6,
+  /** `installation check` only, whose 1 means failed: no verdict (API unreachable or refusing, a CLI bug). */
+  CheckNotRun: 7,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -53,6 +61,8 @@ export const LocalCode = {
   CompositionEnded: 'composition_ended',
   PlanBlocked: 'plan_blocked',
   CatalogInvalid: 'catalog_invalid',
+  InstallationFailed: 'installation_failed',
+  InstallationIncomplete: 'installation_incomplete',
   LoginRequired: 'login_required',
   LoginNotSupported: 'login_not_supported',
   InsecureCredentials: 'insecure_credentials',
@@ -75,6 +85,8 @@ const titles: Record<LocalCode, string> = {
   composition_ended: 'Composition will not become ready',
   plan_blocked: 'Plan has blockers',
   catalog_invalid: 'Catalog manifest invalid',
+  installation_failed: 'Installation check failed',
+  installation_incomplete: 'Installation check incomplete',
   login_required: 'Login required',
   login_not_supported: 'Login not supported',
   insecure_credentials: 'Credentials file not private',
@@ -92,12 +104,19 @@ export class CliError extends Error {
   readonly exitCode: ExitCode;
   /** Printed on stdout before the problem goes to stderr; undefined prints nothing. */
   readonly output: unknown;
+  /** The command's own verdict (`installation check`): its exit code is never remapped. */
+  readonly verdict: boolean;
 
-  constructor(problem: Problem, exitCode: ExitCode, options: { output?: unknown; cause?: unknown } = {}) {
+  constructor(
+    problem: Problem,
+    exitCode: ExitCode,
+    options: { output?: unknown; cause?: unknown; verdict?: boolean } = {},
+  ) {
     super(problem.detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.problem = problem;
     this.exitCode = exitCode;
     this.output = options.output;
+    this.verdict = options.verdict ?? false;
   }
 }
 

@@ -51,6 +51,8 @@ function showHelp(target: Command | Group): void {
 }
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<ExitCode> {
+  let command: Command | undefined;
+  const exitCode = (code: ExitCode) => command?.exitCodes?.remap[code] ?? code;
   try {
     const { target, rest } = await resolve(argv);
     if (wantsHelp(rest)) {
@@ -65,6 +67,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
         word === undefined ? `${prefix} needs a command` : `unknown flag "${word}" before a command`,
       );
     }
+    command = target;
     const { flags, args } = parseCommandLine(target, rest);
     const output = await target.run({ flags, args, context: createContext(env) });
     writeJson(output);
@@ -73,12 +76,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     if (error instanceof CliError) {
       if (error.output !== undefined) writeJson(error.output);
       writeProblem(error.problem);
-      return error.exitCode;
+      return error.verdict ? error.exitCode : exitCode(error.exitCode);
     }
     const detail = env.SVC_DEBUG ? String((error as Error).stack) : String((error as Error).message ?? error);
     writeProblem(
       localProblem(LocalCode.Internal, `${detail} (a bug in svc; SVC_DEBUG=1 shows the stack trace)`),
     );
-    return ExitCode.Failure;
+    return exitCode(ExitCode.Failure);
   }
 }

@@ -8,6 +8,7 @@ import {
   formatDuration,
   Id,
   imageProblem,
+  issuesToFieldErrors,
   isValidIdempotencyKey,
   maxIdempotencyKeyLength,
   maxOverrides,
@@ -18,7 +19,7 @@ import {
   ResourceName,
 } from '@svc/core';
 import * as v from 'valibot';
-import { invalidArgument, usageError } from './errors.ts';
+import { CliError, ExitCode, invalidArgument, LocalCode, localProblem, usageError } from './errors.ts';
 
 type Override = { image: string } | { build_id: string };
 
@@ -31,6 +32,20 @@ function checkSchema(schema: v.GenericSchema<unknown, string>, value: string, pa
 /** A flag checked with the schema of the server field it becomes, the message naming the flag. */
 export const checkWith = (schema: v.GenericSchema<unknown, string>, value: string, flag: string) =>
   checkSchema(schema, value, flag);
+/** A `--file` body checked against the schema the server parses it with; problems name `--file/<pointer>`. */
+export function checkFileBody<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, body);
+  if (result.success) return result.output;
+  const errors = issuesToFieldErrors(result.issues).map((e) => ({ ...e, path: `--file${e.path}` }));
+  throw new CliError(
+    localProblem(
+      LocalCode.InvalidArgument,
+      `--file: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+      errors,
+    ),
+    ExitCode.Usage,
+  );
+}
 
 export const checkName = (value: string, flag: string) => checkSchema(ResourceName, value, flag);
 export const checkCompositionName = (value: string) => checkSchema(CompositionName, value, '--name');

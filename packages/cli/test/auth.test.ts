@@ -9,7 +9,7 @@ import { AuthMode } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { startTestStack } from '@svc/local/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, svc } from './helpers.ts';
+import { ensureBuilt, recordingServer, svc } from './helpers.ts';
 
 let stack: Stack;
 let token: string;
@@ -136,7 +136,38 @@ describe('svc auth', () => {
         source,
         token_file: source === 'token_file' ? file : null,
         server: { accepted: code === 0, status: code === 0 ? 200 : 401 },
+        identity: code === 0 ? { subject: 'ci', role: 'member', author: 'ci', mode: 'token' } : null,
       });
+    }
+  });
+
+  it('status against a server without GET /v1/auth/identity still says whether the credential is accepted', async () => {
+    const server = await recordingServer((request) =>
+      request.url.startsWith('/v1/projects')
+        ? { status: 200, body: { items: [], next_cursor: null } }
+        : {
+            status: 404,
+            body: {
+              type: 'about:blank',
+              title: 'Not found',
+              status: 404,
+              detail: 'no route',
+              code: 'not_found',
+              errors: [],
+            },
+          },
+    );
+    try {
+      const result = await svc(['auth', 'status'], { apiUrl: server.url, env: { SVC_API_TOKEN: token } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.json()).toMatchObject({
+        source: 'token',
+        server: { accepted: true, status: 200 },
+        identity: null,
+      });
+      expect(server.requests.map((r) => r.url)).toEqual(['/v1/auth/identity', '/v1/projects?limit=1']);
+    } finally {
+      await server.close();
     }
   });
 

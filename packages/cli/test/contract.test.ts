@@ -69,6 +69,8 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
         message: 'ok',
       }),
     probeAuth: () => client.probeAuth(),
+    identity: () => client.identity(),
+    checkInstallation: () => client.checkInstallation({}),
   };
   for (const call of Object.values(calls)) await call();
 

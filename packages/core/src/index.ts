@@ -1,4 +1,5 @@
 export * from './auth/identity.ts';
+export * from './auth/identity-view.ts';
 export * from './auth/tokens.ts';
 export * from './builds/model.ts';
 export * from './builds/service.ts';
@@ -30,6 +31,9 @@ export * from './frontends/service.ts';
 export * from './health.ts';
 export * from './idempotency/ports.ts';
 export * from './images.ts';
+export * from './installation/check.ts';
+export * from './installation/permissions.ts';
+export * from './installation/spec.ts';
 export * as Jobs from './jobs/job.ts';
 export * from './names.ts';
 export * from './paging.ts';

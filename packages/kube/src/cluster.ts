@@ -1,5 +1,7 @@
 import {
+  AuthorizationV1Api,
   CoreV1Api,
+  CustomObjectsApi,
   type KubeConfig,
   type KubernetesObject,
   KubernetesObjectApi,
@@ -11,6 +13,7 @@ import {
   type ClusterObject,
   type ClusterPort,
   type Deployment,
+  type DryRunResult,
   fieldManager,
   type LogOptions,
   type ObjectRef,
@@ -32,6 +35,8 @@ interface Clients {
   config: KubeConfig;
   objects: KubernetesObjectApi;
   core: CoreV1Api;
+  custom: CustomObjectsApi;
+  authorization: AuthorizationV1Api;
   version: VersionApi;
   watch: Watch;
 }
@@ -42,6 +47,23 @@ function plain<T>(value: unknown): T {
 }
 
 const notFound = (error: unknown) => statusOf(error) === 404;
+
+/** A 4xx the API server answered (not throttling): a refusal to report, not a failure to retry. */
+function refusal(error: unknown): Extract<DryRunResult, { accepted: false }> | null {
+  const status = statusOf(error);
+  if (status === undefined || status < 400 || status >= 500 || status === 429) return null;
+  let body = (error as { body?: unknown }).body;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {}
+  }
+  const text = (key: string) => {
+    const value = (body as Record<string, unknown> | null | undefined)?.[key];
+    return typeof value === 'string' ? value : '';
+  };
+  return { accepted: false, status, reason: text('reason'), message: text('message') };
+}
 
 function resourcePath(apiVersion: string, plural: string, namespace: string): string {
   const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
@@ -60,6 +82,8 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
         config,
         objects: KubernetesObjectApi.makeApiClient(config),
         core: config.makeApiClient(CoreV1Api),
+        custom: config.makeApiClient(CustomObjectsApi),
+        authorization: config.makeApiClient(AuthorizationV1Api),
         version: config.makeApiClient(VersionApi),
         watch: new Watch(config),
       };
@@ -211,6 +235,62 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
       return latest;
     },
 
+    async serverVersion() {
+      const info = await call((c) => c.version.getCode());
+      return { version: info.gitVersion, platform: info.platform };
+    },
+    async servedResources(apiVersion) {
+      const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+      try {
+        const list = await call((c) =>
+          group ? c.custom.getAPIResources({ group, version: version ?? '' }) : c.core.getAPIResources(),
+        );
+        return list.resources.map((r) => r.name).filter((name) => !name.includes('/'));
+      } catch (error) {
+        if (notFound(error)) return null;
+        throw error;
+      }
+    },
+    async dryRunApply(object) {
+      try {
+        const applied = await call((c) =>
+          c.objects.patch(
+            object as unknown as KubernetesObject,
+            undefined,
+            'All',
+            fieldManager,
+            true,
+            PatchStrategy.ServerSideApply,
+          ),
+        );
+        return { accepted: true, object: plain<ClusterObject>(applied) };
+      } catch (error) {
+        const refused = refusal(error);
+        if (refused) return refused;
+        throw error;
+      }
+    },
+    reviewAccess: (requests) =>
+      Promise.all(
+        requests.map(async (request) => {
+          const review = await call((c) =>
+            c.authorization.createSelfSubjectAccessReview({
+              body: {
+                spec: {
+                  resourceAttributes: {
+                    verb: request.verb,
+                    group: request.group,
+                    resource: request.resource,
+                    namespace: request.namespace,
+                    ...(request.subresource ? { subresource: request.subresource } : {}),
+                  },
+                },
+              },
+            }),
+          );
+          return { allowed: review.status?.allowed === true, reason: review.status?.reason ?? '' };
+        }),
+      ),
     async podLogs(namespace, pod, options: LogOptions) {
       try {
         return await call((c) =>

@@ -237,6 +237,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
       token: options.token,
       serverAddress: () => `${host}:${apiPort}`,
       beforeRequest: (info) => faults.beforeApiRequest(info),
+      authorize: (attributes) => faults.authorize(attributes),
       admin: (req, res, body) => faults.handle(req, res, body),
     }),
   );

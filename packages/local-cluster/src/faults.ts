@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest } from './api/errors.ts';
-import type { RequestInfo } from './api/http-server.ts';
+import type { AccessAttributes, AccessDecision, RequestInfo } from './api/http-server.ts';
 import { sendError, sendJson } from './api/http-server.ts';
 import { isObject } from './api/json.ts';
 import { labelMatcher } from './api/selectors.ts';
@@ -39,6 +39,14 @@ interface RequestFault {
   hits: number;
 }
 
+/** RBAC, simulated: matching requests get 403 and SelfSubjectAccessReviews for them answer denied. */
+interface Denial {
+  id: string;
+  type: 'deny';
+  match: FaultMatch;
+  hits: number;
+}
+
 interface Freeze {
   id: string;
   type: 'freeze';
@@ -62,14 +70,16 @@ export interface FaultHooks {
 }
 
 const REASONS: Record<number, string> = {
+  404: 'NotFound',
   429: 'TooManyRequests',
   500: 'InternalError',
   503: 'ServiceUnavailable',
 };
 
-function describe(rule: RequestFault | Freeze): Record<string, unknown> {
+function describe(rule: RequestFault | Denial | Freeze): Record<string, unknown> {
   if (rule.type === 'freeze')
     return { id: rule.id, type: rule.type, namespace: rule.namespace ?? null, selector: rule.selector };
+  if (rule.type === 'deny') return { id: rule.id, type: rule.type, match: rule.match, hits: rule.hits };
   return {
     id: rule.id,
     type: rule.type,
@@ -84,6 +94,7 @@ function describe(rule: RequestFault | Freeze): Record<string, unknown> {
 
 export class Faults {
   private readonly requests: RequestFault[] = [];
+  private readonly denials: Denial[] = [];
   private readonly freezes: Freeze[] = [];
   private hooks: FaultHooks | undefined;
 
@@ -112,8 +123,50 @@ export class Faults {
     return { delay, fail };
   }
 
+  private denialFor(attributes: Omit<AccessAttributes, 'name'> & { name: string | undefined }) {
+    const resource = attributes.subresource
+      ? `${attributes.resource}/${attributes.subresource}`
+      : attributes.resource;
+    const eq = (want: string | undefined, got: string | undefined) => want === undefined || want === got;
+    return this.denials.find(
+      (d) =>
+        eq(d.match.verb, attributes.verb) &&
+        eq(d.match.group, attributes.group) &&
+        eq(d.match.resource, resource) &&
+        eq(d.match.namespace, attributes.namespace || undefined) &&
+        eq(d.match.name, attributes.name || undefined),
+    );
+  }
+
+  /** A SelfSubjectAccessReview's answer when a deny rule matches it; undefined leaves it allowed. */
+  authorize(attributes: AccessAttributes): AccessDecision | undefined {
+    const denial = this.denialFor(attributes);
+    if (!denial) return undefined;
+    denial.hits++;
+    return { allowed: false, denied: true, reason: `denied by fault ${denial.id}` };
+  }
+
   /** Hook for the API server: delays, and answers with an injected error instead of the real handler. */
   async beforeApiRequest(info: RequestInfo): Promise<ApiError | undefined> {
+    if (info.resource !== undefined && this.denials.length > 0) {
+      const denial = this.denialFor({
+        verb: info.verb,
+        group: info.group ?? '',
+        resource: info.resource,
+        subresource: info.subresource ?? '',
+        namespace: info.namespace ?? '',
+        name: info.name,
+      });
+      if (denial) {
+        denial.hits++;
+        const what = info.group ? `${info.resource}.${info.group}` : info.resource;
+        return new ApiError(
+          403,
+          'Forbidden',
+          `${what} is forbidden: User "local" cannot ${info.verb} resource "${info.resource}" (denied by fault ${denial.id})`,
+        );
+      }
+    }
     if (this.requests.length === 0) return undefined;
     const { delay, fail } = this.take('api', (m) => {
       const eq = (want: string | undefined, got: string | undefined) => want === undefined || want === got;
@@ -162,14 +215,14 @@ export class Faults {
 
   add(body: unknown): Record<string, unknown> {
     if (!isObject(body) || typeof body.type !== 'string')
-      throw badRequest('a fault needs a "type": fail, latency, close-watches, compact or freeze');
+      throw badRequest('a fault needs a "type": fail, latency, deny, close-watches, compact or freeze');
     const id = randomUUID().slice(0, 8);
     switch (body.type) {
       case 'fail':
       case 'latency': {
         const status = body.status ?? 500;
-        if (body.type === 'fail' && (typeof status !== 'number' || ![429, 500, 503].includes(status))) {
-          throw badRequest('"status" must be 429, 500 or 503');
+        if (body.type === 'fail' && (typeof status !== 'number' || ![404, 429, 500, 503].includes(status))) {
+          throw badRequest('"status" must be 404, 429, 500 or 503');
         }
         const ms = body.ms ?? 0;
         if (body.type === 'latency' && (typeof ms !== 'number' || ms < 0))
@@ -197,6 +250,13 @@ export class Faults {
         };
         this.requests.push(rule);
         return describe(rule);
+      }
+      case 'deny': {
+        if (!isObject(body.match))
+          throw badRequest('a deny needs "match" (verb, group, resource, namespace, name)');
+        const denial: Denial = { id, type: 'deny', match: body.match as FaultMatch, hits: 0 };
+        this.denials.push(denial);
+        return describe(denial);
       }
       case 'close-watches': {
         const resource = typeof body.resource === 'string' ? body.resource : undefined;
@@ -226,17 +286,19 @@ export class Faults {
   }
 
   list(): Record<string, unknown>[] {
-    return [...this.requests, ...this.freezes].map(describe);
+    return [...this.requests, ...this.denials, ...this.freezes].map(describe);
   }
 
   remove(id: string | undefined): number {
-    const before = this.requests.length + this.freezes.length;
+    const count = () => this.requests.length + this.denials.length + this.freezes.length;
+    const before = count();
     const hadFreeze = this.freezes.length > 0;
     const keep = (x: { id: string }) => id !== undefined && x.id !== id;
     this.requests.splice(0, this.requests.length, ...this.requests.filter(keep));
+    this.denials.splice(0, this.denials.length, ...this.denials.filter(keep));
     this.freezes.splice(0, this.freezes.length, ...this.freezes.filter(keep));
     if (hadFreeze) this.hooks?.freezeChanged();
-    return before - this.requests.length - this.freezes.length;
+    return before - count();
   }
 
   /** The /_faults admin endpoint; returns false for other paths. */

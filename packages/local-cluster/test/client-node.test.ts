@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import {
   AppsV1Api,
+  AuthorizationV1Api,
   CoreV1Api,
   DiscoveryV1Api,
   KubernetesObjectApi,
@@ -665,6 +666,28 @@ describe('deletion', () => {
 });
 
 describe('authentication and persistence', () => {
+  it('answers SelfSubjectAccessReviews (allowed: there is no RBAC) without storing them', async () => {
+    const authorization = t.kc.makeApiClient(AuthorizationV1Api);
+    const review = await authorization.createSelfSubjectAccessReview({
+      body: {
+        spec: {
+          resourceAttributes: { verb: 'get', resource: 'pods', subresource: 'log', namespace: 'default' },
+        },
+      },
+    });
+    expect(review.status).toMatchObject({ allowed: true });
+    expect(review.spec.resourceAttributes?.subresource).toBe('log');
+    const resources = (await authorization.getAPIResources()).resources;
+    expect(resources).toEqual([
+      expect.objectContaining({ name: 'selfsubjectaccessreviews', verbs: ['create'] }),
+    ]);
+    const list = await fetch(`${t.cluster.url}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`);
+    expect(list.status).toBe(405);
+    await expect(authorization.createSelfSubjectAccessReview({ body: { spec: {} } })).rejects.toMatchObject({
+      code: 422,
+    });
+  });
+
   it('requires the bearer token on Kubernetes paths when one is set', async () => {
     const secured = await startTestCluster({ token: 's3cret' });
     try {

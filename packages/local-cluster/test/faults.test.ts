@@ -155,9 +155,40 @@ describe('fault endpoint', () => {
     expect((await call()).calls[0]?.status).toBe(200);
   });
 
+  it('answers 404 NotFound for a group, as a cluster without those CRDs does', async () => {
+    await fault({ type: 'fail', status: 404, match: { path: '/apis/gateway.networking.k8s.io' } });
+    const discovery = await api(t.cluster, 'GET', '/apis/gateway.networking.k8s.io/v1');
+    expect(discovery.status).toBe(404);
+    expect(discovery.json).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
+    expect((await api(t.cluster, 'GET', '/apis/apps/v1')).status).toBe(200);
+  });
+
+  it('denies like RBAC: matching requests get 403 and access reviews answer denied', async () => {
+    const review = (verb: string, resource: string) =>
+      api(t.cluster, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: { verb, group: '', resource, namespace: 'default' } },
+      });
+    const before = await review('list', 'configmaps');
+    expect(before.status).toBe(201);
+    expect(before.json.status).toMatchObject({ allowed: true });
+
+    const { id } = await fault({ type: 'deny', match: { verb: 'list', resource: 'configmaps' } });
+    expect((await review('list', 'configmaps')).json.status).toEqual({
+      allowed: false,
+      denied: true,
+      reason: `denied by fault ${id}`,
+    });
+    expect((await review('get', 'configmaps')).json.status.allowed).toBe(true);
+    expect(await code(core.listNamespacedConfigMap({ namespace: 'default' }))).toBe(403);
+    expect(await code(core.readNamespace({ name: 'default' }))).toBe(200);
+  });
+
   it('rejects malformed faults', async () => {
     expect((await api(t.cluster, 'POST', '/_faults', { type: 'fail', status: 418 })).status).toBe(400);
     expect((await api(t.cluster, 'POST', '/_faults', { type: 'explode' })).status).toBe(400);
+    expect((await api(t.cluster, 'POST', '/_faults', { type: 'deny' })).status).toBe(400);
     expect((await api(t.cluster, 'POST', '/_faults', 'not json')).status).toBe(400);
   });
 });

@@ -19,6 +19,34 @@ export const CompositionKinds = [
   { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' },
 ] as const;
 
+/** The API server's build, from its `/version`. */
+export interface ServerVersion {
+  /** `gitVersion`, e.g. `v1.32.0-eks-1234567`. */
+  version: string;
+  platform: string;
+}
+
+/** One SelfSubjectAccessReview question: may our identity do `verb` on `resource` in `namespace`? */
+export interface AccessRequest {
+  verb: string;
+  /** API group; `''` is the core group. */
+  group: string;
+  resource: string;
+  subresource?: string;
+  namespace: string;
+}
+
+export interface AccessAnswer {
+  allowed: boolean;
+  /** The authorizer's reason, often empty. */
+  reason: string;
+}
+
+/** What a dry-run apply came back with: admitted, or refused by the API server (a 4xx) and why. */
+export type DryRunResult =
+  | { accepted: true; object: ClusterObject }
+  | { accepted: false; status: number; reason: string; message: string };
+
 /**
  * What the service needs from a Kubernetes cluster. Implemented with @kubernetes/client-node in
  * packages/kube; every call retries transient failures itself, so callers see only lasting ones.
@@ -51,4 +79,18 @@ export interface ClusterPort {
     timeoutMs: number,
   ): Promise<Deployment[]>;
   podLogs(namespace: string, pod: string, options: LogOptions): Promise<string>;
+  /** The API server's `/version`; rejects when it cannot be reached. */
+  serverVersion(): Promise<ServerVersion>;
+  /**
+   * Resource names served under an apiVersion (`gateway.networking.k8s.io/v1`), read from discovery
+   * afresh; null when the group version is not served at all.
+   */
+  servedResources(apiVersion: string): Promise<string[] | null>;
+  /**
+   * Server-side apply with `dryRun=All`: validated and admitted exactly as a real apply (schema,
+   * admission webhooks), persisted nowhere. A refusal is an answer, not an error.
+   */
+  dryRunApply(object: ClusterObject): Promise<DryRunResult>;
+  /** SelfSubjectAccessReviews of our own identity, one answer per request; rejects when the cluster cannot answer. */
+  reviewAccess(requests: readonly AccessRequest[]): Promise<AccessAnswer[]>;
 }

@@ -58,7 +58,7 @@ function resourceEntries(rt: ResourceType): unknown[] {
     singularName: rt.singular,
     namespaced: rt.namespaced,
     kind: rt.kind,
-    verbs: VERBS,
+    verbs: rt.verbs ?? VERBS,
     ...(rt.shortNames.length > 0 ? { shortNames: rt.shortNames } : {}),
     ...(rt.categories.length > 0 ? { categories: rt.categories } : {}),
   };

@@ -50,9 +50,32 @@ export interface RequestInfo {
   verb: string;
   group: string | undefined;
   resource: string | undefined;
+  subresource: string | undefined;
   namespace: string | undefined;
   name: string | undefined;
 }
+
+/** What a SelfSubjectAccessReview asks about (its `spec.resourceAttributes`, empty strings for "any"). */
+export interface AccessAttributes {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+}
+
+export interface AccessDecision {
+  allowed: boolean;
+  denied: boolean;
+  reason: string;
+}
+
+const allowEverything: AccessDecision = {
+  allowed: true,
+  denied: false,
+  reason: 'this local cluster has no authorizer: every request is allowed',
+};
 
 export interface ApiHandlerDeps {
   api: Api;
@@ -62,6 +85,8 @@ export interface ApiHandlerDeps {
   serverAddress: () => string;
   /** Fault injection: may delay, and may answer with an error instead of the real handler. */
   beforeRequest?: (info: RequestInfo) => Promise<ApiError | undefined>;
+  /** A SelfSubjectAccessReview's decision (fault injection may deny); undefined = allowed, as there is no RBAC. */
+  authorize?: (attributes: AccessAttributes) => AccessDecision | undefined;
   /** Non-Kubernetes admin paths (the fault endpoint); returns false when the path is not its own. */
   admin?: (req: IncomingMessage, res: ServerResponse, body: string) => Promise<boolean>;
 }
@@ -210,6 +235,10 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
     const watch = boolParam(q, 'watch');
 
     if (rt.namespaced && namespace === undefined && name !== undefined) throw pathNotFound();
+    if (rt.verbs && !rt.verbs.includes(verbOf(method, target, watch))) throw methodNotAllowed();
+    if (rt.group === 'authorization.k8s.io' && rt.resource === 'selfsubjectaccessreviews') {
+      return serveAccessReview(req, res);
+    }
     if (subresource !== undefined) {
       const allowed =
         (subresource === 'status' && rt.hasStatus) ||
@@ -333,6 +362,45 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
       default:
         throw methodNotAllowed();
     }
+  }
+
+  /** Nothing is stored: the review comes back with its `status` filled in, as from a real server. */
+  async function serveAccessReview(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const type = mediaType(req);
+    if (type !== '' && type !== 'application/json') throw unsupportedMediaType(type);
+    const body = parseJson(await readBody(req));
+    const spec = isObject(body) && isObject(body.spec) ? body.spec : {};
+    const attributes = isObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
+    if (!attributes && !isObject(spec.nonResourceAttributes)) {
+      throw new ApiError(
+        422,
+        'Invalid',
+        'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+      );
+    }
+    const text = (key: string) =>
+      attributes && typeof attributes[key] === 'string' ? (attributes[key] as string) : '';
+    const decision = attributes
+      ? (deps.authorize?.({
+          verb: text('verb'),
+          group: text('group'),
+          resource: text('resource'),
+          subresource: text('subresource'),
+          namespace: text('namespace'),
+          name: text('name'),
+        }) ?? allowEverything)
+      : allowEverything;
+    return sendJson(res, 201, {
+      kind: 'SelfSubjectAccessReview',
+      apiVersion: 'authorization.k8s.io/v1',
+      metadata: { creationTimestamp: null },
+      spec,
+      status: {
+        allowed: decision.allowed,
+        ...(decision.denied ? { denied: true } : {}),
+        reason: decision.reason,
+      },
+    });
   }
 
   async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<DeleteOptions> {
@@ -536,6 +604,7 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
         verb: target ? verbOf(req.method ?? 'GET', target, boolParam(url.searchParams, 'watch')) : 'get',
         group: target?.rt.group,
         resource: target?.rt.resource,
+        subresource: target?.subresource,
         namespace: target?.namespace,
         name: target?.name,
       };

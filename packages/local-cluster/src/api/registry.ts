@@ -19,6 +19,8 @@ export interface ResourceType {
    * (415), as a real API server refuses it for custom resources.
    */
   builtin: boolean;
+  /** Verbs listed in discovery and served; absent = every verb of a stored type. */
+  verbs?: readonly string[];
 }
 
 /** A type to store generically, declared in the cluster's options. */
@@ -43,6 +45,7 @@ interface BuiltinSpec {
   hasStatus?: boolean;
   hasScale?: boolean;
   categories?: string[];
+  verbs?: string[];
 }
 
 const BUILTINS: readonly BuiltinSpec[] = [
@@ -149,6 +152,15 @@ const BUILTINS: readonly BuiltinSpec[] = [
     shortNames: ['crd', 'crds'],
     hasStatus: true,
   },
+  // Create-only and never stored: the answer says what the caller may do (kubectl auth can-i).
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    resource: 'selfsubjectaccessreviews',
+    kind: 'SelfSubjectAccessReview',
+    namespaced: false,
+    verbs: ['create'],
+  },
 ];
 
 // Gateway API types are custom resources on a real cluster, so they are not "builtin" here either.
@@ -203,6 +215,7 @@ function make(spec: BuiltinSpec, builtin: boolean): ResourceType {
     hasStatus: spec.hasStatus ?? false,
     hasScale: spec.hasScale ?? false,
     builtin,
+    ...(spec.verbs ? { verbs: spec.verbs } : {}),
   };
 }
 

@@ -1,9 +1,9 @@
-import { CreateCompositionBody, issuesToFieldErrors } from '@svc/core';
-import * as v from 'valibot';
+import { CreateCompositionBody } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from '../../errors.ts';
 import { readJsonFile } from '../../files.ts';
+import { checkFileBody } from '../../validate.ts';
 import { fileFlag } from '../_shared.ts';
 
 export default defineCommand({
@@ -17,18 +17,7 @@ export default defineCommand({
   async run({ flags, context }) {
     const body = await readJsonFile(flags.file);
     // The shape is checked here as the server checks it; rule violations are the plan's blockers.
-    const shape = v.safeParse(CreateCompositionBody, body);
-    if (!shape.success) {
-      const errors = issuesToFieldErrors(shape.issues).map((e) => ({ ...e, path: `--file${e.path}` }));
-      throw new CliError(
-        localProblem(
-          LocalCode.InvalidArgument,
-          `--file: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
-          errors,
-        ),
-        ExitCode.Usage,
-      );
-    }
+    checkFileBody(CreateCompositionBody, body);
     const plan = await api(context.http).planComposition(body);
     if (plan.blockers.length) {
       throw new CliError(

@@ -1,0 +1,46 @@
+import {
+  checkInstallation,
+  ErrorCode,
+  type InstallationDeps,
+  InstallationReport,
+  InstallationSpec,
+  ProblemError,
+  Role,
+} from '@svc/core';
+import type { Registry } from '../registry.ts';
+import { readJson } from '../request.ts';
+
+export function installationRoutes(registry: Registry, deps: InstallationDeps): void {
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/installation/check',
+      operationId: 'checkInstallation',
+      summary:
+        "Read-only preflight of the server's cluster for the baselines an installation specification names (Admin only). Failed checks are still a 200; see status.",
+      tag: 'installation',
+      body: InstallationSpec,
+      responses: {
+        200: {
+          description:
+            'Every check with its evidence; status is failed if any check failed, else incomplete if any is unknown, else passed.',
+          schema: InstallationReport,
+        },
+      },
+      errors: [
+        ErrorCode.Forbidden,
+        ErrorCode.MalformedJson,
+        ErrorCode.ValidationFailed,
+        ErrorCode.UnknownReference,
+        ErrorCode.UnsupportedMediaType,
+        ErrorCode.PayloadTooLarge,
+      ],
+    },
+    async (c) => {
+      if (c.get('identity').role !== Role.Admin) {
+        throw new ProblemError(ErrorCode.Forbidden, 'Only an Admin can check the installation.');
+      }
+      return c.json(await checkInstallation(deps, await readJson(c)));
+    },
+  );
+}

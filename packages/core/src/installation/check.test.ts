@@ -1,0 +1,585 @@
+/**
+ * The evidence rules of the installation check, against an in-memory cluster: what makes each check
+ * pass, fail or stay unknown, and how the verdict follows. (tests/installation.test.ts runs the same
+ * checks against the local cluster through HTTP.)
+ */
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { ProjectManifest } from '../catalog/manifest.ts';
+import { nextProjectVersion, type ProjectVersion } from '../catalog/model.ts';
+import type { CatalogStore } from '../catalog/ports.ts';
+import type { ClusterObject } from '../cluster/objects.ts';
+import type { AccessRequest, ClusterPort, DryRunResult } from '../cluster/ports.ts';
+import { ProblemError } from '../errors.ts';
+import { checkInstallation } from './check.ts';
+import { accessRequests } from './permissions.ts';
+
+const manifest = v.parse(ProjectManifest, {
+  name: 'shop',
+  default_baseline: 'staging',
+  components: ['web', 'api'].map((name) => ({
+    name,
+    workload: { name, container: 'app' },
+    port: 8080,
+    service: { name, port: 80 },
+  })),
+  baselines: [
+    {
+      name: 'staging',
+      namespace: 'shop',
+      cluster: 'eks-a',
+      preview_domain: 'preview.example.com',
+      entry_component: 'web',
+      components: {
+        web: { image: 'registry.example.com/shop/web:1' },
+        api: { image: 'registry.example.com/shop/api:1' },
+      },
+    },
+  ],
+});
+
+function catalogOf(versions: ProjectVersion[]): CatalogStore {
+  return {
+    readProject: async (name) => versions.find((p) => p.project === name) ?? null,
+    readVersion: async () => null,
+    listProjects: async () => ({
+      items: versions.map((p) => ({ name: p.project }) as never),
+      next_cursor: null,
+    }),
+    commit: async () => true,
+  };
+}
+
+const shop = nextProjectVersion(null, manifest, '2026-01-01T00:00:00Z', 'v-1') as ProjectVersion;
+const clock = { now: () => new Date('2026-11-25T12:00:00Z') };
+
+const condition = (type: string, status: string, reason = type, observedGeneration = 1) => ({
+  type,
+  status,
+  reason,
+  message: `${type} ${status}`,
+  observedGeneration,
+});
+
+function workload(name: string): ClusterObject[] {
+  return [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: 'shop' },
+      spec: {
+        selector: { matchLabels: { app: name } },
+        template: { spec: { containers: [{ name: 'app', image: `registry.example.com/shop/${name}:1` }] } },
+      },
+      status: { availableReplicas: 1 },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace: 'shop' },
+      spec: { selector: { app: name }, ports: [{ port: 80 }] },
+    },
+  ];
+}
+
+const gateway = (overrides: Record<string, unknown> = {}): ClusterObject => ({
+  apiVersion: 'gateway.networking.k8s.io/v1',
+  kind: 'Gateway',
+  metadata: { name: 'preview', namespace: 'svc-system', generation: 1 },
+  spec: {
+    gatewayClassName: 'istio',
+    listeners: [
+      {
+        name: 'http',
+        protocol: 'HTTP',
+        port: 80,
+        hostname: '*.example.com',
+        allowedRoutes: { namespaces: { from: 'All' } },
+      },
+    ],
+  },
+  status: { conditions: [condition('Accepted', 'True'), condition('Programmed', 'True')] },
+  ...overrides,
+});
+
+const meshRoute = (options: { regex?: boolean; accepted?: string; reason?: string } = {}): ClusterObject => ({
+  apiVersion: 'gateway.networking.k8s.io/v1',
+  kind: 'HTTPRoute',
+  metadata: { name: 'preview-c-1-api', namespace: 'shop', generation: 1 },
+  spec: {
+    parentRefs: [{ group: '', kind: 'Service', name: 'api', port: 80 }],
+    rules: [
+      {
+        matches: [
+          {
+            headers: [
+              { type: options.regex === false ? 'Exact' : 'RegularExpression', name: 'baggage', value: 'x' },
+            ],
+          },
+        ],
+        backendRefs: [{ name: 'api-c-1', port: 80 }],
+      },
+    ],
+  },
+  status: {
+    parents: [
+      {
+        parentRef: { group: '', kind: 'Service', name: 'api', port: 80 },
+        controllerName: 'istio.io/gateway-controller',
+        conditions: [condition('Accepted', options.accepted ?? 'True', options.reason ?? 'Accepted')],
+      },
+    ],
+  },
+});
+
+const namespace: ClusterObject = {
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name: 'shop', labels: { 'kubernetes.io/metadata.name': 'shop', team: 'shop' } },
+  status: { phase: 'Active' },
+};
+
+interface FakeCluster {
+  objects?: ClusterObject[];
+  served?: string[] | null;
+  dryRun?: DryRunResult;
+  deny?: (request: AccessRequest) => boolean;
+  /** Overrides of single methods: a rejection, a call that never answers. */
+  port?: Partial<ClusterPort>;
+}
+
+function fakeCluster(fake: FakeCluster = {}): ClusterPort {
+  const objects = fake.objects ?? [namespace, ...workload('web'), ...workload('api'), gateway(), meshRoute()];
+  const find = (apiVersion: string, kind: string, ns: string, name: string) =>
+    objects.find(
+      (o) =>
+        o.apiVersion === apiVersion &&
+        o.kind === kind &&
+        o.metadata.name === name &&
+        (o.metadata.namespace ?? '') === ns,
+    ) ?? null;
+  const unused = async () => {
+    throw new Error('not used by the installation check');
+  };
+  return {
+    health: { name: 'cluster', check: unused },
+    getDeployment: async (ns, name) => find('apps/v1', 'Deployment', ns, name) as never,
+    getService: async (ns, name) => find('v1', 'Service', ns, name) as never,
+    get: async (ref) => find(ref.apiVersion, ref.kind, ref.namespace, ref.name),
+    apply: unused,
+    delete: unused,
+    list: async (ns, kinds) =>
+      objects.filter(
+        (o) =>
+          o.metadata.namespace === ns &&
+          kinds.some((k) => k.apiVersion === o.apiVersion && k.kind === o.kind),
+      ),
+    listPods: unused,
+    listDeployments: unused,
+    watchDeployments: unused,
+    podLogs: unused,
+    serverVersion: async () => ({ version: 'v1.32.1-eks-0', platform: 'linux/arm64' }),
+    servedResources: async () =>
+      fake.served === undefined ? ['gatewayclasses', 'gateways', 'httproutes', 'grpcroutes'] : fake.served,
+    dryRunApply: async (object) => fake.dryRun ?? { accepted: true, object },
+    reviewAccess: async (requests) => requests.map((r) => ({ allowed: !fake.deny?.(r), reason: '' })),
+    ...fake.port,
+  };
+}
+
+async function check(fake: FakeCluster = {}, spec: unknown = {}, versions = [shop]) {
+  const report = await checkInstallation(
+    { catalog: catalogOf(versions), cluster: fakeCluster(fake), clock },
+    spec,
+    { checkTimeoutMs: 200 },
+  );
+  const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
+  return { report, byId, status: (id: string) => byId[id]?.status };
+}
+
+describe('installation check', () => {
+  it('passes when every check has its evidence, one check per baseline component', async () => {
+    const { report, byId } = await check();
+    expect(report.status).toBe('passed');
+    expect(report.checked_at).toBe('2026-11-25T12:00:00.000Z');
+    expect(report.checks.map((c) => c.id)).toEqual([
+      'cluster',
+      'gateway-api',
+      'namespace:shop/staging',
+      'workload:shop/staging/api',
+      'workload:shop/staging/web',
+      'gateway:shop/staging',
+      'gateway-listener:shop/staging',
+      'mesh-route-schema:shop/staging',
+      'mesh-route-controller:shop/staging',
+      'permissions:shop/staging',
+    ]);
+    expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
+    expect(byId.cluster?.evidence).toEqual({ version: 'v1.32.1-eks-0', platform: 'linux/arm64' });
+    expect(byId['mesh-route-controller:shop/staging']?.evidence.proof).toEqual({
+      route: 'preview-c-1-api',
+      parent: 'Service api',
+      controller: 'istio.io/gateway-controller',
+      regex: true,
+    });
+    expect(byId['permissions:shop/staging']?.evidence).toMatchObject({
+      reviewed: accessRequests('shop').length,
+      denied: [],
+    });
+  });
+
+  it('dry-runs the mesh route the worker renders: Service parent, RegularExpression baggage match, no owner', async () => {
+    const sent: ClusterObject[] = [];
+    await check({
+      port: {
+        dryRunApply: async (object) => {
+          sent.push(object);
+          return { accepted: true, object };
+        },
+      },
+    });
+    expect(sent).toHaveLength(1);
+    const route = sent[0] as ClusterObject & {
+      spec: { parentRefs: unknown[]; rules: { matches?: unknown[] }[] };
+    };
+    expect(route.metadata.ownerReferences).toBeUndefined();
+    expect(route.metadata.namespace).toBe('shop');
+    expect(route.spec.parentRefs).toEqual([{ group: '', kind: 'Service', name: 'web', port: 80 }]);
+    expect(route.spec.rules[0]?.matches).toEqual([
+      {
+        headers: [
+          { type: 'RegularExpression', name: 'baggage', value: expect.stringContaining('preview-route=') },
+        ],
+      },
+    ]);
+  });
+
+  describe('mesh routing is proven only by a controller', () => {
+    it('is unknown without any Service-parented route, so the verdict is incomplete', async () => {
+      const { report, byId } = await check({
+        objects: [namespace, ...workload('web'), ...workload('api'), gateway()],
+      });
+      expect(byId['mesh-route-controller:shop/staging']).toMatchObject({
+        status: 'unknown',
+        evidence: { service_parented_routes: 0 },
+      });
+      expect(byId['mesh-route-schema:shop/staging']?.status).toBe('passed');
+      expect(report.status).toBe('incomplete');
+    });
+
+    it('is unknown when accepted routes use no RegularExpression match, or none is accepted yet', async () => {
+      const base = [namespace, ...workload('web'), ...workload('api'), gateway()];
+      expect(
+        (await check({ objects: [...base, meshRoute({ regex: false })] })).status(
+          'mesh-route-controller:shop/staging',
+        ),
+      ).toBe('unknown');
+      const noStatus = { ...meshRoute(), status: {} };
+      expect(
+        (await check({ objects: [...base, noStatus] })).status('mesh-route-controller:shop/staging'),
+      ).toBe('unknown');
+    });
+
+    it('ignores a condition written for an older generation of the route', async () => {
+      const route = meshRoute();
+      route.metadata.generation = 2;
+      const { byId } = await check({
+        objects: [namespace, ...workload('web'), ...workload('api'), gateway(), route],
+      });
+      expect(byId['mesh-route-controller:shop/staging']?.status).toBe('unknown');
+    });
+
+    it('fails when a controller refuses the route as UnsupportedValue', async () => {
+      const { report, byId } = await check({
+        objects: [
+          namespace,
+          ...workload('web'),
+          ...workload('api'),
+          gateway(),
+          meshRoute({ accepted: 'False', reason: 'UnsupportedValue' }),
+        ],
+      });
+      expect(byId['mesh-route-controller:shop/staging']?.message).toContain('UnsupportedValue');
+      expect(byId['mesh-route-controller:shop/staging']?.status).toBe('failed');
+      expect(report.status).toBe('failed');
+    });
+
+    it('fails when the API server refuses the dry run, and is unknown when it is not allowed to ask', async () => {
+      const invalid = await check({
+        dryRun: {
+          accepted: false,
+          status: 422,
+          reason: 'Invalid',
+          message: 'spec.rules[0].matches[0].headers[0].type: Unsupported value: "RegularExpression"',
+        },
+      });
+      expect(invalid.byId['mesh-route-schema:shop/staging']).toMatchObject({
+        status: 'failed',
+        evidence: { refusal: { status: 422, reason: 'Invalid' } },
+      });
+      const forbidden = await check({
+        dryRun: { accepted: false, status: 403, reason: 'Forbidden', message: 'no' },
+      });
+      expect(forbidden.status('mesh-route-schema:shop/staging')).toBe('unknown');
+    });
+  });
+
+  describe('the Gateway', () => {
+    it('fails when it is missing, and names where it came from', async () => {
+      const { byId } = await check(
+        { objects: [namespace, ...workload('web'), ...workload('api'), gateway(), meshRoute()] },
+        { targets: [{ project: 'shop', gateway: { namespace: 'edge', name: 'public' } }] },
+      );
+      expect(byId['gateway:shop/staging']).toMatchObject({
+        status: 'failed',
+        evidence: { gateway: 'edge/public', source: 'specification' },
+      });
+      expect(byId['gateway-listener:shop/staging']).toMatchObject({
+        status: 'unknown',
+        evidence: { depends_on: 'gateway:shop/staging' },
+      });
+    });
+
+    it('fails when not Accepted, is unknown while no controller has reported on its generation', async () => {
+      const refused = gateway({
+        status: { conditions: [condition('Accepted', 'False', 'InvalidParameters')] },
+      });
+      const base = [namespace, ...workload('web'), ...workload('api'), meshRoute()];
+      const a = await check({ objects: [...base, refused] });
+      expect(a.byId['gateway:shop/staging']?.message).toContain('not Accepted: InvalidParameters');
+      expect(a.status('gateway:shop/staging')).toBe('failed');
+      const silent = gateway({ status: {} });
+      expect((await check({ objects: [...base, silent] })).status('gateway:shop/staging')).toBe('unknown');
+      const stale = gateway();
+      stale.metadata.generation = 3;
+      expect((await check({ objects: [...base, stale] })).status('gateway:shop/staging')).toBe('unknown');
+    });
+
+    it('needs a listener whose hostname covers the preview domain and that admits the namespace', async () => {
+      const base = [namespace, ...workload('web'), ...workload('api'), meshRoute()];
+      const listener = (l: Record<string, unknown>) =>
+        gateway({
+          spec: {
+            gatewayClassName: 'istio',
+            listeners: [{ name: 'http', protocol: 'HTTP', port: 80, ...l }],
+          },
+        });
+      const run = async (l: Record<string, unknown>) =>
+        (await check({ objects: [...base, listener(l)] })).byId['gateway-listener:shop/staging'];
+
+      expect(
+        (await run({ hostname: '*.other.com', allowedRoutes: { namespaces: { from: 'All' } } }))?.status,
+      ).toBe('failed');
+      expect(
+        (await run({ hostname: 'web.preview.example.com', allowedRoutes: { namespaces: { from: 'All' } } }))
+          ?.status,
+      ).toBe('failed');
+      expect((await run({}))?.message).toContain('namespace svc-system only');
+      expect(
+        (
+          await run({
+            allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { team: 'shop' } } } },
+          })
+        )?.status,
+      ).toBe('passed');
+      expect(
+        (
+          await run({
+            allowedRoutes: {
+              namespaces: {
+                from: 'Selector',
+                selector: { matchExpressions: [{ key: 'team', operator: 'NotIn', values: ['shop'] }] },
+              },
+            },
+          })
+        )?.status,
+      ).toBe('failed');
+      expect(
+        (await run({ allowedRoutes: { namespaces: { from: 'All' }, kinds: [{ kind: 'GRPCRoute' }] } }))
+          ?.status,
+      ).toBe('failed');
+      expect(
+        (await run({ hostname: '*.preview.example.com', allowedRoutes: { namespaces: { from: 'All' } } }))
+          ?.status,
+      ).toBe('passed');
+    });
+  });
+
+  it('fails a baseline component whose Deployment, container, Service or port is missing', async () => {
+    const [deployment, service] = workload('api') as [ClusterObject, ClusterObject];
+    const noPort = { ...service, spec: { ports: [{ port: 8080 }] } };
+    const { report, byId } = await check({
+      objects: [namespace, ...workload('web'), noPort, gateway(), meshRoute()],
+    });
+    expect(byId['workload:shop/staging/api']?.message).toBe(
+      'Deployment shop/api not found; Service shop/api has no port 80 (it has: 8080)',
+    );
+    expect(byId['workload:shop/staging/web']?.status).toBe('passed');
+    expect(report.status).toBe('failed');
+    const otherContainer = {
+      ...deployment,
+      spec: {
+        ...(deployment.spec as object),
+        template: { spec: { containers: [{ name: 'main', image: 'x' }] } },
+      },
+    };
+    const again = await check({
+      objects: [namespace, ...workload('web'), otherContainer, service, gateway(), meshRoute()],
+    });
+    expect(again.byId['workload:shop/staging/api']?.message).toContain('no container "app" (it has: main)');
+  });
+
+  it('reports a missing namespace once; what depends on it is not established', async () => {
+    const { byId } = await check({ objects: [gateway(), meshRoute()] });
+    expect(byId['namespace:shop/staging']?.status).toBe('failed');
+    expect(byId['workload:shop/staging/web']).toMatchObject({
+      status: 'unknown',
+      message: 'not established: namespace:shop/staging did not pass',
+      evidence: { observed: { status: 'failed' } },
+    });
+  });
+
+  describe('permissions', () => {
+    it('fails naming each denied verb', async () => {
+      const { byId } = await check({
+        deny: (r) => (r.verb === 'delete' && r.resource === 'deployments') || r.subresource === 'log',
+      });
+      expect(byId['permissions:shop/staging']).toMatchObject({
+        status: 'failed',
+        evidence: { denied: ['delete deployments.apps', 'get pods/log'] },
+      });
+    });
+
+    it('are unknown when the cluster cannot answer a review', async () => {
+      const { report, byId } = await check({
+        port: {
+          reviewAccess: async () => {
+            throw Object.assign(new Error('HTTP-Code: 404'), {
+              code: 404,
+              body: { message: 'the server could not find the requested resource' },
+            });
+          },
+        },
+      });
+      expect(byId['permissions:shop/staging']).toMatchObject({
+        status: 'unknown',
+        message: 'could not ask the cluster: HTTP 404: the server could not find the requested resource',
+      });
+      expect(report.status).toBe('incomplete');
+    });
+  });
+
+  it('fails the Gateway API when it is not served; what needs it is not established, not failed twice', async () => {
+    const { report, byId } = await check({
+      served: null,
+      objects: [namespace, ...workload('web'), ...workload('api')],
+    });
+    expect(byId['gateway-api']?.status).toBe('failed');
+    expect(byId['gateway:shop/staging']).toMatchObject({
+      status: 'unknown',
+      message: 'not established: gateway-api did not pass',
+      evidence: { depends_on: 'gateway-api', observed: { status: 'failed' } },
+    });
+    expect(byId['gateway-listener:shop/staging']?.evidence.depends_on).toBe('gateway-api');
+    expect(byId['mesh-route-controller:shop/staging']?.evidence.depends_on).toBe('gateway-api');
+    expect(byId['workload:shop/staging/web']?.status).toBe('passed');
+    expect(report.status).toBe('failed');
+    const partial = await check({ served: ['gateways'] });
+    expect(partial.byId['gateway-api']?.message).toBe(
+      'gateway.networking.k8s.io/v1 does not serve httproutes',
+    );
+  });
+
+  it('fails the cluster when its API server cannot be reached; nothing else is established', async () => {
+    const refused = async () => {
+      throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+    };
+    const { report } = await check({
+      port: {
+        serverVersion: refused,
+        servedResources: refused,
+        get: refused,
+        getDeployment: refused,
+        getService: refused,
+        list: refused,
+        dryRunApply: refused,
+        reviewAccess: refused,
+      },
+    });
+    expect(report.checks[0]).toMatchObject({
+      id: 'cluster',
+      status: 'failed',
+      message: 'the Kubernetes API server cannot be reached: fetch failed (ECONNREFUSED)',
+    });
+    expect(report.checks.slice(1).every((c) => c.status === 'unknown' && c.evidence.depends_on)).toBe(true);
+    expect(report.status).toBe('failed');
+  });
+
+  it('turns a call that never answers into unknown after the check timeout', async () => {
+    const { byId } = await check({ port: { reviewAccess: () => new Promise(() => {}) } });
+    expect(byId['permissions:shop/staging']).toMatchObject({
+      status: 'unknown',
+      message: 'no answer from the cluster within 0.2 s',
+    });
+  });
+
+  it('is incomplete when no baseline is registered', async () => {
+    const { report } = await check({}, {}, []);
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+      ['cluster', 'passed'],
+      ['gateway-api', 'passed'],
+      ['catalog', 'unknown'],
+    ]);
+    expect(report.status).toBe('incomplete');
+  });
+
+  describe('the specification', () => {
+    const refusal = async (spec: unknown) => {
+      const error = await check({}, spec).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProblemError);
+      return error as ProblemError;
+    };
+
+    it('names unknown projects and baselines (422 unknown_reference)', async () => {
+      const error = await refusal({
+        targets: [{ project: 'nope' }, { project: 'shop', baselines: ['prod'] }],
+      });
+      expect(error.code).toBe('unknown_reference');
+      expect(error.errors).toEqual([
+        { path: '/targets/0/project', message: 'project "nope" is not registered' },
+        { path: '/targets/1/baselines/0', message: 'baseline "prod" is not registered in project "shop"' },
+      ]);
+    });
+
+    it('refuses a baseline listed twice, unknown fields and bad names (422 validation_failed)', async () => {
+      expect(
+        (await refusal({ targets: [{ project: 'shop' }, { project: 'shop', baselines: ['staging'] }] })).code,
+      ).toBe('validation_failed');
+      const unknownField = await refusal({ target: [] });
+      expect(unknownField.errors[0]).toMatchObject({ path: '/target', message: 'unknown field "target"' });
+      expect((await refusal({ targets: [{ project: 'Shop' }] })).errors[0]?.path).toBe('/targets/0/project');
+    });
+
+    it('checks only the baselines it names', async () => {
+      const second = nextProjectVersion(
+        null,
+        {
+          ...manifest,
+          name: 'other',
+          baselines: manifest.baselines.map((b) => ({ ...b, namespace: 'other' })),
+        },
+        '2026-01-01T00:00:00Z',
+        'v-2',
+      ) as ProjectVersion;
+      const all = await check({}, {}, [shop, second]);
+      expect(all.report.checks.filter((c) => c.id.startsWith('namespace:')).map((c) => c.id)).toEqual([
+        'namespace:shop/staging',
+        'namespace:other/staging',
+      ]);
+      const one = await check({}, { targets: [{ project: 'other' }] }, [shop, second]);
+      expect(one.report.checks.filter((c) => c.id.startsWith('namespace:')).map((c) => c.id)).toEqual([
+        'namespace:other/staging',
+      ]);
+    });
+  });
+});

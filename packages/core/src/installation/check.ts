@@ -1,0 +1,272 @@
+/**
+ * The installation check: a read-only preflight of the cluster the server is configured with, for
+ * the baselines an installation specification names. Every check runs at once under a time bound
+ * (checks.ts has each one's rules); a question the cluster did not answer is unknown, never passed,
+ * and a check whose prerequisite failed is unknown too ("not established"), keeping what it saw.
+ * Nothing is written: the only write-shaped call is a server-side dry run.
+ */
+import type { Baseline, ComponentProfile } from '../catalog/manifest.ts';
+import type { CatalogStore } from '../catalog/ports.ts';
+import type { Clock } from '../clock.ts';
+import type { ClusterObject } from '../cluster/objects.ts';
+import type { ClusterPort } from '../cluster/ports.ts';
+import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
+import { maxPageSize } from '../paging.ts';
+import { parseOrThrow } from '../validation.ts';
+import { CheckStatus } from '../verification/model.ts';
+import {
+  clusterCheck,
+  describeFailure,
+  gatewayApiCheck,
+  gatewayApiVersion,
+  gatewayCheck,
+  listenerCheck,
+  meshControllerVerdict,
+  meshSchemaCheck,
+  namespaceCheck,
+  type Outcome,
+  permissionsCheck,
+  type Target,
+  unknown,
+  workloadCheck,
+} from './checks.ts';
+import {
+  type GatewayRef,
+  type InstallationCheckView,
+  type InstallationReport,
+  InstallationSpec,
+  verdict,
+} from './spec.ts';
+
+export interface InstallationDeps {
+  catalog: CatalogStore;
+  cluster: ClusterPort;
+  clock: Clock;
+}
+
+/** Each check gets this long; all run at once, so the whole check stays inside the API's 29 s. */
+export const defaultCheckTimeoutMs = 8000;
+
+interface Job {
+  id: string;
+  /** Checks that must not have failed for this one's failure or unknown to mean anything. */
+  dependsOn: readonly string[];
+  run(): Promise<Outcome>;
+}
+
+/**
+ * Runs every check of the specification against the cluster and answers the report. An unknown
+ * project or baseline in the specification is a 422 before anything is asked of the cluster.
+ */
+export async function checkInstallation(
+  deps: InstallationDeps,
+  input: unknown,
+  options: { checkTimeoutMs?: number } = {},
+): Promise<InstallationReport> {
+  const spec = parseOrThrow(InstallationSpec, input ?? {});
+  const targets = await resolveTargets(deps.catalog, spec);
+  const checkedAt = deps.clock.now().toISOString();
+  const jobs = planChecks(deps.cluster, targets);
+  const timeoutMs = options.checkTimeoutMs ?? defaultCheckTimeoutMs;
+  const outcomes = await Promise.all(jobs.map((job) => settle(job, timeoutMs)));
+  const checks = withPrerequisites(jobs, outcomes);
+  return { status: verdict(checks), checked_at: checkedAt, checks };
+}
+
+async function resolveTargets(catalog: CatalogStore, spec: InstallationSpec): Promise<Target[]> {
+  const target = (
+    project: string,
+    baseline: Baseline,
+    components: Record<string, { spec: ComponentProfile }>,
+    gateway: GatewayRef | undefined,
+  ): Target => ({
+    project,
+    baseline,
+    profiles: Object.fromEntries(Object.entries(components).map(([name, c]) => [name, c.spec])),
+    gateway: gateway ?? baseline.gateway,
+    gatewaySource: gateway ? 'specification' : 'catalog',
+  });
+
+  if (!spec.targets) {
+    const names: string[] = [];
+    let after: string | null = null;
+    do {
+      const page = await catalog.listProjects({ limit: maxPageSize, after });
+      names.push(...page.items.map((p) => p.name));
+      after = page.next_cursor;
+    } while (after);
+    const versions = await Promise.all(names.map((name) => catalog.readProject(name)));
+    return versions.flatMap((version) =>
+      version
+        ? Object.values(version.baselines)
+            .map((b) => b.spec)
+            .sort((a, b) => a.name.localeCompare(b.name))
+            .map((baseline) => target(version.project, baseline, version.components, undefined))
+        : [],
+    );
+  }
+
+  const versions = await Promise.all(spec.targets.map((t) => catalog.readProject(t.project)));
+  const errors: FieldError[] = [];
+  let onlyUnknown = true;
+  const seen = new Set<string>();
+  const targets: Target[] = [];
+  spec.targets.forEach((t, i) => {
+    const version = versions[i];
+    if (!version) {
+      errors.push({ path: `/targets/${i}/project`, message: `project "${t.project}" is not registered` });
+      return;
+    }
+    const names = t.baselines ?? Object.keys(version.baselines).sort();
+    names.forEach((name, j) => {
+      const path = t.baselines ? `/targets/${i}/baselines/${j}` : `/targets/${i}/project`;
+      const baseline = version.baselines[name]?.spec;
+      if (!baseline) {
+        errors.push({ path, message: `baseline "${name}" is not registered in project "${t.project}"` });
+      } else if (seen.has(`${t.project}/${name}`)) {
+        onlyUnknown = false;
+        errors.push({ path, message: `${t.project}/${name} is listed twice` });
+      } else {
+        seen.add(`${t.project}/${name}`);
+        targets.push(target(t.project, baseline, version.components, t.gateway));
+      }
+    });
+  });
+  if (errors.length === 0) return targets;
+  if (!onlyUnknown) throw validationFailed(errors);
+  throw new ProblemError(ErrorCode.UnknownReference, errors.map((e) => e.message).join('; '), { errors });
+}
+
+/** Reads shared by several checks happen once per run. */
+function once<T>(): (key: string, load: () => Promise<T>) => Promise<T> {
+  const cache = new Map<string, Promise<T>>();
+  return (key, load) => {
+    let value = cache.get(key);
+    if (!value) {
+      value = load();
+      cache.set(key, value);
+    }
+    return value;
+  };
+}
+
+function planChecks(cluster: ClusterPort, targets: readonly Target[]): Job[] {
+  const namespaces = once<ClusterObject | null>();
+  const gateways = once<ClusterObject | null>();
+  const routes = once<ClusterObject[]>();
+  const reviews = once<Outcome>();
+  const readNamespace = (name: string) =>
+    namespaces(name, () => cluster.get({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name }));
+  const readGateway = (ref: GatewayRef) =>
+    gateways(`${ref.namespace}/${ref.name}`, () =>
+      cluster.get({ apiVersion: gatewayApiVersion, kind: 'Gateway', ...ref }),
+    );
+
+  const jobs: Job[] = [
+    { id: 'cluster', dependsOn: [], run: () => clusterCheck(cluster) },
+    { id: 'gateway-api', dependsOn: ['cluster'], run: () => gatewayApiCheck(cluster) },
+  ];
+  if (targets.length === 0) {
+    jobs.push({
+      id: 'catalog',
+      dependsOn: [],
+      run: async () =>
+        unknown(
+          'no baseline is registered, so none was checked: apply the catalog first (svc catalog apply)',
+        ),
+    });
+  }
+  for (const t of targets) {
+    const scope = `${t.project}/${t.baseline.name}`;
+    const ns = t.baseline.namespace;
+    const namespaceId = `namespace:${scope}`;
+    const gatewayId = `gateway:${scope}`;
+    const mesh = ['cluster', 'gateway-api', namespaceId];
+    jobs.push({ id: namespaceId, dependsOn: ['cluster'], run: () => namespaceCheck(ns, readNamespace) });
+    for (const component of Object.keys(t.baseline.components).sort()) {
+      jobs.push({
+        id: `workload:${scope}/${component}`,
+        dependsOn: ['cluster', namespaceId],
+        run: () => workloadCheck(cluster, t, component),
+      });
+    }
+    jobs.push(
+      {
+        id: gatewayId,
+        dependsOn: ['cluster', 'gateway-api'],
+        run: () => gatewayCheck(t, readGateway),
+      },
+      {
+        id: `gateway-listener:${scope}`,
+        dependsOn: ['cluster', 'gateway-api', gatewayId],
+        run: () => listenerCheck(t, readGateway, readNamespace),
+      },
+      { id: `mesh-route-schema:${scope}`, dependsOn: mesh, run: () => meshSchemaCheck(cluster, t) },
+      {
+        id: `mesh-route-controller:${scope}`,
+        dependsOn: mesh,
+        run: async () =>
+          meshControllerVerdict(
+            ns,
+            await routes(ns, () =>
+              cluster.list(ns, [{ apiVersion: gatewayApiVersion, kind: 'HTTPRoute' }], ''),
+            ),
+          ),
+      },
+      {
+        id: `permissions:${scope}`,
+        dependsOn: ['cluster'],
+        run: () => reviews(ns, () => permissionsCheck(cluster, ns)),
+      },
+    );
+  }
+  return jobs;
+}
+
+/** A check that throws or outlasts its time is unknown: the cluster did not answer the question. */
+async function settle(job: Job, timeoutMs: number): Promise<Outcome> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<Outcome>((resolve) => {
+    timer = setTimeout(
+      () => resolve(unknown(`no answer from the cluster within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([
+      job
+        .run()
+        .catch((error: unknown) =>
+          unknown(`could not ask the cluster: ${describeFailure(error)}`, { error: describeFailure(error) }),
+        ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A check whose prerequisite failed (or was itself not established) and did not pass is not established either. */
+function withPrerequisites(jobs: readonly Job[], outcomes: readonly Outcome[]): InstallationCheckView[] {
+  const effective = new Map<string, { check: InstallationCheckView; blocked: boolean }>();
+  return jobs.map((job, i) => {
+    const own = { id: job.id, ...(outcomes[i] as Outcome) };
+    const blocker = job.dependsOn.find((id) => {
+      const dependency = effective.get(id);
+      return dependency && (dependency.blocked || dependency.check.status === CheckStatus.Failed);
+    });
+    const check: InstallationCheckView =
+      blocker && own.status !== CheckStatus.Passed
+        ? {
+            id: job.id,
+            status: CheckStatus.Unknown,
+            message: `not established: ${blocker} did not pass`,
+            evidence: { depends_on: blocker, observed: { status: own.status, message: own.message } },
+          }
+        : own;
+    effective.set(job.id, { check, blocked: check !== own });
+    return check;
+  });
+}
+
+/** One line from whatever the adapter threw: the API server's Status message when there is one. */

@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { rbacRules } from './permissions.ts';
+import { InstallationSpec } from './spec.ts';
+
+const docs = new URL('../../../../docs/', import.meta.url);
+const doc = readFileSync(new URL('installation.md', docs), 'utf8');
+
+describe('docs/installation.md', () => {
+  it('shows the RBAC rules the permissions check reviews', () => {
+    expect(doc).toContain(`rules:\n${rbacRules()}\n\`\`\``);
+  });
+
+  it('has an example specification that is valid and shown as it is', () => {
+    const example = readFileSync(new URL('installation.example.json', docs), 'utf8');
+    expect(v.safeParse(InstallationSpec, JSON.parse(example)).success).toBe(true);
+    expect(doc).toContain(`\`\`\`json\n${example}\`\`\``);
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * `POST /v1/installation/check` against the local cluster: a Gateway that reports Accepted and
+ * Programmed, mesh routes that its controller accepts once a composition is ready, and faults that
+ * make the Gateway API vanish, RBAC deny or the API server fail.
+ */
+import type { Stack } from '@svc/local';
+import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createComposition, image, waitForPhase } from './support/compositions.ts';
+
+let stack: Stack;
+let http: HttpClient;
+beforeAll(async () => {
+  stack = await startTestStack();
+  http = httpClient(stack.apiUrl);
+});
+afterEach(async () => {
+  await fetch(`${stack.clusterUrl}/_faults`, { method: 'DELETE' });
+});
+afterAll(() => stack.stop());
+
+async function fault(body: unknown): Promise<void> {
+  const response = await fetch(`${stack.clusterUrl}/_faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(201);
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers inspected by assertions
+type Check = { id: string; status: string; message: string; evidence: Record<string, any> };
+
+async function check(spec: unknown = {}) {
+  const answer = await http.post('/v1/installation/check', spec);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const checks = answer.body.checks as Check[];
+  const byId = Object.fromEntries(checks.map((c) => [c.id, c]));
+  return { status: answer.body.status as string, checks, byId };
+}
+
+const meshController = 'mesh-route-controller:demo/staging';
+
+describe('installation check against the local cluster', () => {
+  it('is incomplete until a mesh route has been accepted, then passes', async () => {
+    const before = await check();
+    expect(before.byId[meshController]).toMatchObject({
+      status: 'unknown',
+      evidence: { service_parented_routes: 0 },
+    });
+    expect(before.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual([meshController]);
+    expect(before.status).toBe('incomplete');
+    expect(before.byId.cluster?.evidence.version).toBe('v1.32.0-local');
+    expect(before.byId['gateway:demo/staging']).toMatchObject({
+      status: 'passed',
+      evidence: {
+        gateway: 'svc-system/preview',
+        source: 'catalog',
+        gateway_class: 'local',
+        conditions: { Accepted: { status: 'True' }, Programmed: { status: 'True' } },
+      },
+    });
+    expect(before.byId['gateway-listener:demo/staging']?.message).toBe(
+      'listener http of Gateway svc-system/preview admits HTTPRoutes for *.preview.localhost from namespace staging',
+    );
+    expect(before.byId['mesh-route-schema:demo/staging']?.evidence).toMatchObject({
+      parent: 'Service service-a:80',
+      dry_run: true,
+    });
+    expect(before.checks.filter((c) => c.id.startsWith('workload:')).map((c) => c.id)).toEqual([
+      'workload:demo/staging/service-a',
+      'workload:demo/staging/service-b',
+      'workload:demo/staging/service-c',
+      'workload:demo/staging/service-d',
+    ]);
+    // The dry run stored nothing.
+    const routes = await stack.cluster.list(
+      'staging',
+      [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' }],
+      '',
+    );
+    expect(routes).toEqual([]);
+
+    const composition = await createComposition(http, {
+      'service-b': { image: image('service-b', '2.0.0') },
+    });
+    await waitForPhase(http, composition.id, ['ready']);
+    const after = await check();
+    expect(after.byId[meshController]).toMatchObject({
+      status: 'passed',
+      evidence: {
+        proof: {
+          route: `preview-${composition.id}-service-b`,
+          parent: 'Service service-b',
+          controller: 'preview.local/gateway-controller',
+          regex: true,
+        },
+      },
+    });
+    expect(after.status).toBe('passed');
+  });
+
+  it('fails a baseline whose component workload is missing', async () => {
+    const manifest = (await import('@svc/local/demo')).demoManifest();
+    const project = structuredClone(manifest.projects[0]) as (typeof manifest.projects)[number];
+    project.name = 'ghost';
+    project.components.push({
+      ...(project.components[0] as (typeof project.components)[number]),
+      name: 'service-z',
+      workload: { kind: 'Deployment', name: 'service-z', container: 'app' },
+      service: { name: 'service-z', port: 80 },
+      dependencies: [],
+      log_selector: { 'app.kubernetes.io/name': 'service-z' },
+    });
+    for (const baseline of project.baselines) {
+      baseline.components['service-z'] = { image: image('service-z', '1.0.0'), replicas: 1 };
+    }
+    expect((await http.post('/v1/catalog/apply', { projects: [project] })).status).toBe(200);
+
+    const { status, byId } = await check({ targets: [{ project: 'ghost' }] });
+    expect(byId['workload:ghost/staging/service-z']).toMatchObject({
+      status: 'failed',
+      message: 'Deployment staging/service-z not found; Service staging/service-z not found',
+    });
+    expect(byId['workload:ghost/staging/service-a']?.status).toBe('passed');
+    expect(byId['namespace:demo/staging']).toBeUndefined();
+    expect(status).toBe('failed');
+  });
+
+  it('fails when the Gateway API is not served; what needs it is not established', async () => {
+    await fault({ type: 'fail', status: 404, match: { path: '/apis/gateway.networking.k8s.io' } });
+    const { status, byId } = await check({ targets: [{ project: 'demo' }] });
+    expect(byId['gateway-api']).toMatchObject({ status: 'failed', evidence: { resources: null } });
+    for (const id of [
+      'gateway:demo/staging',
+      'gateway-listener:demo/staging',
+      'mesh-route-schema:demo/staging',
+      meshController,
+    ]) {
+      expect(byId[id], id).toMatchObject({ status: 'unknown', evidence: { depends_on: 'gateway-api' } });
+    }
+    expect(byId['permissions:demo/staging']?.status).toBe('passed');
+    expect(status).toBe('failed');
+  });
+
+  it('fails naming the permissions RBAC denies', async () => {
+    await fault({ type: 'deny', match: { verb: 'delete', group: 'apps', resource: 'deployments' } });
+    await fault({ type: 'deny', match: { verb: 'get', resource: 'pods/log' } });
+    const { status, byId } = await check({ targets: [{ project: 'demo', baselines: ['staging'] }] });
+    expect(byId['permissions:demo/staging']).toMatchObject({
+      status: 'failed',
+      evidence: { namespace: 'staging', denied: ['delete deployments.apps', 'get pods/log'] },
+    });
+    expect(status).toBe('failed');
+  });
+
+  it('is incomplete, never passed, while the API server fails every request', async () => {
+    await fault({ type: 'fail', status: 503 });
+    const { status, checks, byId } = await check({ targets: [{ project: 'demo' }] });
+    expect(byId.cluster?.status).toBe('passed');
+    expect(checks.filter((c) => c.id !== 'cluster').every((c) => c.status === 'unknown')).toBe(true);
+    expect(byId['gateway-api']?.message).toContain('503');
+    expect(status).toBe('incomplete');
+  });
+
+  it('checks the Gateway the specification names instead of the catalog one', async () => {
+    const { status, byId } = await check({
+      targets: [{ project: 'demo', gateway: { namespace: 'svc-system', name: 'elsewhere' } }],
+    });
+    expect(byId['gateway:demo/staging']).toMatchObject({
+      status: 'failed',
+      evidence: { gateway: 'svc-system/elsewhere', source: 'specification' },
+    });
+    expect(status).toBe('failed');
+  });
+
+  it('refuses a specification naming what the catalog does not have, and one of the wrong shape', async () => {
+    const unknown = await http.post('/v1/installation/check', {
+      targets: [{ project: 'demo', baselines: ['production'] }],
+    });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body).toMatchObject({
+      code: 'unknown_reference',
+      errors: [{ path: '/targets/0/baselines/0' }],
+    });
+    const shape = await http.post('/v1/installation/check', { targets: [{ project: 'demo', gateway: 'x' }] });
+    expect(shape.status).toBe(422);
+    expect(shape.body.errors[0].path).toBe('/targets/0/gateway');
+  });
+});
