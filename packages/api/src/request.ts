@@ -1,4 +1,11 @@
-import { defaultPageSize, ErrorCode, maxPageSize, type PageRequest, ProblemError } from '@svc/core';
+import {
+  defaultPageSize,
+  ErrorCode,
+  isDnsLabel,
+  maxPageSize,
+  type PageRequest,
+  ProblemError,
+} from '@svc/core';
 import type { Context } from 'hono';
 
 /** The body as JSON; malformed JSON is a 400 naming the parse error. An empty body reads as undefined. */
@@ -52,7 +59,6 @@ export function pageQuery(c: Context): PageRequest {
 export function nameQuery(c: Context, name: string): string | null {
   const raw = c.req.query(name);
   if (raw === undefined) return null;
-  if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(raw))
-    throw invalidQuery(name, 'must be a lowercase DNS label');
+  if (!isDnsLabel(raw, 63)) throw invalidQuery(name, 'must be a lowercase DNS label');
   return raw;
 }

@@ -4,6 +4,10 @@ import * as v from 'valibot';
 /** Lowercase DNS label: the shape of every name and id that can end up in a hostname or a Kubernetes name. */
 export const dnsLabelPattern = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 
+export function isDnsLabel(value: string, maxLength: number): boolean {
+  return value.length <= maxLength && dnsLabelPattern.test(value);
+}
+
 export function dnsLabel(maxLength: number, what: string) {
   return v.pipe(
     v.string(`${what} must be a string`),

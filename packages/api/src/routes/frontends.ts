@@ -19,19 +19,16 @@ import {
 import type { Context } from 'hono';
 import type { Registry } from '../registry.ts';
 import { integerQuery, readJson } from '../request.ts';
-import { projectName } from './params.ts';
+import { pathName, projectName } from './params.ts';
 
 const tag = 'frontends';
 const base = '/v1/projects/{project}/frontends/{frontend}/revisions/{revision}';
-const namePattern = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** The binding a path names; a frontend or revision that cannot exist is simply not found. */
 function bindingRef(c: Context): BindingRef {
   const project = projectName(c);
-  const frontend = c.req.param('frontend') ?? '';
+  const frontend = pathName(c, 'frontend', 'frontend');
   const revision = c.req.param('revision') ?? '';
-  if (!namePattern.test(frontend))
-    throw new ProblemError(ErrorCode.NotFound, `frontend "${frontend}" not found`);
   if (!frontendRevisionPattern.test(revision)) {
     throw new ProblemError(
       ErrorCode.NotFound,

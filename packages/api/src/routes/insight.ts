@@ -10,12 +10,11 @@ import {
   logLimits,
   ObservabilityView,
   observability,
-  ProblemError,
 } from '@svc/core';
 import type { Context } from 'hono';
 import type { Registry } from '../registry.ts';
 import { integerQuery, invalidQuery, pageQuery } from '../request.ts';
-import { compositionId, pageParams } from './params.ts';
+import { compositionId, pageParams, pathName } from './params.ts';
 
 const tag = 'compositions';
 
@@ -26,13 +25,7 @@ function booleanQuery(c: Context, name: string): boolean {
   throw invalidQuery(name, 'must be true or false');
 }
 
-function componentName(c: Context): string {
-  const name = c.req.param('component') ?? '';
-  if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(name)) {
-    throw new ProblemError(ErrorCode.NotFound, `component "${name}" not found`);
-  }
-  return name;
-}
+const componentName = (c: Context) => pathName(c, 'component', 'component');
 
 export function insightRoutes(registry: Registry, deps: InsightDeps): void {
   registry.add(

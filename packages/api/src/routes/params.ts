@@ -1,4 +1,4 @@
-import { ErrorCode, ProblemError } from '@svc/core';
+import { ErrorCode, isDnsLabel, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
 import type { QueryParam } from '../registry.ts';
 
@@ -11,18 +11,13 @@ export const pageParams: QueryParam[] = [
   { name: 'after', description: "The previous page's next_cursor.", schema: { type: 'string' } },
 ];
 
-const idPattern = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
-const namePattern = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-
-/** A path id that cannot exist is simply not found. */
-export function compositionId(c: Context): string {
-  const id = c.req.param('id') ?? '';
-  if (!idPattern.test(id)) throw new ProblemError(ErrorCode.NotFound, `composition "${id}" not found`);
-  return id;
+/** A path name or id that cannot exist (not a DNS label of the right length) is simply not found. */
+export function pathName(c: Context, param: string, what: string, maxLength = 63): string {
+  const value = c.req.param(param) ?? '';
+  if (!isDnsLabel(value, maxLength))
+    throw new ProblemError(ErrorCode.NotFound, `${what} "${value}" not found`);
+  return value;
 }
 
-export function projectName(c: Context): string {
-  const name = c.req.param('project') ?? '';
-  if (!namePattern.test(name)) throw new ProblemError(ErrorCode.NotFound, `project "${name}" not found`);
-  return name;
-}
+export const compositionId = (c: Context) => pathName(c, 'id', 'composition', 40);
+export const projectName = (c: Context) => pathName(c, 'project', 'project');
