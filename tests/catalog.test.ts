@@ -66,7 +66,7 @@ describe('catalog reads', () => {
         namespace: 'staging',
         entry_component: 'service-a',
         revision: 1,
-        messaging: null,
+        messaging: { topics: ['demo-events'], routing_attribute: 'preview_route' },
       }),
     ]);
   });
@@ -165,6 +165,22 @@ describe('catalog validate', () => {
       ]),
     );
     expect((await http.get('/v1/projects/broken/components')).status).toBe(404);
+  });
+
+  it('refuses a consumer of a topic its baseline does not isolate', async () => {
+    const manifest = project('leaky');
+    const p = manifest.projects[0];
+    const consumer = p?.components.find((c) => c.name === 'service-d');
+    if (!consumer) throw new Error('missing service-d');
+    consumer.message_subscriptions = [{ topic: 'billing-events', queue_env: 'BILLING_QUEUE_URL' }];
+    const { body } = await http.post('/v1/catalog/validate', manifest);
+    expect(body.valid).toBe(false);
+    expect(body.problems).toEqual([
+      expect.objectContaining({
+        path: '/projects/0/baselines/0/messaging/topics',
+        code: 'topic_not_isolated',
+      }),
+    ]);
   });
 
   it('says valid for a good manifest', async () => {

@@ -1,4 +1,5 @@
 import type { Stack } from '@svc/local';
+import { demoManifestWithoutMessaging } from '@svc/local/demo';
 import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -193,7 +194,11 @@ describe('POST /v1/compositions', () => {
   });
 
   it('refuses message isolation on a baseline without messaging, naming what is missing', async () => {
-    const { status, body: problem } = await http.post('/v1/compositions', body({ message_isolation: true }));
+    expect((await http.post('/v1/catalog/apply', demoManifestWithoutMessaging('quiet'))).status).toBe(200);
+    const { status, body: problem } = await http.post(
+      '/v1/compositions',
+      body({ project: 'quiet', message_isolation: true }),
+    );
     expect(status).toBe(422);
     expect(problem.errors[0]).toMatchObject({ path: '/message_isolation', code: 'messaging_not_configured' });
     expect(problem.errors[0].message).toMatch(/messaging/);

@@ -1,4 +1,5 @@
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DependencyCheck } from '@svc/core';
@@ -7,7 +8,7 @@ export interface AwsSettings {
   region: string;
   /** Set for DynamoDB Local; absent on AWS. */
   dynamodbEndpoint?: string;
-  /** Set for fauxqs; absent on AWS. */
+  /** Set for fauxqs (which serves SNS on the same endpoint); absent on AWS. */
   sqsEndpoint?: string;
 }
 
@@ -18,6 +19,7 @@ export interface AwsClients {
   dynamodb: DynamoDBClient;
   documents: DynamoDBDocumentClient;
   sqs: SQSClient;
+  sns: SNSClient;
 }
 
 /** The one place SDK clients are built; adapters receive them by parameter. */
@@ -37,7 +39,12 @@ export function createAwsClients(settings: AwsSettings): AwsClients {
     maxAttempts: 3,
     ...(settings.sqsEndpoint ? { endpoint: settings.sqsEndpoint, credentials: emulatorCredentials } : {}),
   });
-  return { dynamodb, documents, sqs };
+  const sns = new SNSClient({
+    region: settings.region,
+    maxAttempts: 3,
+    ...(settings.sqsEndpoint ? { endpoint: settings.sqsEndpoint, credentials: emulatorCredentials } : {}),
+  });
+  return { dynamodb, documents, sqs, sns };
 }
 
 export function dynamodbCheck(client: DynamoDBClient, tableName: string): DependencyCheck {

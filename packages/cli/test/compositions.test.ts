@@ -18,6 +18,7 @@ import {
   PlanView,
 } from '@svc/core';
 import type { Stack } from '@svc/local';
+import { demoManifestWithoutMessaging } from '@svc/local/demo';
 import { startTestStack } from '@svc/local/testing';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,11 +139,19 @@ describe('svc composition create', () => {
   });
 
   it('--message-isolation on a baseline without messaging is refused by the server, naming it', async () => {
+    const applied = await fetch(`${stack.apiUrl}/v1/catalog/apply`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(demoManifestWithoutMessaging('quiet')),
+    });
+    expect(applied.status).toBe(200);
     const result = await run([
       'composition',
       'create',
       '--name',
       'x',
+      '--project',
+      'quiet',
       '--inherit-all',
       '--message-isolation',
     ]);

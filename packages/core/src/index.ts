@@ -35,6 +35,7 @@ export * from './installation/check.ts';
 export * from './installation/permissions.ts';
 export * from './installation/spec.ts';
 export * as Jobs from './jobs/job.ts';
+export * from './messaging/ports.ts';
 export * from './names.ts';
 export * from './paging.ts';
 export * as Resources from './resources.ts';

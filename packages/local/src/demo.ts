@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { CreateTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import {
   applyCatalog,
   type CatalogDeps,
@@ -15,9 +17,72 @@ export function demoManifest(): CatalogManifest {
   return JSON.parse(readFileSync(demoManifestPath, 'utf8')) as CatalogManifest;
 }
 
+/** The demo project under another name, with no messaging set up (for what only such a baseline does). */
+export function demoManifestWithoutMessaging(projectName: string): CatalogManifest {
+  const manifest = structuredClone(demoManifest());
+  for (const project of manifest.projects) {
+    project.name = projectName;
+    for (const baseline of project.baselines) baseline.messaging = null;
+    for (const component of project.components) component.message_subscriptions = [];
+  }
+  return manifest;
+}
+
 /** Applies the demo manifest through the normal catalog path; a no-op when it is already current. */
 export function seedDemoCatalog(deps: CatalogDeps) {
   return applyCatalog(deps, demoManifest());
+}
+
+/** Environment variables per component of the demo baseline (where its queues are). */
+export type DemoEnv = Record<string, { name: string; value: string }[]>;
+
+/**
+ * The operator's part of message isolation for the demo baseline: its topics, and for each
+ * consuming component a baseline queue whose subscription excludes routed messages. Publishers
+ * must set at least one message attribute for such a filter to match (SNS semantics).
+ */
+export async function setUpDemoMessaging(clients: { sns: SNSClient; sqs: SQSClient }): Promise<DemoEnv> {
+  const manifest = demoManifest();
+  const env: DemoEnv = {};
+  for (const project of manifest.projects) {
+    for (const baseline of project.baselines) {
+      if (!baseline.messaging) continue;
+      const topics = new Map<string, string>();
+      for (const topic of baseline.messaging.topics) {
+        const { TopicArn } = await clients.sns.send(new CreateTopicCommand({ Name: topic }));
+        if (TopicArn) topics.set(topic, TopicArn);
+      }
+      for (const component of project.components) {
+        if (!(component.name in baseline.components)) continue;
+        for (const subscription of component.message_subscriptions) {
+          const topicArn = topics.get(subscription.topic);
+          if (!topicArn) continue;
+          const name = `${baseline.namespace}-${component.name}-${subscription.topic}`;
+          const { QueueUrl } = await clients.sqs.send(new CreateQueueCommand({ QueueName: name }));
+          const { Attributes } = await clients.sqs.send(
+            new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
+          );
+          await clients.sns.send(
+            new SubscribeCommand({
+              TopicArn: topicArn,
+              Protocol: 'sqs',
+              Endpoint: Attributes?.QueueArn,
+              ReturnSubscriptionArn: true,
+              Attributes: {
+                FilterPolicy: JSON.stringify({ [baseline.messaging.routing_attribute]: [{ exists: false }] }),
+                RawMessageDelivery: 'true',
+              },
+            }),
+          );
+          env[component.name] = [
+            ...(env[component.name] ?? []),
+            { name: subscription.queue_env, value: QueueUrl ?? '' },
+          ];
+        }
+      }
+    }
+  }
+  return env;
 }
 
 /**
@@ -27,6 +92,7 @@ export function seedDemoCatalog(deps: CatalogDeps) {
  */
 export function baselineObjects(
   manifest: CatalogManifest,
+  env: DemoEnv = {},
   projectName = 'demo',
   baselineName?: string,
 ): ClusterObject[] {
@@ -60,6 +126,7 @@ export function baselineObjects(
                 name: profile.workload.container,
                 image: running.image,
                 ports: [{ containerPort: profile.port }],
+                ...(env[name] ? { env: env[name] } : {}),
               },
             ],
           },
@@ -80,8 +147,12 @@ export function baselineObjects(
 }
 
 /** Applies the demo baseline (idempotent: server-side apply) and waits until its Deployments are Available. */
-export async function deployDemoBaseline(cluster: ClusterPort, timeoutMs = 30_000): Promise<void> {
-  const objects = baselineObjects(demoManifest());
+export async function deployDemoBaseline(
+  cluster: ClusterPort,
+  env: DemoEnv = {},
+  timeoutMs = 30_000,
+): Promise<void> {
+  const objects = baselineObjects(demoManifest(), env);
   for (const object of objects) await cluster.apply(object);
   const namespace = objects.find((o) => o.kind === 'Deployment')?.metadata.namespace ?? 'staging';
   const names = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, listenNode } from '@svc/api';
-import { awsStores, createAwsClients, dynamodbCheck, sqsCheck } from '@svc/aws';
+import { awsStores, createAwsClients, dynamodbCheck, snsSqsMessaging, sqsCheck } from '@svc/aws';
 import {
   AuthMode,
   type Clock,
@@ -25,7 +25,7 @@ import {
   type WorkerDeps,
   type WorkerSettings,
 } from '@svc/worker';
-import { deployDemoBaseline, seedDemoCatalog } from './demo.ts';
+import { deployDemoBaseline, seedDemoCatalog, setUpDemoMessaging } from './demo.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import { startSqsEmulator } from './fauxqs.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
@@ -130,7 +130,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       previewUrl: (id: string, domain: string) => `http://${id}.${domain}:${gatewayPort}/`,
     };
     if (options.seed !== false) {
-      await Promise.all([seedDemoCatalog(services), deployDemoBaseline(cluster)]);
+      const messaging = await setUpDemoMessaging(clients);
+      await Promise.all([seedDemoCatalog(services), deployDemoBaseline(cluster, messaging)]);
     }
 
     const authMode = options.authMode ?? AuthMode.Dev;
@@ -154,6 +155,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       compositions: options.wrapWorkerStore
         ? options.wrapWorkerStore(services.compositions)
         : services.compositions,
+      messaging: snsSqsMessaging(clients),
       probe: httpProbe(),
       settings: { ...defaultWorkerSettings, ...options.workerSettings },
     };

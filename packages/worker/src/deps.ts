@@ -5,6 +5,7 @@ import type {
   CompositionStore,
   IdempotencyStore,
   JobQueue,
+  MessagingPort,
 } from '@svc/core';
 import type { Probe } from './prober.ts';
 
@@ -39,6 +40,8 @@ export interface WorkerDeps {
   idempotency: IdempotencyStore;
   jobs: JobQueue;
   cluster: ClusterPort;
+  /** SNS → SQS isolation of overridden consumers. */
+  messaging: MessagingPort;
   clock: Clock;
   probe: Probe;
   settings: WorkerSettings;

@@ -1,5 +1,5 @@
 /** AWS Lambda entry of the worker: the job queue's event source and the schedules' target. */
-import { runtimeFromEnvironment } from '@svc/aws';
+import { runtimeFromEnvironment, snsSqsMessaging } from '@svc/aws';
 import { clusterFromEnvironment } from '@svc/kube';
 import { defaultWorkerSettings } from './deps.ts';
 import { lambdaHandler } from './lambda-handler.ts';
@@ -12,6 +12,7 @@ const deps = {
   ...runtime.stores,
   clock: runtime.clock,
   cluster: clusterFromEnvironment(process.env),
+  messaging: snsSqsMessaging(runtime.clients),
   probe: httpProbe(),
   settings: defaultWorkerSettings,
   log,

@@ -22,6 +22,7 @@ import {
   forkDeployment,
   forkService,
   IdPrefix,
+  isolatedQueuePrefix,
   Label,
   meshRoute,
   newId,
@@ -32,6 +33,7 @@ import {
   publicRoute,
 } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
+import { isolate } from './isolation.ts';
 
 export class Superseded extends Error {
   override name = 'Superseded';
@@ -146,10 +148,12 @@ const apply: Step = async (context) => {
   if (blockers.length) return { kind: 'fail', blockers };
 
   await context.fence();
+  // Queues first: each fork's pods are told where their isolated queues are.
+  const isolation = await isolate(deps, composition, baseline, profiles);
+  if (isolation.blockers.length) return { kind: 'fail', blockers: isolation.blockers };
   const owner = ownerReference(
     await deps.cluster.apply(anchor(composition.id, namespace, operation.generation)),
   );
-  await context.fence();
   await Promise.all(
     bases.flatMap(({ component, profile, deployment, service }) => {
       const input = {
@@ -163,6 +167,7 @@ const apply: Step = async (context) => {
         image: composition.desired.images[component]?.image as string,
         owner,
         progressDeadlineSeconds: deps.settings.progressDeadlineSeconds,
+        env: isolation.env[component] ?? [],
       };
       return [deps.cluster.apply(forkDeployment(input)), deps.cluster.apply(forkService(input))];
     }),
@@ -460,6 +465,9 @@ async function routingCheck(
 /** Create and update end here: ready, with what is observed now. */
 const finishRollout: Step = async (context) => {
   const { deps, composition, operation } = context;
+  const found = await target(context);
+  if ('kind' in found) return found;
+  const isolation = await isolate(deps, composition, found.baseline, found.profiles);
   const forks = await deps.cluster.listDeployments(
     composition.namespace,
     compositionSelector(composition.id),
@@ -489,13 +497,24 @@ const finishRollout: Step = async (context) => {
       observed_generation: operation.generation,
       observed: { components, blockers: [], updated_at: now },
       public_ready: latest?.generation === operation.generation ? latest.status !== CheckStatus.Failed : true,
+      message_subscriptions: composition.message_isolation ? isolation.subscriptions : null,
     },
   };
 };
 
-/** Destroy: delete the anchor; owner-reference garbage collection removes the rest. */
+/** Destroy: delete the anchor (owner-reference garbage collection removes the rest) and the isolated queues. */
 const remove: Step = async (context) => {
   const { deps, composition } = context;
+  if (composition.message_isolation) {
+    const catalog = await deps.catalog.readVersion(
+      composition.project,
+      composition.desired.catalog_version_id,
+    );
+    await deps.messaging.removeIsolatedQueues({
+      prefix: isolatedQueuePrefix(composition.id),
+      topics: catalog?.baselines[composition.baseline]?.spec.messaging?.topics ?? [],
+    });
+  }
   await deps.cluster.delete(
     {
       apiVersion: 'v1',

@@ -17,6 +17,7 @@ export const ProblemCode = {
   MissingEntryComponent: 'missing_entry_component',
   MissingDependency: 'missing_dependency',
   DuplicateService: 'duplicate_service',
+  TopicNotIsolated: 'topic_not_isolated',
 } as const;
 
 export type ValidationResult =
@@ -114,6 +115,17 @@ export function validateManifest(input: unknown): ValidationResult {
         });
       }
       for (const name of Object.keys(baseline.components)) {
+        // Isolation relies on the baseline's own subscription excluding routed messages, which the
+        // operator sets up only for the topics listed in the baseline's messaging.
+        for (const subscription of components.get(name)?.message_subscriptions ?? []) {
+          if (baseline.messaging && !baseline.messaging.topics.includes(subscription.topic)) {
+            problems.push({
+              path: `${at}/messaging/topics`,
+              code: ProblemCode.TopicNotIsolated,
+              message: `component "${name}" subscribes to topic "${subscription.topic}", which baseline "${baseline.name}" does not list in messaging.topics`,
+            });
+          }
+        }
         for (const dependency of components.get(name)?.dependencies ?? []) {
           if (components.has(dependency) && !(dependency in baseline.components)) {
             problems.push({

@@ -84,6 +84,8 @@ export interface ForkInput {
   owner: OwnerReference;
   /** Default 120 s; shorter in tests. */
   progressDeadlineSeconds?: number;
+  /** Variables set on the profile's container, e.g. the queue URL of an isolated subscription. */
+  env?: readonly { name: string; value: string }[];
 }
 
 /**
@@ -98,7 +100,9 @@ export function forkDeployment(input: ForkInput): Deployment {
   const podLabels = Object.fromEntries(Object.entries(baseLabels).filter(([key]) => !selectorKeys.has(key)));
   const ownLabels = { ...compositionLabels(id), [Label.Component]: component };
   const containers: Container[] = base.spec.template.spec.containers.map((container) =>
-    container.name === profile.workload.container ? { ...container, image: input.image } : container,
+    container.name === profile.workload.container
+      ? { ...container, image: input.image, ...withEnv(container, input.env ?? []) }
+      : container,
   );
   return {
     apiVersion: 'apps/v1',
@@ -130,6 +134,17 @@ export function forkDeployment(input: ForkInput): Deployment {
       },
     },
   };
+}
+
+/** The container's env with `overrides` replacing variables of the same name. */
+function withEnv(
+  container: Container,
+  overrides: readonly { name: string; value: string }[],
+): { env?: unknown[] } {
+  if (overrides.length === 0) return {};
+  const names = new Set(overrides.map((e) => e.name));
+  const kept = ((container.env as { name: string }[] | undefined) ?? []).filter((e) => !names.has(e.name));
+  return { env: [...kept, ...overrides] };
 }
 
 export function forkService(

@@ -1,0 +1,127 @@
+import { ListTopicsCommand, PublishCommand } from '@aws-sdk/client-sns';
+import { ListQueuesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { Stack } from '@svc/local';
+import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createComposition, image, waitForPhase } from './support/compositions.ts';
+
+let stack: Stack;
+let http: HttpClient;
+let topicArn: string;
+beforeAll(async () => {
+  stack = await startTestStack();
+  http = httpClient(stack.apiUrl);
+  const { Topics = [] } = await stack.clients.sns.send(new ListTopicsCommand({}));
+  topicArn = Topics.find((t) => t.TopicArn?.endsWith(':demo-events'))?.TopicArn ?? '';
+});
+afterAll(() => stack.stop());
+
+const baselineQueue = async () =>
+  (await stack.clients.sqs.send(new ListQueuesCommand({ QueueNamePrefix: 'staging-service-d-' })))
+    .QueueUrls?.[0] ?? '';
+
+async function publish(attributes: Record<string, string>, message: string) {
+  await stack.clients.sns.send(
+    new PublishCommand({
+      TopicArn: topicArn,
+      Message: message,
+      MessageAttributes: Object.fromEntries(
+        Object.entries(attributes).map(([k, v]) => [k, { DataType: 'String', StringValue: v }]),
+      ),
+    }),
+  );
+}
+
+async function drain(queueUrl: string): Promise<string[]> {
+  const bodies: string[] = [];
+  for (;;) {
+    const { Messages = [] } = await stack.clients.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: bodies.length ? 0 : 1,
+      }),
+    );
+    if (Messages.length === 0) return bodies;
+    bodies.push(...Messages.map((m) => m.Body ?? ''));
+  }
+}
+
+async function previewQueues(id: string): Promise<string[]> {
+  const { QueueUrls = [] } = await stack.clients.sqs.send(
+    new ListQueuesCommand({ QueueNamePrefix: `preview-${id}-` }),
+  );
+  return QueueUrls;
+}
+
+describe('message isolation', () => {
+  it("gives an overridden consumer its own queue that receives only the composition's routed messages", async () => {
+    const created = await createComposition(
+      http,
+      { 'service-d': { image: image('service-d', '2.0.0') } },
+      { message_isolation: true },
+    );
+    expect(created.message_subscriptions).toEqual([]);
+    const ready = await waitForPhase(http, created.id, ['ready', 'failed']);
+    expect(ready.phase).toBe('ready');
+    expect(ready.message_subscriptions).toEqual([
+      {
+        component: 'service-d',
+        topic: 'demo-events',
+        queue_url: expect.stringContaining(`preview-${created.id}-service-d-0`),
+        ready: true,
+      },
+    ]);
+    const queueUrl = ready.message_subscriptions[0].queue_url;
+
+    const fork = await stack.cluster.getDeployment('staging', `service-d-${created.id}`);
+    expect(fork?.spec.template.spec.containers[0]?.env).toContainEqual({
+      name: 'QUEUE_URL',
+      value: queueUrl,
+    });
+
+    const baseline = await baselineQueue();
+    await drain(baseline);
+    await publish({ preview_route: created.id }, 'for the preview');
+    await publish({ kind: 'order' }, 'for everyone else');
+    await publish({ preview_route: 'c-someone-else' }, 'for another preview');
+    expect(await drain(queueUrl)).toEqual(['for the preview']);
+    expect(await drain(baseline)).toEqual(['for everyone else']);
+  });
+
+  it('makes no queue without isolation, and reports no subscriptions', async () => {
+    const created = await createComposition(http, { 'service-d': { image: image('service-d', '2.0.1') } });
+    const ready = await waitForPhase(http, created.id, ['ready']);
+    expect(ready.message_subscriptions).toBeNull();
+    expect(await previewQueues(created.id)).toEqual([]);
+  });
+
+  it('removes the queue when the consumer goes back to the baseline, and on destroy', async () => {
+    const created = await createComposition(
+      http,
+      { 'service-d': { image: image('service-d', '2.0.2') } },
+      { message_isolation: true },
+    );
+    await waitForPhase(http, created.id, ['ready']);
+    expect(await previewQueues(created.id)).toHaveLength(1);
+
+    await http.patch(`/v1/compositions/${created.id}`, {
+      expected_generation: 1,
+      overrides: { 'service-b': { image: image('service-b', '2.0.2') } },
+    });
+    const updated = await waitForPhase(http, created.id, ['ready', 'failed']);
+    expect(updated.phase).toBe('ready');
+    expect(updated.message_subscriptions).toEqual([]);
+    expect(await previewQueues(created.id)).toEqual([]);
+
+    await http.patch(`/v1/compositions/${created.id}`, {
+      expected_generation: 2,
+      overrides: { 'service-d': { image: image('service-d', '2.0.3') } },
+    });
+    await waitForPhase(http, created.id, ['ready']);
+    expect(await previewQueues(created.id)).toHaveLength(1);
+    await http.delete(`/v1/compositions/${created.id}`);
+    await waitForPhase(http, created.id, ['destroyed']);
+    expect(await previewQueues(created.id)).toEqual([]);
+  });
+});
