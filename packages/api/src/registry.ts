@@ -63,7 +63,6 @@ export function createRegistry(app: Hono<AppEnv>): Registry {
 /** Problem codes any authenticated route may answer with. */
 export const commonErrors: ErrorCode[] = [
   ErrorCode.Unauthenticated,
-  ErrorCode.RateLimited,
   ErrorCode.Internal,
   ErrorCode.DependencyUnavailable,
 ];

@@ -15,7 +15,6 @@ export interface FieldError {
 export const ErrorCode = {
   MalformedJson: 'malformed_json',
   InvalidQuery: 'invalid_query',
-  InvalidHeader: 'invalid_header',
   InvalidIdempotencyKey: 'invalid_idempotency_key',
   Unauthenticated: 'unauthenticated',
   Forbidden: 'forbidden',
@@ -36,7 +35,6 @@ export const ErrorCode = {
   UnknownReference: 'unknown_reference',
   IdempotencyKeyReused: 'idempotency_key_reused',
   DraftContentRefused: 'draft_content_refused',
-  RateLimited: 'rate_limited',
   MethodNotAllowed: 'method_not_allowed',
   DependencyUnavailable: 'dependency_unavailable',
   Internal: 'internal_error',
@@ -51,7 +49,6 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     title: 'Invalid query parameter',
     description: 'A known query parameter has a bad value.',
   },
-  invalid_header: { status: 400, title: 'Invalid header', description: 'A request header has a bad value.' },
   invalid_idempotency_key: {
     status: 400,
     title: 'Invalid Idempotency-Key',
@@ -145,11 +142,6 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     title: 'Draft content refused',
     description:
       'An onboarding draft never stores environment values, ConfigMap values, credentials or messaging configuration; `errors` names each field.',
-  },
-  rate_limited: {
-    status: 429,
-    title: 'Rate limited',
-    description: 'Too many requests; retry after the given delay.',
   },
   internal_error: {
     status: 500,

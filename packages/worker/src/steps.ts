@@ -31,6 +31,7 @@ import {
   Phase,
   type ProjectVersion,
   publicRoute,
+  refOf,
 } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
 import { isolate } from './isolation.ts';
@@ -206,16 +207,7 @@ async function removeInherited(deps: WorkerDeps, composition: CompositionRecord)
   const selector = compositionSelector(composition.id);
   for (const kinds of [routeKinds, forkKinds]) {
     const objects = stale(await deps.cluster.list(composition.namespace, kinds, selector));
-    await Promise.all(
-      objects.map((o) =>
-        deps.cluster.delete({
-          apiVersion: o.apiVersion,
-          kind: o.kind,
-          namespace: composition.namespace,
-          name: o.metadata.name,
-        }),
-      ),
-    );
+    await Promise.all(objects.map((o) => deps.cluster.delete(refOf(o))));
   }
 }
 
@@ -539,14 +531,7 @@ const awaitDeletion: Step = async (context) => {
       await Promise.all(
         remaining
           .filter((o) => !o.metadata.deletionTimestamp && o.kind !== 'Pod' && o.kind !== 'ReplicaSet')
-          .map((o) =>
-            deps.cluster.delete({
-              apiVersion: o.apiVersion,
-              kind: o.kind,
-              namespace: composition.namespace,
-              name: o.metadata.name,
-            }),
-          ),
+          .map((o) => deps.cluster.delete(refOf(o))),
       );
     }
     if (Date.now() >= deadline) {
