@@ -1,8 +1,8 @@
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { JobQueue } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { type HttpClient, httpClient, startTestStack, type TestClock, testClock } from '@svc/local/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drainQueue as drainJobs } from './support/queues.ts';
 
 let stack: Stack;
 let http: HttpClient;
@@ -34,18 +34,8 @@ async function create(name: string, project = 'demo') {
 }
 
 async function drainQueue(): Promise<{ operation_id: string; step: string }[]> {
-  const jobs: { operation_id: string; step: string }[] = [];
-  for (;;) {
-    const { Messages } = await stack.clients.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: stack.resources.jobQueueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-      }),
-    );
-    if (!Messages?.length) return jobs;
-    jobs.push(...Messages.map((m) => JSON.parse(m.Body ?? '{}')));
-  }
+  const bodies = await drainJobs(stack.clients.sqs, stack.resources.jobQueueUrl);
+  return bodies.map((body) => JSON.parse(body));
 }
 
 describe('GET /v1/compositions', () => {

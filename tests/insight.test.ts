@@ -139,10 +139,22 @@ describe('verification freshness', () => {
     expect(diagnosis.body.notes).toContainEqual(expect.objectContaining({ code: 'verification_stale' }));
   });
 
-  it('pages with limit and after', async () => {
-    const first = await http.get(`/v1/compositions/${ready.id}/verification?limit=1`);
-    expect(first.body.items).toHaveLength(1);
-    expect(first.body.next_cursor).toBeNull();
+  it('pages with limit and after, newest first', async () => {
+    const created = await createComposition(http, { 'service-c': { image: image('service-c', '3.0.0') } });
+    await waitForPhase(http, created.id, ['ready']);
+    await http.patch(`/v1/compositions/${created.id}`, {
+      expected_generation: 1,
+      overrides: { 'service-c': { image: image('service-c', '3.1.0') } },
+    });
+    await waitForPhase(http, created.id, ['ready']);
+    const first = await http.get(`/v1/compositions/${created.id}/verification?limit=1`);
+    expect(first.body.items.map((c: { generation: number }) => c.generation)).toEqual([2]);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const second = await http.get(
+      `/v1/compositions/${created.id}/verification?limit=1&after=${first.body.next_cursor}`,
+    );
+    expect(second.body.items.map((c: { generation: number }) => c.generation)).toEqual([1]);
+    expect(second.body.next_cursor).toBeNull();
   });
 });
 

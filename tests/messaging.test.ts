@@ -1,9 +1,10 @@
 import { ListTopicsCommand, PublishCommand } from '@aws-sdk/client-sns';
-import { ListQueuesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { ListQueuesCommand } from '@aws-sdk/client-sqs';
 import type { Stack } from '@svc/local';
 import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createComposition, image, waitForPhase } from './support/compositions.ts';
+import { drainQueue } from './support/queues.ts';
 
 let stack: Stack;
 let http: HttpClient;
@@ -32,20 +33,7 @@ async function publish(attributes: Record<string, string>, message: string) {
   );
 }
 
-async function drain(queueUrl: string): Promise<string[]> {
-  const bodies: string[] = [];
-  for (;;) {
-    const { Messages = [] } = await stack.clients.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: bodies.length ? 0 : 1,
-      }),
-    );
-    if (Messages.length === 0) return bodies;
-    bodies.push(...Messages.map((m) => m.Body ?? ''));
-  }
-}
+const drain = (queueUrl: string) => drainQueue(stack.clients.sqs, queueUrl, 1);
 
 async function previewQueues(id: string): Promise<string[]> {
   const { QueueUrls = [] } = await stack.clients.sqs.send(
