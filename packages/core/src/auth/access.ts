@@ -1,0 +1,161 @@
+/**
+ * Who may do what. Roles are granted per project (or `*`, every project); a `publisher` grant is
+ * CI's: one project (and optionally one repository) and only the publishing permissions. Every
+ * route names one permission; `decide` answers for an identity, a permission and the object's
+ * project, and says whether a refusal may admit that the object exists.
+ */
+import * as v from 'valibot';
+
+export const Role = {
+  Viewer: 'viewer',
+  Developer: 'developer',
+  Maintainer: 'maintainer',
+  Admin: 'admin',
+  /** CI: publishes builds and posts frontend checks for one project (and repository), nothing else. */
+  Publisher: 'publisher',
+} as const;
+export type Role = (typeof Role)[keyof typeof Role];
+
+/** The ordered roles; `publisher` stands outside the order. */
+export type RankedRole = Exclude<Role, typeof Role.Publisher>;
+const rank: Record<RankedRole, number> = { viewer: 1, developer: 2, maintainer: 3, admin: 4 };
+
+export const anyProject = '*';
+
+export const Grant = v.strictObject({
+  role: v.enum(Role),
+  /** A project name, or `*` for every project (and the installation itself). */
+  project: v.pipe(v.string(), v.regex(/^(\*|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)$/, 'a project name or *')),
+  /** Publisher grants only: the one repository (`owner/name`) it may publish for; null for any. */
+  repository: v.optional(
+    v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/))),
+    null,
+  ),
+});
+export type Grant = v.InferOutput<typeof Grant>;
+
+/**
+ * What a route needs. `project` permissions are checked against the object's project;
+ * `installation` permissions need a grant on `*`. `publisher: true` lets a matching publisher
+ * grant through as well.
+ */
+const permissions = {
+  'composition:read': { scope: 'project', role: Role.Viewer, publisher: false },
+  'composition:write': { scope: 'project', role: Role.Developer, publisher: false },
+  'catalog:read': { scope: 'project', role: Role.Viewer, publisher: false },
+  'catalog:apply': { scope: 'project', role: Role.Maintainer, publisher: false },
+  'draft:write': { scope: 'project', role: Role.Developer, publisher: false },
+  'build:read': { scope: 'project', role: Role.Viewer, publisher: false },
+  'build:publish': { scope: 'project', role: Role.Maintainer, publisher: true },
+  'frontend:read': { scope: 'project', role: Role.Viewer, publisher: false },
+  'frontend:bind': { scope: 'project', role: Role.Developer, publisher: false },
+  'frontend:publish': { scope: 'project', role: Role.Maintainer, publisher: true },
+  'frontend:check': { scope: 'project', role: Role.Developer, publisher: true },
+  'verification:record': { scope: 'project', role: Role.Developer, publisher: true },
+  'policy:read': { scope: 'project', role: Role.Viewer, publisher: false },
+  'policy:write': { scope: 'project', role: Role.Maintainer, publisher: false },
+  'preview:read': { scope: 'project', role: Role.Viewer, publisher: false },
+  'preview:control': { scope: 'project', role: Role.Developer, publisher: false },
+  'forge:read': { scope: 'installation', role: Role.Viewer, publisher: false },
+  'forge:admin': { scope: 'installation', role: Role.Admin, publisher: false },
+  'token:manage': { scope: 'installation', role: Role.Admin, publisher: false },
+  'user:manage': { scope: 'installation', role: Role.Admin, publisher: false },
+  'installation:check': { scope: 'installation', role: Role.Admin, publisher: false },
+  /** Any authenticated caller: its own identity, its own credentials. */
+  self: { scope: 'none', role: null, publisher: false },
+} as const satisfies Record<
+  string,
+  { scope: 'project' | 'installation' | 'none'; role: RankedRole | null; publisher: boolean }
+>;
+
+export type Permission = keyof typeof permissions;
+export const Permission = Object.fromEntries(Object.keys(permissions).map((p) => [p, p])) as {
+  readonly [P in Permission]: P;
+};
+export const permissionNames = Object.keys(permissions) as Permission[];
+
+export function permissionRule(permission: Permission) {
+  return permissions[permission];
+}
+
+export const Decision = {
+  Allowed: 'allowed',
+  /** 403: the caller may see the object but not do this. */
+  Forbidden: 'forbidden',
+  /** 404: the caller may not even know the object exists. */
+  Hidden: 'hidden',
+} as const;
+export type Decision = (typeof Decision)[keyof typeof Decision];
+
+export interface Target {
+  project: string | null;
+  /** The repository (`owner/name`) a publication is for; only publisher grants look at it. */
+  repository?: string | null;
+}
+
+const covers = (grant: Grant, project: string) => grant.project === anyProject || grant.project === project;
+
+/** The highest ranked role the grants give on `project` (`*` grants included); null for none. */
+export function roleOn(grants: readonly Grant[], project: string): RankedRole | null {
+  let best: RankedRole | null = null;
+  for (const grant of grants) {
+    if (grant.role === Role.Publisher || !covers(grant, project)) continue;
+    if (best === null || rank[grant.role] > rank[best]) best = grant.role;
+  }
+  return best;
+}
+
+export function atLeast(role: RankedRole | null, minimum: RankedRole): boolean {
+  return role !== null && rank[role] >= rank[minimum];
+}
+
+function publisherMatches(grants: readonly Grant[], target: Target): boolean {
+  return grants.some(
+    (grant) =>
+      grant.role === Role.Publisher &&
+      target.project !== null &&
+      covers(grant, target.project) &&
+      (grant.repository === null ||
+        (target.repository !== undefined &&
+          target.repository !== null &&
+          grant.repository.toLowerCase() === target.repository.toLowerCase())),
+  );
+}
+
+/**
+ * The answer for one request. A project-scoped refusal is `hidden` when no grant touches the
+ * project at all (its objects must not leak), else `forbidden`.
+ */
+export function decide(grants: readonly Grant[], permission: Permission, target: Target): Decision {
+  const rule = permissions[permission];
+  if (rule.scope === 'none') return Decision.Allowed;
+  if (rule.scope === 'installation') {
+    return atLeast(roleOn(grants, anyProject), rule.role) ? Decision.Allowed : Decision.Forbidden;
+  }
+  if (target.project === null) {
+    return atLeast(roleOn(grants, anyProject), rule.role) ? Decision.Allowed : Decision.Forbidden;
+  }
+  const role = roleOn(grants, target.project);
+  if (atLeast(role, rule.role)) return Decision.Allowed;
+  if (rule.publisher && publisherMatches(grants, target)) return Decision.Allowed;
+  const touches = role !== null || grants.some((g) => covers(g, target.project as string));
+  return touches ? Decision.Forbidden : Decision.Hidden;
+}
+
+/** The projects whose objects a list may show for `permission`: every project, or these. */
+export function readableProjects(
+  grants: readonly Grant[],
+  permission: Permission,
+): typeof anyProject | ReadonlySet<string> {
+  const rule = permissions[permission];
+  if (rule.scope !== 'project') return anyProject;
+  if (atLeast(roleOn(grants, anyProject), rule.role)) return anyProject;
+  const projects = new Set<string>();
+  for (const grant of grants) {
+    if (grant.project === anyProject) continue;
+    const allowed =
+      grant.role === Role.Publisher ? rule.publisher : atLeast(roleOn(grants, grant.project), rule.role);
+    if (allowed) projects.add(grant.project);
+  }
+  return projects;
+}
