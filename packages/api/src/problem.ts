@@ -1,4 +1,4 @@
-import { ErrorCode, ProblemError } from '@svc/core';
+import { DependencyUnavailableError, ErrorCode, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
 import type { AppEnv } from './env.ts';
 
@@ -25,37 +25,16 @@ export function problemResponse(c: Context<AppEnv>, error: ProblemError): Respon
   });
 }
 
-/**
- * A backing service failed rather than our code: an AWS SDK error the service answered with 5xx or
- * throttling, a Kubernetes API 5xx/429, or a connection that could not be made.
- */
-export function isDependencyFailure(error: unknown): boolean {
-  const e = error as {
-    $metadata?: { httpStatusCode?: number };
-    name?: string;
-    code?: unknown;
-    cause?: { code?: string };
-  };
-  if (e.$metadata) {
-    return (
-      (e.$metadata.httpStatusCode ?? 500) >= 500 ||
-      /Throttl|ProvisionedThroughputExceeded|RequestLimitExceeded/.test(e.name ?? '')
-    );
-  }
-  if (typeof e.code === 'number') return e.code === 429 || e.code >= 500;
-  const text = `${(error as Error)?.message ?? ''} ${e.cause?.code ?? ''}`;
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|fetch failed|socket hang up/.test(text);
-}
-
 /** The one place errors become HTTP. A backing service failing is a 503; anything else unexpected is a bug: 500, no internals. */
 export function onError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ProblemError) return problemResponse(c, error);
-  if (isDependencyFailure(error)) {
+  if (error instanceof DependencyUnavailableError) {
     console.error(
       JSON.stringify({
         level: 'warn',
         msg: 'dependency failed',
         request_id: c.get('requestId'),
+        dependency: error.dependency,
         error: error.message,
       }),
     );

@@ -7,12 +7,8 @@ import type {
   ProjectView,
   Revisioned,
 } from '@svc/core';
-import { pageOf } from './composition-store.ts';
-import { failedConditions, type Item, startKeyFrom, stripKeys, type Table } from './table.ts';
-
-const pointerKey = (project: string) => ({ pk: `PROJECT#${project}`, sk: 'CURRENT' });
-const versionPk = (project: string, versionId: string) => `CATALOG#${project}#${versionId}`;
-const listKeys = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
+import * as Keys from './keys.ts';
+import { failedConditions, type Item, queryPage, stripKeys, type Table } from './table.ts';
 
 interface Pointer extends ProjectView {
   version_id: string;
@@ -43,16 +39,20 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
         new QueryCommand({
           TableName: table.name,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': versionPk(pointer.name, pointer.version_id) },
+          ExpressionAttributeValues: {
+            ':pk': Keys.catalogVersion(pointer.name, pointer.version_id).partition,
+          },
           ExclusiveStartKey: start,
           ConsistentRead: true,
         }),
       );
       for (const item of page.Items ?? []) {
         const entry = { spec: item.spec, revision: item.revision, hash: item.hash };
-        if (item.sk === 'META') continue;
-        if (item.sk.startsWith('COMPONENT#')) components[item.name] = entry as Revisioned<ComponentProfile>;
-        if (item.sk.startsWith('BASELINE#')) baselines[item.name] = entry as Revisioned<Baseline>;
+        if (item.item_type === Keys.ItemType.CatalogComponent) {
+          components[item.name] = entry as Revisioned<ComponentProfile>;
+        }
+        if (item.item_type === Keys.ItemType.CatalogBaseline)
+          baselines[item.name] = entry as Revisioned<Baseline>;
       }
       start = page.LastEvaluatedKey;
     } while (start);
@@ -69,11 +69,11 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
   }
 
   async function deleteVersionItems(version: ProjectVersion): Promise<void> {
-    const pk = versionPk(version.project, version.version_id);
+    const items = Keys.catalogVersion(version.project, version.version_id);
     const keys = [
-      { pk, sk: 'META' },
-      ...Object.keys(version.components).map((name) => ({ pk, sk: `COMPONENT#${name}` })),
-      ...Object.keys(version.baselines).map((name) => ({ pk, sk: `BASELINE#${name}` })),
+      items.meta,
+      ...Object.keys(version.components).map(items.component),
+      ...Object.keys(version.baselines).map(items.baseline),
     ];
     await batchWrite(
       table,
@@ -84,7 +84,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
   return {
     async readProject(project) {
       const { Item: item } = await documents.send(
-        new GetCommand({ TableName: table.name, Key: pointerKey(project), ConsistentRead: true }),
+        new GetCommand({ TableName: table.name, Key: Keys.projectPointer(project), ConsistentRead: true }),
       );
       if (!item) return null;
       const pointer = stripKeys<Pointer>(item);
@@ -97,7 +97,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
       const { Item: meta } = await documents.send(
         new GetCommand({
           TableName: table.name,
-          Key: { pk: versionPk(project, versionId), sk: 'META' },
+          Key: Keys.catalogVersion(project, versionId).meta,
           ConsistentRead: true,
         }),
       );
@@ -105,17 +105,11 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
     },
 
     async listProjects(page) {
-      const result = await documents.send(
-        new QueryCommand({
-          TableName: table.name,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': 'PROJECTS' },
-          Limit: page.limit + 1,
-          ExclusiveStartKey: startKeyFrom(page.after, listKeys),
-        }),
+      const projects = await queryPage<Pointer>(
+        table,
+        { index: 'gsi1', partition: Keys.allProjects, newestFirst: false },
+        page,
       );
-      const projects = pageOf<Pointer>(result.Items ?? [], page, listKeys);
       return {
         items: projects.items.map(({ version_id: _id, hash: _hash, ...view }) => view),
         next_cursor: projects.next_cursor,
@@ -124,17 +118,21 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
 
     async commit(changes) {
       for (const { next } of changes) {
-        const pk = versionPk(next.project, next.version_id);
+        const items = Keys.catalogVersion(next.project, next.version_id);
         await batchWrite(table, [
-          { PutRequest: { Item: { pk, sk: 'META', item_type: 'catalog-version', ...pointerFields(next) } } },
+          {
+            PutRequest: {
+              Item: { ...items.meta, item_type: Keys.ItemType.CatalogVersion, ...pointerFields(next) },
+            },
+          },
           ...Object.entries(next.components).map(([name, entry]) => ({
             PutRequest: {
-              Item: { pk, sk: `COMPONENT#${name}`, item_type: 'catalog-component', name, ...entry },
+              Item: { ...items.component(name), item_type: Keys.ItemType.CatalogComponent, name, ...entry },
             },
           })),
           ...Object.entries(next.baselines).map(([name, entry]) => ({
             PutRequest: {
-              Item: { pk, sk: `BASELINE#${name}`, item_type: 'catalog-baseline', name, ...entry },
+              Item: { ...items.baseline(name), item_type: Keys.ItemType.CatalogBaseline, name, ...entry },
             },
           })),
         ]);
@@ -146,10 +144,9 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
               Put: {
                 TableName: table.name,
                 Item: {
-                  ...pointerKey(next.project),
-                  item_type: 'project',
-                  gsi1pk: 'PROJECTS',
-                  gsi1sk: next.project,
+                  ...Keys.projectPointer(next.project),
+                  item_type: Keys.ItemType.Project,
+                  ...Keys.listedProject(next.project),
                   ...pointerFields(next),
                 } satisfies Item,
                 ...(previous_version_id === null

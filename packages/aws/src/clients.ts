@@ -2,7 +2,8 @@ import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DependencyCheck } from '@svc/core';
+import { Dependency, type DependencyCheck } from '@svc/core';
+import { dependencyFailures } from './failures.ts';
 
 export interface AwsSettings {
   region: string;
@@ -22,7 +23,11 @@ export interface AwsClients {
   sns: SNSClient;
 }
 
-/** The one place SDK clients are built; adapters receive them by parameter. */
+/**
+ * The one place SDK clients are built; adapters receive them by parameter. Each client raises
+ * DependencyUnavailableError when its service cannot serve (the document client shares the
+ * DynamoDB client's middleware).
+ */
 export function createAwsClients(settings: AwsSettings): AwsClients {
   const dynamodb = new DynamoDBClient({
     region: settings.region,
@@ -44,6 +49,9 @@ export function createAwsClients(settings: AwsSettings): AwsClients {
     maxAttempts: 3,
     ...(settings.sqsEndpoint ? { endpoint: settings.sqsEndpoint, credentials: emulatorCredentials } : {}),
   });
+  dynamodb.middlewareStack.use(dependencyFailures(Dependency.DynamoDB));
+  sqs.middlewareStack.use(dependencyFailures(Dependency.Sqs));
+  sns.middlewareStack.use(dependencyFailures(Dependency.Sns));
   return { dynamodb, documents, sqs, sns };
 }
 

@@ -1,5 +1,5 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type CheckRecord,
   type Clock,
@@ -10,19 +10,18 @@ import {
   type IdempotencyCompletion,
   type Operation,
   OperationStatus,
-  type Page,
-  type PageRequest,
   Phase,
   ProblemError,
 } from '@svc/core';
 import { completionUpdate } from './idempotency-store.ts';
+import * as Keys from './keys.ts';
 import {
-  cursorFrom,
+  conditionHeld,
+  dueQuery,
   epochSeconds,
   failedConditions,
   type Item,
-  isConditionFailure,
-  startKeyFrom,
+  queryPage,
   stripKeys,
   type Table,
 } from './table.ts';
@@ -32,23 +31,16 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 const retentionSeconds = 30 * 24 * 3600;
 const eventRetentionSeconds = 31 * 24 * 3600;
 
-export const compositionKey = (id: string) => ({ pk: `COMP#${id}`, sk: 'COMP' });
-const operationKey = (compositionId: string, operationId: string) => ({
-  pk: `COMP#${compositionId}`,
-  sk: `OP#${operationId}`,
-});
-
 /** The item for a composition: index attributes exist only while the composition belongs in that index. */
 export function compositionItem(record: CompositionRecord): Item {
   const listed = record.phase !== Phase.Destroyed;
   const expiring = record.phase !== Phase.Destroying && record.phase !== Phase.Destroyed;
-  const order = `${record.created_at}#${record.id}`;
   return {
-    ...compositionKey(record.id),
-    item_type: 'composition',
+    ...Keys.composition(record.id),
+    item_type: Keys.ItemType.Composition,
     ...record,
-    ...(listed ? { gsi1pk: 'COMPS', gsi1sk: order, gsi2pk: `COMPS#${record.project}`, gsi2sk: order } : {}),
-    ...(expiring ? { duepk: 'EXPIRY', duesk: `${record.expires_at}#${record.id}` } : {}),
+    ...(listed ? Keys.listedComposition(record) : {}),
+    ...(expiring ? Keys.dueEntry(Keys.DueQueue.Expiry, record.expires_at, record.id) : {}),
     ...(record.destroyed_at ? { ttl: epochSeconds(record.destroyed_at) + retentionSeconds } : {}),
   };
 }
@@ -57,29 +49,24 @@ function operationItem(operation: Operation): Item {
   const unfinished =
     operation.status === OperationStatus.Pending || operation.status === OperationStatus.Running;
   return {
-    ...operationKey(operation.composition_id, operation.id),
-    item_type: 'operation',
+    ...Keys.operation(operation.composition_id, operation.id),
+    item_type: Keys.ItemType.Operation,
     ...operation,
-    ...(unfinished && operation.due_at ? { duepk: 'OPS', duesk: `${operation.due_at}#${operation.id}` } : {}),
+    ...(unfinished && operation.due_at
+      ? Keys.dueEntry(Keys.DueQueue.Operations, operation.due_at, operation.id)
+      : {}),
     ...(unfinished ? {} : { ttl: epochSeconds(operation.updated_at) + retentionSeconds }),
   };
 }
 
 function eventItem(event: CompositionEvent): Item {
   return {
-    pk: `COMP#${event.composition_id}`,
-    sk: `EVENT#${event.at}#${event.id}`,
-    item_type: 'event',
+    ...Keys.event(event),
+    item_type: Keys.ItemType.Event,
     ...event,
     ttl: epochSeconds(event.at) + eventRetentionSeconds,
   };
 }
-
-const listKeys = {
-  all: ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
-  project: ['pk', 'sk', 'gsi2pk', 'gsi2sk'],
-  events: ['pk', 'sk'],
-} as const;
 
 export function dynamoCompositionStore(table: Table, clock: Clock): CompositionStore {
   const { documents } = table;
@@ -104,29 +91,19 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
   return {
     async get(id) {
       const { Item: item } = await documents.send(
-        new GetCommand({ TableName: table.name, Key: compositionKey(id), ConsistentRead: true }),
+        new GetCommand({ TableName: table.name, Key: Keys.composition(id), ConsistentRead: true }),
       );
       if (!item) return null;
       if (typeof item.ttl === 'number' && item.ttl * 1000 <= clock.now().getTime()) return null;
       return stripKeys<CompositionRecord>(item);
     },
 
-    async list(filter, page) {
-      const keys = filter.project === null ? listKeys.all : listKeys.project;
-      const [indexPk] = filter.project === null ? ['gsi1pk'] : ['gsi2pk'];
-      const result = await documents.send(
-        new QueryCommand({
-          TableName: table.name,
-          IndexName: filter.project === null ? 'gsi1' : 'gsi2',
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': indexPk as string },
-          ExpressionAttributeValues: { ':pk': filter.project === null ? 'COMPS' : `COMPS#${filter.project}` },
-          ScanIndexForward: false,
-          Limit: page.limit + 1,
-          ExclusiveStartKey: startKeyFrom(page.after, keys),
-        }),
-      );
-      return pageOf<CompositionRecord>(result.Items ?? [], page, keys);
+    list(filter, page) {
+      const query =
+        filter.project === null
+          ? { index: 'gsi1' as const, partition: Keys.allCompositions }
+          : { index: 'gsi2' as const, partition: Keys.projectCompositions(filter.project) };
+      return queryPage<CompositionRecord>(table, { ...query, newestFirst: true }, page);
     },
 
     async create({ composition, operation, events, idempotency }) {
@@ -160,7 +137,7 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
         items.push({
           Update: {
             TableName: table.name,
-            Key: operationKey(composition.id, supersede.operation_id),
+            Key: Keys.operation(composition.id, supersede.operation_id),
             UpdateExpression:
               'SET #status = :superseded, updated_at = :now, lock_version = lock_version + :one, #ttl = :ttl REMOVE duepk, duesk',
             ConditionExpression: '#status IN (:pending, :running)',
@@ -207,28 +184,24 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
       const { Item: item } = await documents.send(
         new GetCommand({
           TableName: table.name,
-          Key: operationKey(compositionId, operationId),
+          Key: Keys.operation(compositionId, operationId),
           ConsistentRead: true,
         }),
       );
       return item ? stripKeys<Operation>(item) : null;
     },
 
-    async replaceOperation(operation, expected) {
-      try {
-        await documents.send(
+    replaceOperation(operation, expected) {
+      return conditionHeld(() =>
+        documents.send(
           new PutCommand({
             TableName: table.name,
             Item: operationItem(operation),
             ConditionExpression: 'lock_version = :expected',
             ExpressionAttributeValues: { ':expected': expected },
           }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+        ),
+      );
     },
 
     async appendEvents(events) {
@@ -241,18 +214,8 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
       }
     },
 
-    async listEvents(compositionId, page) {
-      const result = await documents.send(
-        new QueryCommand({
-          TableName: table.name,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': `COMP#${compositionId}`, ':prefix': 'EVENT#' },
-          ScanIndexForward: false,
-          Limit: page.limit + 1,
-          ExclusiveStartKey: startKeyFrom(page.after, listKeys.events),
-        }),
-      );
-      return pageOf<CompositionEvent>(result.Items ?? [], page, listKeys.events);
+    listEvents(compositionId, page) {
+      return queryPage<CompositionEvent>(table, { ...Keys.eventsOf(compositionId), newestFirst: true }, page);
     },
 
     async putCheck(check) {
@@ -260,9 +223,8 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
         new PutCommand({
           TableName: table.name,
           Item: {
-            pk: `COMP#${check.composition_id}`,
-            sk: `CHECK#${check.ran_at}#${check.id}`,
-            item_type: 'check',
+            ...Keys.check(check),
+            item_type: Keys.ItemType.Check,
             ...check,
             ttl: epochSeconds(check.ran_at) + eventRetentionSeconds,
           },
@@ -270,59 +232,20 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
       );
     },
 
-    async listChecks(compositionId, page) {
-      const result = await documents.send(
-        new QueryCommand({
-          TableName: table.name,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': `COMP#${compositionId}`, ':prefix': 'CHECK#' },
-          ScanIndexForward: false,
-          Limit: page.limit + 1,
-          ExclusiveStartKey: startKeyFrom(page.after, listKeys.events),
-        }),
-      );
-      return pageOf<CheckRecord>(result.Items ?? [], page, listKeys.events);
+    listChecks(compositionId, page) {
+      return queryPage<CheckRecord>(table, { ...Keys.checksOf(compositionId), newestFirst: true }, page);
     },
 
-    async dueOperations(now, limit) {
-      return dueQuery<Operation>(table, 'OPS', now, limit);
+    dueOperations(now, limit) {
+      return dueQuery<Operation>(table, Keys.DueQueue.Operations, now, limit);
     },
 
-    async expired(now, limit) {
-      return dueQuery<CompositionRecord>(table, 'EXPIRY', now, limit);
+    expired(now, limit) {
+      return dueQuery<CompositionRecord>(table, Keys.DueQueue.Expiry, now, limit);
     },
   };
 }
 
 function idempotencyCompletion(table: Table, completion: IdempotencyCompletion): TransactItem {
   return { Update: { TableName: table.name, ...completionUpdate(completion) } };
-}
-
-/** Raw items of the sparse `due` index under `partition` that are due at `now`, oldest first. */
-export async function dueItems(table: Table, partition: string, now: Date, limit: number): Promise<Item[]> {
-  const result = await table.documents.send(
-    new QueryCommand({
-      TableName: table.name,
-      IndexName: 'due',
-      KeyConditionExpression: 'duepk = :pk AND duesk <= :now',
-      ExpressionAttributeValues: { ':pk': partition, ':now': `${now.toISOString()}#~` },
-      Limit: limit,
-    }),
-  );
-  return result.Items ?? [];
-}
-
-async function dueQuery<T>(table: Table, partition: string, now: Date, limit: number): Promise<T[]> {
-  return (await dueItems(table, partition, now, limit)).map((item) => stripKeys<T>(item));
-}
-
-/** A page from `limit + 1` items: the extra one only says whether there is a next page. */
-export function pageOf<T>(items: Item[], page: PageRequest, keys: readonly string[]): Page<T> {
-  const more = items.length > page.limit;
-  const slice = items.slice(0, page.limit);
-  const last = slice.at(-1);
-  return {
-    items: slice.map((item) => stripKeys<T>(item)),
-    next_cursor: more && last ? cursorFrom(last, keys) : null,
-  };
 }

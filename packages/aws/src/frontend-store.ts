@@ -1,11 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { FrontendBinding, FrontendStore } from '@svc/core';
-import { epochSeconds, isConditionFailure, stripKeys, type Table } from './table.ts';
-
-const key = (project: string, frontend: string, revision: string) => ({
-  pk: `FRONTEND#${project}#${frontend}`,
-  sk: `REV#${revision}`,
-});
+import * as Keys from './keys.ts';
+import { conditionHeld, epochSeconds, stripKeys, type Table } from './table.ts';
 
 /** Writes are conditional on the version read; a binding past its `ttl` counts as absent. */
 export function dynamoFrontendStore(table: Table): FrontendStore {
@@ -15,7 +11,7 @@ export function dynamoFrontendStore(table: Table): FrontendStore {
       const { Item: item } = await documents.send(
         new GetCommand({
           TableName: table.name,
-          Key: key(project, frontend, revision),
+          Key: Keys.frontendBinding(project, frontend, revision),
           ConsistentRead: true,
         }),
       );
@@ -23,14 +19,14 @@ export function dynamoFrontendStore(table: Table): FrontendStore {
       return stripKeys<FrontendBinding>(item);
     },
 
-    async put(binding, expected, now) {
-      try {
-        await documents.send(
+    put(binding, expected, now) {
+      return conditionHeld(() =>
+        documents.send(
           new PutCommand({
             TableName: table.name,
             Item: {
-              ...key(binding.project, binding.frontend, binding.revision),
-              item_type: 'frontend_binding',
+              ...Keys.frontendBinding(binding.project, binding.frontend, binding.revision),
+              item_type: Keys.ItemType.FrontendBinding,
               ...binding,
               ttl: epochSeconds(binding.expires_at),
             },
@@ -44,12 +40,8 @@ export function dynamoFrontendStore(table: Table): FrontendStore {
               ...(expected === 0 ? {} : { ':expected': expected }),
             },
           }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+        ),
+      );
     },
   };
 }

@@ -1,22 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   addSeconds,
   type IdempotencyCompletion,
   type IdempotencyStore,
   idempotencyLockSeconds,
   idempotencyRetentionSeconds,
-  sha256,
 } from '@svc/core';
-import { dueItems } from './composition-store.ts';
-import { epochSeconds, isConditionFailure, type Table } from './table.ts';
-
-const key = (record: string) => ({ pk: `IDEM#${record}`, sk: 'IDEM' });
+import * as Keys from './keys.ts';
+import { conditionHeld, dueItems, epochSeconds, isConditionFailure, type Table } from './table.ts';
 
 /** The update that completes an in-progress record; part of the transaction that creates the resource. */
 export function completionUpdate({ lock, response }: IdempotencyCompletion) {
   return {
-    Key: key(lock.record),
+    Key: Keys.idempotencyRecord(lock.record),
     UpdateExpression:
       'SET #status = :completed, response_status = :status, response_body = :body REMOVE lock_expires_at',
     ConditionExpression: '#status = :in_progress AND #token = :token',
@@ -35,7 +33,7 @@ export function dynamoIdempotencyStore(table: Table): IdempotencyStore {
   const { documents } = table;
   return {
     async acquire({ scope, key: idempotencyKey, request_hash, now }) {
-      const record = sha256(`${scope}\n${idempotencyKey}`);
+      const record = Keys.idempotencyRecordId(scope, idempotencyKey);
       const token = randomBytes(16).toString('hex');
       const expiresAt = addSeconds(now, idempotencyRetentionSeconds).toISOString();
       try {
@@ -43,15 +41,14 @@ export function dynamoIdempotencyStore(table: Table): IdempotencyStore {
           new PutCommand({
             TableName: table.name,
             Item: {
-              ...key(record),
-              item_type: 'idempotency',
+              ...Keys.idempotencyRecord(record),
+              item_type: Keys.ItemType.Idempotency,
               status: 'in_progress',
               request_hash,
               token,
               lock_expires_at: addSeconds(now, idempotencyLockSeconds).toISOString(),
               expires_at: expiresAt,
-              duepk: 'IDEM',
-              duesk: `${expiresAt}#${record}`,
+              ...Keys.dueEntry(Keys.DueQueue.Idempotency, expiresAt, record),
               ttl: epochSeconds(expiresAt),
             },
             // Free, past retention, or an in-progress lock for the same request whose holder timed out.
@@ -69,13 +66,13 @@ export function dynamoIdempotencyStore(table: Table): IdempotencyStore {
         return { outcome: 'acquired', lock: { record, token } };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
-        const existing = (error as { Item?: Record<string, { S?: string; N?: string }> }).Item;
-        if (existing?.request_hash?.S !== request_hash) return { outcome: 'mismatch' };
-        if (existing.status?.S === 'completed') {
+        const existing = error.Item ? unmarshall(error.Item) : undefined;
+        if (existing?.request_hash !== request_hash) return { outcome: 'mismatch' };
+        if (existing.status === 'completed') {
           return {
             outcome: 'replay',
-            status: Number(existing.response_status?.N),
-            body: JSON.parse(existing.response_body?.S ?? 'null'),
+            status: existing.response_status,
+            body: JSON.parse(existing.response_body ?? 'null'),
           };
         }
         return { outcome: 'in_flight' };
@@ -83,37 +80,34 @@ export function dynamoIdempotencyStore(table: Table): IdempotencyStore {
     },
 
     async release(lock) {
-      await documents
-        .send(
+      // A lock taken over or completed meanwhile is no longer this request's to give back.
+      await conditionHeld(() =>
+        documents.send(
           new DeleteCommand({
             TableName: table.name,
-            Key: key(lock.record),
+            Key: Keys.idempotencyRecord(lock.record),
             ConditionExpression: '#token = :token AND #status = :in_progress',
             ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
             ExpressionAttributeValues: { ':token': lock.token, ':in_progress': 'in_progress' },
           }),
-        )
-        .catch((error: unknown) => {
-          if (!isConditionFailure(error)) throw error;
-        });
+        ),
+      );
     },
 
     async sweep(now, limit) {
       let deleted = 0;
-      for (const item of await dueItems(table, 'IDEM', now, limit)) {
-        try {
-          await documents.send(
+      for (const item of await dueItems(table, Keys.DueQueue.Idempotency, now, limit)) {
+        const gone = await conditionHeld(() =>
+          documents.send(
             new DeleteCommand({
               TableName: table.name,
               Key: { pk: item.pk, sk: item.sk },
               ConditionExpression: 'expires_at <= :now',
               ExpressionAttributeValues: { ':now': now.toISOString() },
             }),
-          );
-          deleted++;
-        } catch (error) {
-          if (!isConditionFailure(error)) throw error;
-        }
+          ),
+        );
+        if (gone) deleted++;
       }
       return deleted;
     },

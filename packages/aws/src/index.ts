@@ -7,6 +7,7 @@ export * from './environment.ts';
 export * from './frontend-store.ts';
 export * from './idempotency-store.ts';
 export * from './job-queue.ts';
+export * as Keys from './keys.ts';
 export * from './messaging.ts';
 export * from './stores.ts';
 export * from './table.ts';

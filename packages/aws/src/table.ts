@@ -1,6 +1,16 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { decodeCursor, ErrorCode, encodeCursor, ProblemError } from '@svc/core';
+/** What every store shares on the single table: paging, the due index, and telling a failed condition apart. */
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  decodeCursor,
+  ErrorCode,
+  encodeCursor,
+  type Page,
+  type PageRequest,
+  ProblemError,
+  Resources,
+} from '@svc/core';
+import { type DueQueue, dueUntil, globalIndex, type IndexName } from './keys.ts';
 
 /** The table every store writes to: its name and the document client, passed in, never global. */
 export interface Table {
@@ -10,16 +20,12 @@ export interface Table {
 
 export type Item = Record<string, unknown>;
 
+const baseKeyAttributes = [Resources.table.partitionKey, Resources.table.sortKey];
+
 const keyAttributes = [
-  'pk',
-  'sk',
-  'gsi1pk',
-  'gsi1sk',
-  'gsi2pk',
-  'gsi2sk',
-  'duepk',
-  'duesk',
-  'ttl',
+  ...baseKeyAttributes,
+  ...Resources.table.globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+  Resources.table.ttlAttribute,
   'item_type',
 ];
 
@@ -32,6 +38,13 @@ export function stripKeys<T>(item: Item): T {
 
 export function epochSeconds(iso: string | Date): number {
   return Math.floor((typeof iso === 'string' ? Date.parse(iso) : iso.getTime()) / 1000);
+}
+
+/** What a page cursor holds: an item's base key, and its index key when the list reads an index. */
+export function cursorAttributes(index?: IndexName): readonly string[] {
+  if (index === undefined) return baseKeyAttributes;
+  const { partitionKey, sortKey } = globalIndex(index);
+  return [...baseKeyAttributes, partitionKey, sortKey];
 }
 
 /** The cursor of a page: the index keys of its last item, opaque to clients. */
@@ -56,12 +69,98 @@ export function startKeyFrom(cursor: string | null, keys: readonly string[]): It
   return value as Item;
 }
 
+/** A page from `limit + 1` items: the extra one only says whether there is a next page. */
+export function pageOf<T>(items: Item[], page: PageRequest, keys: readonly string[]): Page<T> {
+  const more = items.length > page.limit;
+  const slice = items.slice(0, page.limit);
+  const last = slice.at(-1);
+  return {
+    items: slice.map((item) => stripKeys<T>(item)),
+    next_cursor: more && last ? cursorFrom(last, keys) : null,
+  };
+}
+
+/** One list: a partition of the table (optionally a sort key prefix of it) or of a global index. */
+export interface ListQuery {
+  index?: IndexName;
+  partition: string;
+  prefix?: string;
+  newestFirst: boolean;
+  /** A FilterExpression with its values, applied after the key condition. */
+  filter?: { expression: string; values: Item };
+}
+
+/** One page of a list; a filter can leave a DynamoDB page short, so it reads on until the page is full or the list ends. */
+export async function queryPage<T>(table: Table, query: ListQuery, page: PageRequest): Promise<Page<T>> {
+  const keys = cursorAttributes(query.index);
+  const partitionKey = query.index ? globalIndex(query.index).partitionKey : Resources.table.partitionKey;
+  const items: Item[] = [];
+  let start = startKeyFrom(page.after, keys);
+  do {
+    const result = await table.documents.send(
+      new QueryCommand({
+        TableName: table.name,
+        ...(query.index ? { IndexName: query.index } : {}),
+        KeyConditionExpression:
+          query.prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
+        ...(query.filter ? { FilterExpression: query.filter.expression } : {}),
+        ExpressionAttributeNames: {
+          '#pk': partitionKey,
+          ...(query.prefix === undefined ? {} : { '#sk': Resources.table.sortKey }),
+        },
+        ExpressionAttributeValues: {
+          ':pk': query.partition,
+          ...(query.prefix === undefined ? {} : { ':prefix': query.prefix }),
+          ...query.filter?.values,
+        },
+        ScanIndexForward: !query.newestFirst,
+        Limit: page.limit + 1,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    start = result.LastEvaluatedKey;
+  } while (start && items.length <= page.limit);
+  return pageOf<T>(items.slice(0, page.limit + 1), page, keys);
+}
+
+/** Raw items of the sparse `due` index in `queue` that are due at `now`, oldest first. */
+export async function dueItems(table: Table, queue: DueQueue, now: Date, limit: number): Promise<Item[]> {
+  const { name, partitionKey, sortKey } = globalIndex('due');
+  const result = await table.documents.send(
+    new QueryCommand({
+      TableName: table.name,
+      IndexName: name,
+      KeyConditionExpression: '#pk = :pk AND #sk <= :until',
+      ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
+      ExpressionAttributeValues: { ':pk': queue, ':until': dueUntil(now) },
+      Limit: limit,
+    }),
+  );
+  return result.Items ?? [];
+}
+
+export async function dueQuery<T>(table: Table, queue: DueQueue, now: Date, limit: number): Promise<T[]> {
+  return (await dueItems(table, queue, now, limit)).map((item) => stripKeys<T>(item));
+}
+
 /** Which items of a cancelled transaction failed their condition. */
 export function failedConditions(error: unknown): boolean[] | null {
   if (!(error instanceof TransactionCanceledException)) return null;
   return (error.CancellationReasons ?? []).map((reason) => reason.Code === 'ConditionalCheckFailed');
 }
 
-export function isConditionFailure(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+export function isConditionFailure(error: unknown): error is ConditionalCheckFailedException {
+  return error instanceof ConditionalCheckFailedException;
+}
+
+/** Runs a conditional write: false when its condition failed, which is an answer, not an error. */
+export async function conditionHeld(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { sha256, type TokenStore } from '@svc/core';
+import type { TokenStore } from '@svc/core';
+import * as Keys from './keys.ts';
 import { epochSeconds, type Table } from './table.ts';
 
 /** Prefix that makes leaked tokens recognisable to secret scanners. */
 const tokenPrefix = 'svc_';
-
-const key = (token: string) => ({ pk: `TOKEN#${sha256(token)}`, sk: 'TOKEN' });
 
 export function dynamoTokenStore(table: Table): TokenStore {
   return {
@@ -16,8 +15,8 @@ export function dynamoTokenStore(table: Table): TokenStore {
         new PutCommand({
           TableName: table.name,
           Item: {
-            ...key(token),
-            item_type: 'token',
+            ...Keys.token(token),
+            item_type: Keys.ItemType.Token,
             subject,
             role,
             created_at: now.toISOString(),
@@ -33,7 +32,7 @@ export function dynamoTokenStore(table: Table): TokenStore {
     async verify(token, now) {
       if (!token.startsWith(tokenPrefix)) return null;
       const { Item: item } = await table.documents.send(
-        new GetCommand({ TableName: table.name, Key: key(token) }),
+        new GetCommand({ TableName: table.name, Key: Keys.token(token) }),
       );
       if (!item || item.revoked_at) return null;
       if (item.expires_at && Date.parse(item.expires_at) <= now.getTime()) return null;

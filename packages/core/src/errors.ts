@@ -188,3 +188,29 @@ export function validationFailed(errors: FieldError[], detail?: string): Problem
 export function notFound(what: string): ProblemError {
   return new ProblemError(ErrorCode.NotFound, `${what} not found`);
 }
+
+/** The backing services an adapter can find unavailable. */
+export const Dependency = {
+  DynamoDB: 'dynamodb',
+  Sqs: 'sqs',
+  Sns: 'sns',
+  Cluster: 'cluster',
+} as const;
+export type Dependency = (typeof Dependency)[keyof typeof Dependency];
+
+/**
+ * A backing service did not serve the request: unreachable, throttling, or failing on its side.
+ * Adapters raise it at their edge, so callers tell an outage from a bug with `instanceof`: the API
+ * answers 503 `dependency_unavailable`, a worker step throws it and is retried. A domain answer
+ * (a failed condition, not found, a conflict) is never one.
+ */
+export class DependencyUnavailableError extends Error {
+  override name = 'DependencyUnavailableError';
+  readonly dependency: Dependency;
+
+  /** `detail` is one line saying what failed, without credentials. */
+  constructor(dependency: Dependency, detail: string, cause: unknown) {
+    super(detail, { cause });
+    this.dependency = dependency;
+  }
+}

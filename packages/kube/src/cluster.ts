@@ -20,7 +20,8 @@ import {
   type Pod,
   type Service,
 } from '@svc/core';
-import { defaultRetry, type RetryPolicy, statusOf, withRetry } from './retry.ts';
+import { classified, statusOf, statusText } from './failures.ts';
+import { defaultRetry, type RetryPolicy, withRetry } from './retry.ts';
 
 /** Where the clients come from: a fixed kubeconfig locally, a refreshing EKS token on AWS. */
 export interface KubeConfigSource {
@@ -52,17 +53,12 @@ const notFound = (error: unknown) => statusOf(error) === 404;
 function refusal(error: unknown): Extract<DryRunResult, { accepted: false }> | null {
   const status = statusOf(error);
   if (status === undefined || status < 400 || status >= 500 || status === 429) return null;
-  let body = (error as { body?: unknown }).body;
-  if (typeof body === 'string') {
-    try {
-      body = JSON.parse(body);
-    } catch {}
-  }
-  const text = (key: string) => {
-    const value = (body as Record<string, unknown> | null | undefined)?.[key];
-    return typeof value === 'string' ? value : '';
+  return {
+    accepted: false,
+    status,
+    reason: statusText(error, 'reason'),
+    message: statusText(error, 'message'),
   };
-  return { accepted: false, status, reason: text('reason'), message: text('message') };
 }
 
 function resourcePath(apiVersion: string, plural: string, namespace: string): string {
@@ -91,7 +87,15 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
     return clients;
   }
 
-  const call = <T>(fn: (c: Clients) => Promise<T>) => withRetry(async () => fn(await current()), retry);
+  /** Every Kubernetes API call goes through here: failures are classified, unavailability retried. */
+  const call = <T>(fn: (c: Clients) => Promise<T>, policy = retry) =>
+    withRetry(async () => {
+      try {
+        return await fn(await current());
+      } catch (error) {
+        throw classified(error);
+      }
+    }, policy);
 
   async function get<T extends ClusterObject>(ref: ObjectRef): Promise<T | null> {
     try {
@@ -130,7 +134,8 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
     health: {
       name: 'cluster',
       async check() {
-        await (await current()).version.getCode();
+        // The probe reports what it sees now; retrying would only delay the report.
+        await call((c) => c.version.getCode(), { attempts: 1, baseDelayMs: 0 });
       },
     },
 

@@ -2,4 +2,4 @@ export { fixedKubeConfig, type KubeConfigSource, kubeCluster } from './cluster.t
 export { kubeConfigFromFile, kubeConfigFromString, tokenKubeConfig } from './config.ts';
 export { eksKubeConfigSource, eksToken } from './eks.ts';
 export { clusterFromEnvironment } from './environment.ts';
-export { defaultRetry, isTransient, type RetryPolicy, withRetry } from './retry.ts';
+export { defaultRetry, type RetryPolicy, withRetry } from './retry.ts';

@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import { sha256 } from '@svc/core';
+import { describe, expect, it } from 'vitest';
+import * as Keys from './keys.ts';
+
+type Column = 'item' | 'pk' | 'sk' | 'gsi1' | 'gsi2' | 'due';
+const columns: readonly Column[] = ['item', 'pk', 'sk', 'gsi1', 'gsi2', 'due'];
+
+/** The code spans of each cell of docs/data-model.md's layout table, by the item's name. */
+function documentedLayout(): Map<string, Record<Column, string[]>> {
+  const text = readFileSync(new URL('../../../docs/data-model.md', import.meta.url), 'utf8');
+  const lines = text.split('\n');
+  const first = lines.findIndex((line) => line.startsWith('| item (`item_type`)'));
+  const rows = new Map<string, Record<Column, string[]>>();
+  for (const line of lines.slice(first + 2)) {
+    if (!line.startsWith('|')) break;
+    const cells = line.slice(1, -1).split(' | ');
+    const spans = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1] as string);
+    const row = Object.fromEntries(columns.map((column, i) => [column, spans(cells[i] ?? '')])) as Record<
+      Column,
+      string[]
+    >;
+    // "same" in gsi2 repeats gsi1's sort key.
+    if (cells[4]?.includes('/ same')) row.gsi2.push(row.gsi1[1] as string);
+    rows.set((cells[0] ?? '').trim().split(' (')[0] as string, row);
+  }
+  return rows;
+}
+
+const at = '2030-01-02T03:04:05.000Z';
+const idempotencyHash = sha256('alice\nkey-1');
+/** What each placeholder of the document stands for in the keys built below. */
+const values: Record<string, string> = {
+  '<id>': 'c1',
+  '<composition id>': 'c1',
+  '<operation id>': 'op1',
+  '<event id>': 'ev1',
+  '<check id>': 'ch1',
+  '<build id>': 'b1',
+  '<version id>': 'v1',
+  '<created_at>': at,
+  '<expires_at>': at,
+  '<due_at>': at,
+  '<at>': at,
+  '<ran_at>': at,
+  '<published_at>': at,
+  '<project>': 'demo',
+  '<name>': 'svc-a',
+  '<component>': 'svc-a',
+  '<repository>': 'org/svc-a',
+  '<ref>': 'main',
+  '<frontend>': 'web',
+  '<revision>': 'r1',
+  '<sha256(subject + "\\n" + key)>': idempotencyHash,
+  '<record hash>': idempotencyHash,
+  '<sha256(token)>': sha256('svc_secret'),
+  '<first 32 hex of sha256(author)>': sha256('alice').slice(0, 32),
+};
+
+const fill = (span: string) =>
+  span.replace(/<[^>]+>/g, (placeholder) => {
+    const value = values[placeholder];
+    if (value === undefined) throw new Error(`no value for ${placeholder} in docs/data-model.md`);
+    return value;
+  });
+
+type Entry = Record<string, string>;
+const entry = (attributes: Entry, prefix: string) =>
+  [attributes[`${prefix}pk`], attributes[`${prefix}sk`]].filter((v): v is string => v !== undefined);
+
+function layout(types: string[], key: Keys.Key, indexes: Entry = {}): Record<Column, string[]> {
+  return {
+    item: types,
+    pk: [key.pk],
+    sk: [key.sk],
+    gsi1: entry(indexes, 'gsi1'),
+    gsi2: entry(indexes, 'gsi2'),
+    due: entry(indexes, 'due'),
+  };
+}
+
+const catalog = Keys.catalogVersion('demo', 'v1');
+const built: Record<string, Record<Column, string[]>> = {
+  composition: layout([Keys.ItemType.Composition], Keys.composition('c1'), {
+    ...Keys.listedComposition({ id: 'c1', project: 'demo', created_at: at }),
+    ...Keys.dueEntry(Keys.DueQueue.Expiry, at, 'c1'),
+  }),
+  operation: layout(
+    [Keys.ItemType.Operation],
+    Keys.operation('c1', 'op1'),
+    Keys.dueEntry(Keys.DueQueue.Operations, at, 'op1'),
+  ),
+  'audit event': layout([Keys.ItemType.Event], Keys.event({ composition_id: 'c1', at, id: 'ev1' })),
+  'idempotency record': layout(
+    [Keys.ItemType.Idempotency],
+    Keys.idempotencyRecord(Keys.idempotencyRecordId('alice', 'key-1')),
+    Keys.dueEntry(Keys.DueQueue.Idempotency, at, idempotencyHash),
+  ),
+  'project pointer': layout(
+    [Keys.ItemType.Project],
+    Keys.projectPointer('svc-a'),
+    Keys.listedProject('svc-a'),
+  ),
+  'catalog version item': {
+    item: [Keys.ItemType.CatalogVersion, Keys.ItemType.CatalogComponent, Keys.ItemType.CatalogBaseline],
+    pk: [catalog.partition],
+    sk: [catalog.meta.sk, catalog.component('svc-a').sk, catalog.baseline('svc-a').sk],
+    gsi1: [],
+    gsi2: [],
+    due: [],
+  },
+  'published build': layout(
+    [Keys.ItemType.Build],
+    Keys.build('b1'),
+    Keys.listedBuild({ id: 'b1', project: 'demo', component: 'svc-a', published_at: at }),
+  ),
+  'machine token': layout([Keys.ItemType.Token], Keys.token('svc_secret')),
+  'verification check': layout(
+    [Keys.ItemType.Check],
+    Keys.check({ composition_id: 'c1', ran_at: at, id: 'ch1' }),
+  ),
+  'source ref': layout(
+    [Keys.ItemType.SourceRef],
+    Keys.sourceRef({
+      project: 'demo',
+      component: 'svc-a',
+      repository: 'org/svc-a',
+      ref: 'main',
+      published_at: at,
+      build_id: 'b1',
+    }),
+  ),
+  'onboarding draft': layout([Keys.ItemType.Draft], Keys.draft('demo', 'alice')),
+  'frontend binding': layout([Keys.ItemType.FrontendBinding], Keys.frontendBinding('demo', 'web', 'r1')),
+};
+
+describe('the table layout', () => {
+  const documented = documentedLayout();
+
+  it('documents every item type keys.ts builds, and nothing else', () => {
+    expect([...documented.keys()]).toEqual(Object.keys(built));
+    expect([...documented.values()].flatMap((row) => row.item).sort()).toEqual(
+      Object.values(Keys.ItemType).sort(),
+    );
+  });
+
+  it.each(Object.keys(built))('builds the keys docs/data-model.md gives the %s', (item) => {
+    const row = documented.get(item);
+    expect(row, `docs/data-model.md has no row "${item}"`).toBeDefined();
+    const filled = Object.fromEntries(columns.map((column) => [column, row?.[column].map(fill)]));
+    expect(built[item]).toEqual(filled);
+  });
+
+  it('bounds a due query after every entry due at that time, whatever its id', () => {
+    const now = new Date(at);
+    const entry = Keys.dueEntry(Keys.DueQueue.Operations, at, 'zz-99');
+    expect(entry.duesk <= Keys.dueUntil(now)).toBe(true);
+    expect(
+      Keys.dueEntry(Keys.DueQueue.Operations, '2030-01-02T03:04:05.001Z', 'a').duesk > Keys.dueUntil(now),
+    ).toBe(true);
+  });
+});

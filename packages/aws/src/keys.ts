@@ -1,0 +1,174 @@
+/**
+ * The table's layout: every key value and prefix, item type by item type, in the order of
+ * docs/data-model.md (keep the two in step). Attribute and index names come from core's
+ * resources.ts; this file only builds the values stored in them.
+ */
+import { Resources, sha256 } from '@svc/core';
+
+type GlobalIndex = (typeof Resources.table.globalIndexes)[number];
+export type IndexName = GlobalIndex['name'];
+type IndexNamed<N extends IndexName> = Extract<GlobalIndex, { name: N }>;
+
+export function globalIndex<N extends IndexName>(name: N): IndexNamed<N> {
+  return Resources.table.globalIndexes.find((index) => index.name === name) as IndexNamed<N>;
+}
+
+/** A base-table key. */
+export type Key = Record<typeof Resources.table.partitionKey | typeof Resources.table.sortKey, string>;
+
+/** An item's entry in a global index: the index's key attributes and their values. */
+export type IndexEntry<N extends IndexName> = Record<
+  IndexNamed<N>['partitionKey'] | IndexNamed<N>['sortKey'],
+  string
+>;
+
+function indexEntry<N extends IndexName>(name: N, partition: string, sort: string): IndexEntry<N> {
+  const { partitionKey, sortKey } = globalIndex(name);
+  return { [partitionKey]: partition, [sortKey]: sort } as IndexEntry<N>;
+}
+
+/** Sort values of time-ordered entries: the time orders, the id keeps equal times apart. */
+const timeOrdered = (at: string, id: string) => `${at}#${id}`;
+
+/** The `item_type` attribute of each kind of item. */
+export const ItemType = {
+  Composition: 'composition',
+  Operation: 'operation',
+  Event: 'event',
+  Idempotency: 'idempotency',
+  Project: 'project',
+  CatalogVersion: 'catalog-version',
+  CatalogComponent: 'catalog-component',
+  CatalogBaseline: 'catalog-baseline',
+  Build: 'build',
+  Token: 'token',
+  Check: 'check',
+  SourceRef: 'source_ref',
+  Draft: 'draft',
+  FrontendBinding: 'frontend_binding',
+} as const;
+export type ItemType = (typeof ItemType)[keyof typeof ItemType];
+
+/** Partitions of the sparse `due` index: one work queue per sweep. */
+export const DueQueue = { Expiry: 'EXPIRY', Operations: 'OPS', Idempotency: 'IDEM' } as const;
+export type DueQueue = (typeof DueQueue)[keyof typeof DueQueue];
+
+export const dueEntry = (queue: DueQueue, at: string, id: string) =>
+  indexEntry('due', queue, timeOrdered(at, id));
+
+/** The sort key bound of a `due` Query: every entry due at or before `now`, whatever its id. */
+export const dueUntil = (now: Date) => `${now.toISOString()}#~`;
+
+/** Everything of one composition (operations, events, checks) shares its partition. */
+const compositionPartition = (id: string) => `COMP#${id}`;
+
+export const composition = (id: string): Key => ({ pk: compositionPartition(id), sk: 'COMP' });
+
+/** gsi1: every composition not destroyed; gsi2: those of one project. Newest first. */
+export const allCompositions = 'COMPS';
+export const projectCompositions = (project: string) => `COMPS#${project}`;
+export const listedComposition = (record: { id: string; project: string; created_at: string }) => {
+  const order = timeOrdered(record.created_at, record.id);
+  return {
+    ...indexEntry('gsi1', allCompositions, order),
+    ...indexEntry('gsi2', projectCompositions(record.project), order),
+  };
+};
+
+export const operation = (compositionId: string, operationId: string): Key => ({
+  pk: compositionPartition(compositionId),
+  sk: `OP#${operationId}`,
+});
+
+/** A Query for the events or the checks of one composition: its partition and a sort key prefix. */
+export interface PartitionPrefix {
+  partition: string;
+  prefix: string;
+}
+
+const eventPrefix = 'EVENT#';
+export const event = (record: { composition_id: string; at: string; id: string }): Key => ({
+  pk: compositionPartition(record.composition_id),
+  sk: `${eventPrefix}${timeOrdered(record.at, record.id)}`,
+});
+export const eventsOf = (compositionId: string): PartitionPrefix => ({
+  partition: compositionPartition(compositionId),
+  prefix: eventPrefix,
+});
+
+/** The record id is a hash, so the raw Idempotency-Key is never stored. */
+export const idempotencyRecordId = (subject: string, idempotencyKey: string) =>
+  sha256(`${subject}\n${idempotencyKey}`);
+export const idempotencyRecord = (recordId: string): Key => ({ pk: `IDEM#${recordId}`, sk: 'IDEM' });
+
+export const projectPointer = (project: string): Key => ({ pk: `PROJECT#${project}`, sk: 'CURRENT' });
+/** gsi1: every project, by name. */
+export const allProjects = 'PROJECTS';
+export const listedProject = (project: string) => indexEntry('gsi1', allProjects, project);
+
+/** A catalog version's items: its meta item (the pointer's fields), one per component and per baseline. */
+export const catalogVersion = (project: string, versionId: string) => {
+  const pk = `CATALOG#${project}#${versionId}`;
+  return {
+    partition: pk,
+    meta: { pk, sk: 'META' } satisfies Key,
+    component: (name: string): Key => ({ pk, sk: `COMPONENT#${name}` }),
+    baseline: (name: string): Key => ({ pk, sk: `BASELINE#${name}` }),
+  };
+};
+
+export const build = (id: string): Key => ({ pk: `BUILD#${id}`, sk: 'BUILD' });
+/** gsi1: a project's builds; gsi2: one component's. Newest first. */
+export const projectBuilds = (project: string) => `BUILDS#${project}`;
+export const componentBuilds = (project: string, component: string) => `BUILDS#${project}#${component}`;
+export const listedBuild = (record: {
+  id: string;
+  project: string;
+  component: string;
+  published_at: string;
+}) => {
+  const order = timeOrdered(record.published_at, record.id);
+  return {
+    ...indexEntry('gsi1', projectBuilds(record.project), order),
+    ...indexEntry('gsi2', componentBuilds(record.project, record.component), order),
+  };
+};
+
+/** Only the hash of a token is stored. */
+export const token = (secret: string): Key => ({ pk: `TOKEN#${sha256(secret)}`, sk: 'TOKEN' });
+
+const checkPrefix = 'CHECK#';
+export const check = (record: { composition_id: string; ran_at: string; id: string }): Key => ({
+  pk: compositionPartition(record.composition_id),
+  sk: `${checkPrefix}${timeOrdered(record.ran_at, record.id)}`,
+});
+export const checksOf = (compositionId: string): PartitionPrefix => ({
+  partition: compositionPartition(compositionId),
+  prefix: checkPrefix,
+});
+
+/** One partition per ref of a component's repository; sort keys order its publications. */
+export const sourceRefPartition = (project: string, component: string, repository: string, ref: string) =>
+  `SOURCE#${project}#${component}#${repository}#${ref}`;
+export const sourceRef = (entry: {
+  project: string;
+  component: string;
+  repository: string;
+  ref: string;
+  published_at: string;
+  build_id: string;
+}): Key => ({
+  pk: sourceRefPartition(entry.project, entry.component, entry.repository, entry.ref),
+  sk: timeOrdered(entry.published_at, entry.build_id),
+});
+
+/** One item per project and author; the author is hashed so any subject makes a safe key. */
+export const draft = (project: string, author: string): Key => ({
+  pk: `DRAFT#${project}#${sha256(author).slice(0, 32)}`,
+  sk: 'DRAFT',
+});
+
+export const frontendBinding = (project: string, frontend: string, revision: string): Key => ({
+  pk: `FRONTEND#${project}#${frontend}`,
+  sk: `REV#${revision}`,
+});
