@@ -382,6 +382,34 @@ describe('kubectl', () => {
     }
   });
 
+  it('lists the Gateway API definitions with get crd and keeps them read-only', async () => {
+    const table = await ok('get', 'crd');
+    expect(table.split('\n')[0]).toMatch(/^NAME\s+CREATED AT$/);
+    const names = await ok('get', 'crd', '-o', 'jsonpath={.items[*].metadata.name}');
+    expect(names.split(' ')).toEqual(
+      expect.arrayContaining([
+        'gatewayclasses.gateway.networking.k8s.io',
+        'gateways.gateway.networking.k8s.io',
+        'httproutes.gateway.networking.k8s.io',
+        'referencegrants.gateway.networking.k8s.io',
+      ]),
+    );
+    const routes = JSON.parse(await ok('get', 'crd', 'httproutes.gateway.networking.k8s.io', '-o', 'json'));
+    expect(routes.spec).toMatchObject({
+      group: 'gateway.networking.k8s.io',
+      scope: 'Namespaced',
+      names: { kind: 'HTTPRoute', plural: 'httproutes', listKind: 'HTTPRouteList' },
+      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} } }],
+    });
+    const deleted = await t.kubectl('delete', 'crd', 'httproutes.gateway.networking.k8s.io');
+    expect(deleted.code).not.toBe(0);
+    expect(deleted.stderr).toContain('Forbidden');
+    expect(await ok('get', 'httproutes', '-A')).toBe('');
+    expect(await ok('get', 'gateways', '-n', 'svc-system', '-o', 'name')).toBe(
+      'gateway.gateway.networking.k8s.io/preview\n',
+    );
+  });
+
   it('deletes a deployment and garbage-collects its replica sets and pods', async () => {
     await ok('apply', '-n', 'k', '-f', manifest('gc', deploymentManifest('gc', 'registry.example/gc:1', 2)));
     await ok('rollout', 'status', 'deployment/gc', '-n', 'k', '--timeout=20s');

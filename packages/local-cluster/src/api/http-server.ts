@@ -21,6 +21,7 @@ import { mergePatch } from './patch/merge-patch.ts';
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf/protobuf-body.ts';
 import { groupVersion, type ResourceType } from './registry.ts';
 import { formatSelector } from './selectors.ts';
+import { refuseServedDefinitionWrite } from './served-definitions.ts';
 import { includeObjectParam, toTable, wantsTable } from './table.ts';
 import type { Deployment, KubeObject, Pod } from './types.ts';
 import type { WatchHub } from './watch.ts';
@@ -258,6 +259,13 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
     if (rt.verbs && !rt.verbs.includes(verbOf(method, target, watch))) throw methodNotAllowed();
     if (rt.group === 'authorization.k8s.io' && rt.resource === 'selfsubjectaccessreviews') {
       return serveAccessReview(req, res);
+    }
+    if (method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
+      refuseServedDefinitionWrite(rt, () =>
+        name !== undefined
+          ? [name]
+          : api.list(rt, namespace, selectors).items.map((o) => o.metadata.name ?? ''),
+      );
     }
     if (subresource !== undefined) {
       const allowed =
