@@ -64,7 +64,7 @@ describe('protobuf bodies', () => {
     expect(r.json.message).toContain('k8s\\0');
   });
 
-  it('replaces an object with a protobuf PUT, but reads status only as JSON', async () => {
+  it('replaces an object with a protobuf PUT, but reads status and delete options only as JSON', async () => {
     const settings = body('kubectl create configmap settings');
     expect((await send('POST', '/api/v1/namespaces/fixture/configmaps', settings)).status).toBe(201);
     const replaced = await send('PUT', '/api/v1/namespaces/fixture/configmaps/settings', settings);
@@ -76,5 +76,8 @@ describe('protobuf bodies', () => {
     const status = await send('PUT', '/api/v1/namespaces/fixture/services/web/status', service);
     expect(status.status).toBe(415);
     expect(status.json.reason).toBe('UnsupportedMediaType');
+    const deleted = await send('DELETE', '/api/v1/namespaces/fixture/configmaps/settings', settings);
+    expect(deleted.status).toBe(415);
+    expect((await api(t.cluster, 'GET', '/api/v1/namespaces/fixture/configmaps/settings')).status).toBe(200);
   });
 });

@@ -98,7 +98,7 @@ export function methodNotAllowed(
 
 export function unsupportedMediaType(contentType: string): ApiError {
   const hint = contentType.includes('protobuf')
-    ? ' (this local cluster reads protobuf only in bodies that create or replace an object; send patches and status as JSON)'
+    ? ' (this local cluster reads protobuf only in bodies that create or replace an object; send patches, delete options and status as JSON)'
     : '';
   return new ApiError(
     415,

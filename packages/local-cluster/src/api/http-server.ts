@@ -415,6 +415,8 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
 
   async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<DeleteOptions> {
     const text = await readBody(req);
+    const type = mediaType(req);
+    if (text !== '' && type === PROTOBUF_MEDIA_TYPE) throw unsupportedMediaType(type);
     const body = text.trim() === '' ? {} : parseJson(text);
     const b = isObject(body) ? body : {};
     let policy = (q.get('propagationPolicy') ?? b.propagationPolicy) as string | undefined;
