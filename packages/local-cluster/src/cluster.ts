@@ -4,9 +4,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApiHandler } from './api/http-server.ts';
+import { deepEqual } from './api/json.ts';
 import { Api } from './api/operations.ts';
 import { loadSnapshot, Persistence } from './api/persistence.ts';
 import { Registry, type ResourceDeclaration } from './api/registry.ts';
+import { CRD_GROUP, CRD_RESOURCE, servedDefinitions } from './api/served-definitions.ts';
 import { Store } from './api/store.ts';
 import { WatchHub } from './api/watch.ts';
 import { CrdController } from './controllers/crd-controller.ts';
@@ -138,6 +140,25 @@ function bootstrap(api: Api): void {
   }
 }
 
+/** Creates the Gateway API's CustomResourceDefinitions, or brings a restored copy up to date. */
+function ensureServedDefinitions(api: Api): void {
+  const crds = api.rt(CRD_GROUP, CRD_RESOURCE);
+  for (const definition of servedDefinitions()) {
+    const name = definition.metadata.name ?? '';
+    const existing = api.tryGet(crds, undefined, name);
+    if (!existing) api.create(crds, undefined, definition, { fieldManager: 'local-cluster' });
+    else if (!deepEqual(existing.spec, definition.spec)) {
+      api.update(
+        crds,
+        undefined,
+        name,
+        { ...existing, spec: definition.spec },
+        { fieldManager: 'local-cluster' },
+      );
+    }
+  }
+}
+
 /** The Gateway that public preview routes attach to: `svc-system/preview`, class `local`. */
 function ensureGateway(api: Api, previewDomain: string, port: number): void {
   const classes = api.rt(GATEWAY_GROUP, 'gatewayclasses');
@@ -204,6 +225,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const api = new Api(registry, store);
   const crds = new CrdController(api);
   bootstrap(api);
+  ensureServedDefinitions(api);
   const hub = new WatchHub(store, options.bookmarkIntervalMs ?? 5000);
   const logs = new PodLogs();
   const faults = new Faults();

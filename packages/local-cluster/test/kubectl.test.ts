@@ -4,8 +4,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deploymentManifest, eventually, startTestCluster, type TestCluster } from './helpers.ts';
+import { api, deploymentManifest, eventually, startTestCluster, type TestCluster } from './helpers.ts';
 
 let t: TestCluster;
 const dir = mkdtempSync(join(tmpdir(), 'kubectl-manifests-'));
@@ -289,6 +290,124 @@ describe('kubectl', () => {
       manifest('ssa4', { ...base, data: { a: 'x' } }),
     );
     expect(await ok('get', 'cm', 'ssa', '-n', 'k', '-o', 'jsonpath={.data.a}')).toBe('x');
+  });
+
+  it('creates with the typed commands, which send protobuf, and run', async () => {
+    const core = t.kc.makeApiClient(CoreV1Api);
+    const apps = t.kc.makeApiClient(AppsV1Api);
+    expect(await ok('create', 'namespace', 'made')).toBe('namespace/made created\n');
+    await ok(
+      'create',
+      'configmap',
+      'settings',
+      '-n',
+      'made',
+      '--from-literal=mode=fast',
+      '--from-literal=greeting=hello world',
+    );
+    await ok('create', 'secret', 'generic', 'credentials', '-n', 'made', '--from-literal=password=s3cr3t!');
+    await ok(
+      'create',
+      'deployment',
+      'web',
+      '-n',
+      'made',
+      '--image=registry.example/web:1',
+      '--replicas=2',
+      '--port=8080',
+    );
+    await ok('create', 'service', 'clusterip', 'web', '-n', 'made', '--tcp=80:8080');
+    await ok('create', 'serviceaccount', 'robot', '-n', 'made');
+    await ok(
+      'run',
+      'solo',
+      '-n',
+      'made',
+      '--image=registry.example/solo:1',
+      '--labels=tier=batch,team=a',
+      '--port=9090',
+      '--env=MODE=once',
+    );
+
+    const ns = await core.readNamespace({ name: 'made' });
+    expect(ns.status?.phase).toBe('Active');
+    expect(ns.metadata?.managedFields?.[0]?.manager).toBe('kubectl-create');
+    const settings = await core.readNamespacedConfigMap({ name: 'settings', namespace: 'made' });
+    expect(settings.data).toEqual({ mode: 'fast', greeting: 'hello world' });
+    const secret = await core.readNamespacedSecret({ name: 'credentials', namespace: 'made' });
+    expect(secret.type).toBe('Opaque');
+    expect(Buffer.from(secret.data?.password ?? '', 'base64').toString()).toBe('s3cr3t!');
+    const web = await apps.readNamespacedDeployment({ name: 'web', namespace: 'made' });
+    expect(web.metadata?.labels).toEqual({ app: 'web' });
+    expect(web.spec?.replicas).toBe(2);
+    expect(web.spec?.selector.matchLabels).toEqual({ app: 'web' });
+    expect(web.spec?.template.spec?.containers).toMatchObject([
+      { name: 'web', image: 'registry.example/web:1', ports: [{ containerPort: 8080, protocol: 'TCP' }] },
+    ]);
+    const service = await core.readNamespacedService({ name: 'web', namespace: 'made' });
+    expect(service.spec?.type).toBe('ClusterIP');
+    expect(service.spec?.selector).toEqual({ app: 'web' });
+    expect(service.spec?.ports).toEqual([{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 }]);
+    expect(service.spec?.clusterIP).toMatch(/^10\.96\./);
+    expect(
+      (await core.readNamespacedServiceAccount({ name: 'robot', namespace: 'made' })).metadata?.name,
+    ).toBe('robot');
+    const solo = await core.readNamespacedPod({ name: 'solo', namespace: 'made' });
+    expect(solo.metadata?.labels).toEqual({ tier: 'batch', team: 'a' });
+    expect(solo.spec?.containers[0]).toMatchObject({
+      image: 'registry.example/solo:1',
+      ports: [{ containerPort: 9090 }],
+      env: [{ name: 'MODE', value: 'once' }],
+    });
+
+    await ok('rollout', 'status', 'deployment/web', '-n', 'made', '--timeout=20s');
+    const endpoints = await core.readNamespacedEndpoints({ name: 'web', namespace: 'made' });
+    expect(endpoints.subsets?.[0]?.addresses).toHaveLength(2);
+    const again = await t.kubectl('create', 'namespace', 'made');
+    expect(again.stderr).toContain('AlreadyExists');
+  });
+
+  it('answers auth can-i from the review it decodes', async () => {
+    expect(await ok('auth', 'can-i', 'create', 'pods', '-n', 'made')).toBe('yes\n');
+    const fault = await api(t.cluster, 'POST', '/_faults', {
+      type: 'deny',
+      match: { verb: 'delete', resource: 'secrets', namespace: 'made' },
+    });
+    try {
+      const denied = await t.kubectl('auth', 'can-i', 'delete', 'secrets', '-n', 'made');
+      expect(denied.stdout).toBe(`no - denied by fault ${fault.json.id}\n`);
+      expect(await ok('auth', 'can-i', 'delete', 'secrets', '-n', 'k')).toBe('yes\n');
+    } finally {
+      await api(t.cluster, 'DELETE', `/_faults/${fault.json.id}`);
+    }
+  });
+
+  it('lists the Gateway API definitions with get crd and keeps them read-only', async () => {
+    const table = await ok('get', 'crd');
+    expect(table.split('\n')[0]).toMatch(/^NAME\s+CREATED AT$/);
+    const names = await ok('get', 'crd', '-o', 'jsonpath={.items[*].metadata.name}');
+    expect(names.split(' ')).toEqual(
+      expect.arrayContaining([
+        'gatewayclasses.gateway.networking.k8s.io',
+        'gateways.gateway.networking.k8s.io',
+        'httproutes.gateway.networking.k8s.io',
+        'referencegrants.gateway.networking.k8s.io',
+      ]),
+    );
+    const routes = JSON.parse(await ok('get', 'crd', 'httproutes.gateway.networking.k8s.io', '-o', 'json'));
+    expect(routes.spec).toMatchObject({
+      group: 'gateway.networking.k8s.io',
+      scope: 'Namespaced',
+      names: { kind: 'HTTPRoute', plural: 'httproutes', listKind: 'HTTPRouteList' },
+      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} } }],
+    });
+    const deleted = await t.kubectl('delete', 'crd', 'httproutes.gateway.networking.k8s.io');
+    expect(deleted.code).not.toBe(0);
+    expect(deleted.stderr).toContain('Forbidden');
+    expect(await ok('get', 'httproutes', '-A')).toBe('');
+    expect(await ok('get', 'gateways', '-n', 'svc-system', '-o', 'name')).toBe(
+      'gateway.gateway.networking.k8s.io/preview\n',
+    );
   });
 
   it('deletes a deployment and garbage-collects its replica sets and pods', async () => {

@@ -98,12 +98,12 @@ export function methodNotAllowed(
 
 export function unsupportedMediaType(contentType: string): ApiError {
   const hint = contentType.includes('protobuf')
-    ? " (this local cluster reads JSON only: kubectl's typed generators such as `kubectl create namespace` send protobuf; use `kubectl create -f` or `kubectl apply -f` with a manifest instead)"
+    ? ' (this local cluster reads protobuf only in bodies that create or replace an object; send patches, delete options and status as JSON)'
     : '';
   return new ApiError(
     415,
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: application/json, application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml (got ${contentType})${hint}`,
+    `the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf, application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml (got ${contentType})${hint}`,
   );
 }
 

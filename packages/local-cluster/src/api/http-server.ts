@@ -18,8 +18,10 @@ import { openApiGroupVersion, openApiRoot } from './openapi.ts';
 import { type Api, type DeleteOptions, PatchType, type PropagationPolicy } from './operations.ts';
 import { jsonPatch } from './patch/json-patch.ts';
 import { mergePatch } from './patch/merge-patch.ts';
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPE } from './protobuf/protobuf-body.ts';
 import { groupVersion, type ResourceType } from './registry.ts';
 import { formatSelector } from './selectors.ts';
+import { refuseServedDefinitionWrite } from './served-definitions.ts';
 import { includeObjectParam, toTable, wantsTable } from './table.ts';
 import type { Deployment, KubeObject, Pod } from './types.ts';
 import type { WatchHub } from './watch.ts';
@@ -122,6 +124,10 @@ export function sendError(res: ServerResponse, error: ApiError): void {
 }
 
 export async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBodyBytes(req)).toString('utf8');
+}
+
+async function readBodyBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -130,7 +136,7 @@ export async function readBody(req: IncomingMessage): Promise<string> {
     if (size > MAX_BODY) throw new ApiError(413, 'RequestEntityTooLarge', 'the request body is too large');
     chunks.push(buf);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function parseJson(text: string): unknown {
@@ -143,6 +149,17 @@ function parseJson(text: string): unknown {
 
 function mediaType(req: IncomingMessage): string {
   return (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+/**
+ * An object to create or replace: JSON, or protobuf as kubectl's typed commands send it. The status
+ * subresource reads JSON only, since the decoder declares no status messages.
+ */
+async function readObject(req: IncomingMessage, acceptProtobuf = true): Promise<unknown> {
+  const type = mediaType(req);
+  if (type === PROTOBUF_MEDIA_TYPE && acceptProtobuf) return decodeProtobufObject(await readBodyBytes(req));
+  if (type !== '' && type !== 'application/json') throw unsupportedMediaType(type);
+  return parseJson(await readBody(req));
 }
 
 function boolParam(q: URLSearchParams, key: string): boolean {
@@ -233,11 +250,22 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
     const fieldManager = q.get('fieldManager') ?? defaultManager(req);
     const dryRun = q.get('dryRun') === 'All';
     const watch = boolParam(q, 'watch');
+    const selectors = {
+      labelSelector: q.get('labelSelector') ?? undefined,
+      fieldSelector: q.get('fieldSelector') ?? undefined,
+    };
 
     if (rt.namespaced && namespace === undefined && name !== undefined) throw pathNotFound();
     if (rt.verbs && !rt.verbs.includes(verbOf(method, target, watch))) throw methodNotAllowed();
     if (rt.group === 'authorization.k8s.io' && rt.resource === 'selfsubjectaccessreviews') {
       return serveAccessReview(req, res);
+    }
+    if (method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
+      refuseServedDefinitionWrite(rt, () =>
+        name !== undefined
+          ? [name]
+          : api.list(rt, namespace, selectors).items.map((o) => o.metadata.name ?? ''),
+      );
     }
     if (subresource !== undefined) {
       const allowed =
@@ -249,13 +277,9 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
 
     if (name === undefined) {
       if (method === 'GET') {
-        const listOptions = {
-          labelSelector: q.get('labelSelector') ?? undefined,
-          fieldSelector: q.get('fieldSelector') ?? undefined,
-        };
-        if (watch) return serveWatch(req, res, target, q, listOptions);
+        if (watch) return serveWatch(req, res, target, q, selectors);
         const result = api.list(rt, namespace, {
-          ...listOptions,
+          ...selectors,
           limit: intParam(q, 'limit'),
           continue: q.get('continue') ?? undefined,
         });
@@ -281,23 +305,13 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
       }
       if (method === 'POST') {
         if (rt.namespaced && namespace === undefined) throw methodNotAllowed();
-        const type = mediaType(req);
-        if (type !== '' && type !== 'application/json') throw unsupportedMediaType(type);
-        const body = parseJson(await readBody(req));
+        const body = await readObject(req);
         const created = api.create(rt, namespace, body, { fieldManager, dryRun });
         return sendJson(res, 201, created);
       }
       if (method === 'DELETE') {
         const options = await deleteOptions(req, q);
-        const deleted = api.deleteCollection(
-          rt,
-          namespace,
-          {
-            labelSelector: q.get('labelSelector') ?? undefined,
-            fieldSelector: q.get('fieldSelector') ?? undefined,
-          },
-          options,
-        );
+        const deleted = api.deleteCollection(rt, namespace, selectors, options);
         return sendJson(res, 200, {
           kind: rt.listKind,
           apiVersion: groupVersion(rt),
@@ -329,9 +343,7 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
         return sendJson(res, 200, object);
       }
       case 'PUT': {
-        const type = mediaType(req);
-        if (type !== '' && type !== 'application/json') throw unsupportedMediaType(type);
-        const body = parseJson(await readBody(req));
+        const body = await readObject(req, statusSub === undefined);
         const updated = api.update(rt, namespace, name, body, {
           fieldManager,
           dryRun,
@@ -366,9 +378,7 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
 
   /** Nothing is stored: the review comes back with its `status` filled in, as from a real server. */
   async function serveAccessReview(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const type = mediaType(req);
-    if (type !== '' && type !== 'application/json') throw unsupportedMediaType(type);
-    const body = parseJson(await readBody(req));
+    const body = await readObject(req);
     const spec = isObject(body) && isObject(body.spec) ? body.spec : {};
     const attributes = isObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
     if (!attributes && !isObject(spec.nonResourceAttributes)) {
@@ -405,6 +415,8 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
 
   async function deleteOptions(req: IncomingMessage, q: URLSearchParams): Promise<DeleteOptions> {
     const text = await readBody(req);
+    const type = mediaType(req);
+    if (text !== '' && type === PROTOBUF_MEDIA_TYPE) throw unsupportedMediaType(type);
     const body = text.trim() === '' ? {} : parseJson(text);
     const b = isObject(body) ? body : {};
     let policy = (q.get('propagationPolicy') ?? b.propagationPolicy) as string | undefined;

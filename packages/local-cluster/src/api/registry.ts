@@ -173,6 +173,7 @@ const GATEWAY_API: readonly BuiltinSpec[] = [
     namespaced: false,
     shortNames: ['gc'],
     hasStatus: true,
+    categories: ['gateway-api'],
   },
   {
     group: 'gateway.networking.k8s.io',
@@ -182,6 +183,7 @@ const GATEWAY_API: readonly BuiltinSpec[] = [
     namespaced: true,
     shortNames: ['gtw'],
     hasStatus: true,
+    categories: ['gateway-api'],
   },
   {
     group: 'gateway.networking.k8s.io',
@@ -190,6 +192,7 @@ const GATEWAY_API: readonly BuiltinSpec[] = [
     kind: 'HTTPRoute',
     namespaced: true,
     hasStatus: true,
+    categories: ['gateway-api'],
   },
   {
     group: 'gateway.networking.k8s.io',
@@ -198,6 +201,7 @@ const GATEWAY_API: readonly BuiltinSpec[] = [
     kind: 'ReferenceGrant',
     namespaced: true,
     shortNames: ['refgrant'],
+    categories: ['gateway-api'],
   },
 ];
 
@@ -219,6 +223,11 @@ function make(spec: BuiltinSpec, builtin: boolean): ResourceType {
   };
 }
 
+/** The Gateway API kinds the cluster serves itself (it also publishes CRDs for them). */
+export function gatewayApiTypes(): ResourceType[] {
+  return GATEWAY_API.map((spec) => make(spec, false));
+}
+
 export function groupVersion(rt: { group: string; version: string }): string {
   return rt.group === '' ? rt.version : `${rt.group}/${rt.version}`;
 }
@@ -237,7 +246,7 @@ export class Registry {
 
   constructor(declared: readonly ResourceDeclaration[] = []) {
     for (const spec of BUILTINS) this.add(make(spec, true));
-    for (const spec of GATEWAY_API) this.add(make(spec, false));
+    for (const rt of gatewayApiTypes()) this.add(rt);
     for (const d of declared) this.add(fromDeclaration(d));
   }
 

@@ -197,6 +197,11 @@ function printer(rt: ResourceType): Printer {
           return [o.metadata.name ?? '', hostnames.length ? JSON.stringify(hostnames) : '', age(o)];
         },
       };
+    case 'apiextensions.k8s.io/customresourcedefinitions':
+      return {
+        columns: [NAME, { name: 'Created At', type: 'date' }],
+        cells: (o) => [o.metadata.name ?? '', o.metadata.creationTimestamp ?? ''],
+      };
     default:
       return { columns: [NAME, AGE], cells: (o) => [o.metadata.name ?? '', age(o)] };
   }
