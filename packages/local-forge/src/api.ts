@@ -80,10 +80,13 @@ function requiredString(body: Record<string, unknown>, field: string): string {
   return value;
 }
 
+/** An absent body reads as `{}`, so a missing field is reported as missing rather than as bad JSON. */
 async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (!text.trim()) return {};
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await c.req.text());
+    parsed = JSON.parse(text);
   } catch {
     throw new GitHubError(400, 'Problems parsing JSON');
   }
@@ -245,8 +248,7 @@ export function createApi(deps: ApiDeps): Hono<Env> {
     requireApp(c);
     const installation = store.installation(integer(c.req.param('installation_id')));
     if (!installation) throw notFound();
-    const body = (await c.req.text()).trim() ? await jsonBody(c) : {};
-    const { record, repositoryIds } = auth.issueToken(installation, body);
+    const { record, repositoryIds } = auth.issueToken(installation, await jsonBody(c));
     return c.json(
       {
         token: record.token,

@@ -81,7 +81,12 @@ const appKey = generateKeyPairSync('rsa', {
 
 export async function startHarness(options: Partial<LocalForgeOptions> = {}): Promise<Harness> {
   const receiver = await startReceiver();
-  const forge = await startLocalForge({ webhookUrl: receiver.url, seed: true, privateKey: appKey, ...options });
+  const forge = await startLocalForge({
+    webhookUrl: receiver.url,
+    seed: true,
+    privateKey: appKey,
+    ...options,
+  });
   const installationId = forge.state().installations[0]?.id;
   if (installationId === undefined) throw new Error('the seeded installation is missing');
   return {
