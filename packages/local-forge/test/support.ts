@@ -29,12 +29,14 @@ export interface Receiver {
   received: ReceivedWebhook[];
   /** Status the receiver answers with; 204 by default. */
   status: number;
+  /** How long the receiver takes to answer; 0 by default. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
 export async function startReceiver(): Promise<Receiver> {
   const received: ReceivedWebhook[] = [];
-  const receiver = { status: 204 };
+  const receiver = { status: 204, delayMs: 0 };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -48,7 +50,7 @@ export async function startReceiver(): Promise<Receiver> {
         signature: String(request.headers['x-hub-signature-256']),
         payload: JSON.parse(body) as ReceivedWebhook['payload'],
       });
-      response.writeHead(receiver.status).end();
+      setTimeout(() => response.writeHead(receiver.status).end(), receiver.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
