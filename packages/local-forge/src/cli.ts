@@ -3,7 +3,6 @@
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startLocalForge } from './forge.ts';
 
 const USAGE = `usage: npm run forge -- <verb> [arguments] [--url URL] [--sender LOGIN]
 
@@ -114,6 +113,8 @@ async function serve(): Promise<void> {
   const keyFile = values['private-key-file'];
   const privateKey = privateKeyFrom(keyFile);
   const appId = values['app-id'] === undefined ? undefined : count(values['app-id'], '--app-id');
+  // Loaded only here, so the client verbs start fast.
+  const { startLocalForge } = await import('./forge.ts');
   const forge = await startLocalForge({
     port: count(values.port ?? '8083', '--port'),
     webhookUrl: values['webhook-url'] ?? null,
