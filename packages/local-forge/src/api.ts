@@ -9,8 +9,15 @@ import { DOCS, GitHubError, invalidRequest, notFound } from './errors.ts';
 import { cursorPage, numberedPage, type Page } from './paging.ts';
 import { type RateLimits, rateLimitHeaders } from './rate-limit.ts';
 import type { Renderer } from './render.ts';
-import type { CheckRunRecord, PullRecord, RepositoryRecord } from './state.ts';
-import { timestamp } from './state.ts';
+import {
+  CHECK_CONCLUSIONS,
+  CHECK_STATUSES,
+  type CheckRunRecord,
+  COMMIT_STATES,
+  type PullRecord,
+  type RepositoryRecord,
+  timestamp,
+} from './state.ts';
 import type { ForgeStore } from './store.ts';
 import type { WebhookSender } from './webhooks.ts';
 
@@ -25,19 +32,6 @@ export interface ApiDeps {
   rateLimits: RateLimits;
   webhooks: WebhookSender;
 }
-
-const CHECK_STATUSES = ['queued', 'in_progress', 'completed', 'waiting', 'requested', 'pending'];
-const CHECK_CONCLUSIONS = [
-  'action_required',
-  'cancelled',
-  'failure',
-  'neutral',
-  'success',
-  'skipped',
-  'stale',
-  'timed_out',
-];
-const COMMIT_STATES = ['error', 'failure', 'pending', 'success'];
 
 const resourceNotAccessible = () => new GitHubError(403, 'Resource not accessible by integration');
 const requiresAuthentication = () => new GitHubError(401, 'Requires authentication');
@@ -57,13 +51,13 @@ function integer(value: string | undefined): number {
   return n;
 }
 
-function oneOf(field: string, value: unknown, allowed: string[]): string {
-  if (typeof value !== 'string' || !allowed.includes(value)) {
+function oneOf<const T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
     throw invalidRequest(
       `For 'properties/${field}', ${JSON.stringify(value)} is not one of ${JSON.stringify(allowed)}.`,
     );
   }
-  return value;
+  return value as T;
 }
 
 function optionalString(body: Record<string, unknown>, field: string): string | null | undefined {

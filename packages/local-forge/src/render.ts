@@ -311,6 +311,7 @@ export class Renderer {
     const pulls = this.store
       .pulls(repository.id)
       .filter((p) => p.state === 'open' && p.headSha === run.headSha && p.headRepositoryId === repository.id);
+    const repo = { id: repository.id, url: `${this.base}/repos/${fullName}`, name: repository.name };
     return {
       id: run.id,
       node_id: nodeId('CR', run.id),
@@ -319,28 +320,20 @@ export class Renderer {
       url,
       html_url: `${this.base}/${fullName}/runs/${run.id}`,
       details_url: run.detailsUrl,
-      status: run.status as 'queued',
-      conclusion: run.conclusion as 'success' | null,
+      status: run.status,
+      conclusion: run.conclusion,
       started_at: run.startedAt,
       completed_at: run.completedAt,
       output: { ...run.output, annotations_count: 0, annotations_url: `${url}/annotations` },
       name: run.name,
-      check_suite: { id: run.id + 1 },
+      check_suite: null,
       app: this.appObject(),
       pull_requests: pulls.map((p) => ({
         id: p.id,
         number: p.number,
         url: `${this.base}/repos/${fullName}/pulls/${p.number}`,
-        head: {
-          ref: p.headRef,
-          sha: p.headSha,
-          repo: { id: repository.id, url: `${this.base}/repos/${fullName}`, name: repository.name },
-        },
-        base: {
-          ref: p.baseRef,
-          sha: p.baseSha,
-          repo: { id: repository.id, url: `${this.base}/repos/${fullName}`, name: repository.name },
-        },
+        head: { ref: p.headRef, sha: p.headSha, repo },
+        base: { ref: p.baseRef, sha: p.baseSha, repo },
       })),
     } satisfies GitHub.CheckRun;
   }

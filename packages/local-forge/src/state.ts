@@ -77,13 +77,35 @@ export interface CommentRecord {
   updatedAt: string;
 }
 
+export const CHECK_STATUSES = [
+  'queued',
+  'in_progress',
+  'completed',
+  'waiting',
+  'requested',
+  'pending',
+] as const;
+export type CheckStatus = (typeof CHECK_STATUSES)[number];
+export const CHECK_CONCLUSIONS = [
+  'action_required',
+  'cancelled',
+  'failure',
+  'neutral',
+  'success',
+  'skipped',
+  'timed_out',
+] as const;
+export type CheckConclusion = (typeof CHECK_CONCLUSIONS)[number];
+export const COMMIT_STATES = ['error', 'failure', 'pending', 'success'] as const;
+export type CommitState = (typeof COMMIT_STATES)[number];
+
 export interface CheckRunRecord {
   id: number;
   repositoryId: number;
   headSha: string;
   name: string;
-  status: string;
-  conclusion: string | null;
+  status: CheckStatus;
+  conclusion: CheckConclusion | null;
   externalId: string | null;
   detailsUrl: string | null;
   startedAt: string | null;
@@ -95,7 +117,7 @@ export interface StatusRecord {
   id: number;
   repositoryId: number;
   sha: string;
-  state: string;
+  state: CommitState;
   targetUrl: string | null;
   description: string | null;
   context: string;
