@@ -218,20 +218,21 @@ export class Renderer {
     } satisfies GitHub.PullRequestSimple;
   }
 
-  pullRequest(pull: PullRecord) {
-    const comments = this.store.state.comments.filter(
+  private commentCount(pull: PullRecord): number {
+    return this.store.state.comments.filter(
       (c) => c.repositoryId === pull.repositoryId && c.issueNumber === pull.number,
     ).length;
-    const { author_association, ...simple } = this.pullRequestSimple(pull);
+  }
+
+  pullRequest(pull: PullRecord) {
     return {
-      ...simple,
-      author_association: 'CONTRIBUTOR',
+      ...this.pullRequestSimple(pull),
       merged: pull.merged,
       mergeable: pull.state === 'open' ? true : null,
       rebaseable: pull.state === 'open' ? true : null,
       mergeable_state: pull.state === 'open' ? 'clean' : 'unknown',
       merged_by: pull.merged ? this.user(pull.author) : null,
-      comments,
+      comments: this.commentCount(pull),
       review_comments: 0,
       maintainer_can_modify: false,
       commits: 1,
@@ -268,9 +269,7 @@ export class Renderer {
       milestone: null,
       locked: false,
       active_lock_reason: null,
-      comments: this.store.state.comments.filter(
-        (c) => c.repositoryId === pull.repositoryId && c.issueNumber === pull.number,
-      ).length,
+      comments: this.commentCount(pull),
       pull_request: {
         url: `${repositoryUrl}/pulls/${pull.number}`,
         html_url: simple.html_url,
