@@ -25,6 +25,7 @@ export default defineConfig({
       pkg('worker', true),
       pkg('cli', true),
       pkg('local-cluster'),
+      pkg('local-forge'),
       pkg('local', true),
       {
         extends: false,
