@@ -42,12 +42,14 @@ export async function handleJob(deps: WorkerDeps, body: string, receiveCount: nu
     job = Jobs.parseJob(body);
   } catch (error) {
     // Unreadable: fail every receive so the queue moves it to the dead-letter queue.
-    throw new Error(`unreadable job message: ${(error as Error).message}`);
+    throw new Error(`unreadable job message: ${messageOf(error)}`);
   }
   await runOperation(deps, job, receiveCount);
 }
 
-/** One chain of an operation: from the job's step for as long as steps complete and the budget lasts. */
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** What the steps of one chain share: the job that started it and the composition as the chain began. */
 interface Run {
   deps: WorkerDeps;
   job: Jobs.Job;
@@ -67,22 +69,23 @@ async function runOperation(deps: WorkerDeps, job: Jobs.Job, receiveCount: numbe
     await supersede(deps, found);
     return;
   }
-  let run: Run = { deps, job, receiveCount, composition: current };
+  let composition = current;
   let operation = found;
   if (operation.status === OperationStatus.Pending) {
-    const started = startOperation(current, operation, deps.clock.now());
+    const started = startOperation(composition, operation, deps.clock.now());
     if (!(await deps.compositions.commit(started))) return;
-    run = { ...run, composition: started.composition.record };
+    composition = started.composition.record;
     operation = started.operation.record;
   }
-  await runChain(run, chainFrom(operation), step);
+  await runChain({ deps, job, receiveCount, composition }, chainFrom(operation), step);
 }
 
 async function runChain(run: Run, start: Chain, first: StepName): Promise<void> {
   const { deps, composition } = run;
   const chainEnds = Date.now() + deps.settings.chainBudgetMs;
   let chain = start;
-  for (let step = first; ; ) {
+  let step = first;
+  for (;;) {
     const outcome = await runStep(run, chain, step);
     if (outcome === null) return;
     const now = deps.clock.now();
@@ -145,7 +148,7 @@ async function runStep(run: Run, chain: Chain, step: StepName): Promise<StepOutc
     });
     const saved = await save(deps, chain);
     if (run.receiveCount >= deps.settings.maxReceiveCount) {
-      const blocker = stepFailedBlocker(step, run.receiveCount, error as Error);
+      const blocker = stepFailedBlocker(step, run.receiveCount, messageOf(error));
       await fail(deps, composition, chainFrom(saved ?? written), [blocker]);
     }
     throw error;

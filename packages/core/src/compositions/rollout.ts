@@ -65,10 +65,10 @@ export function rolloutFailure(
 }
 
 /** A step that kept failing until the queue's last receive. */
-export function stepFailedBlocker(step: string, receiveCount: number, error: Error): RolloutBlocker {
+export function stepFailedBlocker(step: string, receiveCount: number, lastError: string): RolloutBlocker {
   return rolloutBlocker(
     RolloutBlockerCode.StepFailed,
-    `step ${step} failed ${receiveCount} times; last error: ${error.message}`,
+    `step ${step} failed ${receiveCount} times; last error: ${lastError}`,
   );
 }
 
