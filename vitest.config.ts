@@ -3,12 +3,30 @@ import { defineConfig } from 'vitest/config';
 /** Projects whose tests talk to DynamoDB Local and fauxqs share one of each per run (see global setup). */
 const emulatorSetup = ['packages/local/src/testing/global-setup.ts'];
 
-const pkg = (name: string, needsEmulators = false) => ({
+/**
+ * Tests that need no emulator, no Java and no stack: pure rules and in-process code, beside the
+ * code in `src/`. `npm run test:unit` runs only these; the package projects below leave them out,
+ * so `npm test` runs each test once.
+ */
+const unitTests = [
+  'packages/core/src/**/*.test.ts',
+  'packages/api/src/**/*.test.ts',
+  'packages/aws/src/**/*.test.ts',
+  'packages/kube/src/**/*.test.ts',
+  'packages/local-cluster/src/**/*.test.ts',
+  'infra/**/*.test.ts',
+  'stacks/**/*.test.ts',
+];
+
+const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?: boolean } = {}) => ({
   extends: false as const,
   test: {
     name,
-    include: [`packages/${name}/src/**/*.test.ts`, `packages/${name}/test/**/*.test.ts`],
-    globalSetup: needsEmulators ? emulatorSetup : [],
+    include: [
+      ...(options.unitTestsInSrc ? [] : [`packages/${name}/src/**/*.test.ts`]),
+      `packages/${name}/test/**/*.test.ts`,
+    ],
+    globalSetup: options.needsEmulators ? emulatorSetup : [],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
@@ -17,16 +35,15 @@ const pkg = (name: string, needsEmulators = false) => ({
 export default defineConfig({
   test: {
     projects: [
-      pkg('core'),
-      { extends: false, test: { name: 'infra', include: ['infra/**/*.test.ts', 'stacks/**/*.test.ts'] } },
-      pkg('aws', true),
-      pkg('kube'),
-      pkg('api', true),
-      pkg('worker', true),
-      pkg('cli', true),
-      pkg('local-cluster'),
+      { extends: false, test: { name: 'unit', include: unitTests, testTimeout: 30_000 } },
+      pkg('aws', { needsEmulators: true, unitTestsInSrc: true }),
+      pkg('kube', { unitTestsInSrc: true }),
+      pkg('api', { needsEmulators: true, unitTestsInSrc: true }),
+      pkg('worker', { needsEmulators: true }),
+      pkg('cli', { needsEmulators: true }),
+      pkg('local-cluster', { unitTestsInSrc: true }),
       pkg('local-forge'),
-      pkg('local', true),
+      pkg('local', { needsEmulators: true }),
       {
         extends: false,
         test: {

@@ -9,6 +9,7 @@
  * resolve `*.localhost`, so the request goes to the gateway's address with the preview host.
  * Every `svc` invocation below is one line of the docs, in the same order with the same arguments.
  */
+import { type Hop, hopsOf } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { startTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
@@ -31,33 +32,11 @@ async function step(...args: string[]) {
   return result.json();
 }
 
-interface Hop {
-  component: string;
-  image: string;
-  pod: string;
-  routing_key: string | null;
-}
-
-/** `curl -s <url>`: the workloads' answer flattened into the hops it went through. */
+/** `curl -s <url>`: the workloads' hop report flattened into the hops it went through. */
 async function curl(url: string): Promise<{ status: number; body: unknown; hops: Hop[] }> {
   const response = await gatewayFetch(stack.gatewayUrl, url);
-  const hops: Hop[] = [];
-  const walk = (node: unknown) => {
-    if (!node || typeof node !== 'object') return;
-    const hop = node as Partial<Hop> & { calls?: { body?: unknown }[] };
-    if (hop.component && hop.image && hop.pod) {
-      hops.push({
-        component: hop.component,
-        image: hop.image,
-        pod: hop.pod,
-        routing_key: hop.routing_key ?? null,
-      });
-    }
-    for (const call of hop.calls ?? []) walk(call.body);
-  };
   const body = await response.json().catch(() => null);
-  walk(body);
-  return { status: response.status, body, hops };
+  return { status: response.status, body, hops: hopsOf(body) ?? [] };
 }
 
 const serviceB = (hops: Hop[]) => hops.find((h) => h.component === 'service-b');

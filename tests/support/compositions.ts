@@ -1,3 +1,4 @@
+import { type Hop, hopsOf } from '@svc/core';
 import type { Stack } from '@svc/local';
 import type { HttpClient } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
@@ -40,31 +41,11 @@ export async function waitForPhase(http: HttpClient, id: string, phases: string[
   }
 }
 
-export interface Hop {
-  component: string;
-  image: string;
-  routing_key: string | null;
-}
-
-/** GETs a preview URL through the local gateway and flattens the workloads' answer into hops. */
+/** GETs a preview URL through the local gateway and flattens the workloads' hop report. */
 export async function previewHops(stack: Stack, url: string): Promise<{ status: number; hops: Hop[] }> {
   const response = await gatewayFetch(stack.gatewayUrl, url);
   const body = await response.json().catch(() => null);
-  const hops: Hop[] = [];
-  const walk = (node: unknown) => {
-    if (!node || typeof node !== 'object') return;
-    const hop = node as {
-      component?: string;
-      image?: string;
-      routing_key?: string | null;
-      calls?: { body?: unknown }[];
-    };
-    if (hop.component && hop.image)
-      hops.push({ component: hop.component, image: hop.image, routing_key: hop.routing_key ?? null });
-    for (const call of hop.calls ?? []) walk(call.body);
-  };
-  walk(body);
-  return { status: response.status, hops };
+  return { status: response.status, hops: hopsOf(body) ?? [] };
 }
 
 export function imageOf(hops: Hop[], component: string): string | undefined {

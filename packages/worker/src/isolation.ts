@@ -11,6 +11,8 @@ import {
   isolatedQueueName,
   isolatedQueuePrefix,
   type MessageSubscriptionState,
+  RolloutBlockerCode,
+  rolloutBlocker,
   routedFilterPolicy,
   TopicMissingError,
 } from '@svc/core';
@@ -33,11 +35,12 @@ export async function isolate(
   if (!composition.message_isolation) return isolation;
   const messaging = baseline.messaging;
   if (!messaging) {
-    isolation.blockers.push({
-      code: 'messaging_not_configured',
-      message: `baseline "${baseline.name}" no longer has messaging set up`,
-      component: null,
-    });
+    isolation.blockers.push(
+      rolloutBlocker(
+        RolloutBlockerCode.MessagingNotConfigured,
+        `baseline "${baseline.name}" no longer has messaging set up`,
+      ),
+    );
     return isolation;
   }
   const keep: string[] = [];
@@ -64,7 +67,9 @@ export async function isolate(
         });
       } catch (error) {
         if (!(error instanceof TopicMissingError)) throw error;
-        isolation.blockers.push({ code: 'messaging_topic_missing', message: error.message, component });
+        isolation.blockers.push(
+          rolloutBlocker(RolloutBlockerCode.MessagingTopicMissing, error.message, component),
+        );
       }
     }
   }

@@ -1,11 +1,8 @@
 import { request } from 'node:http';
 import { request as requestTls } from 'node:https';
+import type { ProbeResult } from '@svc/core';
 
-export interface ProbeResult {
-  status: number | null;
-  body: unknown;
-  error: string | null;
-}
+export type { ProbeResult };
 
 /** GETs a preview URL, as the verification check does. */
 export type Probe = (url: string) => Promise<ProbeResult>;

@@ -116,6 +116,15 @@ export interface CompositionRecord {
   lock_version: number;
 }
 
+/** What waiting steps saw so far: when each fork first looked unhealthy, how many were ready. */
+export interface Observations {
+  bad_since: Record<string, { reason: string; since: string }>;
+  ready: number | null;
+}
+
+/** Observations of an operation whose current step has not waited yet. */
+export const noObservations = (): Observations => ({ bad_since: {}, ready: null });
+
 export interface Operation {
   id: string;
   composition_id: string;
@@ -123,7 +132,7 @@ export interface Operation {
   status: OperationStatus;
   generation: number;
   epoch: number;
-  steps: string[];
+  steps: StepName[];
   /** Index into `steps` of the next step to run; equals `steps.length` when done. */
   next_step: number;
   /** When the next step should have been picked up; the redispatch sweep re-enqueues past this. */
@@ -132,8 +141,7 @@ export interface Operation {
   updated_at: string;
   error: { code: string; message: string } | null;
   requested_by: Owner;
-  /** What waiting steps saw so far: when each fork first looked unhealthy, how many were ready. */
-  observations: { bad_since: Record<string, { reason: string; since: string }>; ready: number | null };
+  observations: Observations;
   lock_version: number;
 }
 
@@ -164,17 +172,33 @@ export interface CompositionEvent {
   data: Record<string, unknown>;
 }
 
-/** Steps of each operation kind, in order. Each step is idempotent (see the worker). */
-export const operationSteps: Record<OperationKind, string[]> = {
-  create: ['apply', 'await-rollout', 'verify', 'finish'],
-  update: ['apply', 'await-rollout', 'verify', 'finish'],
-  destroy: ['delete', 'await-deletion', 'finish'],
+/** The steps operations are made of; each is idempotent (see the worker's step of that name). */
+export const StepName = {
+  Apply: 'apply',
+  AwaitRollout: 'await-rollout',
+  Verify: 'verify',
+  Finish: 'finish',
+  Delete: 'delete',
+  AwaitDeletion: 'await-deletion',
+} as const;
+export type StepName = (typeof StepName)[keyof typeof StepName];
+
+/** Steps of each operation kind, in order. */
+export const operationSteps: Record<OperationKind, readonly StepName[]> = {
+  create: [StepName.Apply, StepName.AwaitRollout, StepName.Verify, StepName.Finish],
+  update: [StepName.Apply, StepName.AwaitRollout, StepName.Verify, StepName.Finish],
+  destroy: [StepName.Delete, StepName.AwaitDeletion, StepName.Finish],
 };
 
 /** The phase a composition reads as at `now`: past `expires_at` and not yet being destroyed, it is expired. */
 export function effectivePhase(record: Pick<CompositionRecord, 'phase' | 'expires_at'>, now: Date): Phase {
   if (record.phase === Phase.Destroying || record.phase === Phase.Destroyed) return record.phase;
   return now.getTime() >= Date.parse(record.expires_at) ? Phase.Expired : record.phase;
+}
+
+/** Destroying or destroyed: what the composition made is going or gone. */
+export function isTornDown(phase: Phase): boolean {
+  return phase === Phase.Destroying || phase === Phase.Destroyed;
 }
 
 export function isExpired(record: Pick<CompositionRecord, 'phase' | 'expires_at'>, now: Date): boolean {

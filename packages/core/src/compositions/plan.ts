@@ -76,44 +76,29 @@ export const planIdPlaceholder = '{id}';
 
 const pointerKey = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
+type Block = (code: BlockerCode, message: string, path: string, component?: string | null) => void;
+
 export function plan(request: PlanRequest, context: PlanContext): Plan {
   const blockers: PlannedBlocker[] = [];
-  const block = (code: BlockerCode, message: string, path: string, component: string | null = null) =>
+  const block: Block = (code, message, path, component = null) =>
     blockers.push({ code, message, path, component });
 
   const ttlSeconds = context.fixedLifetime?.ttl_seconds ?? planTtl(request.ttl, block);
   const { catalog } = context;
-  const baselineEntry = catalog?.baselines[request.baseline];
-  if (!catalog)
-    block(BlockerCode.UnknownProject, `project "${request.project}" is not registered`, '/project');
-  else if (!baselineEntry) {
-    block(
-      BlockerCode.UnknownBaseline,
-      `baseline "${request.baseline}" is not registered in project "${request.project}"`,
-      '/baseline',
-    );
-  }
-  const baseline = baselineEntry?.spec ?? null;
-
-  const overrideNames = Object.keys(request.overrides);
-  if (overrideNames.length > maxOverrides) {
+  const baseline = planBaseline(request, catalog, block);
+  const overrideCount = Object.keys(request.overrides).length;
+  if (overrideCount > maxOverrides) {
     block(
       BlockerCode.TooManyOverrides,
-      `at most ${maxOverrides} components can be overridden; got ${overrideNames.length}`,
+      `at most ${maxOverrides} components can be overridden; got ${overrideCount}`,
       '/overrides',
     );
   }
-
   const images: Record<string, ResolvedImage> = {};
   for (const [component, override] of Object.entries(request.overrides)) {
     const at = `/overrides/${pointerKey(component)}`;
     if (catalog && !catalog.components[component]) {
-      block(
-        BlockerCode.UnknownComponent,
-        `component "${component}" is not registered in project "${request.project}"`,
-        at,
-        component,
-      );
+      block(BlockerCode.UnknownComponent, unknownComponent(component, request), at, component);
     } else if (baseline && !(component in baseline.components)) {
       block(
         BlockerCode.ComponentNotInBaseline,
@@ -122,59 +107,95 @@ export function plan(request: PlanRequest, context: PlanContext): Plan {
         component,
       );
     }
-    const hasImage = override.image !== undefined;
-    const hasBuild = override.build_id !== undefined;
-    if (hasImage === hasBuild) {
-      block(
-        BlockerCode.InvalidOverride,
-        `override of "${component}" needs exactly one of image or build_id`,
-        at,
-        component,
-      );
-      continue;
-    }
-    if (override.image !== undefined) {
-      const problem = imageProblem(override.image);
-      if (problem) block(BlockerCode.InvalidImage, problem, `${at}/image`, component);
-      else
-        images[component] = {
-          image: override.image,
-          source: 'image',
-          build_id: null,
-          digest: parseImage(override.image)?.digest ?? null,
-        };
-    } else if (override.build_id !== undefined) {
-      const build = context.builds.get(override.build_id) ?? null;
-      if (!build || build.project !== request.project) {
-        block(
-          BlockerCode.UnknownBuild,
-          `build "${override.build_id}" is not a published build of project "${request.project}"; CI must publish it first`,
-          `${at}/build_id`,
-          component,
-        );
-      } else if (build.component !== component) {
-        block(
-          BlockerCode.BuildComponentMismatch,
-          `build "${build.id}" was published for component "${build.component}", not "${component}"`,
-          `${at}/build_id`,
-          component,
-        );
-      } else {
-        images[component] = { image: build.image, source: 'build', build_id: build.id, digest: build.digest };
-      }
-    }
+    const resolved = resolveOverride(request, context, component, override, block);
+    if (resolved) images[component] = resolved;
   }
+  checkPreviewRevisions(request, catalog, block);
+  if (request.message_isolation && baseline && baseline.messaging === null) {
+    block(
+      BlockerCode.MessagingNotConfigured,
+      `baseline "${request.baseline}" has no messaging set up (baselines[].messaging in the catalog), so message isolation cannot be enabled`,
+      '/message_isolation',
+    );
+  }
+  return {
+    view: planView(request, context, baseline, images, ttlSeconds, blockers),
+    blockers,
+    baseline,
+    ttlSeconds,
+    catalogVersion: catalog ? { version: catalog.version, version_id: catalog.version_id } : null,
+  };
+}
 
+const unknownComponent = (component: string, request: PlanRequest) =>
+  `component "${component}" is not registered in project "${request.project}"`;
+
+function planBaseline(request: PlanRequest, catalog: ProjectVersion | null, block: Block): Baseline | null {
+  const entry = catalog?.baselines[request.baseline];
+  if (!catalog) {
+    block(BlockerCode.UnknownProject, `project "${request.project}" is not registered`, '/project');
+  } else if (!entry) {
+    block(
+      BlockerCode.UnknownBaseline,
+      `baseline "${request.baseline}" is not registered in project "${request.project}"`,
+      '/baseline',
+    );
+  }
+  return entry?.spec ?? null;
+}
+
+/** The image an override runs: the image given, or the published build's; null when it cannot be. */
+function resolveOverride(
+  request: PlanRequest,
+  context: PlanContext,
+  component: string,
+  override: PlanRequest['overrides'][string],
+  block: Block,
+): ResolvedImage | null {
+  const at = `/overrides/${pointerKey(component)}`;
+  if ((override.image !== undefined) === (override.build_id !== undefined)) {
+    const message = `override of "${component}" needs exactly one of image or build_id`;
+    block(BlockerCode.InvalidOverride, message, at, component);
+    return null;
+  }
+  if (override.image !== undefined) {
+    const problem = imageProblem(override.image);
+    if (problem) {
+      block(BlockerCode.InvalidImage, problem, `${at}/image`, component);
+      return null;
+    }
+    const digest = parseImage(override.image)?.digest ?? null;
+    return { image: override.image, source: 'image', build_id: null, digest };
+  }
+  const buildId = override.build_id ?? '';
+  const build = context.builds.get(buildId) ?? null;
+  if (!build || build.project !== request.project) {
+    block(
+      BlockerCode.UnknownBuild,
+      `build "${buildId}" is not a published build of project "${request.project}"; CI must publish it first`,
+      `${at}/build_id`,
+      component,
+    );
+    return null;
+  }
+  if (build.component !== component) {
+    block(
+      BlockerCode.BuildComponentMismatch,
+      `build "${build.id}" was published for component "${build.component}", not "${component}"`,
+      `${at}/build_id`,
+      component,
+    );
+    return null;
+  }
+  return { image: build.image, source: 'build', build_id: build.id, digest: build.digest };
+}
+
+function checkPreviewRevisions(request: PlanRequest, catalog: ProjectVersion | null, block: Block): void {
   for (const [component, expected] of Object.entries(request.expected_preview_revisions)) {
     const at = `/expected_preview_revisions/${pointerKey(component)}`;
     const entry = catalog?.components[component];
     if (catalog && !entry) {
-      block(
-        BlockerCode.UnknownComponent,
-        `component "${component}" is not registered in project "${request.project}"`,
-        at,
-        component,
-      );
+      block(BlockerCode.UnknownComponent, unknownComponent(component, request), at, component);
     } else if (entry && entry.revision !== expected) {
       block(
         BlockerCode.PreviewRevisionChanged,
@@ -184,35 +205,79 @@ export function plan(request: PlanRequest, context: PlanContext): Plan {
       );
     }
   }
+}
 
-  if (request.message_isolation && baseline && baseline.messaging === null) {
-    block(
-      BlockerCode.MessagingNotConfigured,
-      `baseline "${request.baseline}" has no messaging set up (baselines[].messaging in the catalog), so message isolation cannot be enabled`,
-      '/message_isolation',
-    );
-  }
-
+function planView(
+  request: PlanRequest,
+  context: PlanContext,
+  baseline: Baseline | null,
+  images: Record<string, ResolvedImage>,
+  ttlSeconds: number | null,
+  blockers: readonly PlannedBlocker[],
+): PlanView {
   const running = baseline ? Object.keys(baseline.components).sort() : [];
   const overridden = new Set(Object.keys(request.overrides));
-  const profile = (name: string) => catalog?.components[name];
-  const lifetime = context.fixedLifetime
-    ? { ttl: formatDuration(context.fixedLifetime.ttl_seconds), expires_at: context.fixedLifetime.expires_at }
-    : ttlSeconds === null
-      ? { ttl: null, expires_at: null }
-      : { ttl: formatDuration(ttlSeconds), expires_at: addSeconds(context.now, ttlSeconds).toISOString() };
+  const profile = (name: string) => context.catalog?.components[name];
+  return {
+    images,
+    inherited: running.filter((name) => !overridden.has(name)),
+    profile_revisions: Object.fromEntries(
+      running.flatMap((name) => {
+        const entry = profile(name);
+        return entry ? [[name, entry.revision]] : [];
+      }),
+    ),
+    dependencies: Object.fromEntries(
+      running.map((name) => [name, [...(profile(name)?.spec.dependencies ?? [])]]),
+    ),
+    destination: baseline
+      ? {
+          cluster: baseline.cluster,
+          namespace: baseline.namespace,
+          url: context.previewUrl(planIdPlaceholder, baseline.preview_domain),
+        }
+      : null,
+    lifetime: planLifetime(context, ttlSeconds),
+    resource_estimate: resourceEstimate(overridden, context.catalog, baseline),
+    blockers: blockers.map(({ code, message, component }) => ({ code, message, component })),
+    cautions: planCautions(overridden, images),
+  };
+}
 
+function planLifetime(context: PlanContext, ttlSeconds: number | null): PlanView['lifetime'] {
+  if (context.fixedLifetime) {
+    return {
+      ttl: formatDuration(context.fixedLifetime.ttl_seconds),
+      expires_at: context.fixedLifetime.expires_at,
+    };
+  }
+  if (ttlSeconds === null) return { ttl: null, expires_at: null };
+  return { ttl: formatDuration(ttlSeconds), expires_at: addSeconds(context.now, ttlSeconds).toISOString() };
+}
+
+/** What the forks add: each overridden component's resources times its baseline replicas. */
+function resourceEstimate(
+  overridden: ReadonlySet<string>,
+  catalog: ProjectVersion | null,
+  baseline: Baseline | null,
+): PlanView['resource_estimate'] {
   const estimate = { cpu_millicores: 0, memory_mib: 0, pods: 0 };
   for (const name of overridden) {
-    const resources = profile(name)?.spec.resources;
+    const resources = catalog?.components[name]?.spec.resources;
     const replicas = baseline?.components[name]?.replicas ?? 0;
     if (!resources || !replicas) continue;
     estimate.cpu_millicores += resources.cpu_millicores * replicas;
     estimate.memory_mib += resources.memory_mib * replicas;
     estimate.pods += replicas;
   }
+  return estimate;
+}
 
-  const cautions: { code: string; message: string }[] = [];
+function planCautions(
+  overridden: ReadonlySet<string>,
+  images: Record<string, ResolvedImage>,
+): PlanView['cautions'] {
+  const cautions: PlanView['cautions'] = [];
   if (overridden.size === 0) {
     cautions.push({
       code: 'no_overrides',
@@ -227,43 +292,10 @@ export function plan(request: PlanRequest, context: PlanContext): Plan {
       });
     }
   }
-
-  return {
-    view: {
-      images,
-      inherited: running.filter((name) => !overridden.has(name)),
-      profile_revisions: Object.fromEntries(
-        running.flatMap((name) => {
-          const entry = profile(name);
-          return entry ? [[name, entry.revision]] : [];
-        }),
-      ),
-      dependencies: Object.fromEntries(
-        running.map((name) => [name, [...(profile(name)?.spec.dependencies ?? [])]]),
-      ),
-      destination: baseline
-        ? {
-            cluster: baseline.cluster,
-            namespace: baseline.namespace,
-            url: context.previewUrl(planIdPlaceholder, baseline.preview_domain),
-          }
-        : null,
-      lifetime,
-      resource_estimate: estimate,
-      blockers: blockers.map(({ code, message, component }) => ({ code, message, component })),
-      cautions,
-    },
-    blockers,
-    baseline,
-    ttlSeconds,
-    catalogVersion: catalog ? { version: catalog.version, version_id: catalog.version_id } : null,
-  };
+  return cautions;
 }
 
-function planTtl(
-  ttl: string | undefined,
-  block: (code: BlockerCode, message: string, path: string) => void,
-): number | null {
+function planTtl(ttl: string | undefined, block: Block): number | null {
   if (ttl === undefined) return defaultTtlSeconds;
   const seconds = parseDuration(ttl);
   if (seconds === null) {

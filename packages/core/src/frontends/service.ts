@@ -9,8 +9,9 @@ import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
 import { addSeconds, type Clock } from '../clock.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
-import { type CompositionRecord, effectivePhase, Phase } from '../compositions/model.ts';
+import { type CompositionRecord, effectivePhase, isTornDown, Phase } from '../compositions/model.ts';
 import type { CompositionStore } from '../compositions/ports.ts';
+import { requireComposition } from '../compositions/reads.ts';
 import { ErrorCode, ProblemError, validationFailed } from '../errors.ts';
 import { IdPrefix, newId } from '../names.ts';
 import { parseOrThrow } from '../validation.ts';
@@ -256,7 +257,7 @@ export function frontendStaleReasons(
 
 /** The fingerprint of a composition now, or a marker that never matches when it cannot be read. */
 async function fingerprintNow(deps: FrontendDeps, record: CompositionRecord): Promise<Fingerprint | null> {
-  if (record.phase === Phase.Destroying || record.phase === Phase.Destroyed) return null;
+  if (isTornDown(record.phase)) return null;
   const catalog = await deps.catalog.readProject(record.project);
   if (!catalog) return null;
   return fingerprint(deps.cluster, catalog, record).catch(() => null);
@@ -277,9 +278,7 @@ export async function recordFrontendCheck(
   const binding = await requireBinding(deps, ref);
   if (binding.version !== body.expected_version)
     throw versionMismatch(body.expected_version, binding.version);
-  const record = await deps.compositions.get(binding.composition_id);
-  if (!record)
-    throw new ProblemError(ErrorCode.NotFound, `composition "${binding.composition_id}" not found`);
+  const record = await requireComposition(deps, binding.composition_id);
   if (body.composition_generation > record.generation) {
     throw validationFailed([
       {
@@ -304,7 +303,7 @@ export async function recordFrontendCheck(
     frontend: { name: ref.frontend, revision: ref.revision, version: binding.version },
   };
   await deps.compositions.putCheck(check);
-  const gone = record.phase === Phase.Destroying || record.phase === Phase.Destroyed;
+  const gone = isTornDown(record.phase);
   return checkView(
     check,
     current,

@@ -1,0 +1,283 @@
+/**
+ * The composition commands behind the HTTP routes: accept, validate, store, enqueue, answer. The
+ * rollout itself is the worker's.
+ */
+import type { Identity } from '../auth/identity.ts';
+import { addSeconds } from '../clock.ts';
+import { ErrorCode, ProblemError } from '../errors.ts';
+import { idempotent, requireValidIdempotencyKey } from '../idempotency/idempotent.ts';
+import type { IdempotencyLock } from '../idempotency/ports.ts';
+import { IdPrefix, newId } from '../names.ts';
+import { parseOrThrow } from '../validation.ts';
+import type { Accepted, CompositionDeps } from './deps.ts';
+import { enqueueNextStep } from './dispatch.ts';
+import { eventFor } from './events.ts';
+import { guardedWrite, newOperation } from './lifecycle.ts';
+import {
+  type CompositionEvent,
+  type CompositionRecord,
+  EventType,
+  isExpired,
+  type Operation,
+  OperationKind,
+  type Owner,
+  OwnerKind,
+  Phase,
+} from './model.ts';
+import type { Plan } from './plan.ts';
+import { desiredState, planFor, rejectBlocked, selectors } from './planning.ts';
+import { requireComposition } from './reads.ts';
+import { type CompositionView, CreateCompositionBody, UpdateCompositionBody } from './schema.ts';
+import { compositionView } from './view.ts';
+
+const maxConflictRetries = 5;
+
+export async function createComposition(
+  deps: CompositionDeps,
+  identity: Identity,
+  body: unknown,
+  idempotencyKey: string | undefined,
+): Promise<Accepted> {
+  requireValidIdempotencyKey(idempotencyKey);
+  const input = parseOrThrow(CreateCompositionBody, body);
+  return idempotent(
+    deps,
+    { scope: identity.subject, key: idempotencyKey, method: 'POST', path: '/v1/compositions', body },
+    async (lock) => ({ status: 202, body: await acceptCreate(deps, identity, input, lock) }),
+  );
+}
+
+async function acceptCreate(
+  deps: CompositionDeps,
+  identity: Identity,
+  input: CreateCompositionBody,
+  lock: IdempotencyLock | null,
+): Promise<CompositionView> {
+  const now = deps.clock.now();
+  const result = await planFor(deps, input, now);
+  rejectBlocked(result.blockers);
+  const id = newId(IdPrefix.Composition);
+  const owner: Owner = { kind: OwnerKind.User, subject: identity.subject };
+  const operation = newOperation(id, OperationKind.Create, 1, 1, owner, now);
+  const composition = newComposition(deps, id, input, result, owner, operation, now);
+  const view = compositionView(composition, now);
+  await deps.compositions.create({
+    composition,
+    operation,
+    events: [
+      eventFor(composition, EventType.Accepted, owner, operation.id, now, 'composition accepted', {
+        overrides: composition.overrides,
+      }),
+    ],
+    idempotency: lock ? { lock, response: { status: 202, body: view } } : undefined,
+  });
+  await enqueueNextStep(deps, operation);
+  return view;
+}
+
+/** A composition as accepted: generation 1, nothing observed yet, its create operation active. */
+function newComposition(
+  deps: Pick<CompositionDeps, 'previewUrl'>,
+  id: string,
+  input: CreateCompositionBody,
+  result: Plan,
+  owner: Owner,
+  operation: Operation,
+  now: Date,
+): CompositionRecord {
+  // A plan without blockers has both.
+  const ttlSeconds = result.ttlSeconds as number;
+  const baseline = result.baseline as NonNullable<Plan['baseline']>;
+  const at = now.toISOString();
+  return {
+    id,
+    project: input.project,
+    baseline: input.baseline,
+    namespace: baseline.namespace,
+    name: input.name,
+    owner,
+    generation: 1,
+    observed_generation: 0,
+    phase: Phase.Created,
+    ttl_seconds: ttlSeconds,
+    expires_at: addSeconds(now, ttlSeconds).toISOString(),
+    created_at: at,
+    updated_at: at,
+    message_isolation: input.message_isolation,
+    overrides: selectors(input.overrides),
+    desired: desiredState(result),
+    observed: { components: {}, blockers: [], updated_at: null },
+    public_url: deps.previewUrl(id, baseline.preview_domain),
+    public_ready: false,
+    latest_operation: { id: operation.id, kind: operation.kind, status: operation.status },
+    active_operation: operation.id,
+    epoch: 1,
+    message_subscriptions: input.message_isolation ? [] : null,
+    destroyed_at: null,
+    lock_version: 1,
+  };
+}
+
+/** PATCH: the complete desired override set for the next generation; a rolling, per-component rollout follows. */
+export async function updateComposition(
+  deps: CompositionDeps,
+  identity: Identity,
+  id: string,
+  body: unknown,
+): Promise<Accepted> {
+  const input = parseOrThrow(UpdateCompositionBody, body);
+  const owner: Owner = { kind: OwnerKind.User, subject: identity.subject };
+  for (let attempt = 0; attempt < maxConflictRetries; attempt++) {
+    const record = await requireComposition(deps, id);
+    const now = deps.clock.now();
+    refuseUpdate(record, input.expected_generation, now);
+    const result = await planFor(
+      deps,
+      {
+        project: record.project,
+        baseline: record.baseline,
+        overrides: input.overrides,
+        message_isolation: false,
+        expected_preview_revisions: input.expected_preview_revisions,
+      },
+      now,
+      { ttl_seconds: record.ttl_seconds, expires_at: record.expires_at },
+    );
+    rejectBlocked(result.blockers);
+    const update = nextGeneration(record, input, result, owner, now);
+    if (await deps.compositions.replace(update)) {
+      await enqueueNextStep(deps, update.operation);
+      return { status: 202, body: compositionView(update.composition, now), replayed: false };
+    }
+  }
+  throw new ProblemError(
+    ErrorCode.OperationInProgress,
+    'The composition kept changing; read it again and retry.',
+  );
+}
+
+/** The next generation with its update operation, written over the record read. */
+function nextGeneration(
+  record: CompositionRecord,
+  input: UpdateCompositionBody,
+  result: Plan,
+  owner: Owner,
+  now: Date,
+) {
+  const generation = record.generation + 1;
+  const epoch = record.epoch + 1;
+  const operation = newOperation(record.id, OperationKind.Update, generation, epoch, owner, now);
+  const { record: composition, expected_lock_version } = guardedWrite(record, {
+    ...record,
+    generation,
+    phase: Phase.Updating,
+    updated_at: now.toISOString(),
+    overrides: selectors(input.overrides),
+    desired: desiredState(result),
+    latest_operation: { id: operation.id, kind: operation.kind, status: operation.status },
+    active_operation: operation.id,
+    epoch,
+  });
+  const message = `update to generation ${generation} requested`;
+  const requested = eventFor(composition, EventType.UpdateRequested, owner, operation.id, now, message, {
+    overrides: composition.overrides,
+  });
+  return { composition, expected_lock_version, operation, events: [requested] };
+}
+
+function refuseUpdate(record: CompositionRecord, expectedGeneration: number, now: Date): void {
+  if (record.owner.kind === OwnerKind.Forge) {
+    throw new ProblemError(
+      ErrorCode.ForgeOwned,
+      'This preview is managed by pull-request automation; use the pr-preview commands.',
+    );
+  }
+  if (isExpired(record, now)) {
+    throw new ProblemError(ErrorCode.CompositionExpired, `The composition expired at ${record.expires_at}.`);
+  }
+  if (record.phase === Phase.Destroying || record.phase === Phase.Destroyed) {
+    throw new ProblemError(
+      ErrorCode.CompositionNotUpdatable,
+      `The composition is ${record.phase}; only ready or failed compositions can be updated.`,
+    );
+  }
+  if (record.generation !== expectedGeneration) {
+    throw new ProblemError(
+      ErrorCode.GenerationMismatch,
+      `expected_generation is ${expectedGeneration} but the composition is at generation ${record.generation}.`,
+      { errors: [{ path: '/expected_generation', message: `current generation is ${record.generation}` }] },
+    );
+  }
+  if (record.phase !== Phase.Ready && record.phase !== Phase.Failed) {
+    throw new ProblemError(
+      ErrorCode.OperationInProgress,
+      `A ${record.latest_operation.kind} of this composition is in progress (phase ${record.phase}); wait for ready or failed.`,
+    );
+  }
+}
+
+export type DestroyReason = 'requested' | 'expired';
+
+/**
+ * DELETE (and the expiry sweep): accepted in every phase. Starting a destroy bumps the epoch, so
+ * whatever operation is in flight stops at its next step. Repeating it changes nothing.
+ */
+export async function destroyComposition(
+  deps: Pick<CompositionDeps, 'compositions' | 'jobs' | 'clock' | 'log'>,
+  actor: CompositionEvent['actor'],
+  id: string,
+  reason: DestroyReason = 'requested',
+): Promise<Accepted> {
+  for (let attempt = 0; attempt < maxConflictRetries; attempt++) {
+    const record = await requireComposition(deps, id);
+    const now = deps.clock.now();
+    // Repeats change nothing, except that a destroy which failed (nothing active) is started again.
+    const destroyInFlight = record.phase === Phase.Destroying && record.active_operation !== null;
+    if (record.phase === Phase.Destroyed || destroyInFlight) {
+      return { status: 202, body: compositionView(record, now), replayed: false };
+    }
+    const destroy = startDestroy(record, actor, reason, now);
+    if (await deps.compositions.replace(destroy)) {
+      await enqueueNextStep(deps, destroy.operation);
+      return { status: 202, body: compositionView(destroy.composition, now), replayed: false };
+    }
+  }
+  throw new ProblemError(ErrorCode.OperationInProgress, 'The composition kept changing; retry the delete.');
+}
+
+/** The destroy operation, superseding the one in flight, written over the record read. */
+function startDestroy(
+  record: CompositionRecord,
+  actor: CompositionEvent['actor'],
+  reason: DestroyReason,
+  now: Date,
+) {
+  const owner: Owner = {
+    kind: actor.kind === 'forge' ? OwnerKind.Forge : OwnerKind.User,
+    subject: actor.subject,
+  };
+  const epoch = record.epoch + 1;
+  const operation = newOperation(record.id, OperationKind.Destroy, record.generation, epoch, owner, now);
+  const { record: composition, expected_lock_version } = guardedWrite(record, {
+    ...record,
+    phase: Phase.Destroying,
+    updated_at: now.toISOString(),
+    public_ready: false,
+    latest_operation: { id: operation.id, kind: operation.kind, status: operation.status },
+    active_operation: operation.id,
+    epoch,
+  });
+  const events: CompositionEvent[] = [];
+  if (reason === 'expired') {
+    const message = `expired at ${record.expires_at}`;
+    events.push(eventFor(composition, EventType.Expired, actor, operation.id, now, message, {}));
+  }
+  events.push(
+    eventFor(composition, EventType.DestroyRequested, actor, operation.id, now, 'destroy requested', {
+      reason,
+      superseded_operation: record.active_operation,
+    }),
+  );
+  const supersede = record.active_operation ? { operation_id: record.active_operation } : undefined;
+  return { composition, expected_lock_version, operation, supersede, events };
+}

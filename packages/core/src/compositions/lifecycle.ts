@@ -1,0 +1,316 @@
+/**
+ * The operation lifecycle as pure transitions: start, advance, wait, complete, fail, supersede.
+ * Each answers the write that records it; the worker reads, calls one and commits the answer
+ * (`CompositionStore.commit`). `guardedWrite` is the one place such a write bumps `lock_version`.
+ */
+import { addSeconds } from '../clock.ts';
+import { IdPrefix, newId } from '../names.ts';
+import { eventFor } from './events.ts';
+import {
+  type Blocker,
+  type CompositionEvent,
+  type CompositionRecord,
+  EventType,
+  noObservations,
+  type Observations,
+  type Operation,
+  OperationKind,
+  OperationStatus,
+  type Owner,
+  operationSteps,
+  Phase,
+  type StepName,
+} from './model.ts';
+
+/** An operation whose next step was not picked up this long after it was due is re-enqueued. */
+export const redispatchAfterSeconds = 30;
+
+/** What a step answers: done (with the composition's final state after the last step), wait, or fail. */
+export type StepOutcome = StepDone | StepWait | StepFailure;
+export interface StepDone {
+  kind: 'done';
+  composition?: CompositionRecord;
+}
+export interface StepWait {
+  kind: 'wait';
+  delaySeconds: number;
+  observations: Observations;
+  progress?: string;
+}
+export interface StepFailure {
+  kind: 'fail';
+  blockers: Blocker[];
+}
+
+/** A record to write, conditional on the `lock_version` it was derived from. */
+export interface Guarded<T> {
+  record: T;
+  expected_lock_version: number;
+}
+
+/** `next` written over `read`: conditional on the version read, and one version past it. */
+export function guardedWrite<T extends { lock_version: number }>(
+  read: { lock_version: number },
+  next: T,
+): Guarded<T> {
+  return {
+    record: { ...next, lock_version: read.lock_version + 1 },
+    expected_lock_version: read.lock_version,
+  };
+}
+
+/** One all-or-nothing write of the worker (`CompositionStore.commit`). */
+export interface OperationWrite {
+  composition?: Guarded<CompositionRecord>;
+  operation?: Guarded<Operation>;
+  events: CompositionEvent[];
+}
+
+/**
+ * What a chain of steps did since its last write: the operation as last written, the operation as
+ * it now stands, and the events since.
+ */
+export interface Chain {
+  written: Operation;
+  operation: Operation;
+  events: CompositionEvent[];
+}
+
+export const chainFrom = (operation: Operation): Chain => ({ written: operation, operation, events: [] });
+
+const worker = { kind: 'system', subject: 'worker' } as const;
+
+export function newOperation(
+  compositionId: string,
+  kind: OperationKind,
+  generation: number,
+  epoch: number,
+  owner: Owner,
+  now: Date,
+): Operation {
+  const at = now.toISOString();
+  return {
+    id: newId(IdPrefix.Operation),
+    composition_id: compositionId,
+    kind,
+    status: OperationStatus.Pending,
+    generation,
+    epoch,
+    steps: [...operationSteps[kind]],
+    next_step: 0,
+    due_at: addSeconds(now, redispatchAfterSeconds).toISOString(),
+    created_at: at,
+    updated_at: at,
+    error: null,
+    requested_by: owner,
+    observations: noObservations(),
+    lock_version: 1,
+  };
+}
+
+/** The step the operation runs next; undefined once its last step is done. */
+export function nextStep(operation: Operation): StepName | undefined {
+  return operation.steps[operation.next_step];
+}
+
+export function isUnfinished(operation: Operation): boolean {
+  return operation.status === OperationStatus.Pending || operation.status === OperationStatus.Running;
+}
+
+/** Fencing: only the composition's active operation of its current epoch may act. */
+export function isCurrentOperation(composition: CompositionRecord, operation: Operation): boolean {
+  return composition.epoch === operation.epoch && composition.active_operation === operation.id;
+}
+
+function stepEvent(
+  composition: Pick<CompositionRecord, 'id'>,
+  operation: Operation,
+  type: typeof EventType.StepStarted | typeof EventType.StepFinished,
+  step: StepName,
+  now: Date,
+): CompositionEvent {
+  return eventFor(
+    { id: composition.id, generation: operation.generation },
+    type,
+    worker,
+    operation.id,
+    now,
+    `${operation.kind}: ${step} ${type === EventType.StepStarted ? 'started' : 'finished'}`,
+    { step },
+  );
+}
+
+/** pending → running; a create's composition goes created → provisioning. */
+export function startOperation(
+  composition: CompositionRecord,
+  operation: Operation,
+  now: Date,
+): Required<OperationWrite> {
+  const at = now.toISOString();
+  const running = guardedWrite(composition, {
+    ...composition,
+    phase: composition.phase === Phase.Created ? Phase.Provisioning : composition.phase,
+    latest_operation: { ...composition.latest_operation, status: OperationStatus.Running },
+    updated_at: at,
+  });
+  const first = operation.steps[0];
+  return {
+    composition: running,
+    operation: guardedWrite(operation, { ...operation, status: OperationStatus.Running, updated_at: at }),
+    events: first ? [stepEvent(running.record, operation, EventType.StepStarted, first, now)] : [],
+  };
+}
+
+/** `step` finished: the chain moves on to the next step, or the operation succeeded when it was the last. */
+export function advanceOperation(
+  chain: Chain,
+  composition: Pick<CompositionRecord, 'id'>,
+  step: StepName,
+  now: Date,
+): { chain: Chain; next: StepName | null } {
+  const index = chain.operation.next_step + 1;
+  const next = chain.operation.steps[index] ?? null;
+  const operation: Operation = {
+    ...chain.operation,
+    next_step: index,
+    status: next ? chain.operation.status : OperationStatus.Succeeded,
+    observations: noObservations(),
+    due_at: next ? addSeconds(now, redispatchAfterSeconds).toISOString() : null,
+    updated_at: now.toISOString(),
+  };
+  const events = [...chain.events, stepEvent(composition, operation, EventType.StepFinished, step, now)];
+  if (next) events.push(stepEvent(composition, operation, EventType.StepStarted, next, now));
+  return { chain: { ...chain, operation, events }, next };
+}
+
+/** The step waits: what it saw is kept, and the operation is due again once the delay has passed. */
+export function waitOperation(
+  chain: Chain,
+  composition: Pick<CompositionRecord, 'id' | 'generation'>,
+  wait: StepWait,
+  now: Date,
+): Chain {
+  const operation: Operation = {
+    ...chain.operation,
+    observations: wait.observations,
+    due_at: addSeconds(now, wait.delaySeconds + redispatchAfterSeconds).toISOString(),
+    updated_at: now.toISOString(),
+  };
+  const progress = wait.progress
+    ? [eventFor(composition, EventType.RolloutProgress, worker, operation.id, now, wait.progress, {})]
+    : [];
+  return { ...chain, operation, events: [...chain.events, ...progress] };
+}
+
+/** The write that records a chain's progress; null when it changed nothing. */
+export function chainWrite(chain: Chain): (OperationWrite & { operation: Guarded<Operation> }) | null {
+  if (chain.operation === chain.written && chain.events.length === 0) return null;
+  return { operation: guardedWrite(chain.written, chain.operation), events: chain.events };
+}
+
+/** After the last step: the operation succeeded and the composition takes its final state, nothing active. */
+export function completeOperation(
+  composition: CompositionRecord,
+  chain: Chain,
+  final: CompositionRecord,
+  now: Date,
+): OperationWrite {
+  const done = guardedWrite(composition, {
+    ...final,
+    latest_operation: { ...final.latest_operation, status: OperationStatus.Succeeded },
+    active_operation: null,
+    updated_at: now.toISOString(),
+  });
+  const { record } = done;
+  const { operation } = chain;
+  const outcome =
+    operation.kind === OperationKind.Destroy
+      ? eventFor(
+          record,
+          EventType.Destroyed,
+          worker,
+          operation.id,
+          now,
+          'everything the composition created is gone',
+          {},
+        )
+      : eventFor(
+          record,
+          EventType.Ready,
+          worker,
+          operation.id,
+          now,
+          `generation ${operation.generation} is rolled out`,
+          {
+            images: Object.fromEntries(Object.entries(record.desired.images).map(([c, i]) => [c, i.image])),
+          },
+        );
+  return {
+    composition: done,
+    operation: guardedWrite(chain.written, operation),
+    events: [...chain.events, outcome],
+  };
+}
+
+/**
+ * The operation failed with `blockers`; it is never left pending. The composition records them if
+ * this is still its operation: a failed destroy stays destroying, a failed update keeps the previous
+ * generation serving (its public readiness is unchanged), anything else fails.
+ */
+export function failOperation(
+  composition: CompositionRecord,
+  chain: Chain,
+  blockers: Blocker[],
+  now: Date,
+): OperationWrite {
+  const at = now.toISOString();
+  const { written } = chain;
+  const error = { code: blockers[0]?.code ?? 'failed', message: blockers.map((b) => b.message).join('; ') };
+  const failed = guardedWrite(written, {
+    ...chain.operation,
+    status: OperationStatus.Failed,
+    error,
+    due_at: null,
+    updated_at: at,
+  });
+  const record = isCurrentOperation(composition, written)
+    ? guardedWrite(composition, {
+        ...composition,
+        phase: written.kind === OperationKind.Destroy ? Phase.Destroying : Phase.Failed,
+        observed: { ...composition.observed, blockers, updated_at: at },
+        public_ready: written.kind === OperationKind.Update ? composition.public_ready : false,
+        latest_operation: { ...composition.latest_operation, status: OperationStatus.Failed },
+        active_operation: null,
+        updated_at: at,
+      })
+    : undefined;
+  return {
+    ...(record ? { composition: record } : {}),
+    operation: failed,
+    events: [
+      ...chain.events,
+      eventFor(composition, EventType.Failed, worker, written.id, now, error.message, { blockers }),
+    ],
+  };
+}
+
+/** A later operation took over: this one stops as superseded. */
+export function supersedeOperation(
+  operation: Operation,
+  composition: CompositionRecord | null,
+  now: Date,
+): OperationWrite {
+  const superseded = guardedWrite(operation, {
+    ...operation,
+    status: OperationStatus.Superseded,
+    due_at: null,
+    updated_at: now.toISOString(),
+  });
+  const message = `${operation.kind} superseded by a later operation`;
+  return {
+    operation: superseded,
+    events: composition
+      ? [eventFor(composition, EventType.Superseded, worker, operation.id, now, message, {})]
+      : [],
+  };
+}

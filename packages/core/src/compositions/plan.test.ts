@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import type { Build } from '../builds/model.ts';
+import { demoCatalog, image, now } from '../testing/fixtures.ts';
+import { BlockerCode, type PlanContext, type PlanRequest, plan, planIdPlaceholder } from './plan.ts';
+
+const digest = `sha256:${'a'.repeat(64)}`;
+const build: Build = {
+  id: 'b-1',
+  project: 'demo',
+  component: 'service-b',
+  repository: 'acme/service-b',
+  commit_sha: 'f'.repeat(40),
+  ref: 'refs/heads/main',
+  image: `registry.example.com/demo/service-b@${digest}`,
+  digest,
+  published_at: now.toISOString(),
+  published_by: 'ci',
+};
+
+const context: PlanContext = {
+  catalog: demoCatalog(),
+  builds: new Map([
+    ['b-1', build],
+    ['b-other', { ...build, id: 'b-other', project: 'other' }],
+  ]),
+  now,
+  previewUrl: (id, domain) => `http://${id}.${domain}:8082/`,
+};
+
+function request(changes: Partial<PlanRequest> = {}): PlanRequest {
+  return {
+    project: 'demo',
+    baseline: 'staging',
+    overrides: { 'service-b': { image: image('service-b', '2.0.0') } },
+    message_isolation: false,
+    expected_preview_revisions: {},
+    ...changes,
+  };
+}
+
+const blockers = (result: ReturnType<typeof plan>) => result.blockers.map((b) => [b.code, b.path]);
+
+describe('a plan without blockers', () => {
+  const result = plan(request(), context);
+
+  it('resolves the override and inherits every other component of the baseline', () => {
+    expect(result.blockers).toEqual([]);
+    expect(result.view.images).toEqual({
+      'service-b': { image: image('service-b', '2.0.0'), source: 'image', build_id: null, digest: null },
+    });
+    expect(result.view.inherited).toEqual(['service-a', 'service-c']);
+    expect(result.view.profile_revisions).toEqual({ 'service-a': 1, 'service-b': 1, 'service-c': 1 });
+    expect(result.view.dependencies).toEqual({
+      'service-a': ['service-b'],
+      'service-b': ['service-c'],
+      'service-c': [],
+    });
+  });
+
+  it('names the destination with an id placeholder, the default lifetime, and the resources forks add', () => {
+    expect(result.view.destination).toEqual({
+      cluster: 'local',
+      namespace: 'staging',
+      url: `http://${planIdPlaceholder}.preview.localhost:8082/`,
+    });
+    expect(result.view.lifetime).toEqual({ ttl: '4h', expires_at: '2026-03-01T16:00:00.000Z' });
+    expect(result.ttlSeconds).toBe(4 * 3600);
+    expect(result.view.resource_estimate).toEqual({ cpu_millicores: 200, memory_mib: 128, pods: 2 });
+    expect(result.catalogVersion).toEqual({ version: 1, version_id: 'version-1' });
+    expect(result.baseline?.name).toBe('staging');
+  });
+
+  it('cautions about a tag-only image and about a plan overriding nothing', () => {
+    expect(result.view.cautions.map((c) => c.code)).toEqual(['mutable_image_tag']);
+    expect(plan(request({ overrides: {} }), context).view.cautions.map((c) => c.code)).toEqual([
+      'no_overrides',
+    ]);
+  });
+
+  it('resolves a published build of the component, pinned by digest', () => {
+    const byBuild = plan(request({ overrides: { 'service-b': { build_id: 'b-1' } } }), context);
+    expect(byBuild.view.images['service-b']).toEqual({
+      image: build.image,
+      source: 'build',
+      build_id: 'b-1',
+      digest,
+    });
+    expect(byBuild.view.cautions).toEqual([]);
+  });
+
+  it('keeps a fixed lifetime (an update) instead of computing one', () => {
+    const fixedLifetime = { ttl_seconds: 1800, expires_at: '2026-03-01T12:30:00.000Z' };
+    const updated = plan(request({ ttl: 'nonsense' }), { ...context, fixedLifetime });
+    expect(updated.blockers).toEqual([]);
+    expect(updated.view.lifetime).toEqual({ ttl: '30m', expires_at: '2026-03-01T12:30:00.000Z' });
+  });
+});
+
+describe('plan blockers', () => {
+  it('name an unknown project or baseline', () => {
+    expect(blockers(plan(request(), { ...context, catalog: null }))).toEqual([
+      ['unknown_project', '/project'],
+    ]);
+    const result = plan(request({ baseline: 'prod' }), context);
+    expect(blockers(result)).toEqual([['unknown_baseline', '/baseline']]);
+    expect(result.view.destination).toBeNull();
+    expect(result.view.inherited).toEqual([]);
+  });
+
+  it('name components that are not registered or do not run in the baseline, escaping the pointer', () => {
+    const result = plan(request({ overrides: { 'a/b~c': { image: image('x', '1') } } }), context);
+    expect(result.blockers).toEqual([
+      {
+        code: BlockerCode.UnknownComponent,
+        message: 'component "a/b~c" is not registered in project "demo"',
+        path: '/overrides/a~1b~0c',
+        component: 'a/b~c',
+      },
+    ]);
+  });
+
+  it('refuse more than three overrides', () => {
+    const overrides = Object.fromEntries(
+      ['service-a', 'service-b', 'service-c', 'service-d'].map((c) => [c, { image: image(c, '2') }]),
+    );
+    expect(blockers(plan(request({ overrides }), context))).toEqual([
+      ['too_many_overrides', '/overrides'],
+      ['unknown_component', '/overrides/service-d'],
+    ]);
+  });
+
+  it('need exactly one of image or build_id, and a fully qualified image', () => {
+    const overrides = {
+      'service-a': {},
+      'service-b': { image: image('service-b', '2'), build_id: 'b-1' },
+      'service-c': { image: 'nginx:1' },
+    };
+    expect(blockers(plan(request({ overrides }), context))).toEqual([
+      ['invalid_override', '/overrides/service-a'],
+      ['invalid_override', '/overrides/service-b'],
+      ['invalid_image', '/overrides/service-c/image'],
+    ]);
+  });
+
+  it('refuse builds that are unknown, of another project or of another component', () => {
+    const overrides = {
+      'service-a': { build_id: 'b-1' },
+      'service-b': { build_id: 'b-missing' },
+      'service-c': { build_id: 'b-other' },
+    };
+    const result = plan(request({ overrides }), context);
+    expect(blockers(result)).toEqual([
+      ['build_component_mismatch', '/overrides/service-a/build_id'],
+      ['unknown_build', '/overrides/service-b/build_id'],
+      ['unknown_build', '/overrides/service-c/build_id'],
+    ]);
+    expect(result.view.images).toEqual({});
+  });
+
+  it.each([
+    ['90 minutes', 'invalid_ttl'],
+    ['30s', 'ttl_out_of_range'],
+    ['25h', 'ttl_out_of_range'],
+  ])('refuse the ttl %s with %s', (ttl, code) => {
+    const result = plan(request({ ttl }), context);
+    expect(blockers(result)).toEqual([[code, '/ttl']]);
+    expect(result.view.lifetime).toEqual({ ttl: null, expires_at: null });
+  });
+
+  it('say when an approved profile moved on from the expected revision', () => {
+    const result = plan(
+      request({ expected_preview_revisions: { 'service-b': 1, 'service-c': 2, nope: 1 } }),
+      context,
+    );
+    expect(result.blockers).toEqual([
+      {
+        code: 'preview_revision_changed',
+        message: 'the approved profile of "service-c" is at revision 1, not 2',
+        path: '/expected_preview_revisions/service-c',
+        component: 'service-c',
+      },
+      expect.objectContaining({ code: 'unknown_component', path: '/expected_preview_revisions/nope' }),
+    ]);
+  });
+
+  it('refuse message isolation on a baseline without messaging', () => {
+    expect(blockers(plan(request({ message_isolation: true }), context))).toEqual([
+      ['messaging_not_configured', '/message_isolation'],
+    ]);
+    expect(
+      plan(request({ message_isolation: true }), { ...context, catalog: demoCatalog({ messaging: true }) })
+        .blockers,
+    ).toEqual([]);
+  });
+
+  it('are listed in the view without their paths', () => {
+    const result = plan(request({ ttl: 'x' }), context);
+    expect(result.view.blockers).toEqual([
+      { code: 'invalid_ttl', message: 'ttl "x" is not a duration such as 30m, 2h or 1h30m', component: null },
+    ]);
+  });
+});

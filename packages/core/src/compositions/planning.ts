@@ -1,0 +1,87 @@
+/** The plan of a composition request, read from the catalog and builds, and what a composition takes from it. */
+import type { Build } from '../builds/model.ts';
+import { ErrorCode, type FieldError, ProblemError } from '../errors.ts';
+import { parseOrThrow } from '../validation.ts';
+import type { CompositionDeps } from './deps.ts';
+import type { CompositionRecord } from './model.ts';
+import {
+  BlockerCode,
+  type Plan,
+  type PlannedBlocker,
+  type PlanRequest,
+  plan,
+  referenceBlockers,
+} from './plan.ts';
+import { CreateCompositionBody, type PlanView } from './schema.ts';
+
+export async function planComposition(deps: CompositionDeps, body: unknown): Promise<PlanView> {
+  const input = parseOrThrow(CreateCompositionBody, body);
+  return (await planFor(deps, input, deps.clock.now())).view;
+}
+
+/** Plans `request` against the project's current catalog and the builds it names. */
+export async function planFor(
+  deps: CompositionDeps,
+  request: PlanRequest,
+  now: Date,
+  fixedLifetime?: { ttl_seconds: number; expires_at: string },
+): Promise<Plan> {
+  const buildIds = [
+    ...new Set(
+      Object.values(request.overrides).flatMap((o) => (o.build_id === undefined ? [] : [o.build_id])),
+    ),
+  ];
+  const [catalog, builds] = await Promise.all([
+    deps.catalog.readProject(request.project),
+    Promise.all(
+      buildIds.map(async (id): Promise<[string, Build | null]> => [id, await lookupBuild(deps, id)]),
+    ),
+  ]);
+  return plan(request, {
+    catalog,
+    builds: new Map(builds),
+    now,
+    previewUrl: deps.previewUrl,
+    ...(fixedLifetime ? { fixedLifetime } : {}),
+  });
+}
+
+function lookupBuild(deps: CompositionDeps, id: string): Promise<Build | null> {
+  return /^[a-z0-9-]{1,64}$/.test(id) ? deps.builds.get(id) : Promise.resolve(null);
+}
+
+/** Blockers become one error: 409 when the only problem is a changed profile revision, else 422. */
+export function rejectBlocked(blockers: readonly PlannedBlocker[]): void {
+  if (blockers.length === 0) return;
+  const errors: FieldError[] = blockers.map((b) => ({ path: b.path, message: b.message, code: b.code }));
+  const detail = blockers.map((b) => b.message).join('; ');
+  if (blockers.every((b) => b.code === BlockerCode.PreviewRevisionChanged)) {
+    throw new ProblemError(ErrorCode.PreviewRevisionChanged, detail, { errors });
+  }
+  const unprocessable = blockers.filter((b) => b.code !== BlockerCode.PreviewRevisionChanged);
+  const code = unprocessable.every((b) => referenceBlockers.has(b.code))
+    ? ErrorCode.UnknownReference
+    : ErrorCode.ValidationFailed;
+  throw new ProblemError(code, detail, { errors });
+}
+
+/** The override selectors as asked for: an image or a build, the other null. */
+export function selectors(overrides: PlanRequest['overrides']): CompositionRecord['overrides'] {
+  return Object.fromEntries(
+    Object.entries(overrides).map(([name, o]) => [
+      name,
+      { image: o.image ?? null, build_id: o.build_id ?? null },
+    ]),
+  );
+}
+
+/** What the rollout makes real: the plan's images and revisions, at the catalog version planned from. */
+export function desiredState(result: Plan): CompositionRecord['desired'] {
+  return {
+    images: result.view.images,
+    inherited: result.view.inherited,
+    profile_revisions: result.view.profile_revisions,
+    catalog_version: result.catalogVersion?.version ?? 0,
+    catalog_version_id: result.catalogVersion?.version_id ?? '',
+  };
+}

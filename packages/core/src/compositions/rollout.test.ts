@@ -1,0 +1,407 @@
+import { describe, expect, it } from 'vitest';
+import type { ComponentProfile } from '../catalog/manifest.ts';
+import type { Deployment, Service } from '../cluster/objects.ts';
+import { composition, demoCatalog, forkDeployment, image, now, waitingPod } from '../testing/fixtures.ts';
+import { CheckKind, type CheckRecord, CheckStatus } from '../verification/model.ts';
+import { Phase } from './model.ts';
+import {
+  destroyFinished,
+  entryRoute,
+  failureGrace,
+  forkableBases,
+  inheritedAgain,
+  progressDeadlineFailure,
+  RolloutBlockerCode,
+  type RolloutTarget,
+  rolledOut,
+  rolloutComplete,
+  rolloutFinished,
+  rolloutTarget,
+  rolloutWait,
+  unhealthyReason,
+  watchBoundMs,
+} from './rollout.ts';
+
+const catalog = demoCatalog();
+const b2 = image('service-b', '2.0.0');
+const c2 = image('service-c', '2.0.0');
+
+function target(images: Record<string, string> = { 'service-b': b2 }): RolloutTarget {
+  const found = rolloutTarget(catalog, composition(images));
+  if ('kind' in found) throw new Error(found.blockers[0]?.message);
+  return found;
+}
+
+const secondsAgo = (seconds: number) => new Date(now.getTime() - seconds * 1000).toISOString();
+
+describe('the rollout target', () => {
+  it('has the baseline, each fork with its image and profile, and the entry profile', () => {
+    const found = target({ 'service-c': c2, 'service-b': b2 });
+    expect(found.baseline.name).toBe('staging');
+    expect(found.forks.map((f) => [f.component, f.image, f.profile.name])).toEqual([
+      ['service-c', c2, 'service-c'],
+      ['service-b', b2, 'service-b'],
+    ]);
+    expect(found.entry.name).toBe('service-a');
+    expect(Object.keys(found.profiles).sort()).toEqual(['service-a', 'service-b', 'service-c']);
+  });
+
+  it('is blocked by baseline_missing when the catalog version or its baseline cannot be read', () => {
+    expect(rolloutTarget(null, composition())).toMatchObject({
+      kind: 'fail',
+      blockers: [{ code: RolloutBlockerCode.BaselineMissing, component: null }],
+    });
+    expect(rolloutTarget(catalog, composition({}, { baseline: 'gone' }))).toMatchObject({
+      blockers: [
+        { code: 'baseline_missing', message: 'baseline "gone" of project "demo" is no longer registered' },
+      ],
+    });
+  });
+
+  it('is blocked by component_missing naming the first component no longer registered', () => {
+    expect(rolloutTarget(catalog, composition({ 'service-x': b2, 'service-y': b2 }))).toMatchObject({
+      blockers: [
+        {
+          code: RolloutBlockerCode.ComponentMissing,
+          component: 'service-x',
+          message: 'component "service-x" is no longer registered',
+        },
+      ],
+    });
+  });
+});
+
+describe('forking the baseline', () => {
+  const fork = target().forks[0] as RolloutTarget['forks'][number];
+  const deployment = forkDeployment('service-b', image('service-b', '1.0.0'));
+  const service: Service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'service-b' }, spec: {} };
+
+  it('is possible when every baseline Deployment has the container and every Service exists', () => {
+    expect(forkableBases('staging', [{ ...fork, deployment, service }])).toEqual({
+      kind: 'forkable',
+      bases: [{ ...fork, deployment, service }],
+    });
+  });
+
+  it('is blocked by what is missing, every override at once', () => {
+    const noContainer = forkDeployment('service-b', b2);
+    const profile: ComponentProfile = {
+      ...fork.profile,
+      workload: { ...fork.profile.workload, container: 'web' },
+    };
+    const result = forkableBases('staging', [
+      { ...fork, deployment: null, service: null },
+      { ...fork, component: 'service-c', profile, deployment: noContainer, service },
+    ]);
+    expect(result).toEqual({
+      kind: 'fail',
+      blockers: [
+        {
+          code: 'baseline_workload_missing',
+          message: 'baseline Deployment staging/service-b of "service-b" does not exist',
+          component: 'service-b',
+        },
+        {
+          code: 'baseline_service_missing',
+          message: 'baseline Service staging/service-b of "service-b" does not exist',
+          component: 'service-b',
+        },
+        {
+          code: 'container_missing',
+          message: 'baseline Deployment staging/service-b has no container "web"',
+          component: 'service-c',
+        },
+      ],
+    });
+  });
+});
+
+describe('routes', () => {
+  const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'preview-c-1', uid: 'u-1' };
+  const backend = (route: ReturnType<typeof entryRoute>) =>
+    (route.spec as { rules: { backendRefs: { name: string }[] }[] }).rules[0]?.backendRefs[0]?.name;
+
+  it('send the public host to the baseline entry, or to its fork when the entry is overridden', () => {
+    expect(backend(entryRoute(composition(), target(), owner))).toBe('service-a');
+    const entryOverridden = composition({ 'service-a': image('service-a', '2.0.0') });
+    expect(backend(entryRoute(entryOverridden, target(), owner))).toBe('service-a-c-1');
+  });
+
+  it('of components back to inheritance are found by their component label', () => {
+    const labelled = (component?: string) => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: `x-${component}`, labels: component ? { 'preview.svc/component': component } : {} },
+    });
+    const objects = [labelled('service-b'), labelled('service-c'), labelled()];
+    expect(inheritedAgain(objects, composition()).map((o) => o.metadata.name)).toEqual(['x-service-c']);
+  });
+});
+
+describe('rolled out', () => {
+  const old = image('service-b', '1.0.0');
+  const withoutStatus = ({ status: _, ...deployment }: Deployment): Deployment => deployment;
+
+  it('is a Deployment whose controller saw its spec, on the image, with every replica updated and available', () => {
+    expect(rolledOut(forkDeployment('service-b', b2, {}, { replicas: 2 }), b2, 'app')).toBe(true);
+    expect(rolledOut(forkDeployment('service-b', b2, { conditions: [] }), b2, 'app')).toBe(true);
+  });
+
+  it.each([
+    ['no Deployment', undefined],
+    ['no status yet', withoutStatus(forkDeployment('service-b', b2))],
+    [
+      'an older observed generation',
+      forkDeployment('service-b', b2, { observedGeneration: 1 }, { generation: 2 }),
+    ],
+    ['another image', forkDeployment('service-b', old)],
+    ['a replica not updated', forkDeployment('service-b', b2, { updatedReplicas: 1 }, { replicas: 2 })],
+    ['a replica not available', forkDeployment('service-b', b2, { availableReplicas: 0 })],
+    ['an old replica still there', forkDeployment('service-b', b2, { replicas: 2 })],
+    [
+      'a rollout still progressing',
+      forkDeployment(
+        'service-b',
+        b2,
+        {},
+        { progressing: { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated' } },
+      ),
+    ],
+  ])('is not %s', (_, deployment) => {
+    expect(rolledOut(deployment, b2, 'app')).toBe(false);
+  });
+
+  it('is complete when every fork is, and at once without forks', () => {
+    const forks = target({ 'service-b': b2, 'service-c': c2 }).forks;
+    const b = forkDeployment('service-b', b2);
+    expect(rolloutComplete([b], forks)).toBe(false);
+    expect(rolloutComplete([b, forkDeployment('service-c', c2)], forks)).toBe(true);
+    expect(rolloutComplete([], [])).toBe(true);
+  });
+});
+
+describe('the watch bound', () => {
+  const settings = { failureGraceMs: 30_000, watchBoundMs: 20_000 };
+
+  it('is the configured bound while no fork is unhealthy', () => {
+    expect(watchBoundMs({ bad_since: {}, ready: null }, now, settings)).toBe(20_000);
+  });
+
+  it('ends just past the moment a fork failure grace ends, and is never below 50 ms', () => {
+    const bad = (seconds: number) => ({
+      bad_since: { 'service-b': { reason: 'ErrImagePull', since: secondsAgo(seconds) } },
+      ready: 0,
+    });
+    expect(watchBoundMs(bad(25), now, settings)).toBe(5_050);
+    expect(watchBoundMs(bad(60), now, settings)).toBe(50);
+  });
+});
+
+describe('the progress deadline', () => {
+  const forks = target().forks;
+
+  it('fails a fork whose Deployment gave up, with its message', () => {
+    const stalled = forkDeployment(
+      'service-b',
+      b2,
+      {},
+      {
+        progressing: {
+          type: 'Progressing',
+          status: 'False',
+          reason: 'ProgressDeadlineExceeded',
+          message: 'too slow',
+        },
+      },
+    );
+    expect(progressDeadlineFailure([stalled], forks)).toEqual({
+      kind: 'fail',
+      blockers: [
+        {
+          code: 'progress_deadline_exceeded',
+          message: 'fork of "service-b" made no progress: too slow',
+          component: 'service-b',
+        },
+      ],
+    });
+  });
+
+  it('lets a progressing or absent fork wait', () => {
+    expect(progressDeadlineFailure([forkDeployment('service-b', b2)], forks)).toBeNull();
+    expect(progressDeadlineFailure([], forks)).toBeNull();
+  });
+});
+
+describe('unhealthy forks', () => {
+  it("read the waiting reason of the profile's container in the component's pods", () => {
+    expect(unhealthyReason([waitingPod('service-b', 'ImagePullBackOff')], 'service-b', 'app')).toBe(
+      'ImagePullBackOff',
+    );
+    expect(
+      unhealthyReason([waitingPod('service-b', 'CrashLoopBackOff', 'sidecar')], 'service-b', 'app'),
+    ).toBeUndefined();
+    expect(unhealthyReason([waitingPod('service-c', 'ErrImagePull')], 'service-b', 'app')).toBeUndefined();
+  });
+
+  it('ignore reasons that pass on their own', () => {
+    expect(
+      unhealthyReason([waitingPod('service-b', 'ContainerCreating')], 'service-b', 'app'),
+    ).toBeUndefined();
+    expect(unhealthyReason([waitingPod('service-b', 'toString')], 'service-b', 'app')).toBeUndefined();
+  });
+});
+
+describe('the failure grace', () => {
+  const graceMs = 30_000;
+  const pull = { component: 'service-b', image: b2, reason: 'ErrImagePull' as const };
+
+  it('starts when a fork is first seen unhealthy', () => {
+    expect(failureGrace([pull], {}, now, graceMs)).toEqual({
+      kind: 'within_grace',
+      bad_since: { 'service-b': { reason: 'ErrImagePull', since: now.toISOString() } },
+    });
+  });
+
+  it('keeps when it started while the fork stays unhealthy, whatever the reason now', () => {
+    const since = secondsAgo(29);
+    const previous = { 'service-b': { reason: 'ImagePullBackOff', since } };
+    expect(failureGrace([pull], previous, now, graceMs)).toEqual({
+      kind: 'within_grace',
+      bad_since: { 'service-b': { reason: 'ErrImagePull', since } },
+    });
+  });
+
+  it('starts over for a fork that is no longer unhealthy', () => {
+    const previous = { 'service-b': { reason: 'ErrImagePull', since: secondsAgo(60) } };
+    expect(failureGrace([], previous, now, graceMs)).toEqual({ kind: 'within_grace', bad_since: {} });
+  });
+
+  it('fails with image_pull_failed naming the image once the grace has passed', () => {
+    const previous = { 'service-b': { reason: 'ErrImagePull', since: secondsAgo(30) } };
+    expect(failureGrace([pull], previous, now, graceMs)).toEqual({
+      kind: 'fail',
+      blockers: [
+        {
+          code: 'image_pull_failed',
+          message: `image ${b2} of "service-b" cannot be pulled (ErrImagePull)`,
+          component: 'service-b',
+        },
+      ],
+    });
+  });
+
+  it('fails a crash-looping fork with crash_loop', () => {
+    const crash = { component: 'service-c', image: c2, reason: 'CrashLoopBackOff' as const };
+    const previous = { 'service-c': { reason: 'CrashLoopBackOff', since: secondsAgo(31) } };
+    expect(failureGrace([pull, crash], previous, now, graceMs)).toMatchObject({
+      kind: 'fail',
+      blockers: [
+        { code: 'crash_loop', message: `image ${c2} of "service-c" keeps crashing (CrashLoopBackOff)` },
+      ],
+    });
+  });
+});
+
+describe('waiting for the rollout', () => {
+  const forks = target({ 'service-b': b2, 'service-c': c2 }).forks;
+  const input = {
+    forks,
+    deployments: [forkDeployment('service-b', b2), forkDeployment('service-c', c2, { availableReplicas: 0 })],
+    pods: [],
+    observations: { bad_since: {}, ready: null },
+    now,
+    failureGraceMs: 30_000,
+  };
+
+  it('notes progress when the number of rolled-out forks changed', () => {
+    expect(rolloutWait(input)).toEqual({
+      kind: 'wait',
+      delaySeconds: 0,
+      observations: { bad_since: {}, ready: 1 },
+      progress: '1 of 2 forks rolled out',
+    });
+    expect(rolloutWait({ ...input, observations: { bad_since: {}, ready: 1 } })).not.toHaveProperty(
+      'progress',
+    );
+  });
+
+  it('remembers unhealthy forks, and fails one past its grace', () => {
+    const pods = [waitingPod('service-c', 'CrashLoopBackOff')];
+    const waiting = rolloutWait({ ...input, pods });
+    expect(waiting).toMatchObject({
+      kind: 'wait',
+      observations: { bad_since: { 'service-c': { since: now.toISOString() } } },
+    });
+    const observations = {
+      bad_since: { 'service-c': { reason: 'CrashLoopBackOff', since: secondsAgo(30) } },
+      ready: 1,
+    };
+    expect(rolloutWait({ ...input, pods, observations })).toMatchObject({
+      kind: 'fail',
+      blockers: [{ code: 'crash_loop' }],
+    });
+  });
+});
+
+describe('finishing', () => {
+  const check = (generation: number, status: CheckRecord['status']): CheckRecord => ({
+    id: 'chk-1',
+    composition_id: 'c-1',
+    kind: CheckKind.Routing,
+    generation,
+    status,
+    message: '',
+    ran_at: now.toISOString(),
+    target: null,
+    http_status: 200,
+    coverage: {},
+    fingerprint: { inputs: {}, hash: 'h' },
+  });
+  const record = composition({ 'service-b': b2, 'service-c': c2 }, { phase: Phase.Updating, generation: 2 });
+  const finish = (latestCheck: CheckRecord | undefined, changes = {}) =>
+    rolloutFinished({
+      composition: { ...record, ...changes },
+      operation: { generation: 2 },
+      forks: [forkDeployment('service-b', b2), forkDeployment('service-c', c2, { availableReplicas: 0 })],
+      latestCheck,
+      subscriptions: [{ component: 'service-b', topic: 't', queue_url: 'q', ready: true }],
+      now,
+    });
+
+  it('makes a rollout ready at its generation with what is observed now', () => {
+    expect(finish(check(2, CheckStatus.Passed))).toMatchObject({
+      phase: Phase.Ready,
+      observed_generation: 2,
+      observed: {
+        components: {
+          'service-b': { image: b2, ready: true, generation: 2 },
+          'service-c': { image: c2, ready: false, generation: 2 },
+        },
+        blockers: [],
+        updated_at: now.toISOString(),
+      },
+      public_ready: true,
+      message_subscriptions: null,
+    });
+  });
+
+  it("is publicly ready unless this generation's latest check failed", () => {
+    expect(finish(check(2, CheckStatus.Failed)).public_ready).toBe(false);
+    expect(finish(check(2, CheckStatus.Unknown)).public_ready).toBe(true);
+    expect(finish(check(1, CheckStatus.Failed)).public_ready).toBe(true);
+    expect(finish(undefined).public_ready).toBe(true);
+  });
+
+  it('reports message subscriptions only with message isolation', () => {
+    expect(finish(undefined, { message_isolation: true }).message_subscriptions).toHaveLength(1);
+  });
+
+  it('ends a destroy destroyed, not public, with nothing observed', () => {
+    expect(destroyFinished(record, now)).toMatchObject({
+      phase: Phase.Destroyed,
+      destroyed_at: now.toISOString(),
+      public_ready: false,
+      observed: { components: {}, blockers: [], updated_at: now.toISOString() },
+    });
+  });
+});

@@ -1,0 +1,47 @@
+/** The sweeps the worker runs on schedule. Each can run twice: every write in them is conditional. */
+import { addSeconds } from '../clock.ts';
+import { destroyComposition } from './commands.ts';
+import type { CompositionDeps } from './deps.ts';
+import { enqueueNextStep } from './dispatch.ts';
+import { guardedWrite, redispatchAfterSeconds } from './lifecycle.ts';
+
+type SweepDeps = Pick<CompositionDeps, 'compositions' | 'jobs' | 'clock' | 'log'>;
+
+/** The expiry sweep: starts the destroy (reason `expired`) of every composition past `expires_at`. */
+export async function expireDue(deps: SweepDeps, limit = 100): Promise<number> {
+  const due = await deps.compositions.expired(deps.clock.now(), limit);
+  let started = 0;
+  for (const record of due) {
+    try {
+      await destroyComposition(deps, { kind: 'system', subject: 'expiry-sweep' }, record.id, 'expired');
+      started++;
+    } catch (error) {
+      deps.log?.({
+        level: 'warn',
+        msg: 'expiry destroy failed',
+        composition_id: record.id,
+        error: String(error),
+      });
+    }
+  }
+  return started;
+}
+
+/**
+ * Re-enqueues operations whose next step is overdue: a crash between the write and the send, or a
+ * lost message, cannot strand an operation. Sending twice is harmless (steps are idempotent).
+ */
+export async function redispatchOverdue(deps: SweepDeps, limit = 100): Promise<number> {
+  const now = deps.clock.now();
+  const due = await deps.compositions.dueOperations(now, limit);
+  let sent = 0;
+  for (const operation of due) {
+    const { record, expected_lock_version } = guardedWrite(operation, {
+      ...operation,
+      due_at: addSeconds(now, redispatchAfterSeconds).toISOString(),
+    });
+    if (!(await deps.compositions.replaceOperation(record, expected_lock_version))) continue;
+    if (await enqueueNextStep(deps, record)) sent++;
+  }
+  return sent;
+}

@@ -1,0 +1,75 @@
+/**
+ * Runs a creating request at most once per Idempotency-Key: a repeat with the same request replays
+ * the stored answer; one still in flight, or the key reused for another request, is refused.
+ */
+import { contentHash } from '../canonical.ts';
+import type { Clock } from '../clock.ts';
+import { ErrorCode, ProblemError } from '../errors.ts';
+import {
+  type IdempotencyLock,
+  type IdempotencyStore,
+  isValidIdempotencyKey,
+  maxIdempotencyKeyLength,
+} from './ports.ts';
+
+/** 400 for a header that cannot be a key; checked before the body is. */
+export function requireValidIdempotencyKey(key: string | undefined): void {
+  if (key === undefined || isValidIdempotencyKey(key)) return;
+  throw new ProblemError(
+    ErrorCode.InvalidIdempotencyKey,
+    `Idempotency-Key must be 1–${maxIdempotencyKeyLength} printable ASCII characters.`,
+    { errors: [{ path: 'Idempotency-Key', message: 'invalid value' }] },
+  );
+}
+
+export interface Answer<T> {
+  status: number;
+  body: T;
+  /** True when an Idempotency-Key replayed an earlier answer. */
+  replayed: boolean;
+}
+
+/**
+ * `run` gets the key's lock (null without a key) and stores its answer with the lock in its own
+ * write, all or nothing. When `run` fails, the key is released so a corrected retry can use it.
+ */
+export async function idempotent<T>(
+  deps: { idempotency: IdempotencyStore; clock: Clock },
+  request: { scope: string; key: string | undefined; method: string; path: string; body: unknown },
+  run: (lock: IdempotencyLock | null) => Promise<{ status: number; body: T }>,
+): Promise<Answer<T>> {
+  let lock: IdempotencyLock | null = null;
+  if (request.key !== undefined) {
+    const { method, path, body } = request;
+    const outcome = await deps.idempotency.acquire({
+      scope: request.scope,
+      key: request.key,
+      request_hash: contentHash({ method, path, body }),
+      now: deps.clock.now(),
+    });
+    if (outcome.outcome === 'replay') {
+      // The answer stored with the lock is the one `run` gave for this same request.
+      return { status: outcome.status, body: outcome.body as T, replayed: true };
+    }
+    if (outcome.outcome === 'in_flight') {
+      throw new ProblemError(
+        ErrorCode.IdempotencyInFlight,
+        'A request with this Idempotency-Key is still being processed; retry shortly.',
+      );
+    }
+    if (outcome.outcome === 'mismatch') {
+      throw new ProblemError(
+        ErrorCode.IdempotencyKeyReused,
+        'This Idempotency-Key was already used with a different request body.',
+        { errors: [{ path: 'Idempotency-Key', message: 'reused with a different body' }] },
+      );
+    }
+    lock = outcome.lock;
+  }
+  try {
+    return { ...(await run(lock)), replayed: false };
+  } catch (error) {
+    if (lock) await deps.idempotency.release(lock).catch(() => {});
+    throw error;
+  }
+}

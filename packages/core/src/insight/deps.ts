@@ -1,0 +1,15 @@
+import type { CatalogStore } from '../catalog/ports.ts';
+import type { Clock } from '../clock.ts';
+import type { ClusterPort } from '../cluster/ports.ts';
+import type { CompositionStore } from '../compositions/ports.ts';
+import type { FrontendStore } from '../frontends/model.ts';
+
+/** What the insight reads (logs, diagnosis, verification, observability links) need. */
+export interface InsightDeps {
+  compositions: CompositionStore;
+  catalog: CatalogStore;
+  cluster: ClusterPort;
+  clock: Clock;
+  /** Frontend checks are stale once their binding changed. */
+  frontends: FrontendStore;
+}

@@ -1,0 +1,118 @@
+/**
+ * Verification as read: each check with its freshness now, from the fingerprint recomputed against
+ * the cluster and, for frontend checks, the binding they ran for.
+ */
+import { type CompositionRecord, isTornDown } from '../compositions/model.ts';
+import { requireComposition } from '../compositions/reads.ts';
+import type { FrontendBinding } from '../frontends/model.ts';
+import { frontendStaleReasons } from '../frontends/service.ts';
+import type { Page, PageRequest } from '../paging.ts';
+import { fingerprint } from '../verification/fingerprint.ts';
+import {
+  CheckKind,
+  type CheckRecord,
+  type CheckView,
+  checkView,
+  type Fingerprint,
+  Freshness,
+} from '../verification/model.ts';
+import type { InsightDeps } from './deps.ts';
+
+/** The fingerprint of a composition as it stands now; null when it cannot be read. */
+export async function currentFingerprint(
+  deps: Pick<InsightDeps, 'catalog' | 'cluster'>,
+  record: CompositionRecord,
+): Promise<Fingerprint | null> {
+  const catalog = await deps.catalog.readProject(record.project);
+  if (!catalog) return null;
+  try {
+    return await fingerprint(deps.cluster, catalog, record);
+  } catch {
+    return null;
+  }
+}
+
+export async function listVerification(
+  deps: InsightDeps,
+  id: string,
+  page: PageRequest,
+): Promise<Page<CheckView>> {
+  const record = await requireComposition(deps, id);
+  const checks = await deps.compositions.listChecks(id, page);
+  if (checks.items.length === 0) return { items: [], next_cursor: checks.next_cursor };
+  if (isTornDown(record.phase)) {
+    const reasons = [`the composition is ${record.phase}`];
+    return {
+      items: checks.items.map((check) => ({
+        ...checkView(check, null),
+        freshness: Freshness.Stale,
+        stale_reasons: reasons,
+      })),
+      next_cursor: checks.next_cursor,
+    };
+  }
+  const inputs = await freshnessInputs(deps, record, checks.items);
+  return {
+    items: checks.items.map((check) => checkViewNow(inputs, record, check)),
+    next_cursor: checks.next_cursor,
+  };
+}
+
+/** What the freshness of checks depends on beyond the checks: the fingerprint now and frontend bindings. */
+export interface FreshnessInputs {
+  /** Null when it could not be read. */
+  current: Fingerprint | null;
+  bindings: Bindings;
+}
+
+export async function freshnessInputs(
+  deps: InsightDeps,
+  record: CompositionRecord,
+  checks: readonly CheckRecord[],
+): Promise<FreshnessInputs> {
+  const [current, bindings] = await Promise.all([
+    currentFingerprint(deps, record),
+    bindingsOf(deps, record, checks),
+  ]);
+  return { current, bindings };
+}
+
+/** A check as it reads now, for a composition not being torn down. */
+export function checkViewNow(
+  inputs: FreshnessInputs,
+  record: CompositionRecord,
+  check: CheckRecord,
+): CheckView {
+  const binding = bindingOf(inputs.bindings, check);
+  return checkView(check, inputs.current, frontendStaleReasons(check, record, binding));
+}
+
+type Bindings = Map<string, FrontendBinding | null>;
+const bindingKey = (name: string, revision: string) => `${name}#${revision}`;
+
+/** The current binding of each frontend check's frontend revision, read once per revision. */
+async function bindingsOf(
+  deps: InsightDeps,
+  record: CompositionRecord,
+  checks: readonly CheckRecord[],
+): Promise<Bindings> {
+  const now = deps.clock.now();
+  const wanted = new Map<string, { name: string; revision: string }>();
+  for (const check of checks) {
+    if (check.kind === CheckKind.Frontend && check.frontend) {
+      wanted.set(bindingKey(check.frontend.name, check.frontend.revision), check.frontend);
+    }
+  }
+  const entries = await Promise.all(
+    [...wanted].map(
+      async ([key, f]) => [key, await deps.frontends.get(record.project, f.name, f.revision, now)] as const,
+    ),
+  );
+  return new Map(entries);
+}
+
+function bindingOf(bindings: Bindings, check: CheckRecord): FrontendBinding | null {
+  return check.frontend
+    ? (bindings.get(bindingKey(check.frontend.name, check.frontend.revision)) ?? null)
+    : null;
+}

@@ -1,0 +1,93 @@
+import {
+  anchor,
+  type CompositionRecord,
+  compositionSelector,
+  entryRoute,
+  type ForkBase,
+  type ForkTarget,
+  forkableBases,
+  forkDeployment,
+  forkService,
+  inheritedAgain,
+  ownerReference,
+  refOf,
+} from '@svc/core';
+import type { WorkerDeps } from '../deps.ts';
+import { isolate } from '../isolation.ts';
+import { readTarget, type Step } from './step.ts';
+
+const routeKinds = [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' }] as const;
+const forkKinds = [
+  { apiVersion: 'apps/v1', kind: 'Deployment' },
+  { apiVersion: 'v1', kind: 'Service' },
+] as const;
+
+/**
+ * Anchor, forks and their Services, and the public route; forks of components no longer overridden
+ * go. Safe to repeat: server-side applies with one field manager, deletes of absent objects succeed.
+ */
+export const apply: Step = async (context) => {
+  const { deps, composition, operation } = context;
+  const target = await readTarget(context);
+  if ('kind' in target) return target;
+  const forkable = forkableBases(composition.namespace, await readBases(deps, composition, target.forks));
+  if (forkable.kind === 'fail') return forkable;
+
+  await context.fence();
+  // Queues first: each fork's pods are told where their isolated queues are.
+  const isolation = await isolate(deps, composition, target.baseline, target.profiles);
+  if (isolation.blockers.length) return { kind: 'fail', blockers: isolation.blockers };
+  const owner = ownerReference(
+    await deps.cluster.apply(anchor(composition.id, composition.namespace, operation.generation)),
+  );
+  await Promise.all(
+    forkable.bases.flatMap((base) => {
+      const input = {
+        id: composition.id,
+        generation: operation.generation,
+        component: base.component,
+        profile: base.profile,
+        baseline: target.baseline,
+        baselineDeployment: base.deployment,
+        baselineService: base.service,
+        image: base.image,
+        owner,
+        progressDeadlineSeconds: deps.settings.progressDeadlineSeconds,
+        env: isolation.env[base.component] ?? [],
+      };
+      return [deps.cluster.apply(forkDeployment(input)), deps.cluster.apply(forkService(input))];
+    }),
+  );
+  // A public route to the baseline entry is right at any time; one to an entry fork waits until the fork is rolled out.
+  if (!(target.baseline.entry_component in composition.desired.images)) {
+    await deps.cluster.apply(entryRoute(composition, target, owner));
+  }
+  await removeInherited(deps, composition);
+  return { kind: 'done' };
+};
+
+/** The baseline Deployment and Service each fork copies. */
+function readBases(
+  deps: WorkerDeps,
+  composition: CompositionRecord,
+  forks: readonly ForkTarget[],
+): Promise<ForkBase[]> {
+  return Promise.all(
+    forks.map(async (fork) => {
+      const [deployment, service] = await Promise.all([
+        deps.cluster.getDeployment(composition.namespace, fork.profile.workload.name),
+        deps.cluster.getService(composition.namespace, fork.profile.service.name),
+      ]);
+      return { ...fork, deployment, service };
+    }),
+  );
+}
+
+/** Components that went back to inheritance: their route goes first, so traffic returns to the baseline, then the fork. */
+async function removeInherited(deps: WorkerDeps, composition: CompositionRecord): Promise<void> {
+  const selector = compositionSelector(composition.id);
+  for (const kinds of [routeKinds, forkKinds]) {
+    const objects = await deps.cluster.list(composition.namespace, kinds, selector);
+    await Promise.all(inheritedAgain(objects, composition).map((o) => deps.cluster.delete(refOf(o))));
+  }
+}

@@ -1,0 +1,40 @@
+import { compositionSelector, destroyFinished, OperationKind, rolloutFinished } from '@svc/core';
+import { isolate } from '../isolation.ts';
+import { readTarget, type Step } from './step.ts';
+
+/**
+ * Create and update end here: ready, with what is observed now. Safe to repeat: the runner writes
+ * the result conditional on the composition's `lock_version`.
+ */
+const finishRollout: Step = async (context) => {
+  const { deps, composition, operation } = context;
+  const target = await readTarget(context);
+  if ('kind' in target) return target;
+  const isolation = await isolate(deps, composition, target.baseline, target.profiles);
+  const forks = await deps.cluster.listDeployments(
+    composition.namespace,
+    compositionSelector(composition.id),
+  );
+  const now = deps.clock.now();
+  const checks = await deps.compositions.listChecks(composition.id, { limit: 1, after: null });
+  return {
+    kind: 'done',
+    composition: rolloutFinished({
+      composition,
+      operation,
+      forks,
+      latestCheck: checks.items[0],
+      subscriptions: isolation.subscriptions,
+      now,
+    }),
+  };
+};
+
+/** A destroy ends destroyed, with nothing observed. */
+const finishDestroy: Step = async ({ deps, composition }) => ({
+  kind: 'done',
+  composition: destroyFinished(composition, deps.clock.now()),
+});
+
+export const finish: Step = (context) =>
+  context.operation.kind === OperationKind.Destroy ? finishDestroy(context) : finishRollout(context);

@@ -1,0 +1,59 @@
+import {
+  CheckKind,
+  CheckStatus,
+  fingerprint,
+  IdPrefix,
+  newId,
+  type RoutingVerdict,
+  routingVerdict,
+} from '@svc/core';
+import type { WorkerDeps } from '../deps.ts';
+import { readTarget, type Step, sleep } from './step.ts';
+
+/**
+ * The routing check: the preview URL must answer, with every overridden component served by its
+ * override image. Safe to repeat: it writes a new check, and checks are history.
+ */
+export const verify: Step = async (context) => {
+  const { deps, composition, operation } = context;
+  const target = await readTarget(context);
+  if ('kind' in target) return target;
+  const { path, expect_status } = target.entry.verification;
+  const url = new URL(path.replace(/^\//, ''), composition.public_url).toString();
+  const images = Object.fromEntries(
+    Object.entries(composition.desired.images).map(([component, { image }]) => [component, image]),
+  );
+  const { ran_at, verdict } = await probeUntilPassed(deps, url, images, expect_status);
+  const print = await fingerprint(deps.cluster, target.catalog, composition).catch(() => ({
+    inputs: {},
+    hash: 'unreadable',
+  }));
+  await deps.compositions.putCheck({
+    id: newId(IdPrefix.Check),
+    composition_id: composition.id,
+    kind: CheckKind.Routing,
+    generation: operation.generation,
+    ran_at,
+    target: url,
+    ...verdict,
+    fingerprint: print,
+  });
+  return { kind: 'done' };
+};
+
+/** Probes up to `verifyAttempts` times, backing off, since routes may take a moment to propagate. */
+async function probeUntilPassed(
+  deps: WorkerDeps,
+  url: string,
+  images: Record<string, string>,
+  expectStatus: number,
+): Promise<{ ran_at: string; verdict: RoutingVerdict }> {
+  for (let attempt = 1; ; attempt++) {
+    const ran_at = deps.clock.now().toISOString();
+    const verdict = routingVerdict(await deps.probe(url), images, expectStatus);
+    if (verdict.status === CheckStatus.Passed || attempt >= deps.settings.verifyAttempts) {
+      return { ran_at, verdict };
+    }
+    await sleep(150 * attempt);
+  }
+}
