@@ -2,15 +2,14 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Stack } from '@svc/local';
-import { startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
 import { ensureBuilt, type Json, svc } from './helpers.ts';
 
 let stack: Stack;
-beforeAll(async () => {
-  [stack] = await Promise.all([startTestStack(), ensureBuilt()]);
+useTestStack({ alongside: ensureBuilt }, (started) => {
+  stack = started.stack;
 });
-afterAll(() => stack.stop());
 
 describe('svc version', () => {
   it("prints the CLI's release and commit and the server's GET /version", async () => {
