@@ -89,6 +89,21 @@ describe('--help', () => {
     }
   });
 
+  it("a group lists each command with that command's own summary", async () => {
+    const walk = async (path: string[]): Promise<Json> => {
+      const result = await svc([...path, '--help']);
+      const described = result.json();
+      for (const child of (described.commands ?? []) as Json[]) {
+        const own = await walk(child.name.split(' '));
+        expect(child.summary, child.name).toBe(own.summary);
+        expect(result.stderr).toContain(`${child.name.split(' ').at(-1)}  `);
+        expect(result.stderr).toContain(own.summary);
+      }
+      return described;
+    };
+    await walk([]);
+  });
+
   it.each([
     ['composition create', '--project', 'demo'],
     [
