@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { image } from './demo.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
 import { portInUse } from './ports.ts';
+import { sourceBuild } from './release.ts';
 import { startStack } from './stack.ts';
 
 const { values: flags } = parseArgs({
@@ -59,6 +60,7 @@ try {
     gatewayPort,
     podReadyDelayMs,
     stateDir,
+    build: sourceBuild(),
     log: (entry) => {
       if (entry.level !== 'debug') console.error(JSON.stringify(entry));
     },
