@@ -1,7 +1,8 @@
 /// <reference path="./.sst/platform/config.d.ts" />
 
 // Thin by design: stage settings live in stacks/, resources in infra/ (computed from the shared
-// declaration in packages/core/src/resources.ts). Deploy: AWS_REGION=<region> npx sst deploy --stage <stage>
+// declaration in packages/core/src/resources.ts). Deploy:
+// AWS_REGION=<region> SVC_COMMIT=$(git rev-parse HEAD) npx sst deploy --stage <stage>
 export default $config({
   app(input) {
     return {

@@ -1,6 +1,7 @@
 import type { StageSettings } from '../stacks/schema.ts';
 import {
   apiTimeout,
+  deployedBuild,
   functionEnvironment,
   lambdaRuntime,
   scheduleArgs,
@@ -16,11 +17,11 @@ interface Resources {
 
 /** API behind API Gateway, the public webhook on a function URL, the worker on the queue and the schedules. */
 export function functions(settings: StageSettings, { table, jobs, deadLetter }: Resources) {
-  const environment = functionEnvironment(settings, {
-    tableName: table.name,
-    jobQueueUrl: jobs.url,
-    deadLetterQueueUrl: deadLetter.url,
-  });
+  const environment = functionEnvironment(
+    settings,
+    { tableName: table.name, jobQueueUrl: jobs.url },
+    deployedBuild(process.env),
+  );
   const common = {
     runtime: lambdaRuntime,
     architecture: 'arm64',

@@ -1,10 +1,13 @@
+import { RuntimeEnvironment } from '@svc/aws';
 import { Resources } from '@svc/core';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import service from '../package.json' with { type: 'json' };
 import production from '../stacks/production.ts';
 import { StageSettings } from '../stacks/schema.ts';
 import staging from '../stacks/staging.ts';
 import {
+  deployedBuild,
   functionEnvironment,
   lambdaRuntime,
   queueArgs,
@@ -62,10 +65,42 @@ describe('infra settings', () => {
     expect(args[0]?.id).toMatch(/^[A-Z][A-Za-z]+$/);
   });
 
-  it('passes the stage auth mode and names to the functions', () => {
-    const env = functionEnvironment(staging, { tableName: 't', jobQueueUrl: 'q', deadLetterQueueUrl: 'd' });
+  const build = { release: '0.1.0', commit: 'a'.repeat(40) };
+
+  it('passes the stage auth mode, names and build to the functions', () => {
+    const env = functionEnvironment(staging, { tableName: 't', jobQueueUrl: 'q' }, build);
     expect(env).toMatchObject({ AUTH_MODE: 'token', TABLE_NAME: 't', JOB_QUEUE_URL: 'q' });
     expect(env.PREVIEW_URL_TEMPLATE).toBe('https://{id}.preview.staging.example.com/');
+    expect(env).toMatchObject({ SVC_RELEASE: '0.1.0', SVC_COMMIT: 'a'.repeat(40) });
+  });
+
+  it('sets every variable the runtime requires and none it never reads', () => {
+    const env = functionEnvironment(production, { tableName: 't', jobQueueUrl: 'q' }, build);
+    const required = Object.entries(RuntimeEnvironment.entries)
+      .filter(([name, schema]) => schema.type !== 'optional' && name !== 'AWS_REGION')
+      .map(([name]) => name);
+    for (const name of required) expect(env).toHaveProperty(name);
+    expect(Object.keys(env).sort()).toEqual(
+      [...required, 'AUTH_MODE', 'EKS_CLUSTER_NAME', 'SVC_RELEASE', 'SVC_COMMIT', 'NODE_OPTIONS'].sort(),
+    );
+  });
+
+  it('reports the commit the deploy names, and the package version as the release', () => {
+    expect(deployedBuild({ SVC_COMMIT: 'b'.repeat(40) })).toEqual({
+      release: service.version,
+      commit: 'b'.repeat(40),
+    });
+    expect(deployedBuild({ SVC_RELEASE: '2025.06.1', SVC_COMMIT: 'abc1234' })).toEqual({
+      release: '2025.06.1',
+      commit: 'abc1234',
+    });
+  });
+
+  it('reports an unknown commit when the deploy names none, and refuses one that is not a SHA', () => {
+    expect(deployedBuild({})).toEqual({ release: service.version, commit: 'unknown' });
+    expect(deployedBuild({ SVC_COMMIT: '' }).commit).toBe('unknown');
+    expect(() => deployedBuild({ SVC_COMMIT: 'main' })).toThrow(/SVC_COMMIT/);
+    expect(() => deployedBuild({ SVC_COMMIT: 'A'.repeat(40) })).toThrow(/SVC_COMMIT/);
   });
 
   it('never lets a cloud stage select dev auth', () => {

@@ -4,6 +4,7 @@
  * checked here by unit tests, since SST itself cannot run offline.
  */
 import { Resources } from '@svc/core';
+import service from '../package.json' with { type: 'json' };
 import type { StageSettings } from '../stacks/schema.ts';
 
 export const lambdaRuntime = 'nodejs24.x';
@@ -76,19 +77,41 @@ export function scheduleArgs() {
   }));
 }
 
+/** What the functions report on `/version`. */
+export interface Build {
+  release: string;
+  commit: string;
+}
+
+/**
+ * The build being deployed, from the deploy's environment: the deploy workflow sets SVC_COMMIT to
+ * the commit it deploys. Without SVC_RELEASE the release is the service's package version; without
+ * SVC_COMMIT (a deploy by hand that did not set it) the commit is `unknown` rather than a guess.
+ */
+export function deployedBuild(env: Record<string, string | undefined>): Build {
+  const commit = env.SVC_COMMIT?.trim() || 'unknown';
+  if (commit !== 'unknown' && !/^[0-9a-f]{7,40}$/.test(commit)) {
+    throw new Error(
+      `SVC_COMMIT must be a git commit SHA (7–40 lowercase hex), got ${JSON.stringify(commit)}`,
+    );
+  }
+  return { release: env.SVC_RELEASE?.trim() || service.version, commit };
+}
+
 /** Environment of every function; names come from the linked resources at deploy time. */
 export function functionEnvironment(
   settings: StageSettings,
-  names: { tableName: string; jobQueueUrl: string; deadLetterQueueUrl: string },
+  names: { tableName: string; jobQueueUrl: string },
+  build: Build,
 ): Record<string, string> {
   return {
     AUTH_MODE: settings.authMode,
     TABLE_NAME: names.tableName,
     JOB_QUEUE_URL: names.jobQueueUrl,
-    DEAD_LETTER_QUEUE_URL: names.deadLetterQueueUrl,
     EKS_CLUSTER_NAME: settings.eksClusterName,
-    PREVIEW_DOMAIN: settings.previewDomain,
     PREVIEW_URL_TEMPLATE: `https://{id}.${settings.previewDomain}/`,
+    SVC_RELEASE: build.release,
+    SVC_COMMIT: build.commit,
     NODE_OPTIONS: '--enable-source-maps',
   };
 }

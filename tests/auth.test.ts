@@ -1,21 +1,15 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { AuthMode, sha256 } from '@svc/core';
+import { AuthMode, Role, sha256 } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { httpClient, startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpClient, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
 
 let stack: Stack;
 let adminToken: string;
-beforeAll(async () => {
-  stack = await startTestStack({ authMode: AuthMode.Token });
-  adminToken = await stack.stores.tokens.issue({
-    subject: 'root',
-    role: 'admin',
-    now: new Date(),
-    expires_at: null,
-  });
+useTestStack({ authMode: AuthMode.Token }, async (started) => {
+  stack = started.stack;
+  adminToken = await started.token('root', Role.Admin);
 });
-afterAll(() => stack.stop());
 
 describe('bearer token auth', () => {
   it('answers 401 without credentials on every /v1 route', async () => {

@@ -1,15 +1,11 @@
-import type { Stack } from '@svc/local';
 import { demoManifest } from '@svc/local/demo';
-import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpClient, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
 
-let stack: Stack;
 let http: HttpClient;
-beforeAll(async () => {
-  stack = await startTestStack();
-  http = httpClient(stack.apiUrl);
+useTestStack({}, (started) => {
+  http = started.http;
 });
-afterAll(() => stack.stop());
 
 type Manifest = ReturnType<typeof demoManifest>;
 const clone = (m: Manifest): Manifest => structuredClone(m);

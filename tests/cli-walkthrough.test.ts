@@ -11,18 +11,19 @@
  */
 import { type Hop, hopsOf } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { startTestStack } from '@svc/local/testing';
+import { image } from '@svc/local/demo';
+import { useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureBuilt, svc, untilPhase } from '../packages/cli/test/helpers.ts';
 
 let stack: Stack;
-beforeAll(async () => {
-  [stack] = await Promise.all([startTestStack(), ensureBuilt()]);
+useTestStack({ alongside: ensureBuilt }, (started) => {
+  stack = started.stack;
 });
-afterAll(() => stack.stop());
 
-const image = (tag: string) => `registry.example.com/demo/service-b:${tag}`;
+/** service-b's image in the create, then in the update. */
+const [firstImage, updatedImage] = [image('service-b', '2.0.0'), image('service-b', '2.1.0')];
 
 /** One `svc` command of the session; it must succeed with nothing on stderr. */
 async function step(...args: string[]) {
@@ -44,13 +45,13 @@ const serviceB = (hops: Hop[]) => hops.find((h) => h.component === 'service-b');
 describe('first session', () => {
   it('create → wait → endpoints → curl → logs → update → wait → curl → diagnosis → destroy → destroyed', async () => {
     // svc composition create --name my-feature --image registry.example.com/demo/service-b:2.0.0
-    const created = await step('composition', 'create', '--name', 'my-feature', '--image', image('2.0.0'));
+    const created = await step('composition', 'create', '--name', 'my-feature', '--image', firstImage);
     expect(created).toMatchObject({
       phase: 'created',
       project: 'demo',
       baseline: 'staging',
       generation: 1,
-      overrides: { 'service-b': { image: image('2.0.0') } },
+      overrides: { 'service-b': { image: firstImage } },
     });
     const id: string = created.id;
 
@@ -75,7 +76,7 @@ describe('first session', () => {
     expect(first.hops.map((h) => h.component)).toEqual(['service-a', 'service-b', 'service-c', 'service-d']);
     expect(first.hops.every((h) => h.routing_key === id)).toBe(true);
     const served = serviceB(first.hops);
-    expect(served?.image).toBe(image('2.0.0'));
+    expect(served?.image).toBe(firstImage);
     // Only service-b is overridden: the other hops are the shared baseline's.
     expect(first.hops.filter((h) => h.component !== 'service-b').map((h) => h.image)).toEqual(
       ['service-a', 'service-c', 'service-d'].map((c) => `registry.example.com/demo/${c}:1.0.0`),
@@ -90,7 +91,7 @@ describe('first session', () => {
       partial: false,
       truncated: false,
     });
-    for (const stream of logs.streams) expect(stream.text).toContain(`(image ${image('2.0.0')}, pod `);
+    for (const stream of logs.streams) expect(stream.text).toContain(`(image ${firstImage}, pod `);
     // The last line of the pod that served service-b is the request just made, keyed to this preview.
     const servingPod = logs.streams.find((s: { pod: string }) => s.pod === served?.pod);
     const lastLine: string = servingPod?.text.trimEnd().split('\n').at(-1) ?? '';
@@ -106,13 +107,13 @@ describe('first session', () => {
       '--expected-generation',
       '1',
       '--image',
-      image('2.1.0'),
+      updatedImage,
     );
     expect(updated).toMatchObject({
       id,
       generation: 2,
       phase: 'updating',
-      overrides: { 'service-b': { image: image('2.1.0') } },
+      overrides: { 'service-b': { image: updatedImage } },
       endpoints: { public: { url } },
     });
 
@@ -127,7 +128,7 @@ describe('first session', () => {
     // curl -s "http://$id.preview.localhost:8082/"
     const second = await curl(url);
     expect(second.status).toBe(200);
-    expect(serviceB(second.hops)?.image).toBe(image('2.1.0'));
+    expect(serviceB(second.hops)?.image).toBe(updatedImage);
 
     // svc composition diagnosis "$id"
     expect(await step('composition', 'diagnosis', id)).toMatchObject({

@@ -1,18 +1,15 @@
 import type { Stack } from '@svc/local';
-import { demoManifestWithoutMessaging } from '@svc/local/demo';
-import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoManifestWithoutMessaging, image } from '@svc/local/demo';
+import { type HttpClient, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
 
 let stack: Stack;
 let http: HttpClient;
-beforeAll(async () => {
-  // Acceptance only: without the worker, a composition stays exactly as the create left it.
-  stack = await startTestStack({ worker: false });
-  http = httpClient(stack.apiUrl);
+// Acceptance only: without the worker, a composition stays exactly as the create left it.
+useTestStack({ worker: false }, (started) => {
+  ({ stack, http } = started);
 });
-afterAll(() => stack.stop());
 
-const image = (component: string, tag = '2.0.0') => `registry.example.com/demo/${component}:${tag}`;
 const body = (extra: Record<string, unknown> = {}) => ({
   project: 'demo',
   baseline: 'staging',

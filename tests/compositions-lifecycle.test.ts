@@ -1,19 +1,15 @@
 import { type CompositionRecord, Phase } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { type HttpClient, httpClient, startTestStack, type TestClock, testClock } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { image } from '@svc/local/demo';
+import { type HttpClient, testClock, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
 
 let stack: Stack;
 let http: HttpClient;
-let clock: TestClock;
-beforeAll(async () => {
-  clock = testClock();
-  stack = await startTestStack({ clock, worker: false });
-  http = httpClient(stack.apiUrl);
+const clock = testClock();
+useTestStack({ clock, worker: false }, (started) => {
+  ({ stack, http } = started);
 });
-afterAll(() => stack.stop());
-
-const image = (component: string, tag: string) => `registry.example.com/demo/${component}:${tag}`;
 
 async function create(
   overrides: Record<string, unknown> = { 'service-b': { image: image('service-b', 'v1') } },

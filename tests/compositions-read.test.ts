@@ -1,26 +1,26 @@
 import type { JobQueue } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { type HttpClient, httpClient, startTestStack, type TestClock, testClock } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpClient, testClock, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
 import { drainQueue as drainJobs } from './support/queues.ts';
 
 let stack: Stack;
 let http: HttpClient;
-let clock: TestClock;
+const clock = testClock();
 let failSends = false;
-beforeAll(async () => {
-  clock = testClock();
-  stack = await startTestStack({
+useTestStack(
+  {
     clock,
     worker: false,
     wrapJobs: (jobs): JobQueue => ({
       send: (job, options) =>
         failSends ? Promise.reject(new Error('queue unreachable')) : jobs.send(job, options),
     }),
-  });
-  http = httpClient(stack.apiUrl);
-});
-afterAll(() => stack.stop());
+  },
+  (started) => {
+    ({ stack, http } = started);
+  },
+);
 
 async function create(name: string, project = 'demo') {
   const { status, body } = await http.post('/v1/compositions', {

@@ -1,22 +1,19 @@
 /** Onboarding drafts over HTTP (spec 2.6, 4.1 rule 4), with two authors holding bearer tokens. */
 import { AuthMode } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpClient, httpClient, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
 
 let stack: Stack;
 let alice: HttpClient;
 let bob: HttpClient;
 
-beforeAll(async () => {
-  stack = await startTestStack({ authMode: AuthMode.Token, worker: false });
-  const token = (subject: string) =>
-    stack.stores.tokens.issue({ subject, role: 'member', now: new Date(), expires_at: null });
-  const [a, b] = await Promise.all([token('alice@example.com'), token('bob@example.com')]);
+useTestStack({ authMode: AuthMode.Token, worker: false }, async (started) => {
+  stack = started.stack;
+  const [a, b] = await Promise.all([started.token('alice@example.com'), started.token('bob@example.com')]);
   alice = httpClient(stack.apiUrl, { authorization: `Bearer ${a}` });
   bob = httpClient(stack.apiUrl, { authorization: `Bearer ${b}` });
 });
-afterAll(() => stack.stop());
 
 const draftPath = (project: string) => `/v1/projects/${project}/onboarding-draft`;
 const draft = (project: string, revision: number, extra: Record<string, unknown> = {}) => ({

@@ -1,17 +1,15 @@
 /** Frontend bindings over HTTP: bind, resolve (waiting for readiness), publish, and checks that feed verification. */
 import type { Stack } from '@svc/local';
-import { baselineObjects, demoManifest } from '@svc/local/demo';
-import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createComposition, image, waitForPhase } from './support/compositions.ts';
+import { baselineObjects, demoManifest, image } from '@svc/local/demo';
+import { type HttpClient, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
+import { createComposition, waitForPhase } from './support/compositions.ts';
 
 let stack: Stack;
 let http: HttpClient;
-beforeAll(async () => {
-  stack = await startTestStack();
-  http = httpClient(stack.apiUrl);
+useTestStack({}, (started) => {
+  ({ stack, http } = started);
 });
-afterAll(() => stack.stop());
 
 const revision = 'f'.repeat(40);
 const web = (rev = revision, project = 'demo') => `/v1/projects/${project}/frontends/web/revisions/${rev}`;

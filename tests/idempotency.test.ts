@@ -1,22 +1,17 @@
 import { AuthMode } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { type HttpClient, httpClient, startTestStack, type TestClock, testClock } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpClient, httpClient, testClock, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
 
 let stack: Stack;
-let clock: TestClock;
+const clock = testClock();
 let alice: HttpClient;
 let bob: HttpClient;
-beforeAll(async () => {
-  clock = testClock();
-  stack = await startTestStack({ clock, authMode: AuthMode.Token });
-  const now = clock.now();
-  const issue = (subject: string) =>
-    stack.stores.tokens.issue({ subject, role: 'member', now, expires_at: null });
-  alice = httpClient(stack.apiUrl, { authorization: `Bearer ${await issue('alice')}` });
-  bob = httpClient(stack.apiUrl, { authorization: `Bearer ${await issue('bob')}` });
+useTestStack({ clock, authMode: AuthMode.Token }, async (started) => {
+  stack = started.stack;
+  alice = httpClient(stack.apiUrl, { authorization: `Bearer ${await started.token('alice')}` });
+  bob = httpClient(stack.apiUrl, { authorization: `Bearer ${await started.token('bob')}` });
 });
-afterAll(() => stack.stop());
 
 const body = (name = 'idem') => ({ project: 'demo', baseline: 'staging', name, overrides: {} });
 const key = (k: string) => ({ 'idempotency-key': k });

@@ -1,19 +1,18 @@
 import type { Stack } from '@svc/local';
-import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createComposition, image, previewHops, waitForPhase } from './support/compositions.ts';
+import { image } from '@svc/local/demo';
+import { type HttpClient, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
+import { createComposition, previewHops, waitForPhase } from './support/compositions.ts';
 
 let stack: Stack;
 let http: HttpClient;
 let ready: { id: string; endpoints: { public: { url: string } } };
-beforeAll(async () => {
-  stack = await startTestStack({ workerSettings: { progressDeadlineSeconds: 2 } });
-  http = httpClient(stack.apiUrl);
+useTestStack({ workerSettings: { progressDeadlineSeconds: 2 } }, async (started) => {
+  ({ stack, http } = started);
   const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.0.0') } });
   ready = await waitForPhase(http, created.id, ['ready']);
   for (let i = 0; i < 5; i++) await previewHops(stack, ready.endpoints.public.url);
 });
-afterAll(() => stack.stop());
 
 const logs = (component: string, query = '') =>
   http.get(`/v1/compositions/${ready.id}/components/${component}/logs${query ? `?${query}` : ''}`);

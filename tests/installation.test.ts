@@ -4,20 +4,19 @@
  * make the Gateway API vanish, RBAC deny or the API server fail.
  */
 import type { Stack } from '@svc/local';
-import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createComposition, image, waitForPhase } from './support/compositions.ts';
+import { image } from '@svc/local/demo';
+import { type HttpClient, useTestStack } from '@svc/local/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createComposition, waitForPhase } from './support/compositions.ts';
 
 let stack: Stack;
 let http: HttpClient;
-beforeAll(async () => {
-  stack = await startTestStack();
-  http = httpClient(stack.apiUrl);
+useTestStack({}, (started) => {
+  ({ stack, http } = started);
 });
 afterEach(async () => {
   await fetch(`${stack.clusterUrl}/_faults`, { method: 'DELETE' });
 });
-afterAll(() => stack.stop());
 
 async function fault(body: unknown): Promise<void> {
   const response = await fetch(`${stack.clusterUrl}/_faults`, {

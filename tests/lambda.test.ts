@@ -1,14 +1,13 @@
 import { appFromEnvironment } from '@svc/api/runtime';
 import type { Stack } from '@svc/local';
-import { startTestStack } from '@svc/local/testing';
+import { startTestStack, useTestStack } from '@svc/local/testing';
 import { handle } from 'hono/aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 let stack: Stack;
-beforeAll(async () => {
-  stack = await startTestStack();
+useTestStack({}, (started) => {
+  stack = started.stack;
 });
-afterAll(() => stack.stop());
 
 function event(method: string, path: string, headers: Record<string, string>, body?: unknown) {
   return {

@@ -1,21 +1,20 @@
 import { ListTopicsCommand, PublishCommand } from '@aws-sdk/client-sns';
 import { ListQueuesCommand } from '@aws-sdk/client-sqs';
 import type { Stack } from '@svc/local';
-import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createComposition, image, waitForPhase } from './support/compositions.ts';
+import { image } from '@svc/local/demo';
+import { type HttpClient, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
+import { createComposition, waitForPhase } from './support/compositions.ts';
 import { drainQueue } from './support/queues.ts';
 
 let stack: Stack;
 let http: HttpClient;
 let topicArn: string;
-beforeAll(async () => {
-  stack = await startTestStack();
-  http = httpClient(stack.apiUrl);
+useTestStack({}, async (started) => {
+  ({ stack, http } = started);
   const { Topics = [] } = await stack.clients.sns.send(new ListTopicsCommand({}));
   topicArn = Topics.find((t) => t.TopicArn?.endsWith(':demo-events'))?.TopicArn ?? '';
 });
-afterAll(() => stack.stop());
 
 const baselineQueue = async () =>
   (await stack.clients.sqs.send(new ListQueuesCommand({ QueueNamePrefix: 'staging-service-d-' })))

@@ -1,12 +1,10 @@
-import type { Stack } from '@svc/local';
-import { type HttpAnswer, type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
+import { type HttpAnswer, type HttpClient, useTestStack } from '@svc/local/testing';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is arbitrary JSON walked by path
 type Json = Record<string, any>;
 
-let stack: Stack;
 let http: HttpClient;
 let document: Json;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -14,12 +12,10 @@ ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
 ajv.addFormat('uri', /^[a-z][a-z0-9+.-]*:/i);
 const exercised = new Set<string>();
 
-beforeAll(async () => {
-  stack = await startTestStack();
-  http = httpClient(stack.apiUrl);
+useTestStack({}, async (started) => {
+  http = started.http;
   document = (await http.get('/v1/openapi.json')).body;
 });
-afterAll(() => stack.stop());
 
 /** Validates a real answer against the schema the document gives for its route and status. */
 function conforms(method: string, path: string, answer: HttpAnswer): void {

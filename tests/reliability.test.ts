@@ -1,9 +1,10 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { type CompositionStore, compositionSelector } from '@svc/core';
 import type { Stack } from '@svc/local';
+import { image } from '@svc/local/demo';
 import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createComposition, image, waitForPhase } from './support/compositions.ts';
+import { createComposition, waitForPhase } from './support/compositions.ts';
 
 let stack: Stack | undefined;
 afterEach(async () => {

@@ -1,26 +1,16 @@
 import { CompositionKinds, compositionSelector } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { demoManifest } from '@svc/local/demo';
-import { type HttpClient, httpClient, startTestStack, type TestClock, testClock } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createComposition,
-  image,
-  imageOf,
-  previewHops,
-  waitForPhase,
-  waitUntil,
-} from './support/compositions.ts';
+import { demoManifest, image } from '@svc/local/demo';
+import { type HttpClient, testClock, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
+import { createComposition, imageOf, previewHops, waitForPhase, waitUntil } from './support/compositions.ts';
 
 let stack: Stack;
 let http: HttpClient;
-let clock: TestClock;
-beforeAll(async () => {
-  clock = testClock();
-  stack = await startTestStack({ clock });
-  http = httpClient(stack.apiUrl);
+const clock = testClock();
+useTestStack({ clock }, (started) => {
+  ({ stack, http } = started);
 });
-afterAll(() => stack.stop());
 
 const remaining = (id: string) => stack.cluster.list('staging', CompositionKinds, compositionSelector(id));
 

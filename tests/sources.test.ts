@@ -1,15 +1,11 @@
 /** `GET /v1/projects/{project}/sources/resolve`: a ref or commit to the build CI published for it, never another. */
-import type { Stack } from '@svc/local';
-import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpClient, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
 
-let stack: Stack;
 let http: HttpClient;
-beforeAll(async () => {
-  stack = await startTestStack({ worker: false });
-  http = httpClient(stack.apiUrl);
+useTestStack({ worker: false }, (started) => {
+  http = started.http;
 });
-afterAll(() => stack.stop());
 
 const sha = (c: string) => c.repeat(40);
 

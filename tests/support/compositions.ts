@@ -4,8 +4,6 @@ import type { HttpClient } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
 import { expect } from 'vitest';
 
-export const image = (component: string, tag: string) => `registry.example.com/demo/${component}:${tag}`;
-
 export async function createComposition(
   http: HttpClient,
   overrides: Record<string, unknown>,

@@ -97,9 +97,9 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   compositionRoutes(registry, deps);
   insightRoutes(registry, deps);
   catalogRoutes(registry, deps);
+  sourceRoutes(registry, deps);
   tokenRoutes(registry, deps);
   draftRoutes(registry, deps);
-  sourceRoutes(registry, deps);
   frontendRoutes(registry, deps);
   authRoutes(registry, deps);
   installationRoutes(registry, deps);

@@ -23,9 +23,14 @@ function files(dir: string): string[] {
   });
 }
 
+/** The commit checked out; `unknown`, quietly, outside a git checkout (an unpacked package). */
 function commit(): string {
   try {
-    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: cliDir, encoding: 'utf8' }).trim();
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      cwd: cliDir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return 'unknown';
   }

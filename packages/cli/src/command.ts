@@ -1,7 +1,8 @@
 /**
  * Commands in the style of citty, on `node:util` parseArgs: one command per file, groups that load
- * their commands lazily, flags declared once with their defaults so `--help` (text on stderr, a JSON
- * description on stdout) can never disagree with what the command does.
+ * their commands lazily, flags and positionals declared once (flags with their defaults) so `--help`
+ * (text on stderr, a JSON description on stdout) can never disagree with what the command does, and
+ * so `run` receives both typed from their declarations.
  */
 import { parseArgs } from 'node:util';
 import type { Context } from './context.ts';
@@ -35,25 +36,31 @@ type FlagValue<F extends FlagSpec> = F['type'] extends 'boolean'
 export type Flags<F extends FlagSpecs> = { [K in keyof F]: FlagValue<F[K]> };
 
 export interface PositionalSpec {
-  name: string;
   description: string;
 }
 
-export interface Command<F extends FlagSpecs = FlagSpecs> {
+/** Positionals by name, in the order they are given on the command line. */
+export type PositionalSpecs = Readonly<Record<string, PositionalSpec>>;
+
+export type Args<P extends PositionalSpecs> = { [K in keyof P]: string };
+
+type NoPositionals = Readonly<Record<never, PositionalSpec>>;
+
+export interface Command<F extends FlagSpecs = FlagSpecs, P extends PositionalSpecs = PositionalSpecs> {
   kind: 'command';
   /** Full name as typed, e.g. `composition create`. */
   name: string;
   summary: string;
   /** Longer text for help: rules, what stdout holds, exit codes specific to the command. */
   notes?: string[];
-  positionals?: readonly PositionalSpec[];
+  positionals?: P;
   flags: F;
   /**
    * For a command whose own exit codes collide with the shared ones (`installation check`: 1 failed,
    * 2 incomplete): the codes the shared outcomes get instead, and the help line that says so.
    */
   exitCodes?: { remap: Readonly<Partial<Record<ExitCode, ExitCode>>>; summary: string };
-  run(input: { flags: Flags<F>; args: Record<string, string>; context: Context }): Promise<unknown>;
+  run(input: { flags: Flags<F>; args: Args<P>; context: Context }): Promise<unknown>;
 }
 
 export type Loader = () => Promise<{ default: Command | Group }>;
@@ -62,13 +69,16 @@ export interface Group {
   kind: 'group';
   name: string;
   summary: string;
-  /** Loaded only when chosen: `svc version` never parses the composition commands. */
+  /**
+   * Loaded only when chosen: `svc version` never parses the composition commands. The group's help
+   * loads them all and lists each with its own summary.
+   */
   commands: Readonly<Record<string, Loader>>;
-  /** One-line summaries, so the group's help does not load every command. */
-  summaries: Readonly<Record<string, string>>;
 }
 
-export function defineCommand<const F extends FlagSpecs>(command: Omit<Command<F>, 'kind'>): Command<F> {
+export function defineCommand<const F extends FlagSpecs, const P extends PositionalSpecs = NoPositionals>(
+  command: Omit<Command<F, P>, 'kind'>,
+): Command<F, P> {
   return { kind: 'command', ...command };
 }
 
@@ -77,10 +87,10 @@ export function defineGroup(group: Omit<Group, 'kind'>): Group {
 }
 
 /** Parses argv against the command's flags; every mistake is a usage error naming the flag. */
-export function parseCommandLine<F extends FlagSpecs>(
-  command: Command<F>,
+export function parseCommandLine<F extends FlagSpecs, P extends PositionalSpecs>(
+  command: Command<F, P>,
   argv: readonly string[],
-): { flags: Flags<F>; args: Record<string, string> } {
+): { flags: Flags<F>; args: Args<P> } {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {};
   for (const [name, spec] of Object.entries(command.flags)) {
     options[name] = spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type };
@@ -116,10 +126,10 @@ export function parseCommandLine<F extends FlagSpecs>(
       ]);
     }
   }
-  const expected = command.positionals ?? [];
+  const expected = Object.keys(command.positionals ?? {});
   const given = parsed.positionals;
   if (given.length < expected.length) {
-    const missing = expected.slice(given.length).map((p) => `<${p.name}>`);
+    const missing = expected.slice(given.length).map((name) => `<${name}>`);
     throw usageError(`missing ${missing.join(' ')}. See: svc ${command.name} --help`, [
       ...missing.map((path) => ({ path, message: 'required' })),
     ]);
@@ -127,20 +137,27 @@ export function parseCommandLine<F extends FlagSpecs>(
   if (given.length > expected.length) {
     throw usageError(`unexpected argument "${given[expected.length]}". See: svc ${command.name} --help`);
   }
-  const args: Record<string, string> = {};
-  expected.forEach((p, i) => {
-    args[p.name] = given[i] as string;
-  });
-  return { flags: flags as Flags<F>, args };
+  const args = Object.fromEntries(expected.map((name, i) => [name, given[i]]));
+  return { flags: flags as Flags<F>, args: args as Args<P> };
+}
+
+/** Each command of a group with its own summary; loads them all, which only help needs. */
+async function entries(group: Group): Promise<{ name: string; summary: string }[]> {
+  return Promise.all(
+    Object.entries(group.commands).map(async ([name, load]) => ({
+      name,
+      summary: (await load()).default.summary,
+    })),
+  );
 }
 
 /** A machine-readable description of a command or group: what `--help` prints on stdout. */
-export function describe(target: Command | Group): unknown {
+export async function describe(target: Command | Group): Promise<unknown> {
   if (target.kind === 'group') {
     return {
       command: target.name ? `svc ${target.name}` : 'svc',
       summary: target.summary,
-      commands: Object.entries(target.summaries).map(([name, summary]) => ({
+      commands: (await entries(target)).map(({ name, summary }) => ({
         name: target.name ? `${target.name} ${name}` : name,
         summary,
       })),
@@ -150,7 +167,10 @@ export function describe(target: Command | Group): unknown {
     command: `svc ${target.name}`,
     summary: target.summary,
     usage: usageLine(target),
-    arguments: (target.positionals ?? []).map((p) => ({ name: p.name, description: p.description })),
+    arguments: Object.entries(target.positionals ?? {}).map(([name, { description }]) => ({
+      name,
+      description,
+    })),
     flags: Object.entries(target.flags).map(([name, spec]) => ({
       name: `--${name}`,
       type: spec.type,
@@ -165,7 +185,7 @@ export function describe(target: Command | Group): unknown {
 }
 
 function usageLine(command: Command): string {
-  const positionals = (command.positionals ?? []).map((p) => `<${p.name}>`);
+  const positionals = Object.keys(command.positionals ?? {}).map((name) => `<${name}>`);
   const required = Object.entries(command.flags)
     .filter(([, spec]) => spec.required)
     .map(([name, spec]) => `--${name} <${spec.value ?? 'string'}>`);
@@ -174,21 +194,21 @@ function usageLine(command: Command): string {
 }
 
 /** Help for people, on stderr. */
-export function helpText(target: Command | Group): string {
+export async function helpText(target: Command | Group): Promise<string> {
   const lines: string[] = [];
   if (target.kind === 'group') {
     const prefix = target.name ? `svc ${target.name}` : 'svc';
     lines.push(`${prefix} — ${target.summary}`, '', `Usage: ${prefix} <command> [flags]`, '', 'Commands:');
-    const width = Math.max(...Object.keys(target.summaries).map((n) => n.length)) + 2;
-    for (const [name, summary] of Object.entries(target.summaries)) {
-      lines.push(`  ${name.padEnd(width)}${summary}`);
-    }
+    const commands = await entries(target);
+    const width = Math.max(...commands.map(({ name }) => name.length)) + 2;
+    for (const { name, summary } of commands) lines.push(`  ${name.padEnd(width)}${summary}`);
     lines.push('', `Run "${prefix} <command> --help" for a command's flags.`);
   } else {
     lines.push(`svc ${target.name} — ${target.summary}`, '', `Usage: ${usageLine(target)}`);
-    if (target.positionals?.length) {
+    const positionals = Object.entries(target.positionals ?? {});
+    if (positionals.length) {
       lines.push('', 'Arguments:');
-      for (const p of target.positionals) lines.push(`  <${p.name}>  ${p.description}`);
+      for (const [name, { description }] of positionals) lines.push(`  <${name}>  ${description}`);
     }
     const rows = Object.entries(target.flags).map(([name, spec]) => {
       const left = spec.type === 'boolean' ? `--${name}` : `--${name} <${spec.value ?? 'string'}>`;

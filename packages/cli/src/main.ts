@@ -30,7 +30,7 @@ async function resolve(argv: readonly string[]): Promise<{ target: Command | Gro
     if (!load) {
       const prefix = target.name ? `svc ${target.name}` : 'svc';
       throw usageError(
-        `unknown command "${word}"; ${prefix} has: ${Object.keys(target.summaries).join(', ')}. See: ${prefix} --help`,
+        `unknown command "${word}"; ${prefix} has: ${Object.keys(target.commands).join(', ')}. See: ${prefix} --help`,
       );
     }
     target = (await load()).default;
@@ -44,10 +44,10 @@ function wantsHelp(argv: readonly string[]): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).some((word) => word === '--help' || word === '-h');
 }
 
-function showHelp(target: Command | Group): void {
-  process.stderr.write(helpText(target));
+async function showHelp(target: Command | Group): Promise<void> {
+  process.stderr.write(await helpText(target));
   // A person at a terminal has just read the text; a program gets the same facts as JSON.
-  if (!process.stdout.isTTY) writeJson(describe(target));
+  if (!process.stdout.isTTY) writeJson(await describe(target));
 }
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<ExitCode> {
@@ -56,12 +56,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   try {
     const { target, rest } = await resolve(argv);
     if (wantsHelp(rest)) {
-      showHelp(target);
+      await showHelp(target);
       return ExitCode.Ok;
     }
     if (target.kind === 'group') {
       const word = rest[0];
-      process.stderr.write(helpText(target));
+      process.stderr.write(await helpText(target));
       const prefix = target.name ? `svc ${target.name}` : 'svc';
       throw usageError(
         word === undefined ? `${prefix} needs a command` : `unknown flag "${word}" before a command`,

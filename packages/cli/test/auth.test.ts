@@ -7,22 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthMode } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
 import { ensureBuilt, recordingServer, svc } from './helpers.ts';
 
 let stack: Stack;
 let token: string;
-beforeAll(async () => {
-  [stack] = await Promise.all([startTestStack({ authMode: AuthMode.Token }), ensureBuilt()]);
-  token = await stack.stores.tokens.issue({
-    subject: 'ci',
-    role: 'member',
-    now: new Date(),
-    expires_at: null,
-  });
+useTestStack({ authMode: AuthMode.Token, alongside: ensureBuilt }, async (started) => {
+  stack = started.stack;
+  token = await started.token('ci');
 });
-afterAll(() => stack.stop());
 
 const list = ['composition', 'list'];
 const bad = 'svc_not-a-real-token';

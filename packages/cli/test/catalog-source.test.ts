@@ -4,16 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BuildList } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { startTestStack } from '@svc/local/testing';
+import { useTestStack } from '@svc/local/testing';
 import * as v from 'valibot';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, repoRoot, svc } from './helpers.ts';
 
 let stack: Stack;
-beforeAll(async () => {
-  [stack] = await Promise.all([startTestStack(), ensureBuilt()]);
+useTestStack({ alongside: ensureBuilt }, (started) => {
+  stack = started.stack;
 });
-afterAll(() => stack.stop());
 
 const demo = JSON.parse(readFileSync(join(repoRoot, 'packages', 'local', 'demo', 'catalog.json'), 'utf8'));
 const file = (body: unknown) => {

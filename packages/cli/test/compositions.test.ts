@@ -18,17 +18,16 @@ import {
   PlanView,
 } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { demoManifestWithoutMessaging } from '@svc/local/demo';
-import { startTestStack } from '@svc/local/testing';
+import { demoManifestWithoutMessaging, image } from '@svc/local/demo';
+import { useTestStack } from '@svc/local/testing';
 import * as v from 'valibot';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, image, recordingServer, svc, untilPhase } from './helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, recordingServer, svc, untilPhase } from './helpers.ts';
 
 let stack: Stack;
-beforeAll(async () => {
-  [stack] = await Promise.all([startTestStack(), ensureBuilt()]);
+useTestStack({ alongside: ensureBuilt }, (started) => {
+  stack = started.stack;
 });
-afterAll(() => stack.stop());
 
 const run = (args: string[], env: Record<string, string> = {}) => svc(args, { apiUrl: stack.apiUrl, env });
 

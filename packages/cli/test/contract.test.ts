@@ -3,16 +3,15 @@
  * @svc/core schemas the CLI's types come from).
  */
 import type { Stack } from '@svc/local';
-import { startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { useTestStack } from '@svc/local/testing';
+import { expect, it } from 'vitest';
 import { api } from '../src/api.ts';
 import type { HttpClient, Method } from '../src/http.ts';
 
 let stack: Stack;
-beforeAll(async () => {
-  stack = await startTestStack();
+useTestStack({}, (started) => {
+  stack = started.stack;
 });
-afterAll(() => stack.stop());
 
 it('calls only routes of the OpenAPI document, with their methods', async () => {
   const called: string[] = [];

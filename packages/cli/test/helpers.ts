@@ -131,8 +131,6 @@ export async function recordingServer(
   };
 }
 
-export const image = (component: string, tag = '2.0.0') => `registry.example.com/demo/${component}:${tag}`;
-
 /**
  * Reads the composition through `svc composition get` until its phase is one of `phases`; the error
  * names the phase it was left in. For what `svc composition wait` does not wait for (`destroyed`).

@@ -8,18 +8,18 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Stack } from '@svc/local';
-import { httpClient, startTestStack } from '@svc/local/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, image, recordingServer, repoRoot, svc } from './helpers.ts';
+import { image } from '@svc/local/demo';
+import { httpClient, useTestStack } from '@svc/local/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ensureBuilt, recordingServer, repoRoot, svc } from './helpers.ts';
 
 let stack: Stack;
-beforeAll(async () => {
-  [stack] = await Promise.all([startTestStack(), ensureBuilt()]);
+useTestStack({ alongside: ensureBuilt }, (started) => {
+  stack = started.stack;
 });
 afterEach(async () => {
   await fetch(`${stack.clusterUrl}/_faults`, { method: 'DELETE' });
 });
-afterAll(() => stack.stop());
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-installation-'));
 function specFile(spec: unknown, name = 'installation.json'): string {

@@ -3,15 +3,15 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Stack } from '@svc/local';
-import { startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, image, type Json, recordingServer, svc } from './helpers.ts';
+import { image } from '@svc/local/demo';
+import { useTestStack } from '@svc/local/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, type Json, recordingServer, svc } from './helpers.ts';
 
 let stack: Stack;
-beforeAll(async () => {
-  [stack] = await Promise.all([startTestStack(), ensureBuilt()]);
+useTestStack({ alongside: ensureBuilt }, (started) => {
+  stack = started.stack;
 });
-afterAll(() => stack.stop());
 
 const run = (args: string[]) => svc(args, { apiUrl: stack.apiUrl });
 const file = (body: unknown) => {

@@ -3,8 +3,9 @@
  * against a recording stand-in API and asserts it received nothing, exit 2, a problem on stderr
  * naming the flag, and nothing on stdout.
  */
+import { image } from '@svc/local/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, image, recordingServer, svc } from './helpers.ts';
+import { ensureBuilt, recordingServer, svc } from './helpers.ts';
 
 let api: Awaited<ReturnType<typeof recordingServer>>;
 beforeAll(async () => {

@@ -1,29 +1,30 @@
 /** `svc version`, `--help` on every command (flags with defaults), and the bundle on Node 20. */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import type { Stack } from '@svc/local';
-import { startTestStack } from '@svc/local/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Stack, sourceBuild } from '@svc/local';
+import { useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
 import { ensureBuilt, type Json, svc } from './helpers.ts';
 
+/** The build `npm start` reports: this checkout's version and commit. */
+const build = sourceBuild();
 let stack: Stack;
-beforeAll(async () => {
-  [stack] = await Promise.all([startTestStack(), ensureBuilt()]);
+useTestStack({ alongside: ensureBuilt, build }, (started) => {
+  stack = started.stack;
 });
-afterAll(() => stack.stop());
 
 describe('svc version', () => {
-  it("prints the CLI's release and commit and the server's GET /version", async () => {
+  it("prints the CLI's release and commit and the server's GET /version, both of this checkout", async () => {
     const result = await svc(['version'], { apiUrl: stack.apiUrl });
     expect(result.code, result.stderr).toBe(0);
     expect(result.json()).toEqual({
       cli: {
         release: '0.1.0',
-        commit: expect.stringMatching(/^([0-9a-f]{12}|unknown)$/),
+        commit: build.commit === 'unknown' ? 'unknown' : build.commit.slice(0, 12),
         node: process.version,
       },
       api_url: stack.apiUrl,
-      server: { service: 'preview-composition-service', release: 'dev', commit: 'unknown' },
+      server: { service: 'preview-composition-service', ...build },
       server_problem: null,
     });
   });
@@ -88,6 +89,21 @@ describe('--help', () => {
       expect(described.command).toBe(`svc ${path.join(' ')}`);
       for (const flag of described.flags as Json[]) expect(result.stderr).toContain(flag.name);
     }
+  });
+
+  it("a group lists each command with that command's own summary", async () => {
+    const walk = async (path: string[]): Promise<Json> => {
+      const result = await svc([...path, '--help']);
+      const described = result.json();
+      for (const child of (described.commands ?? []) as Json[]) {
+        const own = await walk(child.name.split(' '));
+        expect(child.summary, child.name).toBe(own.summary);
+        expect(result.stderr).toContain(`${child.name.split(' ').at(-1)}  `);
+        expect(result.stderr).toContain(own.summary);
+      }
+      return described;
+    };
+    await walk([]);
   });
 
   it.each([

@@ -6,16 +6,16 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { CompositionStatusView } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { startTestStack } from '@svc/local/testing';
+import { image } from '@svc/local/demo';
+import { useTestStack } from '@svc/local/testing';
 import * as v from 'valibot';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, image, recordingServer, svc } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ensureBuilt, recordingServer, svc } from './helpers.ts';
 
 let stack: Stack;
-beforeAll(async () => {
-  [stack] = await Promise.all([startTestStack(), ensureBuilt()]);
+useTestStack({ alongside: ensureBuilt }, (started) => {
+  stack = started.stack;
 });
-afterAll(() => stack.stop());
 
 /** Creates a composition overriding service-b with `override`; its rollout starts at once. */
 async function create(override = image('service-b')): Promise<string> {

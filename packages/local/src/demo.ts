@@ -17,6 +17,9 @@ export function demoManifest(): CatalogManifest {
   return JSON.parse(readFileSync(demoManifestPath, 'utf8')) as CatalogManifest;
 }
 
+/** An image of a demo component in the demo registry (the baseline runs tag 1.0.0). */
+export const image = (component: string, tag = '2.0.0') => `registry.example.com/demo/${component}:${tag}`;
+
 /** The demo project under another name, with no messaging set up (for what only such a baseline does). */
 export function demoManifestWithoutMessaging(projectName: string): CatalogManifest {
   const manifest = structuredClone(demoManifest());

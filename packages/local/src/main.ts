@@ -5,8 +5,10 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { image } from './demo.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
 import { portInUse } from './ports.ts';
+import { sourceBuild } from './release.ts';
 import { startStack } from './stack.ts';
 
 const { values: flags } = parseArgs({
@@ -58,6 +60,7 @@ try {
     gatewayPort,
     podReadyDelayMs,
     stateDir,
+    build: sourceBuild(),
     log: (entry) => {
       if (entry.level !== 'debug') console.error(JSON.stringify(entry));
     },
@@ -77,7 +80,7 @@ Preview Composition Service is running (${Math.round(performance.now() - started
   State            ${stateDir}${flags.fresh ? ' (fresh)' : ''}
 
 Try it:
-  npx svc composition create --name my-first --image registry.example.com/demo/service-b:2.0.0
+  npx svc composition create --name my-first --image ${image('service-b')}
   npx svc composition wait <id>
   curl -s http://<id>.preview.localhost:${gatewayPort}/
 

@@ -60,6 +60,8 @@ export interface StackOptions {
   /** Local cluster: time for a healthy pod to become Ready (default 1000 ms). */
   podReadyDelayMs?: number;
   workerSettings?: Partial<WorkerSettings>;
+  /** Release and commit `/version` reports (default: `dev`, `unknown`). */
+  build?: { release: string; commit: string };
 }
 
 export interface Stack {
@@ -146,6 +148,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         sqsCheck(clients.sqs, resources.jobQueueUrl),
         cluster.health,
       ],
+      ...(options.build ? { build: options.build } : {}),
     });
     const server = await listenNode(app.fetch, host, options.port ?? 8081);
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -1,9 +1,6 @@
 import {
   applyCatalog,
   BaselineView,
-  BuildList,
-  type BuildStore,
-  BuildView,
   type CatalogDeps,
   CatalogManifest,
   ComponentView,
@@ -12,15 +9,12 @@ import {
   listComponents,
   listProjects,
   ProjectView,
-  PublishBuildBody,
   pageSchema,
-  publishBuild,
-  requireProject,
   validateCatalog,
 } from '@svc/core';
 import * as v from 'valibot';
 import type { Registry } from '../registry.ts';
-import { invalidQuery, nameQuery, pageQuery, readJson } from '../request.ts';
+import { pageQuery, readJson } from '../request.ts';
 import { pageParams, projectName } from './params.ts';
 
 const tag = 'catalog';
@@ -39,7 +33,7 @@ const ApplyView = v.object({
   ),
 });
 
-export function catalogRoutes(registry: Registry, deps: CatalogDeps & { builds: BuildStore }): void {
+export function catalogRoutes(registry: Registry, deps: CatalogDeps): void {
   registry.add(
     {
       method: 'post',
@@ -116,68 +110,5 @@ export function catalogRoutes(registry: Registry, deps: CatalogDeps & { builds: 
       errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
     },
     async (c) => c.json(await listBaselines(deps, projectName(c), pageQuery(c))),
-  );
-
-  registry.add(
-    {
-      method: 'post',
-      path: '/v1/projects/{project}/builds',
-      operationId: 'publishBuild',
-      summary: 'Publish a CI build: which digest-pinned image a commit produced. Idempotent.',
-      tag: 'sources',
-      body: PublishBuildBody,
-      responses: {
-        201: { description: 'Published.', schema: BuildView },
-        200: {
-          description: 'Already published (same component, repository, commit and digest).',
-          schema: BuildView,
-        },
-      },
-      errors: [
-        ErrorCode.NotFound,
-        ErrorCode.MalformedJson,
-        ErrorCode.ValidationFailed,
-        ErrorCode.UnknownReference,
-      ],
-    },
-    async (c) => {
-      const { created, build } = await publishBuild(
-        deps,
-        c.get('identity'),
-        projectName(c),
-        await readJson(c),
-      );
-      return c.json(build, created ? 201 : 200);
-    },
-  );
-
-  registry.add(
-    {
-      method: 'get',
-      path: '/v1/projects/{project}/builds',
-      operationId: 'listBuilds',
-      summary: 'Published builds, newest first. Empty means CI has not published that revision yet.',
-      tag: 'sources',
-      query: [
-        { name: 'component', description: 'Only this component.', schema: { type: 'string' } },
-        { name: 'repository', description: 'Only this repository (owner/name).', schema: { type: 'string' } },
-        { name: 'commit_sha', description: 'Only this commit.', schema: { type: 'string' } },
-        ...pageParams,
-      ],
-      responses: { 200: { description: 'A page of builds.', schema: BuildList } },
-      errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
-    },
-    async (c) => {
-      const project = await requireProject(deps, projectName(c));
-      const repository = c.req.query('repository') ?? null;
-      if (repository !== null && !/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/.test(repository)) {
-        throw invalidQuery('repository', 'must be owner/name');
-      }
-      const commit = c.req.query('commit_sha') ?? null;
-      if (commit !== null && !/^[0-9a-f]{40}$/.test(commit))
-        throw invalidQuery('commit_sha', 'must be a 40-character hex SHA');
-      const filter = { component: nameQuery(c, 'component'), repository, commit_sha: commit };
-      return c.json(await deps.builds.list(project.project, filter, pageQuery(c)));
-    },
   );
 }

@@ -1,10 +1,10 @@
 /** Argument fragments shared by several commands, declared once so help and behaviour agree. */
-import type { FlagSpec, PositionalSpec } from '../command.ts';
+import type { FlagSpec, PositionalSpecs } from '../command.ts';
 import { defaultComponent } from '../validate.ts';
 
-export const compositionId: readonly PositionalSpec[] = [
-  { name: 'id', description: 'Composition id, e.g. c-k3x9q2m7a1zt.' },
-];
+export const compositionId = {
+  id: { description: 'Composition id, e.g. c-k3x9q2m7a1zt.' },
+} as const satisfies PositionalSpecs;
 
 export const selectionFlags = {
   image: {

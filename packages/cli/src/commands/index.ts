@@ -13,13 +13,4 @@ export const root = defineGroup({
     auth: () => import('./auth/index.ts'),
     version: () => import('./version.ts'),
   },
-  summaries: {
-    composition: 'Create, wait for, inspect, update and destroy compositions.',
-    catalog: 'Validate and apply catalog manifests; onboarding drafts.',
-    source: 'Published builds of a project.',
-    frontend: 'Frontend revisions bound to compositions: bind, resolve, publish, check.',
-    installation: 'Preflight the target infrastructure (Admin).',
-    auth: 'Which identity requests carry; login and logout.',
-    version: "The CLI's release and commit, and the server's when reachable.",
-  },
 });

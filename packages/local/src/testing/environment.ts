@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
+import { Role, systemClock } from '@svc/core';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { type Stack, type StackOptions, startStack } from '../stack.ts';
+import { type HttpClient, httpClient } from './http.ts';
 
 /** Endpoints of the run's shared emulators; fails loudly when the global setup did not start them. */
 export function emulatorEndpoints(): { dynamodbEndpoint: string; sqsEndpoint: string } {
@@ -23,9 +25,9 @@ export function uniquePrefix(): string {
  * The API, worker and a local cluster in process, on free ports, against the shared emulators and
  * fresh resources; pods get ready in tens of milliseconds and the failure grace is short.
  */
-export function startTestStack(
-  options: Omit<StackOptions, 'emulators' | 'resourcePrefix' | 'port'> = {},
-): Promise<Stack> {
+export type TestStackOptions = Omit<StackOptions, 'emulators' | 'resourcePrefix' | 'port'>;
+
+export function startTestStack(options: TestStackOptions = {}): Promise<Stack> {
   return startStack({
     gatewayPort: 0,
     podReadyDelayMs: 20,
@@ -35,4 +37,42 @@ export function startTestStack(
     emulators: emulatorEndpoints(),
     resourcePrefix: uniquePrefix(),
   });
+}
+
+/** What a test file's {@link useTestStack} hands it once the stack answers. */
+export interface TestEnvironment {
+  readonly stack: Stack;
+  /** A client of the stack's API that sends no credentials. */
+  readonly http: HttpClient;
+  /** A bearer token that never expires, for a stack in token auth mode. */
+  token(subject: string, role?: Role): Promise<string>;
+}
+
+export interface UseTestStackOptions extends TestStackOptions {
+  /** Work started with the stack and awaited before the tests, e.g. building the CLI bundle. */
+  alongside?: () => Promise<unknown>;
+}
+
+/**
+ * One stack for the whole test file: started before its tests and stopped after them. `ready` gets
+ * the running stack, for the file to keep what it uses and finish its own setup.
+ */
+export function useTestStack(
+  options: UseTestStackOptions = {},
+  ready: (environment: TestEnvironment) => void | Promise<void> = () => {},
+): void {
+  const { alongside, ...stackOptions } = options;
+  let stack: Stack | undefined;
+  beforeAll(async () => {
+    const [started] = await Promise.all([startTestStack(stackOptions), alongside?.()]);
+    stack = started;
+    const clock = stackOptions.clock ?? systemClock;
+    await ready({
+      stack: started,
+      http: httpClient(started.apiUrl),
+      token: (subject, role = Role.Member) =>
+        started.stores.tokens.issue({ subject, role, now: clock.now(), expires_at: null }),
+    });
+  });
+  afterAll(() => stack?.stop());
 }

@@ -1,3 +1,11 @@
 export { type TestClock, testClock } from './clock.ts';
-export { emulatorEndpoints, startTestStack, uniquePrefix } from './environment.ts';
+export {
+  emulatorEndpoints,
+  startTestStack,
+  type TestEnvironment,
+  type TestStackOptions,
+  type UseTestStackOptions,
+  uniquePrefix,
+  useTestStack,
+} from './environment.ts';
 export { type HttpAnswer, type HttpClient, httpClient } from './http.ts';

@@ -8,9 +8,4 @@ export default defineGroup({
     login: () => import('./login.ts'),
     logout: () => import('./logout.ts'),
   },
-  summaries: {
-    status: 'The effective credential source and whether the server accepts it.',
-    login: 'Log in through a browser (password or identity-provider installations).',
-    logout: "Forget this server's saved login.",
-  },
 });

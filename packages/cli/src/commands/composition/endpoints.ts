@@ -11,5 +11,5 @@ export default defineCommand({
   ],
   positionals: compositionId,
   flags: {},
-  run: ({ args, context }) => api(context.http).compositionEndpoints(checkId(args.id as string)),
+  run: ({ args, context }) => api(context.http).compositionEndpoints(checkId(args.id)),
 });

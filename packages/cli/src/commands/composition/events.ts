@@ -9,7 +9,7 @@ export default defineCommand({
   positionals: compositionId,
   flags: pageFlags,
   run: ({ flags, args, context }) =>
-    api(context.http).compositionEvents(checkId(args.id as string), {
+    api(context.http).compositionEvents(checkId(args.id), {
       limit: checkLimit(flags.limit),
       after: checkCursor(flags.after),
     }),

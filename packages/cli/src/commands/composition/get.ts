@@ -4,14 +4,14 @@ import { checkId } from '../../validate.ts';
 import { compositionId } from '../_shared.ts';
 
 /** `get` and `inspect` are one command under two names. */
-export function readCommand(name: string) {
+export function readCommand(name: string, summary: string) {
   return defineCommand({
     name,
-    summary: 'Desired and observed state of a composition.',
+    summary,
     positionals: compositionId,
     flags: {},
-    run: ({ args, context }) => api(context.http).getComposition(checkId(args.id as string)),
+    run: ({ args, context }) => api(context.http).getComposition(checkId(args.id)),
   });
 }
 
-export default readCommand('composition get');
+export default readCommand('composition get', 'Desired and observed state of a composition.');

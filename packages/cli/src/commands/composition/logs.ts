@@ -37,7 +37,7 @@ export default defineCommand({
     previous: { type: 'boolean', description: 'The last terminated container instance instead.' },
   },
   run({ flags, args, context }) {
-    const id = checkId(args.id as string);
+    const id = checkId(args.id);
     const component = checkName(flags.component, '--component');
     return api(context.http).compositionLogs(id, component, {
       tail_lines: checkInteger(flags['tail-lines'], '--tail-lines', { min: 1, max: maxTailLines }),

@@ -23,7 +23,7 @@ export default defineCommand({
     ...selectionFlags,
   },
   async run({ flags, args, context }) {
-    const id = checkId(args.id as string);
+    const id = checkId(args.id);
     const request = {
       expected_generation: checkInteger(flags['expected-generation'], '--expected-generation', {
         min: 1,

@@ -9,7 +9,7 @@ export default defineCommand({
   positionals: compositionId,
   flags: pageFlags,
   run: ({ flags, args, context }) =>
-    api(context.http).compositionVerification(checkId(args.id as string), {
+    api(context.http).compositionVerification(checkId(args.id), {
       limit: checkLimit(flags.limit),
       after: checkCursor(flags.after),
     }),

@@ -36,7 +36,7 @@ export default defineCommand({
     },
   },
   async run({ flags, args, context }) {
-    const id = checkId(args.id as string);
+    const id = checkId(args.id);
     const seconds = checkDuration(flags.timeout, '--timeout', { min: 1, max: maxWaitSeconds });
     const client = api(context.http);
     const deadline = Date.now() + seconds * 1000;

@@ -9,10 +9,4 @@ export default defineGroup({
     publish: () => import('./publish.ts'),
     check: () => import('./check.ts'),
   },
-  summaries: {
-    bind: 'Bind a frontend revision to a composition.',
-    resolve: 'The bound composition: its preview URL once it is ready.',
-    publish: 'Record where the frontend revision is published.',
-    check: 'Record a check result against a composition generation.',
-  },
 });

@@ -4,8 +4,4 @@ export default defineGroup({
   name: 'source',
   summary: 'Published builds: which image a source revision produced.',
   commands: { list: () => import('./list.ts'), resolve: () => import('./resolve.ts') },
-  summaries: {
-    list: 'Published builds of a project, newest first.',
-    resolve: 'Resolve a ref to its commit and published build.',
-  },
 });

@@ -9,7 +9,7 @@ export default defineCommand({
     'stdout is { project, revision, deleted: true }. A stale --revision exits 4 (409 stale_revision);',
     'no draft exits 1 (404).',
   ],
-  positionals: [{ name: 'project', description: 'Project the draft is for.' }],
+  positionals: { project: { description: 'Project the draft is for.' } },
   flags: {
     revision: {
       type: 'string',
@@ -19,7 +19,7 @@ export default defineCommand({
     },
   },
   async run({ flags, args, context }) {
-    const project = checkName(args.project as string, '<project>');
+    const project = checkName(args.project, '<project>');
     const revision = checkInteger(flags.revision, '--revision', { min: 0, max: 2 ** 31 - 1 });
     await api(context.http).deleteDraft(project, revision);
     return { project, revision, deleted: true };

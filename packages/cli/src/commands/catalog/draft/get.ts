@@ -5,7 +5,7 @@ import { checkName } from '../../../validate.ts';
 export default defineCommand({
   name: 'catalog draft get',
   summary: 'Your onboarding draft of a project; exit 1 (404) when you have none.',
-  positionals: [{ name: 'project', description: 'Project the draft is for.' }],
+  positionals: { project: { description: 'Project the draft is for.' } },
   flags: {},
-  run: ({ args, context }) => api(context.http).getDraft(checkName(args.project as string, '<project>')),
+  run: ({ args, context }) => api(context.http).getDraft(checkName(args.project, '<project>')),
 });

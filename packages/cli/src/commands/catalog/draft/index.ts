@@ -8,9 +8,4 @@ export default defineGroup({
     get: () => import('./get.ts'),
     delete: () => import('./delete.ts'),
   },
-  summaries: {
-    save: 'Save a draft from a file at its current revision (0 creates).',
-    get: 'Read your draft of a project.',
-    delete: 'Discard your draft of a project at its current revision.',
-  },
 });
