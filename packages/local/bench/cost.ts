@@ -22,7 +22,15 @@ import { startSqsEmulator } from '../src/fauxqs.ts';
 import { startStack } from '../src/stack.ts';
 import { type Counts, meterDynamoDb, meterKubeRequests, meterQueue, snapshot } from './meters.ts';
 import { type CountName, minimums } from './minimums.ts';
-import { functionMemoryGb, monthlyCost, type PreviewUsage, Prices, pricesAsOf } from './prices.ts';
+import {
+  fixedMonthlyCost,
+  functionMemoryGb,
+  monthlyCost,
+  type PreviewUsage,
+  Prices,
+  pricesAsOf,
+  waitPolls,
+} from './prices.ts';
 import { startWorkerProcess } from './worker-process.ts';
 
 const count = Number(process.env.BENCH_COMPOSITIONS ?? 20);
@@ -167,12 +175,22 @@ const apiReport = {
 };
 
 /** One sweep run of each schedule (none has work: every preview is destroyed). */
-const sweepRuns: Record<string, ReturnType<typeof snapshot<typeof api.dynamodb>>> = {};
+const sweepRuns: Record<string, ReturnType<typeof snapshot<typeof api.dynamodb>> & { ms: number }> = {};
 for (const schedule of Resources.schedules) {
   api.dynamodb.reset();
+  const sweepStarted = performance.now();
   await stack.scheduler.run(schedule.name);
-  sweepRuns[schedule.name] = snapshot(api.dynamodb);
+  sweepRuns[schedule.name] = { ...snapshot(api.dynamodb), ms: performance.now() - sweepStarted };
 }
+
+/** One status read, as `svc composition wait` makes them, for the Lambda duration of client polling. */
+async function statusMs(id: string, rounds = 20): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < rounds; i++)
+    await (await fetch(`${stack.apiUrl}/v1/compositions/${id}/status`)).arrayBuffer();
+  return (performance.now() - started) / rounds;
+}
+const statusReadMs = await statusMs(ids[0] as string);
 
 /** What one destroyed preview leaves in the table until its TTL: its partition (composition, operations, events, checks). */
 async function storedBytes(id: string): Promise<number> {
@@ -350,53 +368,76 @@ const measuredWorkerSeconds = per(workerReport.invocations.totalMs) / 1000;
 /** The worker holds its invocation while pods start (await-rollout's bounded watch): real pods take longer than local ones. */
 const modelledWorkerSeconds =
   measuredWorkerSeconds + rollouts * (realPodReadySeconds - podReadyDelayMs / 1000);
-const usage = (workerSeconds: number): PreviewUsage => ({
-  apiRequests: 3,
-  apiSeconds: per(apiReport.latencyMs) / 1000,
+/** A client waits on each rollout with `svc composition wait`, for as long as the pods take. */
+const polls = rollouts * waitPolls(realPodReadySeconds);
+const usage = (workerSeconds: number, clientPolls: number): PreviewUsage => ({
+  apiRequests: 3 + clientPolls,
+  apiSeconds: (per(apiReport.latencyMs) + clientPolls * statusReadMs) / 1000,
   workerInvocations: messages,
   workerSeconds,
-  readUnits: per(apiUnits.rcu + workerUnits.rcu),
+  // Each status read is one consistent GetItem of an item under 4 KB.
+  readUnits: per(apiUnits.rcu + workerUnits.rcu) + clientPolls,
   writeUnits: per(apiUnits.wcu + workerUnits.wcu),
   // Lambda's event source receives and deletes in batches; one receive and one delete per message is the upper bound.
-  sqsRequests: per(sum(apiReport.sqs.operations, 'count') + sum(workerReport.sqs.operations, 'count')),
+  sqsRequests: per(sqsRequests),
   logBytes: per(workerReport.logs.bytes + apiReport.logs.bytes),
   storedBytes: stored,
   storedDays: 31,
 });
-const measured = monthlyCost(usage(measuredWorkerSeconds), perDay);
-const modelled = monthlyCost(usage(modelledWorkerSeconds), perDay);
+const columns = {
+  [`as measured (worker ${fmt(measuredWorkerSeconds, 2)} s)`]: monthlyCost(
+    usage(measuredWorkerSeconds, 0),
+    perDay,
+  ),
+  [`pods ready in ${realPodReadySeconds} s (worker ${fmt(modelledWorkerSeconds, 1)} s)`]: monthlyCost(
+    usage(modelledWorkerSeconds, 0),
+    perDay,
+  ),
+  [`and ${polls} status polls`]: monthlyCost(usage(modelledWorkerSeconds, polls), perDay),
+};
+const minutesPerMonth = 30 * 24 * 60;
+const scheduleInvocations = Resources.schedules.reduce(
+  (total, schedule) => total + (minutesPerMonth * 60) / schedule.periodSeconds,
+  0,
+);
+const fixed = fixedMonthlyCost({
+  scheduleInvocations,
+  scheduleSeconds:
+    Object.values(sweepRuns).reduce((total, run) => total + run.ms, 0) / Object.keys(sweepRuns).length / 1000,
+  scheduleReadUnits: 0.5,
+  // Lambda's SQS event source long-polls with five pollers when idle (20 s each): an assumption, not measured here.
+  idleReceives: 5 * 3 * minutesPerMonth,
+});
 const usd = (value: number) => `$${value < 10 ? value.toFixed(2) : value.toFixed(0)}`;
 console.log(
   `\nMonthly cost of ${perDay} previews a day (30 days), us-east-1 on-demand prices as of ${pricesAsOf}:`,
 );
 console.log(
   table(
-    [
-      'service',
-      `worker as measured (${fmt(measuredWorkerSeconds, 2)} s/preview)`,
-      `pods ready in ${realPodReadySeconds} s (${fmt(modelledWorkerSeconds, 1)} s/preview)`,
-    ],
+    ['service', ...Object.keys(columns), 'fixed (schedules, idle queue)'],
     (['lambda', 'apiGateway', 'dynamodb', 'sqs', 'cloudwatch', 'total'] as const).map((k) => [
       k,
-      usd(measured[k]),
-      usd(modelled[k]),
+      ...Object.values(columns).map((cost) => usd(cost[k])),
+      usd(fixed[k]),
     ]),
   ),
 );
 console.log(
-  `  Lambda ${functionMemoryGb} GB arm64 at $${Prices.lambda.perGbSecond.usd}/GB-s; DynamoDB $${Prices.dynamodb.perMillionWriteUnits.usd}/M WRU, $${Prices.dynamodb.perMillionReadUnits.usd}/M RRU;` +
-    ` SQS $${Prices.sqs.perMillionRequests.usd}/M; ${fmt(per(sqsRequests), 2)} SQS + ${fmt(per(snsRequests), 2)} SNS requests per preview.` +
-    ` Client status polling is not included (see docs/performance.md).`,
+  `  Lambda ${functionMemoryGb} GB arm64 at $${Prices.lambda.perGbSecond.usd}/GB-s and $${Prices.lambda.perMillionRequests.usd}/M; API Gateway $${Prices.apiGateway.perMillionRequests.usd}/M;` +
+    ` DynamoDB $${Prices.dynamodb.perMillionWriteUnits.usd}/M WRU, $${Prices.dynamodb.perMillionReadUnits.usd}/M RRU; SQS $${Prices.sqs.perMillionRequests.usd}/M;` +
+    ` CloudWatch Logs $${Prices.cloudwatchLogs.perGbIngested.usd}/GB. Per preview: ${fmt(per(sqsRequests), 2)} SQS and ${fmt(per(snsRequests), 2)} SNS requests,` +
+    ` ${fmt(stored / 1000)} KB kept 31 days; a status read answers in ${fmt(statusReadMs)} ms.`,
 );
 
 console.log('\nOne run of each sweep (nothing due):');
 console.log(
   table(
-    ['sweep', 'DynamoDB requests', 'RCU'],
+    ['sweep', 'DynamoDB requests', 'RCU', 'ms'],
     Object.entries(sweepRuns).map(([name, s]) => [
       name,
       sum(s.operations, 'count'),
       fmt(sum(s.operations, 'rcu'), 2),
+      fmt(s.ms),
     ]),
   ),
 );
@@ -468,8 +509,9 @@ if (process.env.BENCH_OUTPUT) {
         sweepRuns,
         stored,
         calibration,
-        measured,
-        modelled,
+        statusReadMs,
+        costs: columns,
+        fixed,
       },
       null,
       2,

@@ -97,3 +97,42 @@ export function monthlyCost(usage: PreviewUsage, perDay: number, logRetentionDay
     total: lambda + apiGateway + dynamodb + sqs + cloudwatch,
   };
 }
+
+/**
+ * Status reads of one `svc composition wait` lasting `seconds`: a read, then one after each sleep
+ * of 250 ms doubling to 1 s (packages/cli/src/commands/composition/wait.ts).
+ */
+export function waitPolls(seconds: number): number {
+  let polls = 1;
+  let elapsed = 0;
+  for (let interval = 250; elapsed < seconds * 1000; interval = Math.min(interval * 2, 1000)) {
+    elapsed += interval;
+    polls++;
+  }
+  return polls;
+}
+
+/** What runs whatever the number of previews: the schedules and the queue's event source. */
+export interface FixedUsage {
+  scheduleInvocations: number;
+  scheduleSeconds: number;
+  /** A Query of an empty `due` partition: DynamoDB Local reports 0; AWS bills at least 0.5 RRU for an eventually consistent read. */
+  scheduleReadUnits: number;
+  /** Empty long polls of the job queue by Lambda's event source. */
+  idleReceives: number;
+}
+
+export function fixedMonthlyCost(usage: FixedUsage): MonthlyCost {
+  const lambda =
+    perMillion(usage.scheduleInvocations, Prices.lambda.perMillionRequests) +
+    usage.scheduleInvocations * usage.scheduleSeconds * functionMemoryGb * Prices.lambda.perGbSecond.usd;
+  const dynamodb = perMillion(
+    usage.scheduleInvocations * usage.scheduleReadUnits,
+    Prices.dynamodb.perMillionReadUnits,
+  );
+  const sqs = perMillion(usage.idleReceives, Prices.sqs.perMillionRequests);
+  const cloudwatch =
+    ((usage.scheduleInvocations * platformLogBytesPerInvocation) / 1e9) *
+    (Prices.cloudwatchLogs.perGbIngested.usd + Prices.cloudwatchLogs.perGbMonthStored.usd);
+  return { lambda, apiGateway: 0, dynamodb, sqs, cloudwatch, total: lambda + dynamodb + sqs + cloudwatch };
+}
