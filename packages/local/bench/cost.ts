@@ -293,6 +293,22 @@ function prefixed<T>(prefix: string, record: Record<string, T>): Record<string, 
   return Object.fromEntries(Object.entries(record).map(([k, v]) => [`${prefix} ${k}`, v]));
 }
 
+const indexUnits = new Map<string, number>();
+for (const report of [apiReport, workerReport]) {
+  for (const [where, c] of Object.entries(report.dynamodb.indexes)) {
+    indexUnits.set(where, (indexUnits.get(where) ?? 0) + (c.sums.units ?? 0));
+  }
+}
+console.log('\nDynamoDB capacity per composition, by where it is spent:');
+console.log(
+  table(
+    ['table or index', 'units'],
+    [...indexUnits]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([where, units]) => [where, fmt(per(units), 2)]),
+  ),
+);
+
 type QueueCounts = Counts<'messages' | 'bytes' | 'failed' | 'ms'>;
 const queueRows = (side: string, counts: QueueCounts) =>
   Object.entries(counts).map(([operation, c]) => [

@@ -179,6 +179,8 @@ export interface DynamoMeter {
   readonly sites: Tally<DynamoSums>;
   /** TransactWriteItems by the item types they write. */
   readonly transactions: Tally<'wcu'>;
+  /** Capacity by where it was spent: the table or a global index, read or write. */
+  readonly indexes: Tally<'units'>;
   reset(): void;
 }
 
@@ -191,10 +193,12 @@ export function meterDynamoDb(client: MeteredClient): DynamoMeter {
     operations: new Tally(),
     sites: new Tally(),
     transactions: new Tally(),
+    indexes: new Tally(),
     reset() {
       this.operations.reset();
       this.sites.reset();
       this.transactions.reset();
+      this.indexes.reset();
     },
   };
   addMeter(client, 'benchDynamoMeter', (operation, input) => {
@@ -226,6 +230,14 @@ export function meterDynamoDb(client: MeteredClient): DynamoMeter {
         meter.operations.add(operation, sums);
         meter.sites.add(site, sums);
         if (shape !== undefined) meter.transactions.add(shape, { wcu: units });
+        const kind = readOperations.has(operation) ? 'read' : 'write';
+        for (const capacity of list) {
+          if (capacity.Table?.CapacityUnits)
+            meter.indexes.add(`table ${kind}`, { units: capacity.Table.CapacityUnits });
+          for (const [index, used] of Object.entries(capacity.GlobalSecondaryIndexes ?? {})) {
+            if (used.CapacityUnits) meter.indexes.add(`${index} ${kind}`, { units: used.CapacityUnits });
+          }
+        }
       },
     };
   });
