@@ -11,7 +11,8 @@
  *
  * BENCH_COMPOSITIONS (20), BENCH_CONCURRENCY (4), BENCH_POD_READY_DELAY_MS (1000),
  * BENCH_REAL_POD_READY_S (30: how long real pods take, for the Lambda duration model),
- * BENCH_OUTPUT (a path: also write the raw figures there as JSON).
+ * BENCH_OUTPUT (a path: also write the raw figures there as JSON), BENCH_WORKER_PROFILE (a
+ * directory: run the worker under --cpu-prof; profile-summary.ts reads the result).
  */
 import { writeFileSync } from 'node:fs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -63,14 +64,18 @@ const api = {
   sns: meterQueue(stack.clients.sns, 'benchSnsMeter'),
 };
 const kube = await meterKubeRequests(stack.clusterUrl);
-const worker = await startWorkerProcess({
-  region,
-  dynamodbEndpoint: stack.endpoints.dynamodb,
-  sqsEndpoint: stack.endpoints.sqs,
-  tableName: stack.resources.tableName,
-  jobQueueUrl: stack.resources.jobQueueUrl,
-  kubeconfig: stack.kubeconfig,
-});
+const profileDirectory = process.env.BENCH_WORKER_PROFILE;
+const worker = await startWorkerProcess(
+  {
+    region,
+    dynamodbEndpoint: stack.endpoints.dynamodb,
+    sqsEndpoint: stack.endpoints.sqs,
+    tableName: stack.resources.tableName,
+    jobQueueUrl: stack.resources.jobQueueUrl,
+    kubeconfig: stack.kubeconfig,
+  },
+  profileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`] : [],
+);
 
 const observer = createAwsClients({
   region,
@@ -252,7 +257,9 @@ console.log(
   `\nCost benchmark — ${count} compositions (${concurrency} at a time), create → ready → update → ready → destroy,` +
     ` one overridden component, pod-ready delay ${podReadyDelayMs} ms, ${wallSeconds.toFixed(1)} s\n`,
 );
-console.log('DynamoDB per composition, by operation (capacity as DynamoDB Local reports it):');
+console.log(
+  'DynamoDB per composition, by operation (capacity as DynamoDB Local reports it, except a transaction’s table share: computed from item sizes, see meters.ts):',
+);
 console.log(
   table(
     ['side operation', 'requests', 'items', 'RCU', 'WCU', 'of which GSI', 'ms each'],

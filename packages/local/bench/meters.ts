@@ -172,6 +172,46 @@ function transactionShape(input: Record<string, unknown>): string {
   return [...counts].map(([type, n]) => (n > 1 ? `${type}×${n}` : type)).join('+');
 }
 
+/**
+ * An item's size by AWS's rules: attribute names and values in bytes (numbers about one byte per
+ * two digits plus one), one byte for booleans and nulls, lists and maps three bytes plus one per
+ * element. The item is the document client's input, before marshalling.
+ */
+export function itemSize(item: Record<string, unknown>): number {
+  const valueSize = (value: unknown): number => {
+    if (value === null || typeof value === 'boolean') return 1;
+    if (typeof value === 'string') return Buffer.byteLength(value);
+    if (typeof value === 'number')
+      return Math.ceil(String(Math.abs(value)).replace(/[.-]/g, '').length / 2) + 1;
+    if (Array.isArray(value)) return 3 + value.reduce((sum: number, v) => sum + 1 + valueSize(v), 0);
+    if (typeof value === 'object')
+      return (
+        3 +
+        Object.entries(value as Record<string, unknown>)
+          .filter(([, v]) => v !== undefined)
+          .reduce((sum, [k, v]) => sum + 1 + Buffer.byteLength(k) + valueSize(v), 0)
+      );
+    return 0;
+  };
+  return Object.entries(item)
+    .filter(([, v]) => v !== undefined)
+    .reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueSize(value), 0);
+}
+
+/**
+ * A transaction's table write capacity by AWS's rule: two units per KB of each item written. An
+ * Update's item is not in the request; it counts as one KB (the only one, the supersede of an
+ * operation, is smaller).
+ */
+function transactionTableUnits(input: Record<string, unknown>): number {
+  const entries = (input.TransactItems as Record<string, { Item?: Record<string, unknown> }>[]) ?? [];
+  return entries.reduce((sum, entry) => {
+    const [kind, body] = Object.entries(entry)[0] ?? ['', {}];
+    if (kind === 'ConditionCheck') return sum + 2;
+    return sum + 2 * Math.max(1, Math.ceil((body.Item ? itemSize(body.Item) : 1024) / 1024));
+  }, 0);
+}
+
 export interface DynamoMeter {
   /** By DynamoDB operation. */
   readonly operations: Tally<DynamoSums>;
@@ -211,8 +251,18 @@ export function meterDynamoDb(client: MeteredClient): DynamoMeter {
       done(output, ms) {
         const consumed = output?.ConsumedCapacity as Capacity | Capacity[] | undefined;
         const list = consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed];
-        const units = list.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-        const tableUnits = list.reduce((sum, c) => sum + (c.Table?.CapacityUnits ?? 0), 0);
+        const indexUnits = list.reduce(
+          (sum, c) =>
+            sum +
+            Object.values(c.GlobalSecondaryIndexes ?? {}).reduce((a, i) => a + (i.CapacityUnits ?? 0), 0),
+          0,
+        );
+        // DynamoDB Local reports a transaction's table capacity as if it wrote only some of its items.
+        const tableUnits =
+          operation === 'TransactWriteItems' && output
+            ? transactionTableUnits(input)
+            : list.reduce((sum, c) => sum + (c.Table?.CapacityUnits ?? 0), 0);
+        const units = tableUnits + indexUnits;
         const items =
           operation === 'TransactWriteItems' || operation === 'TransactGetItems'
             ? ((input.TransactItems as unknown[]) ?? []).length
@@ -231,9 +281,8 @@ export function meterDynamoDb(client: MeteredClient): DynamoMeter {
         meter.sites.add(site, sums);
         if (shape !== undefined) meter.transactions.add(shape, { wcu: units });
         const kind = readOperations.has(operation) ? 'read' : 'write';
+        if (tableUnits) meter.indexes.add(`table ${kind}`, { units: tableUnits });
         for (const capacity of list) {
-          if (capacity.Table?.CapacityUnits)
-            meter.indexes.add(`table ${kind}`, { units: capacity.Table.CapacityUnits });
           for (const [index, used] of Object.entries(capacity.GlobalSecondaryIndexes ?? {})) {
             if (used.CapacityUnits) meter.indexes.add(`${index} ${kind}`, { units: used.CapacityUnits });
           }
