@@ -1,10 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Draft, DraftStore } from '@svc/core';
+import type { Drafts } from '@svc/core';
 import * as Keys from './keys.ts';
 import { conditionHeld, epochSeconds, stripKeys, type Table } from './table.ts';
 
 /** Writes are conditional on the revision read; a draft past its `ttl` counts as absent. */
-export function dynamoDraftStore(table: Table): DraftStore {
+export function dynamoDraftStore(table: Table): Drafts.DraftStore {
   const { documents } = table;
   return {
     async get(project, author, now) {
@@ -12,7 +12,7 @@ export function dynamoDraftStore(table: Table): DraftStore {
         new GetCommand({ TableName: table.name, Key: Keys.draft(project, author), ConsistentRead: true }),
       );
       if (!item || (typeof item.ttl === 'number' && item.ttl <= epochSeconds(now))) return null;
-      return stripKeys<Draft>(item);
+      return stripKeys<Drafts.Draft>(item);
     },
 
     put(draft, expected, now) {

@@ -1,10 +1,10 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { FrontendBinding, FrontendStore } from '@svc/core';
+import type { Frontends } from '@svc/core';
 import * as Keys from './keys.ts';
 import { conditionHeld, epochSeconds, stripKeys, type Table } from './table.ts';
 
 /** Writes are conditional on the version read; a binding past its `ttl` counts as absent. */
-export function dynamoFrontendStore(table: Table): FrontendStore {
+export function dynamoFrontendStore(table: Table): Frontends.FrontendStore {
   const { documents } = table;
   return {
     async get(project, frontend, revision, now) {
@@ -16,7 +16,7 @@ export function dynamoFrontendStore(table: Table): FrontendStore {
         }),
       );
       if (!item || (typeof item.ttl === 'number' && item.ttl <= epochSeconds(now))) return null;
-      return stripKeys<FrontendBinding>(item);
+      return stripKeys<Frontends.FrontendBinding>(item);
     },
 
     put(binding, expected, now) {

@@ -31,7 +31,7 @@ export interface BuildDeps {
  * commit and digest were published before (a CI retry). Either way the publication is recorded for
  * its ref, so a build published again for another ref (a tag of the same commit) resolves by both.
  */
-export async function publishBuild(
+export async function publish(
   deps: BuildDeps,
   identity: Identity,
   project: string,

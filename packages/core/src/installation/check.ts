@@ -58,7 +58,7 @@ interface Job {
  * Runs every check of the specification against the cluster and answers the report. An unknown
  * project or baseline in the specification is a 422 before anything is asked of the cluster.
  */
-export async function checkInstallation(
+export async function check(
   deps: InstallationDeps,
   input: unknown,
   options: { checkTimeoutMs?: number } = {},

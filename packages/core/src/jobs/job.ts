@@ -14,6 +14,6 @@ export const StepJob = v.object({
 export const Job = v.variant('kind', [StepJob]);
 export type Job = v.InferOutput<typeof Job>;
 
-export function parseJob(body: string): Job {
+export function parse(body: string): Job {
   return v.parse(Job, JSON.parse(body));
 }

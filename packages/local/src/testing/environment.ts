@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Role, systemClock } from '@svc/core';
+import { Auth, systemClock } from '@svc/core';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type Stack, type StackOptions, startStack } from '../stack.ts';
 import { type HttpClient, httpClient } from './http.ts';
@@ -45,7 +45,7 @@ export interface TestEnvironment {
   /** A client of the stack's API that sends no credentials. */
   readonly http: HttpClient;
   /** A bearer token that never expires, for a stack in token auth mode. */
-  token(subject: string, role?: Role): Promise<string>;
+  token(subject: string, role?: Auth.Role): Promise<string>;
 }
 
 export interface UseTestStackOptions extends TestStackOptions {
@@ -70,7 +70,7 @@ export function useTestStack(
     await ready({
       stack: started,
       http: httpClient(started.apiUrl),
-      token: (subject, role = Role.Member) =>
+      token: (subject, role = Auth.Role.Member) =>
         started.stores.tokens.issue({ subject, role, now: clock.now(), expires_at: null }),
     });
   });
