@@ -27,7 +27,7 @@ import { installationRoutes } from './routes/installation.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 
-export const maxBodyBytes = 256 * 1024;
+const maxBodyBytes = 256 * 1024;
 
 export interface AppDeps extends Compositions.CompositionDeps {
   auth: AuthConfig;

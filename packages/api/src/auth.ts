@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.ts';
 
 /** Resolves a presented bearer token to its identity, or null when it is unknown or revoked. */
-export type TokenVerifier = (token: string) => Promise<Auth.Identity | null>;
+type TokenVerifier = (token: string) => Promise<Auth.Identity | null>;
 
 export type AuthConfig =
   | { mode: typeof Auth.AuthMode.Dev }

@@ -41,19 +41,19 @@ export function epochSeconds(iso: string | Date): number {
 }
 
 /** What a page cursor holds: an item's base key, and its index key when the list reads an index. */
-export function cursorAttributes(index?: IndexName): readonly string[] {
+function cursorAttributes(index?: IndexName): readonly string[] {
   if (index === undefined) return baseKeyAttributes;
   const { partitionKey, sortKey } = globalIndex(index);
   return [...baseKeyAttributes, partitionKey, sortKey];
 }
 
 /** The cursor of a page: the index keys of its last item, opaque to clients. */
-export function cursorFrom(item: Item, keys: readonly string[]): string {
+function cursorFrom(item: Item, keys: readonly string[]): string {
   return encodeCursor(Object.fromEntries(keys.map((key) => [key, item[key]])));
 }
 
 /** Decodes a cursor back to an ExclusiveStartKey, refusing anything this list could not have produced. */
-export function startKeyFrom(cursor: string | null, keys: readonly string[]): Item | undefined {
+function startKeyFrom(cursor: string | null, keys: readonly string[]): Item | undefined {
   if (cursor === null) return undefined;
   const value = decodeCursor(cursor);
   const valid =
@@ -70,7 +70,7 @@ export function startKeyFrom(cursor: string | null, keys: readonly string[]): It
 }
 
 /** A page from `limit + 1` items: the extra one only says whether there is a next page. */
-export function pageOf<T>(items: Item[], page: PageRequest, keys: readonly string[]): Page<T> {
+function pageOf<T>(items: Item[], page: PageRequest, keys: readonly string[]): Page<T> {
   const more = items.length > page.limit;
   const slice = items.slice(0, page.limit);
   const last = slice.at(-1);

@@ -49,7 +49,7 @@ export const checkCompositionName = (value: string) => checkSchema(CompositionNa
 /** A composition id as a path segment: a DNS label of at most 40 characters. */
 export const checkId = (value: string, path = '<id>') => checkSchema(Id, value, path);
 
-export function checkImage(image: string, flag: string): string {
+function checkImage(image: string, flag: string): string {
   const problem = imageProblem(image);
   if (problem) throw invalidArgument(flag, problem);
   return image;
@@ -104,7 +104,7 @@ export function checkIdempotencyKey(key: string): string {
 }
 
 /** `component=value` as `--override`, `--build` and `--expected-preview-revision` take it. */
-export function splitPair(text: string, flag: string, what: string): [string, string] {
+function splitPair(text: string, flag: string, what: string): [string, string] {
   const at = text.indexOf('=');
   if (at <= 0 || at === text.length - 1) {
     throw invalidArgument(flag, `"${text}" must be component=${what}`);

@@ -105,7 +105,7 @@ export function roleOn(grants: readonly Grant[], project: string): RankedRole | 
   return best;
 }
 
-export function atLeast(role: RankedRole | null, minimum: RankedRole): boolean {
+function atLeast(role: RankedRole | null, minimum: RankedRole): boolean {
   return role !== null && rank[role] >= rank[minimum];
 }
 

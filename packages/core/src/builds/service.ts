@@ -71,12 +71,12 @@ export async function publish(
 
 const commitPattern = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
 
-export const ResolveSourceQuery = v.object({
+const ResolveSourceQuery = v.object({
   repository: PublishBuildBody.entries.repository,
   component: ResourceName,
   ref: PublishBuildBody.entries.ref,
 });
-export type ResolveSourceQuery = v.InferOutput<typeof ResolveSourceQuery>;
+type ResolveSourceQuery = v.InferOutput<typeof ResolveSourceQuery>;
 
 export const SourceResolutionView = v.object({
   project: v.string(),

@@ -23,7 +23,7 @@ export interface IdempotencyLock {
   readonly token: string;
 }
 
-export type IdempotencyOutcome =
+type IdempotencyOutcome =
   | { outcome: 'acquired'; lock: IdempotencyLock }
   | { outcome: 'replay'; status: number; body: unknown }
   | { outcome: 'in_flight' }

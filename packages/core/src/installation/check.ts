@@ -45,7 +45,7 @@ export interface InstallationDeps {
 }
 
 /** Each check gets this long; all run at once, so the whole check stays inside the API's 29 s. */
-export const defaultCheckTimeoutMs = 8000;
+const defaultCheckTimeoutMs = 8000;
 
 interface Job {
   id: string;

@@ -4,7 +4,7 @@ import * as v from 'valibot';
  * What travels on the job queue. A step message names one step of one operation; the worker
  * loads the operation and decides, so a duplicate or stale message is harmless.
  */
-export const StepJob = v.object({
+const StepJob = v.object({
   kind: v.literal('step'),
   operation_id: v.string(),
   composition_id: v.string(),

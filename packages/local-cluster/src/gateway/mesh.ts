@@ -38,7 +38,7 @@ export interface MeshResponse {
   body: unknown;
 }
 
-export interface Call {
+interface Call {
   service: string;
   status: number;
   body: unknown;

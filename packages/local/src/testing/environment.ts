@@ -5,7 +5,7 @@ import { type Stack, type StackOptions, startStack } from '../stack.ts';
 import { type HttpClient, httpClient } from './http.ts';
 
 /** Endpoints of the run's shared emulators; fails loudly when the global setup did not start them. */
-export function emulatorEndpoints(): { dynamodbEndpoint: string; sqsEndpoint: string } {
+function emulatorEndpoints(): { dynamodbEndpoint: string; sqsEndpoint: string } {
   const dynamodbEndpoint = inject('dynamodbEndpoint');
   const sqsEndpoint = inject('sqsEndpoint');
   if (!dynamodbEndpoint || !sqsEndpoint) {
@@ -17,7 +17,7 @@ export function emulatorEndpoints(): { dynamodbEndpoint: string; sqsEndpoint: st
 }
 
 /** A resource prefix unique to one test file, so files share emulators without sharing data. */
-export function uniquePrefix(): string {
+function uniquePrefix(): string {
   return `t${randomBytes(5).toString('hex')}-`;
 }
 
