@@ -6,6 +6,15 @@ import { pathName, projectName } from './params.ts';
 
 const tag = 'frontends';
 const base = '/v1/projects/{project}/frontends/{frontend}/revisions/{revision}';
+/** A write against an existing binding: publishing it, recording a check on it. */
+const bindingWriteErrors = [
+  ErrorCode.NotFound,
+  ErrorCode.MalformedJson,
+  ErrorCode.ValidationFailed,
+  ErrorCode.VersionMismatch,
+  ErrorCode.UnsupportedMediaType,
+  ErrorCode.PayloadTooLarge,
+];
 
 /** The binding a path names; a frontend or revision that cannot exist is simply not found. */
 function bindingRef(c: Context): Frontends.BindingRef {
@@ -100,14 +109,7 @@ export function frontendRoutes(registry: Registry, deps: Frontends.FrontendDeps)
       responses: {
         200: { description: 'The binding at its next version.', schema: Frontends.FrontendBindingView },
       },
-      errors: [
-        ErrorCode.NotFound,
-        ErrorCode.MalformedJson,
-        ErrorCode.ValidationFailed,
-        ErrorCode.VersionMismatch,
-        ErrorCode.UnsupportedMediaType,
-        ErrorCode.PayloadTooLarge,
-      ],
+      errors: bindingWriteErrors,
     },
     async (c) => c.json(await Frontends.publish(deps, c.get('identity'), bindingRef(c), await readJson(c))),
   );
@@ -127,14 +129,7 @@ export function frontendRoutes(registry: Registry, deps: Frontends.FrontendDeps)
           schema: Verification.CheckView,
         },
       },
-      errors: [
-        ErrorCode.NotFound,
-        ErrorCode.MalformedJson,
-        ErrorCode.ValidationFailed,
-        ErrorCode.VersionMismatch,
-        ErrorCode.UnsupportedMediaType,
-        ErrorCode.PayloadTooLarge,
-      ],
+      errors: bindingWriteErrors,
     },
     async (c) => c.json(await Frontends.recordCheck(deps, bindingRef(c), await readJson(c)), 201),
   );
