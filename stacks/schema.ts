@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 
 /** Auth modes a deployed stage may use. `dev` is deliberately absent: a cloud stage can never select it. */
-export const cloudAuthModes = ['token'] as const;
+const cloudAuthModes = ['token'] as const;
 
 const dnsName = v.pipe(
   v.string(),

@@ -1,14 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { AuthMode, Role, sha256 } from '@svc/core';
+import { Auth, sha256 } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { httpClient, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
 
 let stack: Stack;
 let adminToken: string;
-useTestStack({ authMode: AuthMode.Token }, async (started) => {
+useTestStack({ authMode: Auth.AuthMode.Token }, async (started) => {
   stack = started.stack;
-  adminToken = await started.token('root', Role.Admin);
+  adminToken = await started.token('root', Auth.Role.Admin);
 });
 
 describe('bearer token auth', () => {

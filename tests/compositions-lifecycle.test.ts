@@ -1,4 +1,4 @@
-import { type CompositionRecord, Phase } from '@svc/core';
+import { Compositions } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { type HttpClient, testClock, useTestStack } from '@svc/local/testing';
@@ -25,15 +25,21 @@ async function create(
 }
 
 /** Plays the worker's part for rules that only apply once a rollout finished. */
-async function markRolledOut(id: string, phase: typeof Phase.Ready | typeof Phase.Failed = Phase.Ready) {
-  const record = (await stack.stores.compositions.get(id)) as CompositionRecord;
-  const done: CompositionRecord = {
+async function markRolledOut(
+  id: string,
+  phase: typeof Compositions.Phase.Ready | typeof Compositions.Phase.Failed = Compositions.Phase.Ready,
+) {
+  const record = (await stack.stores.compositions.get(id)) as Compositions.CompositionRecord;
+  const done: Compositions.CompositionRecord = {
     ...record,
     phase,
-    observed_generation: phase === Phase.Ready ? record.generation : record.observed_generation,
-    public_ready: phase === Phase.Ready,
+    observed_generation: phase === Compositions.Phase.Ready ? record.generation : record.observed_generation,
+    public_ready: phase === Compositions.Phase.Ready,
     active_operation: null,
-    latest_operation: { ...record.latest_operation, status: phase === Phase.Ready ? 'succeeded' : 'failed' },
+    latest_operation: {
+      ...record.latest_operation,
+      status: phase === Compositions.Phase.Ready ? 'succeeded' : 'failed',
+    },
     lock_version: record.lock_version + 1,
   };
   expect(
@@ -105,7 +111,7 @@ describe('PATCH /v1/compositions/{id}', () => {
 
   it('updates a failed composition too', async () => {
     const composition = await create();
-    await markRolledOut(composition.id, Phase.Failed);
+    await markRolledOut(composition.id, Compositions.Phase.Failed);
     const { status } = await http.patch(`/v1/compositions/${composition.id}`, {
       expected_generation: 1,
       overrides: {},

@@ -1,5 +1,5 @@
 /** Onboarding drafts over HTTP (spec 2.6, 4.1 rule 4), with two authors holding bearer tokens. */
-import { AuthMode } from '@svc/core';
+import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { type HttpClient, httpClient, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ let stack: Stack;
 let alice: HttpClient;
 let bob: HttpClient;
 
-useTestStack({ authMode: AuthMode.Token, worker: false }, async (started) => {
+useTestStack({ authMode: Auth.AuthMode.Token, worker: false }, async (started) => {
   stack = started.stack;
   const [a, b] = await Promise.all([started.token('alice@example.com'), started.token('bob@example.com')]);
   alice = httpClient(stack.apiUrl, { authorization: `Bearer ${a}` });

@@ -1,4 +1,4 @@
-import { AuthMode } from '@svc/core';
+import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { type HttpClient, httpClient, testClock, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ let stack: Stack;
 const clock = testClock();
 let alice: HttpClient;
 let bob: HttpClient;
-useTestStack({ clock, authMode: AuthMode.Token }, async (started) => {
+useTestStack({ clock, authMode: Auth.AuthMode.Token }, async (started) => {
   stack = started.stack;
   alice = httpClient(stack.apiUrl, { authorization: `Bearer ${await started.token('alice')}` });
   bob = httpClient(stack.apiUrl, { authorization: `Bearer ${await started.token('bob')}` });

@@ -1,5 +1,5 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { type CompositionStore, compositionSelector } from '@svc/core';
+import { Cluster, type Compositions } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
@@ -33,7 +33,7 @@ async function forkObjects(s: Stack, id: string) {
       { apiVersion: 'v1', kind: 'Service' },
       { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' },
     ],
-    compositionSelector(id),
+    Cluster.compositionSelector(id),
   );
   return objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
 }
@@ -83,7 +83,7 @@ describe('at-least-once delivery', () => {
 describe('a worker killed mid-step', () => {
   it('converges when it dies between the cluster write and the progress record', async () => {
     let crashes = 0;
-    const crashAfterApply = (store: CompositionStore): CompositionStore => ({
+    const crashAfterApply = (store: Compositions.CompositionStore): Compositions.CompositionStore => ({
       ...store,
       async commit(write) {
         const operation = write.operation?.record;

@@ -1,4 +1,4 @@
-import { CompositionKinds, compositionSelector } from '@svc/core';
+import { Cluster } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { demoManifest, image } from '@svc/local/demo';
 import { type HttpClient, testClock, useTestStack } from '@svc/local/testing';
@@ -12,7 +12,8 @@ useTestStack({ clock }, (started) => {
   ({ stack, http } = started);
 });
 
-const remaining = (id: string) => stack.cluster.list('staging', CompositionKinds, compositionSelector(id));
+const remaining = (id: string) =>
+  stack.cluster.list('staging', Cluster.CompositionKinds, Cluster.compositionSelector(id));
 
 describe('create', () => {
   it('becomes ready and routes its keyed requests to a fork two hops deep, leaving other previews on the baseline', async () => {

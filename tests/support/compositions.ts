@@ -1,4 +1,4 @@
-import { type Hop, hopsOf } from '@svc/core';
+import { Verification } from '@svc/core';
 import type { Stack } from '@svc/local';
 import type { HttpClient } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
@@ -40,13 +40,16 @@ export async function waitForPhase(http: HttpClient, id: string, phases: string[
 }
 
 /** GETs a preview URL through the local gateway and flattens the workloads' hop report. */
-export async function previewHops(stack: Stack, url: string): Promise<{ status: number; hops: Hop[] }> {
+export async function previewHops(
+  stack: Stack,
+  url: string,
+): Promise<{ status: number; hops: Verification.Hop[] }> {
   const response = await gatewayFetch(stack.gatewayUrl, url);
   const body = await response.json().catch(() => null);
-  return { status: response.status, hops: hopsOf(body) ?? [] };
+  return { status: response.status, hops: Verification.hopsOf(body) ?? [] };
 }
 
-export function imageOf(hops: Hop[], component: string): string | undefined {
+export function imageOf(hops: Verification.Hop[], component: string): string | undefined {
   return hops.find((h) => h.component === component)?.image;
 }
 

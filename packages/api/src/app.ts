@@ -1,13 +1,13 @@
 import {
-  type BuildStore,
-  type ClusterPort,
-  type CompositionDeps,
+  type Auth,
+  type Builds,
+  type Cluster,
+  type Compositions,
   type DependencyCheck,
-  type DraftStore,
+  type Drafts,
   ErrorCode,
-  type FrontendStore,
+  type Frontends,
   ProblemError,
-  type TokenStore,
 } from '@svc/core';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -27,16 +27,16 @@ import { installationRoutes } from './routes/installation.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 
-export const maxBodyBytes = 256 * 1024;
+const maxBodyBytes = 256 * 1024;
 
-export interface AppDeps extends CompositionDeps {
+export interface AppDeps extends Compositions.CompositionDeps {
   auth: AuthConfig;
   health: readonly DependencyCheck[];
-  builds: BuildStore;
-  tokens: TokenStore;
-  cluster: ClusterPort;
-  drafts: DraftStore;
-  frontends: FrontendStore;
+  builds: Builds.BuildStore;
+  tokens: Auth.TokenStore;
+  cluster: Cluster.ClusterPort;
+  drafts: Drafts.DraftStore;
+  frontends: Frontends.FrontendStore;
   /** Release and commit reported by `/version`. */
   build?: { release: string; commit: string };
 }

@@ -1,21 +1,21 @@
-import { AuthMode, devIdentity, ErrorCode, type Identity, ProblemError } from '@svc/core';
+import { Auth, ErrorCode, ProblemError } from '@svc/core';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.ts';
 
 /** Resolves a presented bearer token to its identity, or null when it is unknown or revoked. */
-export type TokenVerifier = (token: string) => Promise<Identity | null>;
+type TokenVerifier = (token: string) => Promise<Auth.Identity | null>;
 
 export type AuthConfig =
-  | { mode: typeof AuthMode.Dev }
-  | { mode: typeof AuthMode.Token; verifyToken: TokenVerifier };
+  | { mode: typeof Auth.AuthMode.Dev }
+  | { mode: typeof Auth.AuthMode.Token; verifyToken: TokenVerifier };
 
 const bearer = /^Bearer\s+([\x21-\x7e]{1,4096})$/i;
 
 /** The single auth middleware in front of every `/v1` route. */
 export function authenticate(config: AuthConfig): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (config.mode === AuthMode.Dev) {
-      c.set('identity', devIdentity);
+    if (config.mode === Auth.AuthMode.Dev) {
+      c.set('identity', Auth.devIdentity);
       return next();
     }
     const header = c.req.header('authorization');

@@ -1,9 +1,9 @@
-import type { Identity } from '@svc/core';
+import type { Auth } from '@svc/core';
 
 /** Hono context variables set by the middleware chain. */
 export interface AppEnv {
   Variables: {
     requestId: string;
-    identity: Identity;
+    identity: Auth.Identity;
   };
 }

@@ -2,10 +2,10 @@ import { DependencyUnavailableError, ErrorCode, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
 import type { AppEnv } from './env.ts';
 
-export const problemContentType = 'application/problem+json';
+const problemContentType = 'application/problem+json';
 
 /** The RFC 9457 body; `type` points at the code's entry in docs/errors.md. */
-export function problemBody(error: ProblemError, instance: string) {
+function problemBody(error: ProblemError, instance: string) {
   return {
     type: `/docs/errors.md#${error.code}`,
     title: error.title,

@@ -7,7 +7,7 @@ import type { Context, Hono } from 'hono';
 import type * as v from 'valibot';
 import type { AppEnv } from './env.ts';
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface QueryParam {
   name: string;

@@ -1,5 +1,5 @@
 import { dynamodbCheck, runtimeFromEnvironment, sqsCheck } from '@svc/aws';
-import { AuthMode } from '@svc/core';
+import { Auth } from '@svc/core';
 import { clusterFromEnvironment } from '@svc/kube';
 import { type AppDeps, createApp } from './app.ts';
 
@@ -16,12 +16,12 @@ export function appFromEnvironment(
   options: { allowDev: boolean },
 ): ReturnType<typeof createApp> {
   const mode = env.AUTH_MODE;
-  if (mode !== AuthMode.Token && mode !== AuthMode.Dev) {
+  if (mode !== Auth.AuthMode.Token && mode !== Auth.AuthMode.Dev) {
     throw new AuthModeError(
       `AUTH_MODE must be set explicitly to ${options.allowDev ? '"token" or "dev"' : '"token"'} (got ${mode === undefined ? 'nothing' : JSON.stringify(mode)}).`,
     );
   }
-  if (mode === AuthMode.Dev && !options.allowDev) {
+  if (mode === Auth.AuthMode.Dev && !options.allowDev) {
     throw new AuthModeError('AUTH_MODE=dev is for local development only and cannot be used here.');
   }
   const runtime = runtimeFromEnvironment(env);
@@ -33,7 +33,7 @@ export function appFromEnvironment(
     cluster,
     log: (entry) => console.log(JSON.stringify(entry)),
     auth:
-      mode === AuthMode.Dev
+      mode === Auth.AuthMode.Dev
         ? { mode }
         : { mode, verifyToken: (token) => runtime.stores.tokens.verify(token, runtime.clock.now()) },
     health: [

@@ -1,16 +1,16 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Build, BuildStore, SourceRef } from '@svc/core';
+import type { Builds } from '@svc/core';
 import * as Keys from './keys.ts';
 import { conditionHeld, type Item, queryPage, stripKeys, type Table } from './table.ts';
 
-export function dynamoBuildStore(table: Table): BuildStore {
+export function dynamoBuildStore(table: Table): Builds.BuildStore {
   const { documents } = table;
   return {
     async get(id) {
       const { Item: item } = await documents.send(
         new GetCommand({ TableName: table.name, Key: Keys.build(id) }),
       );
-      return item ? stripKeys<Build>(item) : null;
+      return item ? stripKeys<Builds.Build>(item) : null;
     },
 
     async put(build) {
@@ -46,7 +46,7 @@ export function dynamoBuildStore(table: Table): BuildStore {
         filter.component === null
           ? { index: 'gsi1' as const, partition: Keys.projectBuilds(project) }
           : { index: 'gsi2' as const, partition: Keys.componentBuilds(project, filter.component) };
-      return queryPage<Build>(
+      return queryPage<Builds.Build>(
         table,
         {
           ...query,
@@ -81,7 +81,7 @@ export function dynamoBuildStore(table: Table): BuildStore {
         }),
       );
       const [item] = result.Items ?? [];
-      return item ? stripKeys<SourceRef>(item) : null;
+      return item ? stripKeys<Builds.SourceRef>(item) : null;
     },
   };
 }

@@ -1,16 +1,9 @@
 import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type {
-  Baseline,
-  CatalogStore,
-  ComponentProfile,
-  ProjectVersion,
-  ProjectView,
-  Revisioned,
-} from '@svc/core';
+import type { Catalog } from '@svc/core';
 import * as Keys from './keys.ts';
 import { failedConditions, type Item, queryPage, stripKeys, type Table } from './table.ts';
 
-interface Pointer extends ProjectView {
+interface Pointer extends Catalog.ProjectView {
   version_id: string;
   hash: string;
 }
@@ -19,20 +12,20 @@ interface Pointer extends ProjectView {
  * Versions are immutable, so they are cached by version id: a read costs one consistent GetItem of
  * the project's pointer unless the version is new to this process.
  */
-export function dynamoCatalogStore(table: Table, options: { cacheSize?: number } = {}): CatalogStore {
+export function dynamoCatalogStore(table: Table, options: { cacheSize?: number } = {}): Catalog.CatalogStore {
   const { documents } = table;
-  const cache = new Map<string, ProjectVersion>();
+  const cache = new Map<string, Catalog.ProjectVersion>();
   const cacheSize = options.cacheSize ?? 64;
 
-  function remember(version: ProjectVersion): ProjectVersion {
+  function remember(version: Catalog.ProjectVersion): Catalog.ProjectVersion {
     cache.set(version.version_id, version);
     if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
     return version;
   }
 
-  async function loadVersion(pointer: Pointer): Promise<ProjectVersion> {
-    const components: Record<string, Revisioned<ComponentProfile>> = {};
-    const baselines: Record<string, Revisioned<Baseline>> = {};
+  async function loadVersion(pointer: Pointer): Promise<Catalog.ProjectVersion> {
+    const components: Record<string, Catalog.Revisioned<Catalog.ComponentProfile>> = {};
+    const baselines: Record<string, Catalog.Revisioned<Catalog.Baseline>> = {};
     let start: Item | undefined;
     do {
       const page = await documents.send(
@@ -49,10 +42,10 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
       for (const item of page.Items ?? []) {
         const entry = { spec: item.spec, revision: item.revision, hash: item.hash };
         if (item.item_type === Keys.ItemType.CatalogComponent) {
-          components[item.name] = entry as Revisioned<ComponentProfile>;
+          components[item.name] = entry as Catalog.Revisioned<Catalog.ComponentProfile>;
         }
         if (item.item_type === Keys.ItemType.CatalogBaseline)
-          baselines[item.name] = entry as Revisioned<Baseline>;
+          baselines[item.name] = entry as Catalog.Revisioned<Catalog.Baseline>;
       }
       start = page.LastEvaluatedKey;
     } while (start);
@@ -68,7 +61,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
     };
   }
 
-  async function deleteVersionItems(version: ProjectVersion): Promise<void> {
+  async function deleteVersionItems(version: Catalog.ProjectVersion): Promise<void> {
     const items = Keys.catalogVersion(version.project, version.version_id);
     const keys = [
       items.meta,
@@ -169,7 +162,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
   };
 }
 
-function pointerFields(version: ProjectVersion): Pointer {
+function pointerFields(version: Catalog.ProjectVersion): Pointer {
   return {
     name: version.project,
     version: version.version,

@@ -1,17 +1,12 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  type CheckRecord,
   type Clock,
-  type CompositionEvent,
-  type CompositionRecord,
-  type CompositionStore,
+  Compositions,
   ErrorCode,
-  type IdempotencyCompletion,
-  type Operation,
-  OperationStatus,
-  Phase,
+  type Idempotency,
   ProblemError,
+  type Verification,
 } from '@svc/core';
 import { completionUpdate } from './idempotency-store.ts';
 import * as Keys from './keys.ts';
@@ -32,9 +27,10 @@ const retentionSeconds = 30 * 24 * 3600;
 const eventRetentionSeconds = 31 * 24 * 3600;
 
 /** The item for a composition: index attributes exist only while the composition belongs in that index. */
-export function compositionItem(record: CompositionRecord): Item {
-  const listed = record.phase !== Phase.Destroyed;
-  const expiring = record.phase !== Phase.Destroying && record.phase !== Phase.Destroyed;
+function compositionItem(record: Compositions.CompositionRecord): Item {
+  const listed = record.phase !== Compositions.Phase.Destroyed;
+  const expiring =
+    record.phase !== Compositions.Phase.Destroying && record.phase !== Compositions.Phase.Destroyed;
   return {
     ...Keys.composition(record.id),
     item_type: Keys.ItemType.Composition,
@@ -45,9 +41,10 @@ export function compositionItem(record: CompositionRecord): Item {
   };
 }
 
-function operationItem(operation: Operation): Item {
+function operationItem(operation: Compositions.Operation): Item {
   const unfinished =
-    operation.status === OperationStatus.Pending || operation.status === OperationStatus.Running;
+    operation.status === Compositions.OperationStatus.Pending ||
+    operation.status === Compositions.OperationStatus.Running;
   return {
     ...Keys.operation(operation.composition_id, operation.id),
     item_type: Keys.ItemType.Operation,
@@ -59,7 +56,7 @@ function operationItem(operation: Operation): Item {
   };
 }
 
-function eventItem(event: CompositionEvent): Item {
+function eventItem(event: Compositions.CompositionEvent): Item {
   return {
     ...Keys.event(event),
     item_type: Keys.ItemType.Event,
@@ -68,7 +65,7 @@ function eventItem(event: CompositionEvent): Item {
   };
 }
 
-export function dynamoCompositionStore(table: Table, clock: Clock): CompositionStore {
+export function dynamoCompositionStore(table: Table, clock: Clock): Compositions.CompositionStore {
   const { documents } = table;
   const put = (
     item: Item,
@@ -95,7 +92,7 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
       );
       if (!item) return null;
       if (typeof item.ttl === 'number' && item.ttl * 1000 <= clock.now().getTime()) return null;
-      return stripKeys<CompositionRecord>(item);
+      return stripKeys<Compositions.CompositionRecord>(item);
     },
 
     list(filter, page) {
@@ -103,7 +100,7 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
         filter.project === null
           ? { index: 'gsi1' as const, partition: Keys.allCompositions }
           : { index: 'gsi2' as const, partition: Keys.projectCompositions(filter.project) };
-      return queryPage<CompositionRecord>(table, { ...query, newestFirst: true }, page);
+      return queryPage<Compositions.CompositionRecord>(table, { ...query, newestFirst: true }, page);
     },
 
     async create({ composition, operation, events, idempotency }) {
@@ -143,9 +140,9 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
             ConditionExpression: '#status IN (:pending, :running)',
             ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
             ExpressionAttributeValues: {
-              ':superseded': OperationStatus.Superseded,
-              ':pending': OperationStatus.Pending,
-              ':running': OperationStatus.Running,
+              ':superseded': Compositions.OperationStatus.Superseded,
+              ':pending': Compositions.OperationStatus.Pending,
+              ':running': Compositions.OperationStatus.Running,
               ':now': composition.updated_at,
               ':one': 1,
               ':ttl': epochSeconds(composition.updated_at) + retentionSeconds,
@@ -188,7 +185,7 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
           ConsistentRead: true,
         }),
       );
-      return item ? stripKeys<Operation>(item) : null;
+      return item ? stripKeys<Compositions.Operation>(item) : null;
     },
 
     replaceOperation(operation, expected) {
@@ -215,7 +212,11 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
     },
 
     listEvents(compositionId, page) {
-      return queryPage<CompositionEvent>(table, { ...Keys.eventsOf(compositionId), newestFirst: true }, page);
+      return queryPage<Compositions.CompositionEvent>(
+        table,
+        { ...Keys.eventsOf(compositionId), newestFirst: true },
+        page,
+      );
     },
 
     async putCheck(check) {
@@ -233,19 +234,23 @@ export function dynamoCompositionStore(table: Table, clock: Clock): CompositionS
     },
 
     listChecks(compositionId, page) {
-      return queryPage<CheckRecord>(table, { ...Keys.checksOf(compositionId), newestFirst: true }, page);
+      return queryPage<Verification.CheckRecord>(
+        table,
+        { ...Keys.checksOf(compositionId), newestFirst: true },
+        page,
+      );
     },
 
     dueOperations(now, limit) {
-      return dueQuery<Operation>(table, Keys.DueQueue.Operations, now, limit);
+      return dueQuery<Compositions.Operation>(table, Keys.DueQueue.Operations, now, limit);
     },
 
     expired(now, limit) {
-      return dueQuery<CompositionRecord>(table, Keys.DueQueue.Expiry, now, limit);
+      return dueQuery<Compositions.CompositionRecord>(table, Keys.DueQueue.Expiry, now, limit);
     },
   };
 }
 
-function idempotencyCompletion(table: Table, completion: IdempotencyCompletion): TransactItem {
+function idempotencyCompletion(table: Table, completion: Idempotency.IdempotencyCompletion): TransactItem {
   return { Update: { TableName: table.name, ...completionUpdate(completion) } };
 }

@@ -1,48 +1,25 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Draft, DraftStore } from '@svc/core';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Drafts } from '@svc/core';
 import * as Keys from './keys.ts';
-import { conditionHeld, epochSeconds, stripKeys, type Table } from './table.ts';
+import { conditionHeld, epochSeconds, getLive, putVersioned, type Table } from './table.ts';
 
 /** Writes are conditional on the revision read; a draft past its `ttl` counts as absent. */
-export function dynamoDraftStore(table: Table): DraftStore {
-  const { documents } = table;
+export function dynamoDraftStore(table: Table): Drafts.DraftStore {
   return {
-    async get(project, author, now) {
-      const { Item: item } = await documents.send(
-        new GetCommand({ TableName: table.name, Key: Keys.draft(project, author), ConsistentRead: true }),
-      );
-      if (!item || (typeof item.ttl === 'number' && item.ttl <= epochSeconds(now))) return null;
-      return stripKeys<Draft>(item);
-    },
+    get: (project, author, now) => getLive<Drafts.Draft>(table, Keys.draft(project, author), now),
 
-    put(draft, expected, now) {
-      return conditionHeld(() =>
-        documents.send(
-          new PutCommand({
-            TableName: table.name,
-            Item: {
-              ...Keys.draft(draft.project, draft.author),
-              item_type: Keys.ItemType.Draft,
-              ...draft,
-              ttl: epochSeconds(draft.expires_at),
-            },
-            ConditionExpression:
-              expected === 0
-                ? 'attribute_not_exists(pk) OR #ttl <= :now'
-                : 'revision = :expected AND #ttl > :now',
-            ExpressionAttributeNames: { '#ttl': 'ttl' },
-            ExpressionAttributeValues: {
-              ':now': epochSeconds(now),
-              ...(expected === 0 ? {} : { ':expected': expected }),
-            },
-          }),
-        ),
-      );
-    },
+    put: (draft, expected, now) =>
+      putVersioned(
+        table,
+        { ...Keys.draft(draft.project, draft.author), item_type: Keys.ItemType.Draft, ...draft },
+        draft.expires_at,
+        { counter: 'revision', expected },
+        now,
+      ),
 
     delete(project, author, revision, now) {
       return conditionHeld(() =>
-        documents.send(
+        table.documents.send(
           new DeleteCommand({
             TableName: table.name,
             Key: Keys.draft(project, author),

@@ -23,7 +23,7 @@ export interface Runtime {
   previewUrl: (id: string, domain: string) => string;
 }
 
-export function previewUrlFrom(template: string): (id: string, domain: string) => string {
+function previewUrlFrom(template: string): (id: string, domain: string) => string {
   return (id, domain) => template.replaceAll('{id}', id).replaceAll('{domain}', domain);
 }
 

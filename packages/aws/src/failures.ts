@@ -12,7 +12,7 @@ import { type Dependency, DependencyUnavailableError } from '@svc/core';
  * (abandoned requests excepted). Client errors, failed conditions and cancelled transactions are
  * answers and pass unchanged.
  */
-export function isServiceUnavailable(error: unknown): error is Error {
+function isServiceUnavailable(error: unknown): error is Error {
   if (!(error instanceof Error)) return false;
   // Every error that reaches this middleware came through the SDK, which shapes it as an SdkError.
   const sdkError = error as SdkError;

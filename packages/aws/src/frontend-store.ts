@@ -1,47 +1,24 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { FrontendBinding, FrontendStore } from '@svc/core';
+import type { Frontends } from '@svc/core';
 import * as Keys from './keys.ts';
-import { conditionHeld, epochSeconds, stripKeys, type Table } from './table.ts';
+import { getLive, putVersioned, type Table } from './table.ts';
 
 /** Writes are conditional on the version read; a binding past its `ttl` counts as absent. */
-export function dynamoFrontendStore(table: Table): FrontendStore {
-  const { documents } = table;
+export function dynamoFrontendStore(table: Table): Frontends.FrontendStore {
   return {
-    async get(project, frontend, revision, now) {
-      const { Item: item } = await documents.send(
-        new GetCommand({
-          TableName: table.name,
-          Key: Keys.frontendBinding(project, frontend, revision),
-          ConsistentRead: true,
-        }),
-      );
-      if (!item || (typeof item.ttl === 'number' && item.ttl <= epochSeconds(now))) return null;
-      return stripKeys<FrontendBinding>(item);
-    },
+    get: (project, frontend, revision, now) =>
+      getLive<Frontends.FrontendBinding>(table, Keys.frontendBinding(project, frontend, revision), now),
 
-    put(binding, expected, now) {
-      return conditionHeld(() =>
-        documents.send(
-          new PutCommand({
-            TableName: table.name,
-            Item: {
-              ...Keys.frontendBinding(binding.project, binding.frontend, binding.revision),
-              item_type: Keys.ItemType.FrontendBinding,
-              ...binding,
-              ttl: epochSeconds(binding.expires_at),
-            },
-            ConditionExpression:
-              expected === 0
-                ? 'attribute_not_exists(pk) OR #ttl <= :now'
-                : 'version = :expected AND #ttl > :now',
-            ExpressionAttributeNames: { '#ttl': 'ttl' },
-            ExpressionAttributeValues: {
-              ':now': epochSeconds(now),
-              ...(expected === 0 ? {} : { ':expected': expected }),
-            },
-          }),
-        ),
-      );
-    },
+    put: (binding, expected, now) =>
+      putVersioned(
+        table,
+        {
+          ...Keys.frontendBinding(binding.project, binding.frontend, binding.revision),
+          item_type: Keys.ItemType.FrontendBinding,
+          ...binding,
+        },
+        binding.expires_at,
+        { counter: 'version', expected },
+        now,
+      ),
   };
 }

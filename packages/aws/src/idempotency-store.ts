@@ -1,18 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import {
-  addSeconds,
-  type IdempotencyCompletion,
-  type IdempotencyStore,
-  idempotencyLockSeconds,
-  idempotencyRetentionSeconds,
-} from '@svc/core';
+import { addSeconds, Idempotency } from '@svc/core';
 import * as Keys from './keys.ts';
 import { conditionHeld, dueItems, epochSeconds, isConditionFailure, type Table } from './table.ts';
 
 /** The update that completes an in-progress record; part of the transaction that creates the resource. */
-export function completionUpdate({ lock, response }: IdempotencyCompletion) {
+export function completionUpdate({ lock, response }: Idempotency.IdempotencyCompletion) {
   return {
     Key: Keys.idempotencyRecord(lock.record),
     UpdateExpression:
@@ -29,13 +23,13 @@ export function completionUpdate({ lock, response }: IdempotencyCompletion) {
   };
 }
 
-export function dynamoIdempotencyStore(table: Table): IdempotencyStore {
+export function dynamoIdempotencyStore(table: Table): Idempotency.IdempotencyStore {
   const { documents } = table;
   return {
     async acquire({ scope, key: idempotencyKey, request_hash, now }) {
       const record = Keys.idempotencyRecordId(scope, idempotencyKey);
       const token = randomBytes(16).toString('hex');
-      const expiresAt = addSeconds(now, idempotencyRetentionSeconds).toISOString();
+      const expiresAt = addSeconds(now, Idempotency.idempotencyRetentionSeconds).toISOString();
       try {
         await documents.send(
           new PutCommand({
@@ -46,7 +40,7 @@ export function dynamoIdempotencyStore(table: Table): IdempotencyStore {
               status: 'in_progress',
               request_hash,
               token,
-              lock_expires_at: addSeconds(now, idempotencyLockSeconds).toISOString(),
+              lock_expires_at: addSeconds(now, Idempotency.idempotencyLockSeconds).toISOString(),
               expires_at: expiresAt,
               ...Keys.dueEntry(Keys.DueQueue.Idempotency, expiresAt, record),
               ttl: epochSeconds(expiresAt),

@@ -1,7 +1,7 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { JobQueue, Jobs } from '@svc/core';
+import type { Compositions, Jobs } from '@svc/core';
 
-export function sqsJobQueue(sqs: SQSClient, queueUrl: string): JobQueue {
+export function sqsJobQueue(sqs: SQSClient, queueUrl: string): Compositions.JobQueue {
   return {
     async send(job: Jobs.Job, options = {}) {
       await sqs.send(

@@ -15,10 +15,10 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { type MessagingPort, TopicMissingError } from '@svc/core';
+import { Messaging } from '@svc/core';
 
 /** Message isolation on SNS and SQS (fauxqs locally). */
-export function snsSqsMessaging(clients: { sns: SNSClient; sqs: SQSClient }): MessagingPort {
+export function snsSqsMessaging(clients: { sns: SNSClient; sqs: SQSClient }): Messaging.MessagingPort {
   const { sns, sqs } = clients;
   const topicArns = new Map<string, string>();
 
@@ -36,7 +36,7 @@ export function snsSqsMessaging(clients: { sns: SNSClient; sqs: SQSClient }): Me
       }
       token = page.NextToken;
     } while (token);
-    throw new TopicMissingError(`SNS topic "${topic}" does not exist`);
+    throw new Messaging.TopicMissingError(`SNS topic "${topic}" does not exist`);
   }
 
   async function queueArn(url: string): Promise<string> {

@@ -1,14 +1,4 @@
-import type {
-  BuildStore,
-  CatalogStore,
-  Clock,
-  CompositionStore,
-  DraftStore,
-  FrontendStore,
-  IdempotencyStore,
-  JobQueue,
-  TokenStore,
-} from '@svc/core';
+import type { Auth, Builds, Catalog, Clock, Compositions, Drafts, Frontends, Idempotency } from '@svc/core';
 import { dynamoBuildStore } from './build-store.ts';
 import { dynamoCatalogStore } from './catalog-store.ts';
 import type { AwsClients } from './clients.ts';
@@ -20,14 +10,14 @@ import { sqsJobQueue } from './job-queue.ts';
 import { dynamoTokenStore } from './token-store.ts';
 
 export interface AwsStores {
-  compositions: CompositionStore;
-  catalog: CatalogStore;
-  builds: BuildStore;
-  idempotency: IdempotencyStore;
-  tokens: TokenStore;
-  jobs: JobQueue;
-  drafts: DraftStore;
-  frontends: FrontendStore;
+  compositions: Compositions.CompositionStore;
+  catalog: Catalog.CatalogStore;
+  builds: Builds.BuildStore;
+  idempotency: Idempotency.IdempotencyStore;
+  tokens: Auth.TokenStore;
+  jobs: Compositions.JobQueue;
+  drafts: Drafts.DraftStore;
+  frontends: Frontends.FrontendStore;
 }
 
 /** Every port implementation on one table and one queue. */

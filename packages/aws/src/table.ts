@@ -1,6 +1,6 @@
 /** What every store shares on the single table: paging, the due index, and telling a failed condition apart. */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
   decodeCursor,
   ErrorCode,
@@ -41,19 +41,19 @@ export function epochSeconds(iso: string | Date): number {
 }
 
 /** What a page cursor holds: an item's base key, and its index key when the list reads an index. */
-export function cursorAttributes(index?: IndexName): readonly string[] {
+function cursorAttributes(index?: IndexName): readonly string[] {
   if (index === undefined) return baseKeyAttributes;
   const { partitionKey, sortKey } = globalIndex(index);
   return [...baseKeyAttributes, partitionKey, sortKey];
 }
 
 /** The cursor of a page: the index keys of its last item, opaque to clients. */
-export function cursorFrom(item: Item, keys: readonly string[]): string {
+function cursorFrom(item: Item, keys: readonly string[]): string {
   return encodeCursor(Object.fromEntries(keys.map((key) => [key, item[key]])));
 }
 
 /** Decodes a cursor back to an ExclusiveStartKey, refusing anything this list could not have produced. */
-export function startKeyFrom(cursor: string | null, keys: readonly string[]): Item | undefined {
+function startKeyFrom(cursor: string | null, keys: readonly string[]): Item | undefined {
   if (cursor === null) return undefined;
   const value = decodeCursor(cursor);
   const valid =
@@ -70,7 +70,7 @@ export function startKeyFrom(cursor: string | null, keys: readonly string[]): It
 }
 
 /** A page from `limit + 1` items: the extra one only says whether there is a next page. */
-export function pageOf<T>(items: Item[], page: PageRequest, keys: readonly string[]): Page<T> {
+function pageOf<T>(items: Item[], page: PageRequest, keys: readonly string[]): Page<T> {
   const more = items.length > page.limit;
   const slice = items.slice(0, page.limit);
   const last = slice.at(-1);
@@ -163,4 +163,44 @@ export async function conditionHeld(write: () => Promise<unknown>): Promise<bool
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/** The item at `key`, read consistently; null when absent or past its `ttl` (DynamoDB deletes late). */
+export async function getLive<T>(table: Table, key: Item, now: Date): Promise<T | null> {
+  const { Item: item } = await table.documents.send(
+    new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }),
+  );
+  if (!item || (typeof item.ttl === 'number' && item.ttl <= epochSeconds(now))) return null;
+  return stripKeys<T>(item);
+}
+
+/**
+ * Writes `item`, living until `expiresAt`, over the live item whose `counter` is `expected`, or,
+ * when `expected` is 0, where no live item is. False when that condition failed.
+ */
+export function putVersioned(
+  table: Table,
+  item: Item,
+  expiresAt: string,
+  version: { counter: string; expected: number },
+  now: Date,
+): Promise<boolean> {
+  const { counter, expected } = version;
+  return conditionHeld(() =>
+    table.documents.send(
+      new PutCommand({
+        TableName: table.name,
+        Item: { ...item, ttl: epochSeconds(expiresAt) },
+        ConditionExpression:
+          expected === 0
+            ? 'attribute_not_exists(pk) OR #ttl <= :now'
+            : `${counter} = :expected AND #ttl > :now`,
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':now': epochSeconds(now),
+          ...(expected === 0 ? {} : { ':expected': expected }),
+        },
+      }),
+    ),
+  );
 }

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { TokenStore } from '@svc/core';
+import type { Auth } from '@svc/core';
 import * as Keys from './keys.ts';
 import { epochSeconds, type Table } from './table.ts';
 
 /** Prefix that makes leaked tokens recognisable to secret scanners. */
 const tokenPrefix = 'svc_';
 
-export function dynamoTokenStore(table: Table): TokenStore {
+export function dynamoTokenStore(table: Table): Auth.TokenStore {
   return {
     async issue({ subject, role, now, expires_at }) {
       const token = `${tokenPrefix}${randomBytes(32).toString('base64url')}`;

@@ -4,37 +4,25 @@
  * OpenAPI document from. Nothing here restates a shape.
  */
 import type {
-  ApplyResult,
-  Build,
-  CheckList,
-  CheckView,
-  CompositionEndpointsView,
-  CompositionStatusView,
-  CompositionView,
-  CreateCompositionBody,
-  DiagnosisView,
-  Draft,
-  EventView,
-  FrontendBinding,
-  FrontendResolution,
-  IdentityView,
-  InstallationReport,
-  LogSnapshot,
+  Auth,
+  Builds,
+  Catalog,
+  Compositions,
+  Drafts,
+  Frontends,
+  Insight,
+  Installation,
   Page,
-  PlanView,
-  ProjectView,
-  SourceResolution,
-  UpdateCompositionBody,
-  validateCatalog,
+  Verification,
 } from '@svc/core';
 import type * as v from 'valibot';
 import type { HttpClient } from './http.ts';
 
-export type CreateRequest = v.InferInput<typeof CreateCompositionBody>;
-export type UpdateRequest = v.InferInput<typeof UpdateCompositionBody>;
-export type CatalogValidation = ReturnType<typeof validateCatalog>;
-export type CompositionEvent = v.InferOutput<typeof EventView>;
-export type CheckPage = v.InferOutput<typeof CheckList>;
+export type CreateRequest = v.InferInput<typeof Compositions.CreateCompositionBody>;
+export type UpdateRequest = v.InferInput<typeof Compositions.UpdateCompositionBody>;
+export type CatalogValidation = ReturnType<typeof Catalog.validate>;
+export type CompositionEvent = v.InferOutput<typeof Compositions.EventView>;
+export type CheckPage = v.InferOutput<typeof Verification.CheckList>;
 
 export interface PageQuery {
   limit?: number | undefined;
@@ -73,65 +61,70 @@ export function api(http: HttpClient) {
       ),
 
     planComposition: (request: unknown) =>
-      body(http.request<PlanView>('POST', '/v1/compositions/plan', { body: request })),
+      body(http.request<Compositions.PlanView>('POST', '/v1/compositions/plan', { body: request })),
     createComposition: (request: CreateRequest, idempotencyKey?: string) =>
       body(
-        http.request<CompositionView>('POST', '/v1/compositions', {
+        http.request<Compositions.CompositionView>('POST', '/v1/compositions', {
           body: request,
           headers: idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey },
         }),
       ),
     listCompositions: (query: PageQuery & { project?: string | undefined }) =>
-      body(http.request<Page<CompositionView>>('GET', '/v1/compositions', { query: { ...query } })),
-    getComposition: (id: string) => body(http.request<CompositionView>('GET', composition(id))),
+      body(
+        http.request<Page<Compositions.CompositionView>>('GET', '/v1/compositions', { query: { ...query } }),
+      ),
+    getComposition: (id: string) => body(http.request<Compositions.CompositionView>('GET', composition(id))),
     compositionStatus: (id: string, timeoutSeconds?: number) =>
       body(
-        http.request<CompositionStatusView>(
+        http.request<Compositions.CompositionStatusView>(
           'GET',
           `${composition(id)}/status`,
           timeoutSeconds === undefined ? {} : { timeoutSeconds },
         ),
       ),
     compositionEndpoints: (id: string) =>
-      body(http.request<CompositionEndpointsView>('GET', `${composition(id)}/endpoints`)),
+      body(http.request<Compositions.CompositionEndpointsView>('GET', `${composition(id)}/endpoints`)),
     updateComposition: (id: string, request: UpdateRequest) =>
-      body(http.request<CompositionView>('PATCH', composition(id), { body: request })),
-    destroyComposition: (id: string) => body(http.request<CompositionView>('DELETE', composition(id))),
+      body(http.request<Compositions.CompositionView>('PATCH', composition(id), { body: request })),
+    destroyComposition: (id: string) =>
+      body(http.request<Compositions.CompositionView>('DELETE', composition(id))),
     compositionEvents: (id: string, query: PageQuery) =>
       body(http.request<Page<CompositionEvent>>('GET', `${composition(id)}/events`, { query: { ...query } })),
     compositionLogs: (id: string, component: string, query: LogsQuery) =>
-      body(http.request<LogSnapshot>('GET', componentLogs(id, component), { query: { ...query } })),
+      body(http.request<Insight.LogSnapshot>('GET', componentLogs(id, component), { query: { ...query } })),
     compositionDiagnosis: (id: string) =>
-      body(http.request<DiagnosisView>('GET', `${composition(id)}/diagnosis`)),
+      body(http.request<Insight.DiagnosisView>('GET', `${composition(id)}/diagnosis`)),
     compositionVerification: (id: string, query: PageQuery) =>
       body(http.request<CheckPage>('GET', `${composition(id)}/verification`, { query: { ...query } })),
 
     validateCatalog: (manifest: unknown) =>
       body(http.request<CatalogValidation>('POST', '/v1/catalog/validate', { body: manifest })),
     applyCatalog: (manifest: unknown) =>
-      body(http.request<ApplyResult>('POST', '/v1/catalog/apply', { body: manifest })),
+      body(http.request<Catalog.ApplyResult>('POST', '/v1/catalog/apply', { body: manifest })),
     listProjects: (query: PageQuery) =>
-      body(http.request<Page<ProjectView>>('GET', '/v1/projects', { query: { ...query } })),
+      body(http.request<Page<Catalog.ProjectView>>('GET', '/v1/projects', { query: { ...query } })),
     listBuilds: (project: string, query: BuildsQuery) =>
       body(
-        http.request<Page<Build>>('GET', `/v1/projects/${encodeURIComponent(project)}/builds`, {
+        http.request<Page<Builds.Build>>('GET', `/v1/projects/${encodeURIComponent(project)}/builds`, {
           query: { ...query },
         }),
       ),
     resolveSource: (name: string, query: { repository: string; component: string; ref: string }) =>
       body(
-        http.request<SourceResolution>('GET', `${project(name)}/sources/resolve`, { query: { ...query } }),
+        http.request<Builds.SourceResolution>('GET', `${project(name)}/sources/resolve`, {
+          query: { ...query },
+        }),
       ),
 
-    getDraft: (name: string) => body(http.request<Draft>('GET', `${project(name)}/onboarding-draft`)),
+    getDraft: (name: string) => body(http.request<Drafts.Draft>('GET', `${project(name)}/onboarding-draft`)),
     saveDraft: (name: string, draft: unknown) =>
-      body(http.request<Draft>('PUT', `${project(name)}/onboarding-draft`, { body: draft })),
+      body(http.request<Drafts.Draft>('PUT', `${project(name)}/onboarding-draft`, { body: draft })),
     deleteDraft: (name: string, revision: number) =>
       body(http.request<null>('DELETE', `${project(name)}/onboarding-draft`, { query: { revision } })),
 
     bindFrontend: (p: string, frontend: string, revision: string, compositionId: string) =>
       body(
-        http.request<FrontendBinding>('PUT', `${frontendRevision(p, frontend, revision)}/binding`, {
+        http.request<Frontends.FrontendBinding>('PUT', `${frontendRevision(p, frontend, revision)}/binding`, {
           body: { composition_id: compositionId },
         }),
       ),
@@ -143,10 +136,14 @@ export function api(http: HttpClient) {
       timeoutSeconds: number,
     ) =>
       body(
-        http.request<FrontendResolution>('GET', `${frontendRevision(p, frontend, revision)}/binding`, {
-          query: { wait_seconds: waitSeconds },
-          timeoutSeconds,
-        }),
+        http.request<Frontends.FrontendResolution>(
+          'GET',
+          `${frontendRevision(p, frontend, revision)}/binding`,
+          {
+            query: { wait_seconds: waitSeconds },
+            timeoutSeconds,
+          },
+        ),
       ),
     publishFrontend: (
       p: string,
@@ -155,9 +152,13 @@ export function api(http: HttpClient) {
       request: { expected_version: number; url: string },
     ) =>
       body(
-        http.request<FrontendBinding>('POST', `${frontendRevision(p, frontend, revision)}/publish`, {
-          body: request,
-        }),
+        http.request<Frontends.FrontendBinding>(
+          'POST',
+          `${frontendRevision(p, frontend, revision)}/publish`,
+          {
+            body: request,
+          },
+        ),
       ),
     recordFrontendCheck: (
       p: string,
@@ -166,15 +167,15 @@ export function api(http: HttpClient) {
       request: { expected_version: number; composition_generation: number; status: string; message: string },
     ) =>
       body(
-        http.request<CheckView>('POST', `${frontendRevision(p, frontend, revision)}/checks`, {
+        http.request<Verification.CheckView>('POST', `${frontendRevision(p, frontend, revision)}/checks`, {
           body: request,
         }),
       ),
 
     checkInstallation: (spec: unknown) =>
-      body(http.request<InstallationReport>('POST', '/v1/installation/check', { body: spec })),
+      body(http.request<Installation.InstallationReport>('POST', '/v1/installation/check', { body: spec })),
     /** Who the credential is; the whole answer, since `auth status` reports its status too. */
-    identity: () => http.request<IdentityView>('GET', '/v1/auth/identity'),
+    identity: () => http.request<Auth.IdentityView>('GET', '/v1/auth/identity'),
     /** Any authenticated read, to learn whether the server accepts the credential. */
     probeAuth: () => http.request<unknown>('GET', '/v1/projects', { query: { limit: 1 } }),
   };

@@ -35,7 +35,7 @@ type FlagValue<F extends FlagSpec> = F['type'] extends 'boolean'
 
 export type Flags<F extends FlagSpecs> = { [K in keyof F]: FlagValue<F[K]> };
 
-export interface PositionalSpec {
+interface PositionalSpec {
   description: string;
 }
 
@@ -63,7 +63,7 @@ export interface Command<F extends FlagSpecs = FlagSpecs, P extends PositionalSp
   run(input: { flags: Flags<F>; args: Args<P>; context: Context }): Promise<unknown>;
 }
 
-export type Loader = () => Promise<{ default: Command | Group }>;
+type Loader = () => Promise<{ default: Command | Group }>;
 
 export interface Group {
   kind: 'group';

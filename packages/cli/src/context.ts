@@ -9,8 +9,8 @@ import { type Credential, resolveCredential } from './credentials.ts';
 import { invalidEnvironment } from './errors.ts';
 import { type HttpClient, httpClient } from './http.ts';
 
-export const defaultApiUrl = 'http://127.0.0.1:8081';
-export const defaultRequestTimeoutSeconds = 30;
+const defaultApiUrl = 'http://127.0.0.1:8081';
+const defaultRequestTimeoutSeconds = 30;
 
 export interface Context {
   readonly apiUrl: URL;
@@ -22,7 +22,7 @@ export interface Context {
   hint(line: string): void;
 }
 
-export function apiUrlFrom(env: Readonly<Record<string, string | undefined>>): URL {
+function apiUrlFrom(env: Readonly<Record<string, string | undefined>>): URL {
   const raw = env.SVC_API_URL?.trim() || defaultApiUrl;
   let url: URL;
   try {

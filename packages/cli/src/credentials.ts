@@ -8,13 +8,13 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CliError, ExitCode, invalidEnvironment, LocalCode, localProblem } from './errors.ts';
 
-export const CredentialSource = {
+const CredentialSource = {
   TokenFile: 'token_file',
   Token: 'token',
   SavedLogin: 'saved_login',
   None: 'none',
 } as const;
-export type CredentialSource = (typeof CredentialSource)[keyof typeof CredentialSource];
+type CredentialSource = (typeof CredentialSource)[keyof typeof CredentialSource];
 
 export interface Credential {
   source: CredentialSource;
@@ -34,14 +34,14 @@ export interface SavedLogin {
   saved_at: string;
 }
 
-export interface CredentialsFile {
+interface CredentialsFile {
   version: 1;
   /** Keyed by server origin (`https://svc.example.com`, `http://127.0.0.1:8081`). */
   servers: Record<string, SavedLogin>;
 }
 
 /** The OS user-config directory: XDG on Linux, Application Support on macOS, APPDATA on Windows. */
-export function userConfigDir(env: Readonly<Record<string, string | undefined>>): string {
+function userConfigDir(env: Readonly<Record<string, string | undefined>>): string {
   if (process.platform === 'win32') return env.APPDATA || join(homedir(), 'AppData', 'Roaming');
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support');
   const xdg = env.XDG_CONFIG_HOME;
@@ -106,7 +106,7 @@ export async function readSavedLogin(
   return file?.servers[apiUrl.origin] ?? null;
 }
 
-export async function readCredentialsFile(
+async function readCredentialsFile(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<CredentialsFile | null> {
   const path = credentialsPath(env);

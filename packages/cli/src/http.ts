@@ -9,7 +9,7 @@ import { CliError, ExitCode, exitCodeForStatus, LocalCode, localProblem, type Pr
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-export interface RequestOptions {
+interface RequestOptions {
   query?: Readonly<Record<string, string | number | boolean | null | undefined>>;
   body?: unknown;
   headers?: Readonly<Record<string, string>>;
@@ -19,7 +19,7 @@ export interface RequestOptions {
   timeoutSeconds?: number;
 }
 
-export interface HttpAnswer<T> {
+interface HttpAnswer<T> {
   status: number;
   headers: Readonly<Record<string, string | string[] | undefined>>;
   body: T;
@@ -130,7 +130,7 @@ const reasons: Record<string, string> = {
 };
 
 /** One line naming the URL and the variable to change. */
-export function networkError(error: Error, baseUrl: URL, timeoutSeconds: number): CliError {
+function networkError(error: Error, baseUrl: URL, timeoutSeconds: number): CliError {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   const where = baseUrl.href.replace(/\/$/, '');
   if (code === 'SVC_TIMEOUT') {

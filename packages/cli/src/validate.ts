@@ -5,16 +5,13 @@
  */
 import {
   CompositionName,
+  Compositions,
   formatDuration,
   Id,
+  Idempotency,
   imageProblem,
   issuesToFieldErrors,
-  isValidIdempotencyKey,
-  maxIdempotencyKeyLength,
-  maxOverrides,
   maxPageSize,
-  maxTtlSeconds,
-  minTtlSeconds,
   parseDuration,
   ResourceName,
 } from '@svc/core';
@@ -52,7 +49,7 @@ export const checkCompositionName = (value: string) => checkSchema(CompositionNa
 /** A composition id as a path segment: a DNS label of at most 40 characters. */
 export const checkId = (value: string, path = '<id>') => checkSchema(Id, value, path);
 
-export function checkImage(image: string, flag: string): string {
+function checkImage(image: string, flag: string): string {
   const problem = imageProblem(image);
   if (problem) throw invalidArgument(flag, problem);
   return image;
@@ -74,7 +71,7 @@ export function checkDuration(text: string, flag: string, bounds: { min: number;
 }
 
 export const checkTtl = (text: string) =>
-  checkDuration(text, '--ttl', { min: minTtlSeconds, max: maxTtlSeconds });
+  checkDuration(text, '--ttl', { min: Compositions.minTtlSeconds, max: Compositions.maxTtlSeconds });
 
 export function checkInteger(text: string, flag: string, bounds: { min: number; max: number }): number {
   if (!/^\d{1,10}$/.test(text)) throw invalidArgument(flag, `"${text}" is not a whole number`);
@@ -97,17 +94,17 @@ export function checkCursor(text: string | undefined): string | undefined {
 }
 
 export function checkIdempotencyKey(key: string): string {
-  if (!isValidIdempotencyKey(key)) {
+  if (!Idempotency.isValidKey(key)) {
     throw invalidArgument(
       '--idempotency-key',
-      `must be 1–${maxIdempotencyKeyLength} printable ASCII characters`,
+      `must be 1–${Idempotency.maxIdempotencyKeyLength} printable ASCII characters`,
     );
   }
   return key;
 }
 
 /** `component=value` as `--override`, `--build` and `--expected-preview-revision` take it. */
-export function splitPair(text: string, flag: string, what: string): [string, string] {
+function splitPair(text: string, flag: string, what: string): [string, string] {
   const at = text.indexOf('=');
   if (at <= 0 || at === text.length - 1) {
     throw invalidArgument(flag, `"${text}" must be component=${what}`);
@@ -184,10 +181,10 @@ export function overridesFrom(flags: SelectionFlags): Record<string, Override> {
     add(component, { build_id: buildId }, '--build');
   }
   const count = Object.keys(overrides).length;
-  if (count > maxOverrides) {
+  if (count > Compositions.maxOverrides) {
     throw usageError(
-      `at most ${maxOverrides} components can be overridden across --image, --override and --build; got ${count}`,
-      [{ path: '--override', message: `more than ${maxOverrides} components` }],
+      `at most ${Compositions.maxOverrides} components can be overridden across --image, --override and --build; got ${count}`,
+      [{ path: '--override', message: `more than ${Compositions.maxOverrides} components` }],
     );
   }
   return overrides;

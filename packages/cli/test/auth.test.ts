@@ -5,7 +5,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuthMode } from '@svc/core';
+import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { ensureBuilt, recordingServer, svc } from './helpers.ts';
 
 let stack: Stack;
 let token: string;
-useTestStack({ authMode: AuthMode.Token, alongside: ensureBuilt }, async (started) => {
+useTestStack({ authMode: Auth.AuthMode.Token, alongside: ensureBuilt }, async (started) => {
   stack = started.stack;
   token = await started.token('ci');
 });

@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BuildList } from '@svc/core';
+import { Builds } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { useTestStack } from '@svc/local/testing';
 import * as v from 'valibot';
@@ -85,7 +85,7 @@ describe('svc source list', () => {
   it('lists published builds, filtered by --component, --repository and --commit', async () => {
     const all = await run(['source', 'list', '--project', 'demo']);
     expect(all.code, all.stderr).toBe(0);
-    expect(v.parse(BuildList, all.json()).items).toHaveLength(2);
+    expect(v.parse(Builds.BuildList, all.json()).items).toHaveLength(2);
     const b = await run(['source', 'list', '--project', 'demo', '--component', 'service-b']);
     expect(b.json().items.map((x: { component: string }) => x.component)).toEqual(['service-b']);
     const byCommit = await run(['source', 'list', '--project', 'demo', '--commit', 'b'.repeat(40)]);

@@ -6,17 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CheckList,
-  CompositionEndpointsView,
-  CompositionList,
-  CompositionStatusView,
-  CompositionView,
-  DiagnosisView,
-  EventList,
-  LogSnapshot,
-  PlanView,
-} from '@svc/core';
+import { Compositions, Insight, Verification } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { demoManifestWithoutMessaging, image } from '@svc/local/demo';
 import { useTestStack } from '@svc/local/testing';
@@ -45,7 +35,7 @@ async function created(...flags: string[]) {
 describe('svc composition create', () => {
   it('uses the defaults: project demo, the baseline from the catalog, --image on service-b', async () => {
     const composition = await created('--image', image('service-b'));
-    expect(v.parse(CompositionView, composition)).toBeTruthy();
+    expect(v.parse(Compositions.CompositionView, composition)).toBeTruthy();
     expect(composition).toMatchObject({
       project: 'demo',
       baseline: 'staging',
@@ -185,7 +175,7 @@ describe('svc composition plan', () => {
         overrides: { 'service-b': { image: image('service-b') } },
       }),
     ]);
-    expect(v.parse(PlanView, plan)).toBeTruthy();
+    expect(v.parse(Compositions.PlanView, plan)).toBeTruthy();
     expect(plan.blockers).toEqual([]);
     expect(plan.images['service-b'].image).toBe(image('service-b'));
   });
@@ -213,7 +203,7 @@ describe('reading, listing, updating and destroying', () => {
 
   it('get and inspect print the full composition as the worker rolled it out', async () => {
     const got = await ok(['composition', 'get', id]);
-    expect(v.parse(CompositionView, got)).toMatchObject({
+    expect(v.parse(Compositions.CompositionView, got)).toMatchObject({
       id,
       phase: 'ready',
       generation: 1,
@@ -230,7 +220,7 @@ describe('reading, listing, updating and destroying', () => {
 
   it('endpoints prints the preview URL and readiness', async () => {
     const endpoints = await ok(['composition', 'endpoints', id]);
-    expect(v.parse(CompositionEndpointsView, endpoints)).toMatchObject({
+    expect(v.parse(Compositions.CompositionEndpointsView, endpoints)).toMatchObject({
       id,
       phase: 'ready',
       endpoints: { public: { url: expect.stringContaining(`//${id}.preview.localhost:`), ready: true } },
@@ -239,7 +229,7 @@ describe('reading, listing, updating and destroying', () => {
 
   it('list prints { items, next_cursor }, filtered by --project, paged by --limit and --after', async () => {
     const all = await ok(['composition', 'list', '--project', 'demo']);
-    expect(v.parse(CompositionList, all).items.length).toBeGreaterThan(1);
+    expect(v.parse(Compositions.CompositionList, all).items.length).toBeGreaterThan(1);
     const first = await ok(['composition', 'list', '--limit', '1']);
     expect(first.items).toHaveLength(1);
     expect(first.next_cursor).toEqual(expect.any(String));
@@ -249,7 +239,7 @@ describe('reading, listing, updating and destroying', () => {
 
   it('events prints the audit events newest first, --limit bounds them', async () => {
     const newest = await ok(['composition', 'events', id, '--limit', '1']);
-    expect(v.parse(EventList, newest).items).toEqual([
+    expect(v.parse(Compositions.EventList, newest).items).toEqual([
       expect.objectContaining({ type: 'ready', generation: 1 }),
     ]);
     const all = await ok(['composition', 'events', id, '--limit', '100']);
@@ -320,7 +310,10 @@ describe('reading, listing, updating and destroying', () => {
       '--override',
       `service-a=${image('service-a', '3.0.0')}`,
     ]);
-    expect(v.parse(CompositionView, accepted)).toMatchObject({ generation: 2, phase: 'updating' });
+    expect(v.parse(Compositions.CompositionView, accepted)).toMatchObject({
+      generation: 2,
+      phase: 'updating',
+    });
     expect(Object.keys(accepted.overrides).sort()).toEqual(['service-a', 'service-b']);
 
     const rolledOut = await run(['composition', 'wait', id, '--timeout', '30s']);
@@ -339,7 +332,7 @@ describe('reading, listing, updating and destroying', () => {
 
   it('destroy answers the composition in phase destroying, and again when repeated once destroyed', async () => {
     const destroying = await ok(['composition', 'destroy', id]);
-    expect(v.parse(CompositionView, destroying)).toMatchObject({
+    expect(v.parse(Compositions.CompositionView, destroying)).toMatchObject({
       id,
       phase: 'destroying',
       latest_operation: { kind: 'destroy' },
@@ -352,7 +345,7 @@ describe('reading, listing, updating and destroying', () => {
     expect(await ok(['composition', 'destroy', id])).toMatchObject({ id, phase: 'destroyed' });
     const status = await run(['composition', 'wait', id, '--timeout', '1s']);
     expect(status.code).toBe(1);
-    expect(v.parse(CompositionStatusView, status.json()).phase).toBe('destroyed');
+    expect(v.parse(Compositions.CompositionStatusView, status.json()).phase).toBe('destroyed');
     expect(status.problem()).toMatchObject({ code: 'composition_ended' });
     expect(status.problem().detail).toContain('will not become ready');
   });
@@ -411,7 +404,7 @@ describe('logs, diagnosis and verification of a rolled-out composition', () => {
   });
 
   it("logs of the overridden component are the fork's pods only (source override)", async () => {
-    const logs = v.parse(LogSnapshot, await ok(['composition', 'logs', id]));
+    const logs = v.parse(Insight.LogSnapshot, await ok(['composition', 'logs', id]));
     expect(logs).toMatchObject({
       component: 'service-b',
       source: 'override',
@@ -430,7 +423,7 @@ describe('logs, diagnosis and verification of a rolled-out composition', () => {
 
   it('logs of an inherited component are the shared baseline, not filtered; --tail-lines cuts them', async () => {
     const logs = v.parse(
-      LogSnapshot,
+      Insight.LogSnapshot,
       await ok(['composition', 'logs', id, '--component', 'service-a', '--tail-lines', '1']),
     );
     expect(logs).toMatchObject({
@@ -453,7 +446,10 @@ describe('logs, diagnosis and verification of a rolled-out composition', () => {
   });
 
   it("verification lists the worker's passed routing check, fresh, covering the override", async () => {
-    const checks = v.parse(CheckList, await ok(['composition', 'verification', id, '--limit', '1']));
+    const checks = v.parse(
+      Verification.CheckList,
+      await ok(['composition', 'verification', id, '--limit', '1']),
+    );
     expect(checks.items).toEqual([
       expect.objectContaining({
         composition_id: id,
@@ -468,7 +464,7 @@ describe('logs, diagnosis and verification of a rolled-out composition', () => {
   });
 
   it('diagnosis says healthy, with the check as evidence', async () => {
-    const diagnosis = v.parse(DiagnosisView, await ok(['composition', 'diagnosis', id]));
+    const diagnosis = v.parse(Insight.DiagnosisView, await ok(['composition', 'diagnosis', id]));
     const [check] = (await ok(['composition', 'verification', id, '--limit', '1'])).items;
     expect(diagnosis).toMatchObject({
       composition_id: id,

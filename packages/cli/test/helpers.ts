@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { buildCliLocked } from '../scripts/build.ts';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const svcBin = join(repoRoot, 'node_modules', '.bin', 'svc');
+const svcBin = join(repoRoot, 'node_modules', '.bin', 'svc');
 
 /** Builds dist/svc.js unless it is up to date; safe to call from every test file at once. */
 export const ensureBuilt = () => buildCliLocked();
@@ -38,7 +38,7 @@ export interface SvcOptions {
 }
 
 /** A clean environment: no SVC_* from the developer's shell, and a config dir of its own. */
-export function baseEnv(): Record<string, string> {
+function baseEnv(): Record<string, string> {
   return {
     PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
     HOME: tmpdir(),

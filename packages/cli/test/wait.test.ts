@@ -4,7 +4,7 @@
  * progress by a `-slow` image → exit 3 at the timeout. Each prints the last status on stdout.
  */
 import { createServer, type ServerResponse } from 'node:http';
-import { CompositionStatusView } from '@svc/core';
+import { Compositions } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { useTestStack } from '@svc/local/testing';
@@ -33,7 +33,7 @@ describe('svc composition wait', () => {
     const result = await svc(['composition', 'wait', id, '--timeout', '2s'], { apiUrl: stack.apiUrl });
     const elapsed = Date.now() - started;
     expect(result.code, result.stderr).toBe(3);
-    expect(v.parse(CompositionStatusView, result.json())).toMatchObject({
+    expect(v.parse(Compositions.CompositionStatusView, result.json())).toMatchObject({
       id,
       phase: 'provisioning',
       observed_generation: 0,
@@ -51,7 +51,7 @@ describe('svc composition wait', () => {
     const returned = Date.now();
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
-    expect(v.parse(CompositionStatusView, result.json())).toMatchObject({
+    expect(v.parse(Compositions.CompositionStatusView, result.json())).toMatchObject({
       id,
       phase: 'ready',
       generation: 1,
@@ -75,7 +75,7 @@ describe('svc composition wait', () => {
       const id = await create(bad);
       const result = await svc(['composition', 'wait', id, '--timeout', '20s'], { apiUrl: stack.apiUrl });
       expect(result.code, result.stderr).toBe(1);
-      expect(v.parse(CompositionStatusView, result.json())).toMatchObject({
+      expect(v.parse(Compositions.CompositionStatusView, result.json())).toMatchObject({
         id,
         phase: 'failed',
         observed_generation: 0,

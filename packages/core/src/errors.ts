@@ -185,10 +185,6 @@ export function validationFailed(errors: FieldError[], detail?: string): Problem
   return new ProblemError(ErrorCode.ValidationFailed, detail ?? summary, { errors });
 }
 
-export function notFound(what: string): ProblemError {
-  return new ProblemError(ErrorCode.NotFound, `${what} not found`);
-}
-
 /** The backing services an adapter can find unavailable. */
 export const Dependency = {
   DynamoDB: 'dynamodb',

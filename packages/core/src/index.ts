@@ -1,59 +1,39 @@
-export * from './auth/identity.ts';
-export * from './auth/identity-view.ts';
-export * from './auth/tokens.ts';
-export * from './builds/model.ts';
-export * from './builds/service.ts';
-export * from './canonical.ts';
-export * from './catalog/manifest.ts';
-export * from './catalog/model.ts';
-export * from './catalog/ports.ts';
-export * from './catalog/service.ts';
-export * from './catalog/validate.ts';
-export * from './catalog/views.ts';
-export * from './clock.ts';
-export * from './cluster/objects.ts';
-export * from './cluster/ports.ts';
-export * from './cluster/render.ts';
-export * from './compositions/commands.ts';
-export * from './compositions/deps.ts';
-export * from './compositions/dispatch.ts';
-export * from './compositions/events.ts';
-export * from './compositions/lifecycle.ts';
-export * from './compositions/model.ts';
-export * from './compositions/plan.ts';
-export { planComposition } from './compositions/planning.ts';
-export * from './compositions/ports.ts';
-export * from './compositions/reads.ts';
-export * from './compositions/rollout.ts';
-export * from './compositions/schema.ts';
-export * from './compositions/sweeps.ts';
-export * from './compositions/view.ts';
-export * from './drafts/model.ts';
-export * from './drafts/refusal.ts';
-export * from './drafts/service.ts';
-export * from './duration.ts';
-export * from './errors.ts';
-export * from './frontends/model.ts';
-export * from './frontends/service.ts';
-export * from './health.ts';
-export * from './idempotency/idempotent.ts';
-export * from './idempotency/ports.ts';
-export * from './images.ts';
-export * from './insight/deps.ts';
-export * from './insight/diagnosis.ts';
-export * from './insight/logs.ts';
-export * from './insight/observability.ts';
-export * from './insight/verification.ts';
-export * from './installation/check.ts';
-export * from './installation/permissions.ts';
-export * from './installation/spec.ts';
-export * as Jobs from './jobs/job.ts';
-export * from './messaging/ports.ts';
-export * from './names.ts';
-export * from './paging.ts';
+/**
+ * The domain, as importers see it. The shared kernel (errors, clock, names and ids, paging,
+ * validation, duration, images, hashing, health) is flat: every domain and adapter speaks it.
+ * Each domain is a namespace named after its folder, whose index.ts names its public surface:
+ * `Compositions.create(…)`, `Catalog.apply(…)`. Functions drop the namespace from their name;
+ * types, schemas and constants keep descriptive names (`Compositions.CompositionView`), since the
+ * same name is used unqualified inside core, where a bare `Record` or `Event` would shadow a global.
+ */
+export * as Auth from './auth/index.ts';
+export * as Builds from './builds/index.ts';
+export { sha256 } from './canonical.ts';
+export * as Catalog from './catalog/index.ts';
+export { addSeconds, type Clock, systemClock } from './clock.ts';
+export * as Cluster from './cluster/index.ts';
+export * as Compositions from './compositions/index.ts';
+export * as Drafts from './drafts/index.ts';
+export { formatDuration, parseDuration } from './duration.ts';
+export { Dependency, DependencyUnavailableError, ErrorCode, errorCatalog, ProblemError } from './errors.ts';
+export * as Frontends from './frontends/index.ts';
+export { type DependencyCheck, DependencyStatus } from './health.ts';
+export * as Idempotency from './idempotency/index.ts';
+export { imageProblem } from './images.ts';
+export * as Insight from './insight/index.ts';
+export * as Installation from './installation/index.ts';
+export * as Jobs from './jobs/index.ts';
+export * as Messaging from './messaging/index.ts';
+export { CompositionName, Id, IdPrefix, isDnsLabel, newId, ResourceName } from './names.ts';
+export {
+  decodeCursor,
+  defaultPageSize,
+  encodeCursor,
+  maxPageSize,
+  type Page,
+  type PageRequest,
+  pageSchema,
+} from './paging.ts';
 export * as Resources from './resources.ts';
-export * from './validation.ts';
-export * from './verification/fingerprint.ts';
-export * from './verification/hop-report.ts';
-export * from './verification/model.ts';
-export * from './verification/routing.ts';
+export { issuesToFieldErrors, parseOrThrow } from './validation.ts';
+export * as Verification from './verification/index.ts';

@@ -28,8 +28,6 @@ export const table = {
   ],
 } as const;
 
-export type GlobalIndexName = (typeof table.globalIndexes)[number]['name'];
-
 export const deadLetterQueue = {
   name: 'svc-jobs-dlq',
   /** Long enough for an operator to look at a poison message. */
@@ -48,9 +46,6 @@ export const jobQueue = {
 } as const;
 
 export const queues = [jobQueue, deadLetterQueue] as const;
-
-/** SNS topics the service itself owns. Message isolation subscribes to the operator's topics instead. */
-export const topics: readonly { name: string }[] = [];
 
 export const ScheduleName = {
   ExpirySweep: 'expiry-sweep',

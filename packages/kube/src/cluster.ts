@@ -9,17 +9,7 @@ import {
   VersionApi,
   Watch,
 } from '@kubernetes/client-node';
-import {
-  type ClusterObject,
-  type ClusterPort,
-  type Deployment,
-  type DryRunResult,
-  fieldManager,
-  type LogOptions,
-  type ObjectRef,
-  type Pod,
-  type Service,
-} from '@svc/core';
+import { Cluster } from '@svc/core';
 import { classified, statusOf, statusText } from './failures.ts';
 import { defaultRetry, type RetryPolicy, withRetry } from './retry.ts';
 
@@ -50,7 +40,7 @@ function plain<T>(value: unknown): T {
 const notFound = (error: unknown) => statusOf(error) === 404;
 
 /** A 4xx the API server answered (not throttling): a refusal to report, not a failure to retry. */
-function refusal(error: unknown): Extract<DryRunResult, { accepted: false }> | null {
+function refusal(error: unknown): Extract<Cluster.DryRunResult, { accepted: false }> | null {
   const status = statusOf(error);
   if (status === undefined || status < 400 || status >= 500 || status === 429) return null;
   return {
@@ -67,7 +57,10 @@ function resourcePath(apiVersion: string, plural: string, namespace: string): st
 }
 
 /** The Kubernetes adapter: @kubernetes/client-node behind core's ClusterPort. */
-export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPolicy } = {}): ClusterPort {
+export function kubeCluster(
+  source: KubeConfigSource,
+  options: { retry?: RetryPolicy } = {},
+): Cluster.ClusterPort {
   const retry = options.retry ?? defaultRetry;
   let clients: Clients | undefined;
 
@@ -97,7 +90,7 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
       }
     }, policy);
 
-  async function get<T extends ClusterObject>(ref: ObjectRef): Promise<T | null> {
+  async function get<T extends Cluster.ClusterObject>(ref: Cluster.ObjectRef): Promise<T | null> {
     try {
       return plain<T>(
         await call((c) =>
@@ -114,7 +107,7 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
     }
   }
 
-  async function list<T extends ClusterObject>(
+  async function list<T extends Cluster.ClusterObject>(
     namespace: string,
     apiVersion: string,
     kind: string,
@@ -140,8 +133,9 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
     },
 
     getDeployment: (namespace, name) =>
-      get<Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name }),
-    getService: (namespace, name) => get<Service>({ apiVersion: 'v1', kind: 'Service', namespace, name }),
+      get<Cluster.Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name }),
+    getService: (namespace, name) =>
+      get<Cluster.Service>({ apiVersion: 'v1', kind: 'Service', namespace, name }),
     get: (ref) => get(ref),
 
     async apply(object) {
@@ -150,12 +144,12 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
           object as unknown as KubernetesObject,
           undefined,
           undefined,
-          fieldManager,
+          Cluster.fieldManager,
           true,
           PatchStrategy.ServerSideApply,
         ),
       );
-      return plain<ClusterObject>(applied);
+      return plain<Cluster.ClusterObject>(applied);
     },
 
     async delete(ref, propagation = 'Background') {
@@ -185,15 +179,15 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
     },
 
     listPods: async (namespace, labelSelector) =>
-      (await list<Pod>(namespace, 'v1', 'Pod', labelSelector)).items,
+      (await list<Cluster.Pod>(namespace, 'v1', 'Pod', labelSelector)).items,
     listDeployments: async (namespace, labelSelector) =>
-      (await list<Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector)).items,
+      (await list<Cluster.Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector)).items,
 
     async watchDeployments(namespace, labelSelector, done, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      let latest: Deployment[] = [];
+      let latest: Cluster.Deployment[] = [];
       while (Date.now() < deadline) {
-        const snapshot = await list<Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector);
+        const snapshot = await list<Cluster.Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector);
         const byName = new Map(snapshot.items.map((d) => [d.metadata.name, d]));
         latest = [...byName.values()];
         if (done(latest)) return latest;
@@ -216,7 +210,7 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
                 (type, object) => {
                   if (type === 'BOOKMARK') return;
                   const deployment = {
-                    ...plain<Deployment>(object),
+                    ...plain<Cluster.Deployment>(object),
                     apiVersion: 'apps/v1',
                     kind: 'Deployment',
                   };
@@ -263,12 +257,12 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
             object as unknown as KubernetesObject,
             undefined,
             'All',
-            fieldManager,
+            Cluster.fieldManager,
             true,
             PatchStrategy.ServerSideApply,
           ),
         );
-        return { accepted: true, object: plain<ClusterObject>(applied) };
+        return { accepted: true, object: plain<Cluster.ClusterObject>(applied) };
       } catch (error) {
         const refused = refusal(error);
         if (refused) return refused;
@@ -296,7 +290,7 @@ export function kubeCluster(source: KubeConfigSource, options: { retry?: RetryPo
           return { allowed: review.status?.allowed === true, reason: review.status?.reason ?? '' };
         }),
       ),
-    async podLogs(namespace, pod, options: LogOptions) {
+    async podLogs(namespace, pod, options: Cluster.LogOptions) {
       try {
         return await call((c) =>
           c.core.readNamespacedPodLog({

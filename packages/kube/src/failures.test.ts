@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EKSClient, ResourceNotFoundException } from '@aws-sdk/client-eks';
-import { type ClusterPort, Dependency, DependencyUnavailableError } from '@svc/core';
+import { type Cluster, Dependency, DependencyUnavailableError } from '@svc/core';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixedKubeConfig, kubeCluster } from './cluster.ts';
@@ -10,7 +10,7 @@ import { eksKubeConfigSource } from './eks.ts';
 
 const retry = { attempts: 3, baseDelayMs: 1 };
 let local: LocalCluster;
-let cluster: ClusterPort;
+let cluster: Cluster.ClusterPort;
 
 async function fault(body: Record<string, unknown>): Promise<void> {
   const response = await fetch(`${local.url}/_faults`, {

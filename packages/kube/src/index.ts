@@ -1,5 +1,4 @@
-export { fixedKubeConfig, type KubeConfigSource, kubeCluster } from './cluster.ts';
-export { kubeConfigFromFile, kubeConfigFromString, tokenKubeConfig } from './config.ts';
-export { eksKubeConfigSource, eksToken } from './eks.ts';
+export { fixedKubeConfig, kubeCluster } from './cluster.ts';
+export { kubeConfigFromString } from './config.ts';
+
 export { clusterFromEnvironment } from './environment.ts';
-export { defaultRetry, type RetryPolicy, withRetry } from './retry.ts';

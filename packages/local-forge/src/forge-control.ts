@@ -11,20 +11,20 @@ import type {
 import type { ForgeStore } from './store.ts';
 import type { WebhookSender } from './webhooks.ts';
 
-export interface Faults {
+interface Faults {
   /** Webhook deliveries still to be recorded as failed ("failed to connect to host") without being sent. */
   webhookFailures: number;
   rateLimit: Required<RateLimitFault> | null;
   serverErrors: Required<ServerErrorFault> | null;
 }
 
-export interface FaultsInput {
+interface FaultsInput {
   webhookFailures?: number;
   rateLimit?: RateLimitFault;
   serverErrors?: ServerErrorFault;
 }
 
-export interface ForgeStateSummary {
+interface ForgeStateSummary {
   app: { id: number; slug: string };
   webhookUrl: string | null;
   installations: { id: number; account: string; repositories: string[] }[];

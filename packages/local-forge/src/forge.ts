@@ -18,7 +18,7 @@ import { ForgeStore } from './store.ts';
 import { DELIVERY_TIMEOUT_MS, WebhookSender } from './webhooks.ts';
 
 /** The repository `seed: true` installs the app on. */
-export const DEMO_REPOSITORY = 'demo-org/service-b';
+const DEMO_REPOSITORY = 'demo-org/service-b';
 
 export interface LocalForgeOptions {
   /** A loopback address; default '127.0.0.1'. Anything else is refused: the forge has no real auth on /_control. */

@@ -4,7 +4,7 @@
 import type { components as Rest } from '@octokit/openapi-types';
 import type { components as Webhooks } from '@octokit/openapi-webhooks-types';
 
-export type DeepPartial<T> = T extends readonly (infer U)[]
+type DeepPartial<T> = T extends readonly (infer U)[]
   ? DeepPartial<U>[]
   : T extends object
     ? { [K in keyof T]?: DeepPartial<T[K]> }
@@ -17,7 +17,6 @@ export type User = RestSchema<'simple-user'>;
 export type Repository = RestSchema<'full-repository'>;
 export type App = RestSchema<'integration'>;
 export type Installation = RestSchema<'installation'>;
-export type InstallationToken = RestSchema<'installation-token'>;
 export type Label = RestSchema<'label'>;
 export type PullRequest = RestSchema<'pull-request'>;
 export type PullRequestSimple = RestSchema<'pull-request-simple'>;

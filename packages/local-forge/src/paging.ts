@@ -18,7 +18,7 @@ function positiveInt(value: string | null, fallback: number): number {
   return value !== null && Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
-export function perPage(url: URL): number {
+function perPage(url: URL): number {
   return Math.min(positiveInt(url.searchParams.get('per_page'), DEFAULT_PER_PAGE), MAX_PER_PAGE);
 }
 

@@ -26,7 +26,7 @@ export const APP_PERMISSIONS: Record<string, string> = {
   statuses: 'write',
 };
 
-export const APP_EVENTS = ['pull_request'];
+const APP_EVENTS = ['pull_request'];
 
 const nodeId = (prefix: string, id: number): string =>
   `${prefix}_${Buffer.from(`forge:${id}`).toString('base64url')}`;

@@ -63,10 +63,10 @@ export interface ControlResult {
   deliveries: DeliverySummary[];
 }
 
-export const DEFAULT_AUTHOR = 'forge-dev';
-export const DEFAULT_ADMIN = 'forge-admin';
+const DEFAULT_AUTHOR = 'forge-dev';
+const DEFAULT_ADMIN = 'forge-admin';
 
-export function parseRepository(fullName: string): { owner: string; name: string } {
+function parseRepository(fullName: string): { owner: string; name: string } {
   const match = /^([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)\/([A-Za-z0-9._-]+)$/.exec(fullName);
   if (!match?.[1] || !match[2]) {
     throw new ControlError(400, 'invalid_repository', `repository must be "owner/name", got "${fullName}"`, [

@@ -33,8 +33,8 @@ export interface InstallationRecord {
   createdAt: string;
 }
 
-export const PullState = { open: 'open', closed: 'closed' } as const;
-export type PullState = (typeof PullState)[keyof typeof PullState];
+const PullState = { open: 'open', closed: 'closed' } as const;
+type PullState = (typeof PullState)[keyof typeof PullState];
 
 export interface PullRecord {
   id: number;
@@ -85,7 +85,7 @@ export const CHECK_STATUSES = [
   'requested',
   'pending',
 ] as const;
-export type CheckStatus = (typeof CHECK_STATUSES)[number];
+type CheckStatus = (typeof CHECK_STATUSES)[number];
 export const CHECK_CONCLUSIONS = [
   'action_required',
   'cancelled',
@@ -95,9 +95,9 @@ export const CHECK_CONCLUSIONS = [
   'skipped',
   'timed_out',
 ] as const;
-export type CheckConclusion = (typeof CHECK_CONCLUSIONS)[number];
+type CheckConclusion = (typeof CHECK_CONCLUSIONS)[number];
 export const COMMIT_STATES = ['error', 'failure', 'pending', 'success'] as const;
-export type CommitState = (typeof COMMIT_STATES)[number];
+type CommitState = (typeof COMMIT_STATES)[number];
 
 export interface CheckRunRecord {
   id: number;

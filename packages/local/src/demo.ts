@@ -1,27 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { CreateTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import {
-  applyCatalog,
-  type CatalogDeps,
-  type CatalogManifest,
-  type ClusterObject,
-  type ClusterPort,
-} from '@svc/core';
+import { Catalog, type Cluster } from '@svc/core';
 import { DEPENDENCIES_ANNOTATION } from '@svc/local-cluster';
 
 /** The one demo manifest: seeds the local catalog and (with the cluster) the baseline workloads. */
 export const demoManifestPath = new URL('../demo/catalog.json', import.meta.url);
 
-export function demoManifest(): CatalogManifest {
-  return JSON.parse(readFileSync(demoManifestPath, 'utf8')) as CatalogManifest;
+export function demoManifest(): Catalog.CatalogManifest {
+  return JSON.parse(readFileSync(demoManifestPath, 'utf8')) as Catalog.CatalogManifest;
 }
 
 /** An image of a demo component in the demo registry (the baseline runs tag 1.0.0). */
 export const image = (component: string, tag = '2.0.0') => `registry.example.com/demo/${component}:${tag}`;
 
 /** The demo project under another name, with no messaging set up (for what only such a baseline does). */
-export function demoManifestWithoutMessaging(projectName: string): CatalogManifest {
+export function demoManifestWithoutMessaging(projectName: string): Catalog.CatalogManifest {
   const manifest = structuredClone(demoManifest());
   for (const project of manifest.projects) {
     project.name = projectName;
@@ -32,8 +26,8 @@ export function demoManifestWithoutMessaging(projectName: string): CatalogManife
 }
 
 /** Applies the demo manifest through the normal catalog path; a no-op when it is already current. */
-export function seedDemoCatalog(deps: CatalogDeps) {
-  return applyCatalog(deps, demoManifest());
+export function seedDemoCatalog(deps: Catalog.CatalogDeps) {
+  return Catalog.apply(deps, demoManifest());
 }
 
 /** Environment variables per component of the demo baseline (where its queues are). */
@@ -94,16 +88,16 @@ export async function setUpDemoMessaging(clients: { sns: SNSClient; sqs: SQSClie
  * receive baseline traffic; `app.kubernetes.io/name` names the component in workload answers.
  */
 export function baselineObjects(
-  manifest: CatalogManifest,
+  manifest: Catalog.CatalogManifest,
   env: DemoEnv = {},
   projectName = 'demo',
   baselineName?: string,
-): ClusterObject[] {
+): Cluster.ClusterObject[] {
   const project = manifest.projects.find((p) => p.name === projectName);
   const baseline = project?.baselines.find((b) => b.name === (baselineName ?? project.default_baseline));
   if (!project || !baseline) throw new Error(`demo manifest has no baseline for project ${projectName}`);
   const profiles = new Map(project.components.map((c) => [c.name, c]));
-  const objects: ClusterObject[] = [
+  const objects: Cluster.ClusterObject[] = [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: baseline.namespace } },
   ];
   for (const [name, running] of Object.entries(baseline.components)) {
@@ -151,7 +145,7 @@ export function baselineObjects(
 
 /** Applies the demo baseline (idempotent: server-side apply) and waits until its Deployments are Available. */
 export async function deployDemoBaseline(
-  cluster: ClusterPort,
+  cluster: Cluster.ClusterPort,
   env: DemoEnv = {},
   timeoutMs = 30_000,
 ): Promise<void> {

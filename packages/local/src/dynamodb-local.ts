@@ -21,7 +21,7 @@ export class JavaMissingError extends Error {
 }
 
 /** The major version of the `java` on PATH, or null when there is none. */
-export function javaMajorVersion(): number | null {
+function javaMajorVersion(): number | null {
   const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (result.error) return null;
   const match = /version "(\d+)(?:\.(\d+))?/.exec(`${result.stderr}${result.stdout}`);

@@ -2,15 +2,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, listenNode } from '@svc/api';
 import { awsStores, createAwsClients, dynamodbCheck, snsSqsMessaging, sqsCheck } from '@svc/aws';
-import {
-  AuthMode,
-  type Clock,
-  type ClusterPort,
-  type CompositionStore,
-  type JobQueue,
-  Resources,
-  systemClock,
-} from '@svc/core';
+import { Auth, type Clock, type Cluster, type Compositions, Resources, systemClock } from '@svc/core';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
 import {
@@ -50,13 +42,13 @@ export interface StackOptions {
   /** Seed the demo catalog and deploy its baseline (default true). */
   seed?: boolean;
   /** Wrap the job queue, e.g. to make sends fail in a test. */
-  wrapJobs?: (jobs: JobQueue) => JobQueue;
+  wrapJobs?: (jobs: Compositions.JobQueue) => Compositions.JobQueue;
   /** Wrap the composition store the worker writes through, e.g. to crash between a cluster write and its record. */
-  wrapWorkerStore?: (store: CompositionStore) => CompositionStore;
+  wrapWorkerStore?: (store: Compositions.CompositionStore) => Compositions.CompositionStore;
   /** Base of the poller's retry backoff in seconds (default 1); 0 retries at once. */
   retryBaseSeconds?: number;
   /** Auth: `dev` (default) or bearer tokens. */
-  authMode?: typeof AuthMode.Dev | typeof AuthMode.Token;
+  authMode?: typeof Auth.AuthMode.Dev | typeof Auth.AuthMode.Token;
   /** Local cluster: time for a healthy pod to become Ready (default 1000 ms). */
   podReadyDelayMs?: number;
   workerSettings?: Partial<WorkerSettings>;
@@ -74,7 +66,7 @@ export interface Stack {
   readonly scheduler: Scheduler;
   readonly stores: ReturnType<typeof awsStores>;
   readonly clients: ReturnType<typeof createAwsClients>;
-  readonly cluster: ClusterPort;
+  readonly cluster: Cluster.ClusterPort;
   readonly localCluster: LocalCluster;
   /** What the worker runs with, for driving its Lambda handler in tests. */
   readonly workerDeps: WorkerDeps;
@@ -136,13 +128,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await Promise.all([seedDemoCatalog(services), deployDemoBaseline(cluster, messaging)]);
     }
 
-    const authMode = options.authMode ?? AuthMode.Dev;
+    const authMode = options.authMode ?? Auth.AuthMode.Dev;
     const { app } = createApp({
       ...services,
       auth:
-        authMode === AuthMode.Dev
-          ? { mode: AuthMode.Dev }
-          : { mode: AuthMode.Token, verifyToken: (token) => stores.tokens.verify(token, clock.now()) },
+        authMode === Auth.AuthMode.Dev
+          ? { mode: Auth.AuthMode.Dev }
+          : { mode: Auth.AuthMode.Token, verifyToken: (token) => stores.tokens.verify(token, clock.now()) },
       health: [
         dynamodbCheck(clients.dynamodb, resources.tableName),
         sqsCheck(clients.sqs, resources.jobQueueUrl),

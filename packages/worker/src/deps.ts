@@ -1,12 +1,4 @@
-import type {
-  CatalogStore,
-  Clock,
-  ClusterPort,
-  CompositionStore,
-  IdempotencyStore,
-  JobQueue,
-  MessagingPort,
-} from '@svc/core';
+import type { Catalog, Clock, Cluster, Compositions, Idempotency, Messaging } from '@svc/core';
 import type { Probe } from './prober.ts';
 
 export interface WorkerSettings {
@@ -34,14 +26,14 @@ export const defaultWorkerSettings: WorkerSettings = {
 };
 
 export interface WorkerDeps {
-  compositions: CompositionStore;
-  catalog: CatalogStore;
+  compositions: Compositions.CompositionStore;
+  catalog: Catalog.CatalogStore;
   /** For the idempotency sweep the worker runs on schedule. */
-  idempotency: IdempotencyStore;
-  jobs: JobQueue;
-  cluster: ClusterPort;
+  idempotency: Idempotency.IdempotencyStore;
+  jobs: Compositions.JobQueue;
+  cluster: Cluster.ClusterPort;
   /** SNS → SQS isolation of overridden consumers. */
-  messaging: MessagingPort;
+  messaging: Messaging.MessagingPort;
   clock: Clock;
   probe: Probe;
   settings: WorkerSettings;

@@ -6,7 +6,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 
-export type MessageHandler = (body: string, receiveCount: number) => Promise<void>;
+type MessageHandler = (body: string, receiveCount: number) => Promise<void>;
 
 export interface Poller {
   stop(): Promise<void>;

@@ -1,11 +1,9 @@
 import { request } from 'node:http';
 import { request as requestTls } from 'node:https';
-import type { ProbeResult } from '@svc/core';
-
-export type { ProbeResult };
+import type { Verification } from '@svc/core';
 
 /** GETs a preview URL, as the verification check does. */
-export type Probe = (url: string) => Promise<ProbeResult>;
+export type Probe = (url: string) => Promise<Verification.ProbeResult>;
 
 /**
  * An HTTP GET that treats `*.localhost` as loopback (RFC 6761) — browsers and curl do, Node's

@@ -9,29 +9,7 @@
  * the next step enqueued). A crash in between is what a lost send is: the operation's `due_at`
  * passes and the redispatch sweep re-enqueues its next step; every step is safe to run again.
  */
-import {
-  advanceOperation,
-  type Blocker,
-  type Chain,
-  type CompositionRecord,
-  chainFrom,
-  chainWrite,
-  completeOperation,
-  enqueueNextStep,
-  failOperation,
-  isCurrentOperation,
-  isUnfinished,
-  Jobs,
-  nextStep,
-  type Operation,
-  OperationStatus,
-  type StepName,
-  type StepOutcome,
-  startOperation,
-  stepFailedBlocker,
-  supersedeOperation,
-  waitOperation,
-} from '@svc/core';
+import { Compositions, Jobs } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
 import { steps } from './steps/index.ts';
 import { Superseded } from './steps/step.ts';
@@ -39,7 +17,7 @@ import { Superseded } from './steps/step.ts';
 export async function handleJob(deps: WorkerDeps, body: string, receiveCount: number): Promise<void> {
   let job: Jobs.Job;
   try {
-    job = Jobs.parseJob(body);
+    job = Jobs.parse(body);
   } catch (error) {
     // Unreadable: fail every receive so the queue moves it to the dead-letter queue.
     throw new Error(`unreadable job message: ${messageOf(error)}`);
@@ -54,7 +32,7 @@ interface Run {
   deps: WorkerDeps;
   job: Jobs.Job;
   receiveCount: number;
-  composition: CompositionRecord;
+  composition: Compositions.CompositionRecord;
 }
 
 async function runOperation(deps: WorkerDeps, job: Jobs.Job, receiveCount: number): Promise<void> {
@@ -62,25 +40,25 @@ async function runOperation(deps: WorkerDeps, job: Jobs.Job, receiveCount: numbe
     deps.compositions.getOperation(job.composition_id, job.operation_id),
     deps.compositions.get(job.composition_id),
   ]);
-  if (!found || !isUnfinished(found)) return;
-  const step = nextStep(found);
+  if (!found || !Compositions.isUnfinished(found)) return;
+  const step = Compositions.nextStep(found);
   if (step === undefined || step !== job.step || !current) return;
-  if (!isCurrentOperation(current, found)) {
+  if (!Compositions.isCurrentOperation(current, found)) {
     await supersede(deps, found);
     return;
   }
   let composition = current;
   let operation = found;
-  if (operation.status === OperationStatus.Pending) {
-    const started = startOperation(composition, operation, deps.clock.now());
+  if (operation.status === Compositions.OperationStatus.Pending) {
+    const started = Compositions.startOperation(composition, operation, deps.clock.now());
     if (!(await deps.compositions.commit(started))) return;
     composition = started.composition.record;
     operation = started.operation.record;
   }
-  await runChain({ deps, job, receiveCount, composition }, chainFrom(operation), step);
+  await runChain({ deps, job, receiveCount, composition }, Compositions.chainFrom(operation), step);
 }
 
-async function runChain(run: Run, start: Chain, first: StepName): Promise<void> {
+async function runChain(run: Run, start: Compositions.Chain, first: Compositions.StepName): Promise<void> {
   const { deps, composition } = run;
   const chainEnds = Date.now() + deps.settings.chainBudgetMs;
   let chain = start;
@@ -94,21 +72,21 @@ async function runChain(run: Run, start: Chain, first: StepName): Promise<void> 
       return;
     }
     if (outcome.kind === 'wait') {
-      const saved = await save(deps, waitOperation(chain, composition, outcome, now));
-      if (saved) await enqueueNextStep(deps, saved, outcome.delaySeconds);
+      const saved = await save(deps, Compositions.waitOperation(chain, composition, outcome, now));
+      if (saved) await Compositions.enqueueNextStep(deps, saved, outcome.delaySeconds);
       return;
     }
-    const advanced = advanceOperation(chain, composition, step, now);
+    const advanced = Compositions.advanceOperation(chain, composition, step, now);
     if (advanced.next === null) {
       const final = outcome.composition ?? composition;
-      await deps.compositions.commit(completeOperation(composition, advanced.chain, final, now));
+      await deps.compositions.commit(Compositions.completeOperation(composition, advanced.chain, final, now));
       return;
     }
     chain = advanced.chain;
     step = advanced.next;
     if (Date.now() >= chainEnds) {
       const saved = await save(deps, chain);
-      if (saved) await enqueueNextStep(deps, saved);
+      if (saved) await Compositions.enqueueNextStep(deps, saved);
       return;
     }
   }
@@ -119,7 +97,11 @@ async function runChain(run: Run, start: Chain, first: StepName): Promise<void> 
  * throws keeps what the chain achieved, so the retry starts from this step; on the queue's last
  * receive it fails the operation. The error is rethrown for the queue to retry.
  */
-async function runStep(run: Run, chain: Chain, step: StepName): Promise<StepOutcome | null> {
+async function runStep(
+  run: Run,
+  chain: Compositions.Chain,
+  step: Compositions.StepName,
+): Promise<Compositions.StepOutcome | null> {
   const { deps, job, composition } = run;
   const written = chain.written;
   try {
@@ -129,7 +111,7 @@ async function runStep(run: Run, chain: Chain, step: StepName): Promise<StepOutc
       operation: chain.operation,
       async fence() {
         const latest = await deps.compositions.get(job.composition_id);
-        if (!latest || !isCurrentOperation(latest, written)) throw new Superseded();
+        if (!latest || !Compositions.isCurrentOperation(latest, written)) throw new Superseded();
         return latest;
       },
     });
@@ -148,16 +130,16 @@ async function runStep(run: Run, chain: Chain, step: StepName): Promise<StepOutc
     });
     const saved = await save(deps, chain);
     if (run.receiveCount >= deps.settings.maxReceiveCount) {
-      const blocker = stepFailedBlocker(step, run.receiveCount, messageOf(error));
-      await fail(deps, composition, chainFrom(saved ?? written), [blocker]);
+      const blocker = Compositions.stepFailedBlocker(step, run.receiveCount, messageOf(error));
+      await fail(deps, composition, Compositions.chainFrom(saved ?? written), [blocker]);
     }
     throw error;
   }
 }
 
 /** Writes the chain's progress, conditional on the operation as last written; null when that changed. */
-async function save(deps: WorkerDeps, chain: Chain): Promise<Operation | null> {
-  const write = chainWrite(chain);
+async function save(deps: WorkerDeps, chain: Compositions.Chain): Promise<Compositions.Operation | null> {
+  const write = Compositions.chainWrite(chain);
   if (!write) return chain.written;
   return (await deps.compositions.commit(write)) ? write.operation.record : null;
 }
@@ -168,14 +150,17 @@ async function save(deps: WorkerDeps, chain: Chain): Promise<Operation | null> {
  */
 async function fail(
   deps: WorkerDeps,
-  composition: CompositionRecord,
-  chain: Chain,
-  blockers: Blocker[],
+  composition: Compositions.CompositionRecord,
+  chain: Compositions.Chain,
+  blockers: Compositions.Blocker[],
 ): Promise<void> {
-  let read: { composition: CompositionRecord; chain: Chain } | null = { composition, chain };
+  let read: { composition: Compositions.CompositionRecord; chain: Compositions.Chain } | null = {
+    composition,
+    chain,
+  };
   for (let attempt = 0; attempt < 5 && read; attempt++) {
-    if (!isUnfinished(read.chain.written)) return;
-    const write = failOperation(read.composition, read.chain, blockers, deps.clock.now());
+    if (!Compositions.isUnfinished(read.chain.written)) return;
+    const write = Compositions.failOperation(read.composition, read.chain, blockers, deps.clock.now());
     if (await deps.compositions.commit(write)) return;
     read = await reread(deps, chain.written);
   }
@@ -183,18 +168,18 @@ async function fail(
 
 async function reread(
   deps: WorkerDeps,
-  operation: Operation,
-): Promise<{ composition: CompositionRecord; chain: Chain } | null> {
+  operation: Compositions.Operation,
+): Promise<{ composition: Compositions.CompositionRecord; chain: Compositions.Chain } | null> {
   const [composition, latest] = await Promise.all([
     deps.compositions.get(operation.composition_id),
     deps.compositions.getOperation(operation.composition_id, operation.id),
   ]);
-  return composition && latest ? { composition, chain: chainFrom(latest) } : null;
+  return composition && latest ? { composition, chain: Compositions.chainFrom(latest) } : null;
 }
 
-async function supersede(deps: WorkerDeps, operation: Operation): Promise<void> {
+async function supersede(deps: WorkerDeps, operation: Compositions.Operation): Promise<void> {
   const latest = await deps.compositions.getOperation(operation.composition_id, operation.id);
-  if (!latest || !isUnfinished(latest)) return;
+  if (!latest || !Compositions.isUnfinished(latest)) return;
   const composition = await deps.compositions.get(operation.composition_id);
-  await deps.compositions.commit(supersedeOperation(latest, composition, deps.clock.now()));
+  await deps.compositions.commit(Compositions.supersedeOperation(latest, composition, deps.clock.now()));
 }

@@ -1,7 +1,7 @@
-import { type AuthMode, IdentityView } from '@svc/core';
+import { Auth } from '@svc/core';
 import type { Registry } from '../registry.ts';
 
-export function authRoutes(registry: Registry, deps: { auth: { mode: AuthMode } }): void {
+export function authRoutes(registry: Registry, deps: { auth: { mode: Auth.AuthMode } }): void {
   registry.add(
     {
       method: 'get',
@@ -9,11 +9,11 @@ export function authRoutes(registry: Registry, deps: { auth: { mode: AuthMode } 
       operationId: 'getIdentity',
       summary: "Who this request's credential is, and the server's auth mode.",
       tag: 'auth',
-      responses: { 200: { description: "The caller's identity.", schema: IdentityView } },
+      responses: { 200: { description: "The caller's identity.", schema: Auth.IdentityView } },
     },
     (c) => {
       const { subject, role, author } = c.get('identity');
-      return c.json({ subject, role, author, mode: deps.auth.mode } satisfies IdentityView);
+      return c.json({ subject, role, author, mode: deps.auth.mode } satisfies Auth.IdentityView);
     },
   );
 }

@@ -1,17 +1,4 @@
-import {
-  applyCatalog,
-  BaselineView,
-  type CatalogDeps,
-  CatalogManifest,
-  ComponentView,
-  ErrorCode,
-  listBaselines,
-  listComponents,
-  listProjects,
-  ProjectView,
-  pageSchema,
-  validateCatalog,
-} from '@svc/core';
+import { Catalog, ErrorCode, pageSchema } from '@svc/core';
 import * as v from 'valibot';
 import type { Registry } from '../registry.ts';
 import { pageQuery, readJson } from '../request.ts';
@@ -33,7 +20,7 @@ const ApplyView = v.object({
   ),
 });
 
-export function catalogRoutes(registry: Registry, deps: CatalogDeps): void {
+export function catalogRoutes(registry: Registry, deps: Catalog.CatalogDeps): void {
   registry.add(
     {
       method: 'post',
@@ -41,11 +28,11 @@ export function catalogRoutes(registry: Registry, deps: CatalogDeps): void {
       operationId: 'validateCatalog',
       summary: 'Dry-run validation of a catalog manifest; changes nothing.',
       tag,
-      body: CatalogManifest,
+      body: Catalog.CatalogManifest,
       responses: { 200: { description: 'Every problem, by path.', schema: ValidationView } },
       errors: [ErrorCode.MalformedJson, ErrorCode.UnsupportedMediaType, ErrorCode.PayloadTooLarge],
     },
-    async (c) => c.json(validateCatalog(await readJson(c))),
+    async (c) => c.json(Catalog.validate(await readJson(c))),
   );
 
   registry.add(
@@ -55,7 +42,7 @@ export function catalogRoutes(registry: Registry, deps: CatalogDeps): void {
       operationId: 'applyCatalog',
       summary: 'Register projects, components and baselines atomically; re-applying is a no-op.',
       tag,
-      body: CatalogManifest,
+      body: Catalog.CatalogManifest,
       responses: {
         200: { description: 'What changed; each project with its version and revisions.', schema: ApplyView },
       },
@@ -67,7 +54,7 @@ export function catalogRoutes(registry: Registry, deps: CatalogDeps): void {
         ErrorCode.PayloadTooLarge,
       ],
     },
-    async (c) => c.json(await applyCatalog(deps, await readJson(c))),
+    async (c) => c.json(await Catalog.apply(deps, await readJson(c))),
   );
 
   registry.add(
@@ -78,10 +65,10 @@ export function catalogRoutes(registry: Registry, deps: CatalogDeps): void {
       summary: 'Registered projects.',
       tag,
       query: pageParams,
-      responses: { 200: { description: 'A page of projects.', schema: pageSchema(ProjectView) } },
+      responses: { 200: { description: 'A page of projects.', schema: pageSchema(Catalog.ProjectView) } },
       errors: [ErrorCode.InvalidQuery],
     },
-    async (c) => c.json(await listProjects(deps, pageQuery(c))),
+    async (c) => c.json(await Catalog.listProjects(deps, pageQuery(c))),
   );
 
   registry.add(
@@ -92,10 +79,10 @@ export function catalogRoutes(registry: Registry, deps: CatalogDeps): void {
       summary: 'Approved component profiles with their revisions.',
       tag,
       query: pageParams,
-      responses: { 200: { description: 'A page of components.', schema: pageSchema(ComponentView) } },
+      responses: { 200: { description: 'A page of components.', schema: pageSchema(Catalog.ComponentView) } },
       errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
     },
-    async (c) => c.json(await listComponents(deps, projectName(c), pageQuery(c))),
+    async (c) => c.json(await Catalog.listComponents(deps, projectName(c), pageQuery(c))),
   );
 
   registry.add(
@@ -106,9 +93,9 @@ export function catalogRoutes(registry: Registry, deps: CatalogDeps): void {
       summary: 'Registered baselines with their revisions.',
       tag,
       query: pageParams,
-      responses: { 200: { description: 'A page of baselines.', schema: pageSchema(BaselineView) } },
+      responses: { 200: { description: 'A page of baselines.', schema: pageSchema(Catalog.BaselineView) } },
       errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
     },
-    async (c) => c.json(await listBaselines(deps, projectName(c), pageQuery(c))),
+    async (c) => c.json(await Catalog.listBaselines(deps, projectName(c), pageQuery(c))),
   );
 }

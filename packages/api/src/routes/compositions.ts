@@ -1,24 +1,4 @@
-import {
-  type CompositionDeps,
-  CompositionEndpointsView,
-  CompositionList,
-  CompositionStatusView,
-  CompositionView,
-  CreateCompositionBody,
-  createComposition,
-  destroyComposition,
-  ErrorCode,
-  EventList,
-  getComposition,
-  getCompositionEndpoints,
-  getCompositionStatus,
-  listCompositions,
-  listEvents,
-  PlanView,
-  planComposition,
-  UpdateCompositionBody,
-  updateComposition,
-} from '@svc/core';
+import { Compositions, ErrorCode } from '@svc/core';
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
 import type { QueryParam, Registry } from '../registry.ts';
@@ -33,7 +13,7 @@ const idempotencyHeader: QueryParam = {
 };
 const missing = [ErrorCode.NotFound];
 
-export function compositionRoutes(registry: Registry, deps: CompositionDeps): void {
+export function compositionRoutes(registry: Registry, deps: Compositions.CompositionDeps): void {
   registry.add(
     {
       method: 'post',
@@ -41,10 +21,13 @@ export function compositionRoutes(registry: Registry, deps: CompositionDeps): vo
       operationId: 'createComposition',
       summary: 'Create a composition (asynchronous).',
       tag,
-      body: CreateCompositionBody,
+      body: Compositions.CreateCompositionBody,
       headers: [idempotencyHeader],
       responses: {
-        202: { description: 'Accepted; Location points at the composition.', schema: CompositionView },
+        202: {
+          description: 'Accepted; Location points at the composition.',
+          schema: Compositions.CompositionView,
+        },
       },
       errors: [
         ErrorCode.MalformedJson,
@@ -59,7 +42,7 @@ export function compositionRoutes(registry: Registry, deps: CompositionDeps): vo
       ],
     },
     async (c) => {
-      const result = await createComposition(
+      const result = await Compositions.create(
         deps,
         c.get('identity'),
         await readJson(c),
@@ -82,10 +65,10 @@ export function compositionRoutes(registry: Registry, deps: CompositionDeps): vo
         { name: 'project', description: 'Only this project.', schema: { type: 'string' } },
         ...pageParams,
       ],
-      responses: { 200: { description: 'A page of compositions.', schema: CompositionList } },
+      responses: { 200: { description: 'A page of compositions.', schema: Compositions.CompositionList } },
       errors: [ErrorCode.InvalidQuery],
     },
-    async (c) => c.json(await listCompositions(deps, { project: nameQuery(c, 'project') }, pageQuery(c))),
+    async (c) => c.json(await Compositions.list(deps, { project: nameQuery(c, 'project') }, pageQuery(c))),
   );
 
   registry.add(
@@ -95,8 +78,10 @@ export function compositionRoutes(registry: Registry, deps: CompositionDeps): vo
       operationId: 'planComposition',
       summary: 'Plan a create without doing it: read-only, reserves nothing.',
       tag,
-      body: CreateCompositionBody,
-      responses: { 200: { description: 'The plan; blockers are data, not errors.', schema: PlanView } },
+      body: Compositions.CreateCompositionBody,
+      responses: {
+        200: { description: 'The plan; blockers are data, not errors.', schema: Compositions.PlanView },
+      },
       errors: [
         ErrorCode.MalformedJson,
         ErrorCode.ValidationFailed,
@@ -104,7 +89,7 @@ export function compositionRoutes(registry: Registry, deps: CompositionDeps): vo
         ErrorCode.PayloadTooLarge,
       ],
     },
-    async (c) => c.json(await planComposition(deps, await readJson(c))),
+    async (c) => c.json(await Compositions.plan(deps, await readJson(c))),
   );
 
   const byId = (
@@ -131,22 +116,22 @@ export function compositionRoutes(registry: Registry, deps: CompositionDeps): vo
     '/v1/compositions/{id}',
     'getComposition',
     'Full desired and observed state.',
-    CompositionView,
-    (_c, id) => getComposition(deps, id),
+    Compositions.CompositionView,
+    (_c, id) => Compositions.get(deps, id),
   );
   byId(
     '/v1/compositions/{id}/status',
     'getCompositionStatus',
     'Phase and latest operation.',
-    CompositionStatusView,
-    (_c, id) => getCompositionStatus(deps, id),
+    Compositions.CompositionStatusView,
+    (_c, id) => Compositions.getStatus(deps, id),
   );
   byId(
     '/v1/compositions/{id}/endpoints',
     'getCompositionEndpoints',
     'Preview URLs and routing readiness.',
-    CompositionEndpointsView,
-    (_c, id) => getCompositionEndpoints(deps, id),
+    Compositions.CompositionEndpointsView,
+    (_c, id) => Compositions.getEndpoints(deps, id),
   );
 
   registry.add(
@@ -157,10 +142,10 @@ export function compositionRoutes(registry: Registry, deps: CompositionDeps): vo
       summary: 'Durable audit events, newest first.',
       tag,
       query: pageParams,
-      responses: { 200: { description: 'A page of events.', schema: EventList } },
+      responses: { 200: { description: 'A page of events.', schema: Compositions.EventList } },
       errors: [...missing, ErrorCode.InvalidQuery],
     },
-    async (c) => c.json(await listEvents(deps, compositionId(c), pageQuery(c))),
+    async (c) => c.json(await Compositions.listEvents(deps, compositionId(c), pageQuery(c))),
   );
 
   registry.add(
@@ -170,8 +155,10 @@ export function compositionRoutes(registry: Registry, deps: CompositionDeps): vo
       operationId: 'updateComposition',
       summary: 'Roll out a new complete override set (asynchronous).',
       tag,
-      body: UpdateCompositionBody,
-      responses: { 202: { description: 'Accepted; the rollout follows.', schema: CompositionView } },
+      body: Compositions.UpdateCompositionBody,
+      responses: {
+        202: { description: 'Accepted; the rollout follows.', schema: Compositions.CompositionView },
+      },
       errors: [
         ...missing,
         ErrorCode.MalformedJson,
@@ -188,7 +175,7 @@ export function compositionRoutes(registry: Registry, deps: CompositionDeps): vo
       ],
     },
     async (c) => {
-      const result = await updateComposition(deps, c.get('identity'), compositionId(c), await readJson(c));
+      const result = await Compositions.update(deps, c.get('identity'), compositionId(c), await readJson(c));
       return c.json(result.body, 202);
     },
   );
@@ -200,12 +187,12 @@ export function compositionRoutes(registry: Registry, deps: CompositionDeps): vo
       operationId: 'destroyComposition',
       summary: 'Destroy (asynchronous); accepted in every phase, supersedes any operation in flight.',
       tag,
-      responses: { 202: { description: 'Accepted; cleanup follows.', schema: CompositionView } },
+      responses: { 202: { description: 'Accepted; cleanup follows.', schema: Compositions.CompositionView } },
       errors: missing,
     },
     async (c) => {
       const identity = c.get('identity');
-      const result = await destroyComposition(
+      const result = await Compositions.destroy(
         deps,
         { kind: 'user', subject: identity.subject },
         compositionId(c),

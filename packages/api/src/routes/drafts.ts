@@ -1,12 +1,4 @@
-import {
-  DraftBody,
-  type DraftDeps,
-  DraftView,
-  discardDraft,
-  ErrorCode,
-  getDraft,
-  saveDraft,
-} from '@svc/core';
+import { Drafts, ErrorCode } from '@svc/core';
 import type { Registry } from '../registry.ts';
 import { integerQuery, invalidQuery, readJson } from '../request.ts';
 import { projectName } from './params.ts';
@@ -15,7 +7,7 @@ const tag = 'drafts';
 const path = '/v1/projects/{project}/onboarding-draft';
 
 /** Onboarding drafts (spec 2.6, 4.1 rule 4): the caller's own draft of a project, guarded by revision. */
-export function draftRoutes(registry: Registry, deps: DraftDeps): void {
+export function draftRoutes(registry: Registry, deps: Drafts.DraftDeps): void {
   registry.add(
     {
       method: 'get',
@@ -23,10 +15,10 @@ export function draftRoutes(registry: Registry, deps: DraftDeps): void {
       operationId: 'getOnboardingDraft',
       summary: "Resume the caller's onboarding draft of a project.",
       tag,
-      responses: { 200: { description: 'The draft.', schema: DraftView } },
+      responses: { 200: { description: 'The draft.', schema: Drafts.DraftView } },
       errors: [ErrorCode.NotFound],
     },
-    async (c) => c.json(await getDraft(deps, c.get('identity'), projectName(c))),
+    async (c) => c.json(await Drafts.get(deps, c.get('identity'), projectName(c))),
   );
 
   registry.add(
@@ -37,8 +29,8 @@ export function draftRoutes(registry: Registry, deps: DraftDeps): void {
       summary:
         'Save the draft at its current revision (0 creates); never environment values, ConfigMap values, credentials or messaging configuration.',
       tag,
-      body: DraftBody,
-      responses: { 200: { description: 'The stored draft at its next revision.', schema: DraftView } },
+      body: Drafts.DraftBody,
+      responses: { 200: { description: 'The stored draft at its next revision.', schema: Drafts.DraftView } },
       errors: [
         ErrorCode.MalformedJson,
         ErrorCode.ValidationFailed,
@@ -49,7 +41,7 @@ export function draftRoutes(registry: Registry, deps: DraftDeps): void {
         ErrorCode.PayloadTooLarge,
       ],
     },
-    async (c) => c.json(await saveDraft(deps, c.get('identity'), projectName(c), await readJson(c))),
+    async (c) => c.json(await Drafts.save(deps, c.get('identity'), projectName(c), await readJson(c))),
   );
 
   registry.add(
@@ -73,7 +65,7 @@ export function draftRoutes(registry: Registry, deps: DraftDeps): void {
       const project = projectName(c);
       const revision = integerQuery(c, 'revision', { min: 0, max: 2 ** 31 - 1 });
       if (revision === undefined) throw invalidQuery('revision', 'is required: the revision you last read');
-      await discardDraft(deps, c.get('identity'), project, revision);
+      await Drafts.discard(deps, c.get('identity'), project, revision);
       return c.body(null, 204);
     },
   );

@@ -1,21 +1,4 @@
-import {
-  BindFrontendBody,
-  type BindingRef,
-  bindFrontend,
-  CheckView,
-  ErrorCode,
-  FrontendBindingView,
-  FrontendCheckBody,
-  type FrontendDeps,
-  FrontendResolutionView,
-  frontendRevisionPattern,
-  maxResolveWaitSeconds,
-  ProblemError,
-  PublishFrontendBody,
-  publishFrontend,
-  recordFrontendCheck,
-  resolveFrontend,
-} from '@svc/core';
+import { ErrorCode, Frontends, ProblemError, Verification } from '@svc/core';
 import type { Context } from 'hono';
 import type { Registry } from '../registry.ts';
 import { integerQuery, readJson } from '../request.ts';
@@ -23,13 +6,22 @@ import { pathName, projectName } from './params.ts';
 
 const tag = 'frontends';
 const base = '/v1/projects/{project}/frontends/{frontend}/revisions/{revision}';
+/** A write against an existing binding: publishing it, recording a check on it. */
+const bindingWriteErrors = [
+  ErrorCode.NotFound,
+  ErrorCode.MalformedJson,
+  ErrorCode.ValidationFailed,
+  ErrorCode.VersionMismatch,
+  ErrorCode.UnsupportedMediaType,
+  ErrorCode.PayloadTooLarge,
+];
 
 /** The binding a path names; a frontend or revision that cannot exist is simply not found. */
-function bindingRef(c: Context): BindingRef {
+function bindingRef(c: Context): Frontends.BindingRef {
   const project = projectName(c);
   const frontend = pathName(c, 'frontend', 'frontend');
   const revision = c.req.param('revision') ?? '';
-  if (!frontendRevisionPattern.test(revision)) {
+  if (!Frontends.frontendRevisionPattern.test(revision)) {
     throw new ProblemError(
       ErrorCode.NotFound,
       `revision "${revision}" not found: revisions are full lowercase hex commit SHAs`,
@@ -38,7 +30,7 @@ function bindingRef(c: Context): BindingRef {
   return { project, frontend, revision };
 }
 
-export function frontendRoutes(registry: Registry, deps: FrontendDeps): void {
+export function frontendRoutes(registry: Registry, deps: Frontends.FrontendDeps): void {
   registry.add(
     {
       method: 'put',
@@ -47,10 +39,13 @@ export function frontendRoutes(registry: Registry, deps: FrontendDeps): void {
       summary:
         'Bind a static frontend revision to a composition of the project; rebinding to another composition gives the next version.',
       tag,
-      body: BindFrontendBody,
+      body: Frontends.BindFrontendBody,
       responses: {
-        201: { description: 'Bound.', schema: FrontendBindingView },
-        200: { description: 'Rebound, or already bound to that composition.', schema: FrontendBindingView },
+        201: { description: 'Bound.', schema: Frontends.FrontendBindingView },
+        200: {
+          description: 'Rebound, or already bound to that composition.',
+          schema: Frontends.FrontendBindingView,
+        },
       },
       errors: [
         ErrorCode.NotFound,
@@ -63,7 +58,7 @@ export function frontendRoutes(registry: Registry, deps: FrontendDeps): void {
       ],
     },
     async (c) => {
-      const { created, binding } = await bindFrontend(
+      const { created, binding } = await Frontends.bind(
         deps,
         c.get('identity'),
         bindingRef(c),
@@ -84,22 +79,22 @@ export function frontendRoutes(registry: Registry, deps: FrontendDeps): void {
       query: [
         {
           name: 'wait_seconds',
-          description: `Wait this long for the composition to be ready, failed or ended (default 0, max ${maxResolveWaitSeconds}).`,
-          schema: { type: 'integer', minimum: 0, maximum: maxResolveWaitSeconds },
+          description: `Wait this long for the composition to be ready, failed or ended (default 0, max ${Frontends.maxResolveWaitSeconds}).`,
+          schema: { type: 'integer', minimum: 0, maximum: Frontends.maxResolveWaitSeconds },
         },
       ],
       responses: {
         200: {
           description: 'The binding, its composition and the outcome: ready, pending, failed or ended.',
-          schema: FrontendResolutionView,
+          schema: Frontends.FrontendResolutionView,
         },
       },
       errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
     },
     async (c) => {
       const ref = bindingRef(c);
-      const wait = integerQuery(c, 'wait_seconds', { min: 0, max: maxResolveWaitSeconds }) ?? 0;
-      return c.json(await resolveFrontend(deps, ref, wait));
+      const wait = integerQuery(c, 'wait_seconds', { min: 0, max: Frontends.maxResolveWaitSeconds }) ?? 0;
+      return c.json(await Frontends.resolve(deps, ref, wait));
     },
   );
 
@@ -110,18 +105,13 @@ export function frontendRoutes(registry: Registry, deps: FrontendDeps): void {
       operationId: 'publishFrontend',
       summary: 'Record where the frontend revision is published, if expected_version is current.',
       tag,
-      body: PublishFrontendBody,
-      responses: { 200: { description: 'The binding at its next version.', schema: FrontendBindingView } },
-      errors: [
-        ErrorCode.NotFound,
-        ErrorCode.MalformedJson,
-        ErrorCode.ValidationFailed,
-        ErrorCode.VersionMismatch,
-        ErrorCode.UnsupportedMediaType,
-        ErrorCode.PayloadTooLarge,
-      ],
+      body: Frontends.PublishFrontendBody,
+      responses: {
+        200: { description: 'The binding at its next version.', schema: Frontends.FrontendBindingView },
+      },
+      errors: bindingWriteErrors,
     },
-    async (c) => c.json(await publishFrontend(deps, c.get('identity'), bindingRef(c), await readJson(c))),
+    async (c) => c.json(await Frontends.publish(deps, c.get('identity'), bindingRef(c), await readJson(c))),
   );
 
   registry.add(
@@ -132,19 +122,15 @@ export function frontendRoutes(registry: Registry, deps: FrontendDeps): void {
       summary:
         "Record a frontend check result against a generation of the bound composition; it joins that composition's verification list.",
       tag,
-      body: FrontendCheckBody,
+      body: Frontends.FrontendCheckBody,
       responses: {
-        201: { description: 'The check as the verification list shows it now.', schema: CheckView },
+        201: {
+          description: 'The check as the verification list shows it now.',
+          schema: Verification.CheckView,
+        },
       },
-      errors: [
-        ErrorCode.NotFound,
-        ErrorCode.MalformedJson,
-        ErrorCode.ValidationFailed,
-        ErrorCode.VersionMismatch,
-        ErrorCode.UnsupportedMediaType,
-        ErrorCode.PayloadTooLarge,
-      ],
+      errors: bindingWriteErrors,
     },
-    async (c) => c.json(await recordFrontendCheck(deps, bindingRef(c), await readJson(c)), 201),
+    async (c) => c.json(await Frontends.recordCheck(deps, bindingRef(c), await readJson(c)), 201),
   );
 }

@@ -1,16 +1,4 @@
-import {
-  CheckList,
-  componentLogs,
-  DiagnosisView,
-  diagnose,
-  ErrorCode,
-  type InsightDeps,
-  LogSnapshot,
-  listVerification,
-  logLimits,
-  ObservabilityView,
-  observability,
-} from '@svc/core';
+import { ErrorCode, Insight, Verification } from '@svc/core';
 import type { Context } from 'hono';
 import type { Registry } from '../registry.ts';
 import { integerQuery, invalidQuery, pageQuery } from '../request.ts';
@@ -27,7 +15,7 @@ function booleanQuery(c: Context, name: string): boolean {
 
 const componentName = (c: Context) => pathName(c, 'component', 'component');
 
-export function insightRoutes(registry: Registry, deps: InsightDeps): void {
+export function insightRoutes(registry: Registry, deps: Insight.InsightDeps): void {
   registry.add(
     {
       method: 'get',
@@ -59,21 +47,24 @@ export function insightRoutes(registry: Registry, deps: InsightDeps): void {
         },
       ],
       responses: {
-        200: { description: 'The snapshot; partial and truncated say what is missing.', schema: LogSnapshot },
+        200: {
+          description: 'The snapshot; partial and truncated say what is missing.',
+          schema: Insight.LogSnapshot,
+        },
       },
       errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
     },
     async (c) =>
       c.json(
-        await componentLogs(deps, compositionId(c), componentName(c), {
+        await Insight.componentLogs(deps, compositionId(c), componentName(c), {
           tail_lines:
-            integerQuery(c, 'tail_lines', { min: 1, max: logLimits.tailLines.max }) ??
-            logLimits.tailLines.default,
+            integerQuery(c, 'tail_lines', { min: 1, max: Insight.logLimits.tailLines.max }) ??
+            Insight.logLimits.tailLines.default,
           since_seconds:
-            integerQuery(c, 'since_seconds', { min: 1, max: logLimits.sinceSeconds.max }) ?? null,
+            integerQuery(c, 'since_seconds', { min: 1, max: Insight.logLimits.sinceSeconds.max }) ?? null,
           max_bytes:
-            integerQuery(c, 'max_bytes', { min: 1, max: logLimits.maxBytes.max }) ??
-            logLimits.maxBytes.default,
+            integerQuery(c, 'max_bytes', { min: 1, max: Insight.logLimits.maxBytes.max }) ??
+            Insight.logLimits.maxBytes.default,
           previous: booleanQuery(c, 'previous'),
         }),
       ),
@@ -87,10 +78,10 @@ export function insightRoutes(registry: Registry, deps: InsightDeps): void {
       summary:
         'State, recorded blockers, notes, verification freshness and cleanup state; unknown is said, never guessed.',
       tag,
-      responses: { 200: { description: 'The diagnosis.', schema: DiagnosisView } },
+      responses: { 200: { description: 'The diagnosis.', schema: Insight.DiagnosisView } },
       errors: [ErrorCode.NotFound],
     },
-    async (c) => c.json(await diagnose(deps, compositionId(c))),
+    async (c) => c.json(await Insight.diagnose(deps, compositionId(c))),
   );
 
   registry.add(
@@ -101,10 +92,10 @@ export function insightRoutes(registry: Registry, deps: InsightDeps): void {
       summary: 'Retained checks, newest first, each with its freshness derived now.',
       tag,
       query: pageParams,
-      responses: { 200: { description: 'A page of checks.', schema: CheckList } },
+      responses: { 200: { description: 'A page of checks.', schema: Verification.CheckList } },
       errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
     },
-    async (c) => c.json(await listVerification(deps, compositionId(c), pageQuery(c))),
+    async (c) => c.json(await Insight.listVerification(deps, compositionId(c), pageQuery(c))),
   );
 
   registry.add(
@@ -114,9 +105,9 @@ export function insightRoutes(registry: Registry, deps: InsightDeps): void {
       operationId: 'getObservability',
       summary: "The baseline's observability link templates resolved for this composition.",
       tag,
-      responses: { 200: { description: 'Resolved links.', schema: ObservabilityView } },
+      responses: { 200: { description: 'Resolved links.', schema: Insight.ObservabilityView } },
       errors: [ErrorCode.NotFound],
     },
-    async (c) => c.json(await observability(deps, compositionId(c))),
+    async (c) => c.json(await Insight.observability(deps, compositionId(c))),
   );
 }

@@ -1,16 +1,8 @@
-import {
-  checkInstallation,
-  ErrorCode,
-  type InstallationDeps,
-  InstallationReport,
-  InstallationSpec,
-  ProblemError,
-  Role,
-} from '@svc/core';
+import { Auth, ErrorCode, Installation, ProblemError } from '@svc/core';
 import type { Registry } from '../registry.ts';
 import { readJson } from '../request.ts';
 
-export function installationRoutes(registry: Registry, deps: InstallationDeps): void {
+export function installationRoutes(registry: Registry, deps: Installation.InstallationDeps): void {
   registry.add(
     {
       method: 'post',
@@ -19,12 +11,12 @@ export function installationRoutes(registry: Registry, deps: InstallationDeps): 
       summary:
         "Read-only preflight of the server's cluster for the baselines an installation specification names (Admin only). Failed checks are still a 200; see status.",
       tag: 'installation',
-      body: InstallationSpec,
+      body: Installation.InstallationSpec,
       responses: {
         200: {
           description:
             'Every check with its evidence; status is failed if any check failed, else incomplete if any is unknown, else passed.',
-          schema: InstallationReport,
+          schema: Installation.InstallationReport,
         },
       },
       errors: [
@@ -37,10 +29,10 @@ export function installationRoutes(registry: Registry, deps: InstallationDeps): 
       ],
     },
     async (c) => {
-      if (c.get('identity').role !== Role.Admin) {
+      if (c.get('identity').role !== Auth.Role.Admin) {
         throw new ProblemError(ErrorCode.Forbidden, 'Only an Admin can check the installation.');
       }
-      return c.json(await checkInstallation(deps, await readJson(c)));
+      return c.json(await Installation.check(deps, await readJson(c)));
     },
   );
 }

@@ -1,14 +1,4 @@
-import {
-  type BuildDeps,
-  BuildList,
-  BuildView,
-  ErrorCode,
-  PublishBuildBody,
-  publishBuild,
-  requireProject,
-  resolveSource,
-  SourceResolutionView,
-} from '@svc/core';
+import { Builds, Catalog, ErrorCode } from '@svc/core';
 import type { Registry } from '../registry.ts';
 import { invalidQuery, nameQuery, pageQuery, readJson } from '../request.ts';
 import { pageParams, projectName } from './params.ts';
@@ -16,7 +6,7 @@ import { pageParams, projectName } from './params.ts';
 const tag = 'sources';
 
 /** Published builds and the resolution of a source ref to one of them. */
-export function sourceRoutes(registry: Registry, deps: BuildDeps): void {
+export function sourceRoutes(registry: Registry, deps: Builds.BuildDeps): void {
   registry.add(
     {
       method: 'post',
@@ -24,12 +14,12 @@ export function sourceRoutes(registry: Registry, deps: BuildDeps): void {
       operationId: 'publishBuild',
       summary: 'Publish a CI build: which digest-pinned image a commit produced. Idempotent.',
       tag,
-      body: PublishBuildBody,
+      body: Builds.PublishBuildBody,
       responses: {
-        201: { description: 'Published.', schema: BuildView },
+        201: { description: 'Published.', schema: Builds.BuildView },
         200: {
           description: 'Already published (same component, repository, commit and digest).',
-          schema: BuildView,
+          schema: Builds.BuildView,
         },
       },
       errors: [
@@ -40,7 +30,7 @@ export function sourceRoutes(registry: Registry, deps: BuildDeps): void {
       ],
     },
     async (c) => {
-      const { created, build } = await publishBuild(
+      const { created, build } = await Builds.publish(
         deps,
         c.get('identity'),
         projectName(c),
@@ -63,11 +53,11 @@ export function sourceRoutes(registry: Registry, deps: BuildDeps): void {
         { name: 'commit_sha', description: 'Only this commit.', schema: { type: 'string' } },
         ...pageParams,
       ],
-      responses: { 200: { description: 'A page of builds.', schema: BuildList } },
+      responses: { 200: { description: 'A page of builds.', schema: Builds.BuildList } },
       errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
     },
     async (c) => {
-      const project = await requireProject(deps, projectName(c));
+      const project = await Catalog.requireProject(deps, projectName(c));
       const repository = c.req.query('repository') ?? null;
       if (repository !== null && !/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/.test(repository)) {
         throw invalidQuery('repository', 'must be owner/name');
@@ -98,10 +88,10 @@ export function sourceRoutes(registry: Registry, deps: BuildDeps): void {
         },
       ],
       responses: {
-        200: { description: 'The commit and its published build.', schema: SourceResolutionView },
+        200: { description: 'The commit and its published build.', schema: Builds.SourceResolutionView },
       },
       errors: [ErrorCode.InvalidQuery, ErrorCode.NotFound, ErrorCode.UnknownReference],
     },
-    async (c) => c.json(await resolveSource(deps, projectName(c), c.req.query())),
+    async (c) => c.json(await Builds.resolveSource(deps, projectName(c), c.req.query())),
   );
 }

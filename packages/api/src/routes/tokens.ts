@@ -1,18 +1,8 @@
-import {
-  addSeconds,
-  type Clock,
-  ErrorCode,
-  IssuedToken,
-  IssueTokenBody,
-  ProblemError,
-  parseOrThrow,
-  Role,
-  type TokenStore,
-} from '@svc/core';
+import { Auth, addSeconds, type Clock, ErrorCode, ProblemError, parseOrThrow } from '@svc/core';
 import type { Registry } from '../registry.ts';
 import { readJson } from '../request.ts';
 
-export function tokenRoutes(registry: Registry, deps: { tokens: TokenStore; clock: Clock }): void {
+export function tokenRoutes(registry: Registry, deps: { tokens: Auth.TokenStore; clock: Clock }): void {
   registry.add(
     {
       method: 'post',
@@ -20,17 +10,17 @@ export function tokenRoutes(registry: Registry, deps: { tokens: TokenStore; cloc
       operationId: 'issueToken',
       summary: 'Issue a machine token (Admin only). The token is shown once and stored hashed.',
       tag: 'auth',
-      body: IssueTokenBody,
+      body: Auth.IssueTokenBody,
       responses: {
-        201: { description: 'The new token; keep it, it cannot be read again.', schema: IssuedToken },
+        201: { description: 'The new token; keep it, it cannot be read again.', schema: Auth.IssuedToken },
       },
       errors: [ErrorCode.Forbidden, ErrorCode.MalformedJson, ErrorCode.ValidationFailed],
     },
     async (c) => {
-      if (c.get('identity').role !== Role.Admin) {
+      if (c.get('identity').role !== Auth.Role.Admin) {
         throw new ProblemError(ErrorCode.Forbidden, 'Only an Admin can issue tokens.');
       }
-      const body = parseOrThrow(IssueTokenBody, await readJson(c));
+      const body = parseOrThrow(Auth.IssueTokenBody, await readJson(c));
       const now = deps.clock.now();
       const expiresAt = body.expires_in_days
         ? addSeconds(now, body.expires_in_days * 86400).toISOString()

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decide, type Grant, Permission, permissionNames, readableProjects, roleOn } from './access.ts';
+import {
+  decide,
+  type Grant,
+  GrantRole,
+  Permission,
+  permissionNames,
+  permissionRule,
+  readableProjects,
+  roleOn,
+} from './access.ts';
 
 const grant = (role: Grant['role'], project: string, repository: string | null = null): Grant => ({
   role,
@@ -42,6 +51,17 @@ describe('decide', () => {
     expect(
       decide([grant('publisher', 'a')], Permission['frontend:check'], { project: 'a', repository: null }),
     ).toBe('allowed');
+  });
+
+  it('lets a publisher grant through exactly the project permissions whose rule admits publishers', () => {
+    const ci = [grant(GrantRole.Publisher, 'a')];
+    for (const permission of permissionNames) {
+      const rule = permissionRule(permission);
+      if (rule.scope !== 'project') continue;
+      expect(decide(ci, permission, { project: 'a', repository: 'org/x' })).toBe(
+        rule.publisher ? 'allowed' : 'forbidden',
+      );
+    }
   });
 
   it('keeps installation permissions to grants on *', () => {

@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 
-export const Role = {
+export const GrantRole = {
   Viewer: 'viewer',
   Developer: 'developer',
   Maintainer: 'maintainer',
@@ -14,16 +14,16 @@ export const Role = {
   /** CI: publishes builds and posts frontend checks for one project (and repository), nothing else. */
   Publisher: 'publisher',
 } as const;
-export type Role = (typeof Role)[keyof typeof Role];
+export type GrantRole = (typeof GrantRole)[keyof typeof GrantRole];
 
 /** The ordered roles; `publisher` stands outside the order. */
-export type RankedRole = Exclude<Role, typeof Role.Publisher>;
+export type RankedRole = Exclude<GrantRole, typeof GrantRole.Publisher>;
 const rank: Record<RankedRole, number> = { viewer: 1, developer: 2, maintainer: 3, admin: 4 };
 
 export const anyProject = '*';
 
 export const Grant = v.strictObject({
-  role: v.enum(Role),
+  role: v.enum(GrantRole),
   /** A project name, or `*` for every project (and the installation itself). */
   project: v.pipe(v.string(), v.regex(/^(\*|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)$/, 'a project name or *')),
   /** Publisher grants only: the one repository (`owner/name`) it may publish for; null for any. */
@@ -40,27 +40,27 @@ export type Grant = v.InferOutput<typeof Grant>;
  * grant through as well.
  */
 const permissions = {
-  'composition:read': { scope: 'project', role: Role.Viewer, publisher: false },
-  'composition:write': { scope: 'project', role: Role.Developer, publisher: false },
-  'catalog:read': { scope: 'project', role: Role.Viewer, publisher: false },
-  'catalog:apply': { scope: 'project', role: Role.Maintainer, publisher: false },
-  'draft:write': { scope: 'project', role: Role.Developer, publisher: false },
-  'build:read': { scope: 'project', role: Role.Viewer, publisher: false },
-  'build:publish': { scope: 'project', role: Role.Maintainer, publisher: true },
-  'frontend:read': { scope: 'project', role: Role.Viewer, publisher: false },
-  'frontend:bind': { scope: 'project', role: Role.Developer, publisher: false },
-  'frontend:publish': { scope: 'project', role: Role.Maintainer, publisher: true },
-  'frontend:check': { scope: 'project', role: Role.Developer, publisher: true },
-  'verification:record': { scope: 'project', role: Role.Developer, publisher: true },
-  'policy:read': { scope: 'project', role: Role.Viewer, publisher: false },
-  'policy:write': { scope: 'project', role: Role.Maintainer, publisher: false },
-  'preview:read': { scope: 'project', role: Role.Viewer, publisher: false },
-  'preview:control': { scope: 'project', role: Role.Developer, publisher: false },
-  'forge:read': { scope: 'installation', role: Role.Viewer, publisher: false },
-  'forge:admin': { scope: 'installation', role: Role.Admin, publisher: false },
-  'token:manage': { scope: 'installation', role: Role.Admin, publisher: false },
-  'user:manage': { scope: 'installation', role: Role.Admin, publisher: false },
-  'installation:check': { scope: 'installation', role: Role.Admin, publisher: false },
+  'composition:read': { scope: 'project', role: GrantRole.Viewer, publisher: false },
+  'composition:write': { scope: 'project', role: GrantRole.Developer, publisher: false },
+  'catalog:read': { scope: 'project', role: GrantRole.Viewer, publisher: false },
+  'catalog:apply': { scope: 'project', role: GrantRole.Maintainer, publisher: false },
+  'draft:write': { scope: 'project', role: GrantRole.Developer, publisher: false },
+  'build:read': { scope: 'project', role: GrantRole.Viewer, publisher: false },
+  'build:publish': { scope: 'project', role: GrantRole.Maintainer, publisher: true },
+  'frontend:read': { scope: 'project', role: GrantRole.Viewer, publisher: false },
+  'frontend:bind': { scope: 'project', role: GrantRole.Developer, publisher: false },
+  'frontend:publish': { scope: 'project', role: GrantRole.Maintainer, publisher: true },
+  'frontend:check': { scope: 'project', role: GrantRole.Developer, publisher: true },
+  'verification:record': { scope: 'project', role: GrantRole.Developer, publisher: true },
+  'policy:read': { scope: 'project', role: GrantRole.Viewer, publisher: false },
+  'policy:write': { scope: 'project', role: GrantRole.Maintainer, publisher: false },
+  'preview:read': { scope: 'project', role: GrantRole.Viewer, publisher: false },
+  'preview:control': { scope: 'project', role: GrantRole.Developer, publisher: false },
+  'forge:read': { scope: 'installation', role: GrantRole.Viewer, publisher: false },
+  'forge:admin': { scope: 'installation', role: GrantRole.Admin, publisher: false },
+  'token:manage': { scope: 'installation', role: GrantRole.Admin, publisher: false },
+  'user:manage': { scope: 'installation', role: GrantRole.Admin, publisher: false },
+  'installation:check': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   /** Any authenticated caller: its own identity, its own credentials. */
   self: { scope: 'none', role: null, publisher: false },
 } as const satisfies Record<
@@ -99,20 +99,20 @@ const covers = (grant: Grant, project: string) => grant.project === anyProject |
 export function roleOn(grants: readonly Grant[], project: string): RankedRole | null {
   let best: RankedRole | null = null;
   for (const grant of grants) {
-    if (grant.role === Role.Publisher || !covers(grant, project)) continue;
+    if (grant.role === GrantRole.Publisher || !covers(grant, project)) continue;
     if (best === null || rank[grant.role] > rank[best]) best = grant.role;
   }
   return best;
 }
 
-export function atLeast(role: RankedRole | null, minimum: RankedRole): boolean {
+function atLeast(role: RankedRole | null, minimum: RankedRole): boolean {
   return role !== null && rank[role] >= rank[minimum];
 }
 
 function publisherMatches(grants: readonly Grant[], target: Target): boolean {
   return grants.some(
     (grant) =>
-      grant.role === Role.Publisher &&
+      grant.role === GrantRole.Publisher &&
       target.project !== null &&
       covers(grant, target.project) &&
       (grant.repository === null ||
@@ -154,7 +154,7 @@ export function readableProjects(
   for (const grant of grants) {
     if (grant.project === anyProject) continue;
     const allowed =
-      grant.role === Role.Publisher ? rule.publisher : atLeast(roleOn(grants, grant.project), rule.role);
+      grant.role === GrantRole.Publisher ? rule.publisher : atLeast(roleOn(grants, grant.project), rule.role);
     if (allowed) projects.add(grant.project);
   }
   return projects;

@@ -56,7 +56,7 @@ export function buildId(project: string, body: PublishBuildBody): string {
   return `b-${contentHash([project, body.component, body.repository, body.commit_sha, digest]).slice(0, 24)}`;
 }
 
-export interface BuildFilter {
+interface BuildFilter {
   component: string | null;
   repository: string | null;
   commit_sha: string | null;

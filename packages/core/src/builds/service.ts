@@ -31,7 +31,7 @@ export interface BuildDeps {
  * commit and digest were published before (a CI retry). Either way the publication is recorded for
  * its ref, so a build published again for another ref (a tag of the same commit) resolves by both.
  */
-export async function publishBuild(
+export async function publish(
   deps: BuildDeps,
   identity: Identity,
   project: string,
@@ -71,12 +71,12 @@ export async function publishBuild(
 
 const commitPattern = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
 
-export const ResolveSourceQuery = v.object({
+const ResolveSourceQuery = v.object({
   repository: PublishBuildBody.entries.repository,
   component: ResourceName,
   ref: PublishBuildBody.entries.ref,
 });
-export type ResolveSourceQuery = v.InferOutput<typeof ResolveSourceQuery>;
+type ResolveSourceQuery = v.InferOutput<typeof ResolveSourceQuery>;
 
 export const SourceResolutionView = v.object({
   project: v.string(),

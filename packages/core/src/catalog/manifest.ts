@@ -26,7 +26,7 @@ const hostname = v.pipe(
   ),
 );
 
-export const WorkloadRef = v.strictObject({
+const WorkloadRef = v.strictObject({
   kind: v.optional(v.picklist(['Deployment']), 'Deployment'),
   /** The baseline Deployment's name in the baseline namespace. */
   name: dnsLabel(63, 'workload name'),
@@ -34,12 +34,12 @@ export const WorkloadRef = v.strictObject({
   container: dnsLabel(63, 'container name'),
 });
 
-export const ServiceRef = v.strictObject({
+const ServiceRef = v.strictObject({
   name: dnsLabel(63, 'service name'),
   port,
 });
 
-export const MessageSubscription = v.strictObject({
+const MessageSubscription = v.strictObject({
   /** The operator's topic (name or ARN) the component consumes from. */
   topic: v.pipe(v.string(), v.minLength(1), v.maxLength(256)),
   /** Environment variable through which the component reads its queue URL. */
@@ -49,7 +49,7 @@ export const MessageSubscription = v.strictObject({
   ),
 });
 
-export const VerificationContract = v.strictObject({
+const VerificationContract = v.strictObject({
   /** Path requested through the preview URL by the routing check. */
   path: v.optional(v.pipe(v.string(), v.startsWith('/'), v.maxLength(1024)), '/'),
   expect_status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599)), 200),
@@ -76,12 +76,12 @@ export const ComponentProfile = v.strictObject({
 });
 export type ComponentProfile = v.InferOutput<typeof ComponentProfile>;
 
-export const BaselineComponent = v.strictObject({
+const BaselineComponent = v.strictObject({
   image: ImageReference,
   replicas: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50)), 1),
 });
 
-export const Messaging = v.strictObject({
+const Messaging = v.strictObject({
   /** SNS topics (name or ARN) whose subscriptions the operator set up to exclude routed messages. */
   topics: v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(256))), v.minLength(1)),
   /** Message attribute carrying the routing key. */
@@ -120,7 +120,7 @@ export const ProjectManifest = v.strictObject({
 export type ProjectManifest = v.InferOutput<typeof ProjectManifest>;
 
 /** One apply writes at most this many projects: their version pointers flip in one transaction. */
-export const maxProjectsPerManifest = 25;
+const maxProjectsPerManifest = 25;
 
 export const CatalogManifest = v.strictObject({
   projects: v.pipe(

@@ -26,7 +26,7 @@ export interface ApplyResult {
 const maxCommitAttempts = 5;
 
 /** Dry run: every problem, nothing written. */
-export function validateCatalog(input: unknown): { valid: boolean; problems: CatalogProblem[] } {
+export function validate(input: unknown): { valid: boolean; problems: CatalogProblem[] } {
   const result = validateManifest(input);
   return result.valid ? { valid: true, problems: [] } : { valid: false, problems: result.problems };
 }
@@ -36,7 +36,7 @@ export function validateCatalog(input: unknown): { valid: boolean; problems: Cat
  * flip in one conditional write. A concurrent apply to the same project makes the commit fail; we
  * then recompute against the winner's version, so concurrent applies serialize.
  */
-export async function applyCatalog(deps: CatalogDeps, input: unknown): Promise<ApplyResult> {
+export async function apply(deps: CatalogDeps, input: unknown): Promise<ApplyResult> {
   const result = validateManifest(input);
   if (!result.valid) {
     throw new ProblemError(ErrorCode.ValidationFailed, 'The manifest is invalid; nothing was written.', {

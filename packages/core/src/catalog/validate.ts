@@ -8,7 +8,7 @@ export interface CatalogProblem {
   message: string;
 }
 
-export const ProblemCode = {
+const ProblemCode = {
   InvalidShape: 'invalid_shape',
   DuplicateName: 'duplicate_name',
   UnknownComponent: 'unknown_component',

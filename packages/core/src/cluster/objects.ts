@@ -1,6 +1,6 @@
 /** Kubernetes objects as plain data: what the worker renders and the cluster port applies. No client types. */
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name: string;
   namespace?: string;
   uid?: string;
@@ -49,7 +49,7 @@ export interface Container {
   [field: string]: unknown;
 }
 
-export interface PodTemplate {
+interface PodTemplate {
   metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
   spec: { containers: Container[]; [field: string]: unknown };
 }
@@ -73,7 +73,7 @@ export interface Deployment extends ClusterObject {
   };
 }
 
-export interface ServicePort {
+interface ServicePort {
   name?: string;
   port: number;
   targetPort?: number | string;
@@ -84,7 +84,7 @@ export interface Service extends ClusterObject {
   spec: { selector?: Record<string, string>; ports?: ServicePort[]; [field: string]: unknown };
 }
 
-export interface ContainerStatus {
+interface ContainerStatus {
   name: string;
   image: string;
   ready: boolean;

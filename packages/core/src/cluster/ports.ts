@@ -20,7 +20,7 @@ export const CompositionKinds = [
 ] as const;
 
 /** The API server's build, from its `/version`. */
-export interface ServerVersion {
+interface ServerVersion {
   /** `gitVersion`, e.g. `v1.32.0-eks-1234567`. */
   version: string;
   platform: string;
@@ -36,7 +36,7 @@ export interface AccessRequest {
   namespace: string;
 }
 
-export interface AccessAnswer {
+interface AccessAnswer {
   allowed: boolean;
   /** The authorizer's reason, often empty. */
   reason: string;

@@ -18,10 +18,10 @@ import {
 } from './objects.ts';
 
 /** The W3C baggage entry that carries the routing key. */
-export const routingKeyName = 'preview-route';
+const routingKeyName = 'preview-route';
 
 /** Forks keep at least one pod serving while a new image rolls out; a failed rollout leaves the old one. */
-export const forkProgressDeadlineSeconds = 120;
+const forkProgressDeadlineSeconds = 120;
 
 /** A Kubernetes name `<base>-<id>`, shortened with a hash when it would pass 63 characters. */
 export function forkName(base: string, id: string): string {
@@ -32,8 +32,8 @@ export function forkName(base: string, id: string): string {
 }
 
 export const anchorName = (id: string) => `preview-${id}`;
-export const publicRouteName = (id: string) => `preview-${id}`;
-export const meshRouteName = (id: string, component: string) => forkName(`preview-${id}`, component);
+const publicRouteName = (id: string) => `preview-${id}`;
+const meshRouteName = (id: string, component: string) => forkName(`preview-${id}`, component);
 
 export function compositionSelector(id: string): string {
   return `${Label.Composition}=${id}`;
@@ -48,7 +48,7 @@ export function baggageMatch(id: string): string {
   return `^(.*[,\\s])?${routingKeyName}=${id}(\\s*[,;].*)?$`;
 }
 
-export function compositionLabels(id: string): Record<string, string> {
+function compositionLabels(id: string): Record<string, string> {
   return { [Label.ManagedBy]: managedBy, [Label.Composition]: id };
 }
 

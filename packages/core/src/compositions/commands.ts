@@ -5,7 +5,7 @@
 import type { Identity } from '../auth/identity.ts';
 import { addSeconds } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
-import { idempotent, requireValidIdempotencyKey } from '../idempotency/idempotent.ts';
+import { idempotent, requireValidKey } from '../idempotency/idempotent.ts';
 import type { IdempotencyLock } from '../idempotency/ports.ts';
 import { IdPrefix, newId } from '../names.ts';
 import { parseOrThrow } from '../validation.ts';
@@ -32,13 +32,13 @@ import { compositionView } from './view.ts';
 
 const maxConflictRetries = 5;
 
-export async function createComposition(
+export async function create(
   deps: CompositionDeps,
   identity: Identity,
   body: unknown,
   idempotencyKey: string | undefined,
 ): Promise<Accepted> {
-  requireValidIdempotencyKey(idempotencyKey);
+  requireValidKey(idempotencyKey);
   const input = parseOrThrow(CreateCompositionBody, body);
   return idempotent(
     deps,
@@ -119,7 +119,7 @@ function newComposition(
 }
 
 /** PATCH: the complete desired override set for the next generation; a rolling, per-component rollout follows. */
-export async function updateComposition(
+export async function update(
   deps: CompositionDeps,
   identity: Identity,
   id: string,
@@ -144,10 +144,10 @@ export async function updateComposition(
       { ttl_seconds: record.ttl_seconds, expires_at: record.expires_at },
     );
     rejectBlocked(result.blockers);
-    const update = nextGeneration(record, input, result, owner, now);
-    if (await deps.compositions.replace(update)) {
-      await enqueueNextStep(deps, update.operation);
-      return { status: 202, body: compositionView(update.composition, now), replayed: false };
+    const next = nextGeneration(record, input, result, owner, now);
+    if (await deps.compositions.replace(next)) {
+      await enqueueNextStep(deps, next.operation);
+      return { status: 202, body: compositionView(next.composition, now), replayed: false };
     }
   }
   throw new ProblemError(
@@ -222,7 +222,7 @@ export type DestroyReason = 'requested' | 'expired';
  * DELETE (and the expiry sweep): accepted in every phase. Starting a destroy bumps the epoch, so
  * whatever operation is in flight stops at its next step. Repeating it changes nothing.
  */
-export async function destroyComposition(
+export async function destroy(
   deps: Pick<CompositionDeps, 'compositions' | 'jobs' | 'clock' | 'log'>,
   actor: CompositionEvent['actor'],
   id: string,
@@ -236,10 +236,10 @@ export async function destroyComposition(
     if (record.phase === Phase.Destroyed || destroyInFlight) {
       return { status: 202, body: compositionView(record, now), replayed: false };
     }
-    const destroy = startDestroy(record, actor, reason, now);
-    if (await deps.compositions.replace(destroy)) {
-      await enqueueNextStep(deps, destroy.operation);
-      return { status: 202, body: compositionView(destroy.composition, now), replayed: false };
+    const next = startDestroy(record, actor, reason, now);
+    if (await deps.compositions.replace(next)) {
+      await enqueueNextStep(deps, next.operation);
+      return { status: 202, body: compositionView(next.composition, now), replayed: false };
     }
   }
   throw new ProblemError(ErrorCode.OperationInProgress, 'The composition kept changing; retry the delete.');

@@ -27,7 +27,7 @@ export const redispatchAfterSeconds = 30;
 
 /** What a step answers: done (with the composition's final state after the last step), wait, or fail. */
 export type StepOutcome = StepDone | StepWait | StepFailure;
-export interface StepDone {
+interface StepDone {
   kind: 'done';
   composition?: CompositionRecord;
 }

@@ -12,7 +12,7 @@ export const Phase = {
   Expired: 'expired',
 } as const;
 export type Phase = (typeof Phase)[keyof typeof Phase];
-export type StoredPhase = Exclude<Phase, typeof Phase.Expired>;
+type StoredPhase = Exclude<Phase, typeof Phase.Expired>;
 
 export const OperationKind = { Create: 'create', Update: 'update', Destroy: 'destroy' } as const;
 export type OperationKind = (typeof OperationKind)[keyof typeof OperationKind];
@@ -35,7 +35,7 @@ export interface Owner {
   subject: string;
 }
 
-export interface OverrideSelector {
+interface OverrideSelector {
   image: string | null;
   build_id: string | null;
 }
@@ -53,7 +53,7 @@ export interface Blocker {
   component: string | null;
 }
 
-export interface ObservedComponent {
+interface ObservedComponent {
   image: string;
   ready: boolean;
   /** The composition generation this component was last rolled out for. */
@@ -67,7 +67,7 @@ export interface MessageSubscriptionState {
   ready: boolean;
 }
 
-export interface OperationRef {
+interface OperationRef {
   id: string;
   kind: OperationKind;
   status: OperationStatus;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Build } from '../builds/model.ts';
 import { demoCatalog, image, now } from '../testing/fixtures.ts';
-import { BlockerCode, type PlanContext, type PlanRequest, plan, planIdPlaceholder } from './plan.ts';
+import { BlockerCode, type PlanContext, type PlanRequest, planIdPlaceholder, planOf } from './plan.ts';
 
 const digest = `sha256:${'a'.repeat(64)}`;
 const build: Build = {
@@ -38,10 +38,10 @@ function request(changes: Partial<PlanRequest> = {}): PlanRequest {
   };
 }
 
-const blockers = (result: ReturnType<typeof plan>) => result.blockers.map((b) => [b.code, b.path]);
+const blockers = (result: ReturnType<typeof planOf>) => result.blockers.map((b) => [b.code, b.path]);
 
 describe('a plan without blockers', () => {
-  const result = plan(request(), context);
+  const result = planOf(request(), context);
 
   it('resolves the override and inherits every other component of the baseline', () => {
     expect(result.blockers).toEqual([]);
@@ -72,13 +72,13 @@ describe('a plan without blockers', () => {
 
   it('cautions about a tag-only image and about a plan overriding nothing', () => {
     expect(result.view.cautions.map((c) => c.code)).toEqual(['mutable_image_tag']);
-    expect(plan(request({ overrides: {} }), context).view.cautions.map((c) => c.code)).toEqual([
+    expect(planOf(request({ overrides: {} }), context).view.cautions.map((c) => c.code)).toEqual([
       'no_overrides',
     ]);
   });
 
   it('resolves a published build of the component, pinned by digest', () => {
-    const byBuild = plan(request({ overrides: { 'service-b': { build_id: 'b-1' } } }), context);
+    const byBuild = planOf(request({ overrides: { 'service-b': { build_id: 'b-1' } } }), context);
     expect(byBuild.view.images['service-b']).toEqual({
       image: build.image,
       source: 'build',
@@ -90,7 +90,7 @@ describe('a plan without blockers', () => {
 
   it('keeps a fixed lifetime (an update) instead of computing one', () => {
     const fixedLifetime = { ttl_seconds: 1800, expires_at: '2026-03-01T12:30:00.000Z' };
-    const updated = plan(request({ ttl: 'nonsense' }), { ...context, fixedLifetime });
+    const updated = planOf(request({ ttl: 'nonsense' }), { ...context, fixedLifetime });
     expect(updated.blockers).toEqual([]);
     expect(updated.view.lifetime).toEqual({ ttl: '30m', expires_at: '2026-03-01T12:30:00.000Z' });
   });
@@ -98,17 +98,17 @@ describe('a plan without blockers', () => {
 
 describe('plan blockers', () => {
   it('name an unknown project or baseline', () => {
-    expect(blockers(plan(request(), { ...context, catalog: null }))).toEqual([
+    expect(blockers(planOf(request(), { ...context, catalog: null }))).toEqual([
       ['unknown_project', '/project'],
     ]);
-    const result = plan(request({ baseline: 'prod' }), context);
+    const result = planOf(request({ baseline: 'prod' }), context);
     expect(blockers(result)).toEqual([['unknown_baseline', '/baseline']]);
     expect(result.view.destination).toBeNull();
     expect(result.view.inherited).toEqual([]);
   });
 
   it('name components that are not registered or do not run in the baseline, escaping the pointer', () => {
-    const result = plan(request({ overrides: { 'a/b~c': { image: image('x', '1') } } }), context);
+    const result = planOf(request({ overrides: { 'a/b~c': { image: image('x', '1') } } }), context);
     expect(result.blockers).toEqual([
       {
         code: BlockerCode.UnknownComponent,
@@ -123,7 +123,7 @@ describe('plan blockers', () => {
     const overrides = Object.fromEntries(
       ['service-a', 'service-b', 'service-c', 'service-d'].map((c) => [c, { image: image(c, '2') }]),
     );
-    expect(blockers(plan(request({ overrides }), context))).toEqual([
+    expect(blockers(planOf(request({ overrides }), context))).toEqual([
       ['too_many_overrides', '/overrides'],
       ['unknown_component', '/overrides/service-d'],
     ]);
@@ -135,7 +135,7 @@ describe('plan blockers', () => {
       'service-b': { image: image('service-b', '2'), build_id: 'b-1' },
       'service-c': { image: 'nginx:1' },
     };
-    expect(blockers(plan(request({ overrides }), context))).toEqual([
+    expect(blockers(planOf(request({ overrides }), context))).toEqual([
       ['invalid_override', '/overrides/service-a'],
       ['invalid_override', '/overrides/service-b'],
       ['invalid_image', '/overrides/service-c/image'],
@@ -148,7 +148,7 @@ describe('plan blockers', () => {
       'service-b': { build_id: 'b-missing' },
       'service-c': { build_id: 'b-other' },
     };
-    const result = plan(request({ overrides }), context);
+    const result = planOf(request({ overrides }), context);
     expect(blockers(result)).toEqual([
       ['build_component_mismatch', '/overrides/service-a/build_id'],
       ['unknown_build', '/overrides/service-b/build_id'],
@@ -162,13 +162,13 @@ describe('plan blockers', () => {
     ['30s', 'ttl_out_of_range'],
     ['25h', 'ttl_out_of_range'],
   ])('refuse the ttl %s with %s', (ttl, code) => {
-    const result = plan(request({ ttl }), context);
+    const result = planOf(request({ ttl }), context);
     expect(blockers(result)).toEqual([[code, '/ttl']]);
     expect(result.view.lifetime).toEqual({ ttl: null, expires_at: null });
   });
 
   it('say when an approved profile moved on from the expected revision', () => {
-    const result = plan(
+    const result = planOf(
       request({ expected_preview_revisions: { 'service-b': 1, 'service-c': 2, nope: 1 } }),
       context,
     );
@@ -184,17 +184,17 @@ describe('plan blockers', () => {
   });
 
   it('refuse message isolation on a baseline without messaging', () => {
-    expect(blockers(plan(request({ message_isolation: true }), context))).toEqual([
+    expect(blockers(planOf(request({ message_isolation: true }), context))).toEqual([
       ['messaging_not_configured', '/message_isolation'],
     ]);
     expect(
-      plan(request({ message_isolation: true }), { ...context, catalog: demoCatalog({ messaging: true }) })
+      planOf(request({ message_isolation: true }), { ...context, catalog: demoCatalog({ messaging: true }) })
         .blockers,
     ).toEqual([]);
   });
 
   it('are listed in the view without their paths', () => {
-    const result = plan(request({ ttl: 'x' }), context);
+    const result = planOf(request({ ttl: 'x' }), context);
     expect(result.view.blockers).toEqual([
       { code: 'invalid_ttl', message: 'ttl "x" is not a duration such as 30m, 2h or 1h30m', component: null },
     ]);

@@ -78,7 +78,7 @@ const pointerKey = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~
 
 type Block = (code: BlockerCode, message: string, path: string, component?: string | null) => void;
 
-export function plan(request: PlanRequest, context: PlanContext): Plan {
+export function planOf(request: PlanRequest, context: PlanContext): Plan {
   const blockers: PlannedBlocker[] = [];
   const block: Block = (code, message, path, component = null) =>
     blockers.push({ code, message, path, component });

@@ -9,12 +9,12 @@ import {
   type Plan,
   type PlannedBlocker,
   type PlanRequest,
-  plan,
+  planOf,
   referenceBlockers,
 } from './plan.ts';
 import { CreateCompositionBody, type PlanView } from './schema.ts';
 
-export async function planComposition(deps: CompositionDeps, body: unknown): Promise<PlanView> {
+export async function plan(deps: CompositionDeps, body: unknown): Promise<PlanView> {
   const input = parseOrThrow(CreateCompositionBody, body);
   return (await planFor(deps, input, deps.clock.now())).view;
 }
@@ -37,7 +37,7 @@ export async function planFor(
       buildIds.map(async (id): Promise<[string, Build | null]> => [id, await lookupBuild(deps, id)]),
     ),
   ]);
-  return plan(request, {
+  return planOf(request, {
     catalog,
     builds: new Map(builds),
     now,

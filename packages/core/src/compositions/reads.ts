@@ -16,25 +16,19 @@ export async function requireComposition(
   return record;
 }
 
-export async function getComposition(deps: CompositionDeps, id: string): Promise<CompositionView> {
+export async function get(deps: CompositionDeps, id: string): Promise<CompositionView> {
   return compositionView(await requireComposition(deps, id), deps.clock.now());
 }
 
-export async function getCompositionStatus(
-  deps: CompositionDeps,
-  id: string,
-): Promise<CompositionStatusView> {
+export async function getStatus(deps: CompositionDeps, id: string): Promise<CompositionStatusView> {
   return statusView(await requireComposition(deps, id), deps.clock.now());
 }
 
-export async function getCompositionEndpoints(
-  deps: CompositionDeps,
-  id: string,
-): Promise<CompositionEndpointsView> {
+export async function getEndpoints(deps: CompositionDeps, id: string): Promise<CompositionEndpointsView> {
   return endpointsView(await requireComposition(deps, id), deps.clock.now());
 }
 
-export async function listCompositions(
+export async function list(
   deps: CompositionDeps,
   filter: { project: string | null },
   page: PageRequest,

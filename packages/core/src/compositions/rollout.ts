@@ -196,7 +196,7 @@ export function inheritedAgain(
   });
 }
 
-export function forkOf<T extends ClusterObject>(objects: readonly T[], component: string): T | undefined {
+function forkOf<T extends ClusterObject>(objects: readonly T[], component: string): T | undefined {
   return objects.find((o) => o.metadata.labels?.[Label.Component] === component);
 }
 
@@ -263,7 +263,7 @@ export function progressDeadlineFailure(
 }
 
 /** Container waiting reasons that mean a fork cannot start, and the blocker each becomes after the grace. */
-export const unhealthyReasons = {
+const unhealthyReasons = {
   ErrImagePull: RolloutBlockerCode.ImagePullFailed,
   ImagePullBackOff: RolloutBlockerCode.ImagePullFailed,
   CrashLoopBackOff: RolloutBlockerCode.CrashLoop,

@@ -19,7 +19,7 @@ const revision = v.pipe(v.number(), v.integer(), v.minValue(1));
  * override count, TTL bounds) is checked by the planner so the plan route can report it as a
  * blocker instead of refusing the request.
  */
-export const OverrideInput = v.strictObject({
+const OverrideInput = v.strictObject({
   image: v.optional(v.string()),
   build_id: v.optional(v.string()),
 });
@@ -45,22 +45,22 @@ export type UpdateCompositionBody = v.InferOutput<typeof UpdateCompositionBody>;
 const timestamp = v.pipe(v.string(), v.isoTimestamp());
 const nullableString = v.nullable(v.string());
 
-export const OverrideView = v.object({ image: nullableString, build_id: nullableString });
-export const ResolvedImageView = v.object({
+const OverrideView = v.object({ image: nullableString, build_id: nullableString });
+const ResolvedImageView = v.object({
   image: v.string(),
   source: v.picklist(['image', 'build']),
   build_id: nullableString,
   digest: nullableString,
 });
-export const BlockerView = v.object({ code: v.string(), message: v.string(), component: nullableString });
-export const CautionView = v.object({ code: v.string(), message: v.string() });
-export const EndpointView = v.object({ url: v.string(), ready: v.boolean() });
-export const OperationRefView = v.object({
+const BlockerView = v.object({ code: v.string(), message: v.string(), component: nullableString });
+const CautionView = v.object({ code: v.string(), message: v.string() });
+const EndpointView = v.object({ url: v.string(), ready: v.boolean() });
+const OperationRefView = v.object({
   id: v.string(),
   kind: v.enum(OperationKind),
   status: v.enum(OperationStatus),
 });
-export const MessageSubscriptionView = v.object({
+const MessageSubscriptionView = v.object({
   component: v.string(),
   topic: v.string(),
   queue_url: nullableString,

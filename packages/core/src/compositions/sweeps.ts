@@ -1,6 +1,6 @@
 /** The sweeps the worker runs on schedule. Each can run twice: every write in them is conditional. */
 import { addSeconds } from '../clock.ts';
-import { destroyComposition } from './commands.ts';
+import { destroy } from './commands.ts';
 import type { CompositionDeps } from './deps.ts';
 import { enqueueNextStep } from './dispatch.ts';
 import { guardedWrite, redispatchAfterSeconds } from './lifecycle.ts';
@@ -13,7 +13,7 @@ export async function expireDue(deps: SweepDeps, limit = 100): Promise<number> {
   let started = 0;
   for (const record of due) {
     try {
-      await destroyComposition(deps, { kind: 'system', subject: 'expiry-sweep' }, record.id, 'expired');
+      await destroy(deps, { kind: 'system', subject: 'expiry-sweep' }, record.id, 'expired');
       started++;
     } catch (error) {
       deps.log?.({

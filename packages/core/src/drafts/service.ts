@@ -23,7 +23,7 @@ export interface DraftDeps {
  * draft never stores (422 `draft_content_refused`, every refused path named). Shared with the CLI,
  * which refuses such a file before sending it.
  */
-export function parseDraftBody(input: unknown): DraftBody {
+export function parseBody(input: unknown): DraftBody {
   const body = parseOrThrow(DraftBody, input);
   const content = { stage: body.stage, configuration: body.configuration, selections: body.selections };
   const bytes = Buffer.byteLength(JSON.stringify(content));
@@ -76,20 +76,20 @@ function stale(given: number, current: Draft | null): ProblemError {
   });
 }
 
-export async function getDraft(deps: DraftDeps, identity: Identity, project: string): Promise<Draft> {
+export async function get(deps: DraftDeps, identity: Identity, project: string): Promise<Draft> {
   const draft = await deps.drafts.get(project, identity.author, deps.clock.now());
   if (!draft) throw noDraft(project);
   return draft;
 }
 
 /** PUT: saves the draft when `revision` is the current one (0 creates); answers it at the next revision. */
-export async function saveDraft(
+export async function save(
   deps: DraftDeps,
   identity: Identity,
   project: string,
   input: unknown,
 ): Promise<Draft> {
-  const body = parseDraftBody(input);
+  const body = parseBody(input);
   if (body.project !== project) {
     throw validationFailed([
       { path: '/project', message: `the body names project "${body.project}" but the path "${project}"` },
@@ -117,7 +117,7 @@ export async function saveDraft(
 }
 
 /** DELETE: discards the draft when `revision` is current; 404 when there is none. */
-export async function discardDraft(
+export async function discard(
   deps: DraftDeps,
   identity: Identity,
   project: string,

@@ -80,7 +80,7 @@ function versionMismatch(expected: number, current: number): ProblemError {
  * the composition it is already bound to changes nothing; to another one gives the next version and
  * clears what was published (it ran against the previous composition).
  */
-export async function bindFrontend(
+export async function bind(
   deps: FrontendDeps,
   identity: Identity,
   ref: BindingRef,
@@ -185,7 +185,7 @@ function resolution(
  * the composition every 250 ms until it is ready, failed or ended, or the wait passes (at most 20 s:
  * a longer wait is the client's loop, see the CLI's `frontend resolve --timeout`).
  */
-export async function resolveFrontend(
+export async function resolve(
   deps: FrontendDeps,
   ref: BindingRef,
   waitSeconds: number,
@@ -196,12 +196,12 @@ export async function resolveFrontend(
     const answer = resolution(binding, await deps.compositions.get(binding.composition_id), deps.clock.now());
     const left = deadline - Date.now();
     if (answer.outcome !== ResolveOutcome.Pending || left <= 0) return answer;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(resolvePollMs, left)));
+    await new Promise((wake) => setTimeout(wake, Math.min(resolvePollMs, left)));
   }
 }
 
 /** POST …/publish: records where the revision is published, if `expected_version` is current. */
-export async function publishFrontend(
+export async function publish(
   deps: FrontendDeps,
   identity: Identity,
   ref: BindingRef,
@@ -269,11 +269,7 @@ async function fingerprintNow(deps: FrontendDeps, record: CompositionRecord): Pr
  * ran against, so a baseline change makes it stale like a routing check; so does a generation
  * other than the observed one, or a change of the binding.
  */
-export async function recordFrontendCheck(
-  deps: FrontendDeps,
-  ref: BindingRef,
-  input: unknown,
-): Promise<CheckView> {
+export async function recordCheck(deps: FrontendDeps, ref: BindingRef, input: unknown): Promise<CheckView> {
   const body = parseOrThrow(FrontendCheckBody, input);
   const binding = await requireBinding(deps, ref);
   if (binding.version !== body.expected_version)

@@ -5,16 +5,11 @@
 import { contentHash } from '../canonical.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
-import {
-  type IdempotencyLock,
-  type IdempotencyStore,
-  isValidIdempotencyKey,
-  maxIdempotencyKeyLength,
-} from './ports.ts';
+import { type IdempotencyLock, type IdempotencyStore, isValidKey, maxIdempotencyKeyLength } from './ports.ts';
 
 /** 400 for a header that cannot be a key; checked before the body is. */
-export function requireValidIdempotencyKey(key: string | undefined): void {
-  if (key === undefined || isValidIdempotencyKey(key)) return;
+export function requireValidKey(key: string | undefined): void {
+  if (key === undefined || isValidKey(key)) return;
   throw new ProblemError(
     ErrorCode.InvalidIdempotencyKey,
     `Idempotency-Key must be 1–${maxIdempotencyKeyLength} printable ASCII characters.`,

@@ -12,7 +12,7 @@ export const idempotencyLockSeconds = 30;
 
 export const maxIdempotencyKeyLength = 128;
 
-export function isValidIdempotencyKey(key: string): boolean {
+export function isValidKey(key: string): boolean {
   return key.length >= 1 && key.length <= maxIdempotencyKeyLength && /^[\x20-\x7e]+$/.test(key);
 }
 
@@ -23,7 +23,7 @@ export interface IdempotencyLock {
   readonly token: string;
 }
 
-export type IdempotencyOutcome =
+type IdempotencyOutcome =
   | { outcome: 'acquired'; lock: IdempotencyLock }
   | { outcome: 'replay'; status: number; body: unknown }
   | { outcome: 'in_flight' }

@@ -19,7 +19,7 @@ import {
 import type { InsightDeps } from './deps.ts';
 
 /** The fingerprint of a composition as it stands now; null when it cannot be read. */
-export async function currentFingerprint(
+async function currentFingerprint(
   deps: Pick<InsightDeps, 'catalog' | 'cluster'>,
   record: CompositionRecord,
 ): Promise<Fingerprint | null> {

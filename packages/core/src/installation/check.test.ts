@@ -11,7 +11,7 @@ import type { CatalogStore } from '../catalog/ports.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { AccessRequest, ClusterPort, DryRunResult } from '../cluster/ports.ts';
 import { ProblemError } from '../errors.ts';
-import { checkInstallation } from './check.ts';
+import { check } from './check.ts';
 import { accessRequests } from './permissions.ts';
 
 const manifest = v.parse(ProjectManifest, {
@@ -187,19 +187,17 @@ function fakeCluster(fake: FakeCluster = {}): ClusterPort {
   };
 }
 
-async function check(fake: FakeCluster = {}, spec: unknown = {}, versions = [shop]) {
-  const report = await checkInstallation(
-    { catalog: catalogOf(versions), cluster: fakeCluster(fake), clock },
-    spec,
-    { checkTimeoutMs: 200 },
-  );
+async function checkWith(fake: FakeCluster = {}, spec: unknown = {}, versions = [shop]) {
+  const report = await check({ catalog: catalogOf(versions), cluster: fakeCluster(fake), clock }, spec, {
+    checkTimeoutMs: 200,
+  });
   const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
   return { report, byId, status: (id: string) => byId[id]?.status };
 }
 
 describe('installation check', () => {
   it('passes when every check has its evidence, one check per baseline component', async () => {
-    const { report, byId } = await check();
+    const { report, byId } = await checkWith();
     expect(report.status).toBe('passed');
     expect(report.checked_at).toBe('2026-11-25T12:00:00.000Z');
     expect(report.checks.map((c) => c.id)).toEqual([
@@ -230,7 +228,7 @@ describe('installation check', () => {
 
   it('dry-runs the mesh route the worker renders: Service parent, RegularExpression baggage match, no owner', async () => {
     const sent: ClusterObject[] = [];
-    await check({
+    await checkWith({
       port: {
         dryRunApply: async (object) => {
           sent.push(object);
@@ -256,7 +254,7 @@ describe('installation check', () => {
 
   describe('mesh routing is proven only by a controller', () => {
     it('is unknown without any Service-parented route, so the verdict is incomplete', async () => {
-      const { report, byId } = await check({
+      const { report, byId } = await checkWith({
         objects: [namespace, ...workload('web'), ...workload('api'), gateway()],
       });
       expect(byId['mesh-route-controller:shop/staging']).toMatchObject({
@@ -270,27 +268,27 @@ describe('installation check', () => {
     it('is unknown when accepted routes use no RegularExpression match, or none is accepted yet', async () => {
       const base = [namespace, ...workload('web'), ...workload('api'), gateway()];
       expect(
-        (await check({ objects: [...base, meshRoute({ regex: false })] })).status(
+        (await checkWith({ objects: [...base, meshRoute({ regex: false })] })).status(
           'mesh-route-controller:shop/staging',
         ),
       ).toBe('unknown');
       const noStatus = { ...meshRoute(), status: {} };
       expect(
-        (await check({ objects: [...base, noStatus] })).status('mesh-route-controller:shop/staging'),
+        (await checkWith({ objects: [...base, noStatus] })).status('mesh-route-controller:shop/staging'),
       ).toBe('unknown');
     });
 
     it('ignores a condition written for an older generation of the route', async () => {
       const route = meshRoute();
       route.metadata.generation = 2;
-      const { byId } = await check({
+      const { byId } = await checkWith({
         objects: [namespace, ...workload('web'), ...workload('api'), gateway(), route],
       });
       expect(byId['mesh-route-controller:shop/staging']?.status).toBe('unknown');
     });
 
     it('fails when a controller refuses the route as UnsupportedValue', async () => {
-      const { report, byId } = await check({
+      const { report, byId } = await checkWith({
         objects: [
           namespace,
           ...workload('web'),
@@ -305,7 +303,7 @@ describe('installation check', () => {
     });
 
     it('fails when the API server refuses the dry run, and is unknown when it is not allowed to ask', async () => {
-      const invalid = await check({
+      const invalid = await checkWith({
         dryRun: {
           accepted: false,
           status: 422,
@@ -317,7 +315,7 @@ describe('installation check', () => {
         status: 'failed',
         evidence: { refusal: { status: 422, reason: 'Invalid' } },
       });
-      const forbidden = await check({
+      const forbidden = await checkWith({
         dryRun: { accepted: false, status: 403, reason: 'Forbidden', message: 'no' },
       });
       expect(forbidden.status('mesh-route-schema:shop/staging')).toBe('unknown');
@@ -326,7 +324,7 @@ describe('installation check', () => {
 
   describe('the Gateway', () => {
     it('fails when it is missing, and names where it came from', async () => {
-      const { byId } = await check(
+      const { byId } = await checkWith(
         { objects: [namespace, ...workload('web'), ...workload('api'), gateway(), meshRoute()] },
         { targets: [{ project: 'shop', gateway: { namespace: 'edge', name: 'public' } }] },
       );
@@ -345,14 +343,16 @@ describe('installation check', () => {
         status: { conditions: [condition('Accepted', 'False', 'InvalidParameters')] },
       });
       const base = [namespace, ...workload('web'), ...workload('api'), meshRoute()];
-      const a = await check({ objects: [...base, refused] });
+      const a = await checkWith({ objects: [...base, refused] });
       expect(a.byId['gateway:shop/staging']?.message).toContain('not Accepted: InvalidParameters');
       expect(a.status('gateway:shop/staging')).toBe('failed');
       const silent = gateway({ status: {} });
-      expect((await check({ objects: [...base, silent] })).status('gateway:shop/staging')).toBe('unknown');
+      expect((await checkWith({ objects: [...base, silent] })).status('gateway:shop/staging')).toBe(
+        'unknown',
+      );
       const stale = gateway();
       stale.metadata.generation = 3;
-      expect((await check({ objects: [...base, stale] })).status('gateway:shop/staging')).toBe('unknown');
+      expect((await checkWith({ objects: [...base, stale] })).status('gateway:shop/staging')).toBe('unknown');
     });
 
     it('needs a listener whose hostname covers the preview domain and that admits the namespace', async () => {
@@ -365,7 +365,7 @@ describe('installation check', () => {
           },
         });
       const run = async (l: Record<string, unknown>) =>
-        (await check({ objects: [...base, listener(l)] })).byId['gateway-listener:shop/staging'];
+        (await checkWith({ objects: [...base, listener(l)] })).byId['gateway-listener:shop/staging'];
 
       expect(
         (await run({ hostname: '*.other.com', allowedRoutes: { namespaces: { from: 'All' } } }))?.status,
@@ -408,7 +408,7 @@ describe('installation check', () => {
   it('fails a baseline component whose Deployment, container, Service or port is missing', async () => {
     const [deployment, service] = workload('api') as [ClusterObject, ClusterObject];
     const noPort = { ...service, spec: { ports: [{ port: 8080 }] } };
-    const { report, byId } = await check({
+    const { report, byId } = await checkWith({
       objects: [namespace, ...workload('web'), noPort, gateway(), meshRoute()],
     });
     expect(byId['workload:shop/staging/api']?.message).toBe(
@@ -423,14 +423,14 @@ describe('installation check', () => {
         template: { spec: { containers: [{ name: 'main', image: 'x' }] } },
       },
     };
-    const again = await check({
+    const again = await checkWith({
       objects: [namespace, ...workload('web'), otherContainer, service, gateway(), meshRoute()],
     });
     expect(again.byId['workload:shop/staging/api']?.message).toContain('no container "app" (it has: main)');
   });
 
   it('reports a missing namespace once; what depends on it is not established', async () => {
-    const { byId } = await check({ objects: [gateway(), meshRoute()] });
+    const { byId } = await checkWith({ objects: [gateway(), meshRoute()] });
     expect(byId['namespace:shop/staging']?.status).toBe('failed');
     expect(byId['workload:shop/staging/web']).toMatchObject({
       status: 'unknown',
@@ -441,7 +441,7 @@ describe('installation check', () => {
 
   describe('permissions', () => {
     it('fails naming each denied verb', async () => {
-      const { byId } = await check({
+      const { byId } = await checkWith({
         deny: (r) => (r.verb === 'delete' && r.resource === 'deployments') || r.subresource === 'log',
       });
       expect(byId['permissions:shop/staging']).toMatchObject({
@@ -451,7 +451,7 @@ describe('installation check', () => {
     });
 
     it('are unknown when the cluster cannot answer a review', async () => {
-      const { report, byId } = await check({
+      const { report, byId } = await checkWith({
         port: {
           reviewAccess: async () => {
             throw Object.assign(new Error('HTTP-Code: 404'), {
@@ -470,7 +470,7 @@ describe('installation check', () => {
   });
 
   it('fails the Gateway API when it is not served; what needs it is not established, not failed twice', async () => {
-    const { report, byId } = await check({
+    const { report, byId } = await checkWith({
       served: null,
       objects: [namespace, ...workload('web'), ...workload('api')],
     });
@@ -484,7 +484,7 @@ describe('installation check', () => {
     expect(byId['mesh-route-controller:shop/staging']?.evidence.depends_on).toBe('gateway-api');
     expect(byId['workload:shop/staging/web']?.status).toBe('passed');
     expect(report.status).toBe('failed');
-    const partial = await check({ served: ['gateways'] });
+    const partial = await checkWith({ served: ['gateways'] });
     expect(partial.byId['gateway-api']?.message).toBe(
       'gateway.networking.k8s.io/v1 does not serve httproutes',
     );
@@ -494,7 +494,7 @@ describe('installation check', () => {
     const refused = async () => {
       throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
     };
-    const { report } = await check({
+    const { report } = await checkWith({
       port: {
         serverVersion: refused,
         servedResources: refused,
@@ -516,7 +516,7 @@ describe('installation check', () => {
   });
 
   it('turns a call that never answers into unknown after the check timeout', async () => {
-    const { byId } = await check({ port: { reviewAccess: () => new Promise(() => {}) } });
+    const { byId } = await checkWith({ port: { reviewAccess: () => new Promise(() => {}) } });
     expect(byId['permissions:shop/staging']).toMatchObject({
       status: 'unknown',
       message: 'no answer from the cluster within 0.2 s',
@@ -524,7 +524,7 @@ describe('installation check', () => {
   });
 
   it('is incomplete when no baseline is registered', async () => {
-    const { report } = await check({}, {}, []);
+    const { report } = await checkWith({}, {}, []);
     expect(report.checks.map((c) => [c.id, c.status])).toEqual([
       ['cluster', 'passed'],
       ['gateway-api', 'passed'],
@@ -535,7 +535,7 @@ describe('installation check', () => {
 
   describe('the specification', () => {
     const refusal = async (spec: unknown) => {
-      const error = await check({}, spec).catch((e: unknown) => e);
+      const error = await checkWith({}, spec).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ProblemError);
       return error as ProblemError;
     };
@@ -571,12 +571,12 @@ describe('installation check', () => {
         '2026-01-01T00:00:00Z',
         'v-2',
       ) as ProjectVersion;
-      const all = await check({}, {}, [shop, second]);
+      const all = await checkWith({}, {}, [shop, second]);
       expect(all.report.checks.filter((c) => c.id.startsWith('namespace:')).map((c) => c.id)).toEqual([
         'namespace:shop/staging',
         'namespace:other/staging',
       ]);
-      const one = await check({}, { targets: [{ project: 'other' }] }, [shop, second]);
+      const one = await checkWith({}, { targets: [{ project: 'other' }] }, [shop, second]);
       expect(one.report.checks.filter((c) => c.id.startsWith('namespace:')).map((c) => c.id)).toEqual([
         'namespace:other/staging',
       ]);

@@ -45,7 +45,7 @@ export interface InstallationDeps {
 }
 
 /** Each check gets this long; all run at once, so the whole check stays inside the API's 29 s. */
-export const defaultCheckTimeoutMs = 8000;
+const defaultCheckTimeoutMs = 8000;
 
 interface Job {
   id: string;
@@ -58,7 +58,7 @@ interface Job {
  * Runs every check of the specification against the cluster and answers the report. An unknown
  * project or baseline in the specification is a 422 before anything is asked of the cluster.
  */
-export async function checkInstallation(
+export async function check(
   deps: InstallationDeps,
   input: unknown,
   options: { checkTimeoutMs?: number } = {},

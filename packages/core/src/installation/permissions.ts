@@ -6,7 +6,7 @@
  */
 import type { AccessRequest } from '../cluster/ports.ts';
 
-export interface Permission {
+interface Permission {
   group: string;
   resource: string;
   subresource?: string;
@@ -16,7 +16,7 @@ export interface Permission {
 /** Server-side apply is a `patch`, and a `create` too when the object does not exist yet. */
 const owned = ['get', 'list', 'create', 'patch', 'delete'] as const;
 
-export const workerPermissions: readonly Permission[] = [
+const workerPermissions: readonly Permission[] = [
   { group: '', resource: 'configmaps', verbs: owned },
   { group: '', resource: 'services', verbs: owned },
   { group: 'apps', resource: 'deployments', verbs: [...owned, 'watch'] },

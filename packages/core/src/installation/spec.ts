@@ -13,10 +13,10 @@ export const GatewayRef = v.strictObject({
 export type GatewayRef = v.InferOutput<typeof GatewayRef>;
 
 /** Bounds that keep one check well inside the API's 29 s limit. */
-export const maxInstallationTargets = 25;
-export const maxTargetBaselines = 50;
+const maxInstallationTargets = 25;
+const maxTargetBaselines = 50;
 
-export const InstallationTarget = v.strictObject({
+const InstallationTarget = v.strictObject({
   /** A registered catalog project. */
   project: ResourceName,
   /** Its baselines to check; absent = every baseline of the project. */
@@ -30,7 +30,6 @@ export const InstallationTarget = v.strictObject({
   /** The Gateway public preview routes would attach to; absent = each baseline's catalog `gateway`. */
   gateway: v.optional(GatewayRef),
 });
-export type InstallationTarget = v.InferOutput<typeof InstallationTarget>;
 
 export const InstallationSpec = v.strictObject({
   /** What to check; absent = every registered baseline with its catalog Gateway. */

@@ -12,7 +12,7 @@ export class TopicMissingError extends Error {
   override name = 'TopicMissingError';
 }
 
-export interface IsolatedQueue {
+interface IsolatedQueue {
   /** SQS queue name. */
   name: string;
   queue_url: string;

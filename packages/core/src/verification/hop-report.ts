@@ -7,7 +7,7 @@
  */
 import * as v from 'valibot';
 
-export const HopCall = v.object({
+const HopCall = v.object({
   service: v.optional(v.string()),
   status: v.optional(v.number()),
   /** The called service's answer: a hop report when a workload answered. */

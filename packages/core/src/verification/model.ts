@@ -50,7 +50,7 @@ export interface CheckRecord {
   frontend?: FrontendRef | null | undefined;
 }
 
-export interface FrontendRef {
+interface FrontendRef {
   name: string;
   revision: string;
   /** The binding's version the check was recorded against. */

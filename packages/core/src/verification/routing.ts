@@ -16,10 +16,7 @@ export interface ProbeResult {
 export type RoutingVerdict = Pick<CheckRecord, 'status' | 'message' | 'http_status' | 'coverage'>;
 
 /** Per overridden component: whether the answer shows it served by `images[component]`. */
-export function routingCoverage(
-  body: unknown,
-  images: Readonly<Record<string, string>>,
-): Record<string, Coverage> {
+function routingCoverage(body: unknown, images: Readonly<Record<string, string>>): Record<string, Coverage> {
   const seen = hopsOf(body);
   return Object.fromEntries(
     Object.entries(images).map(([component, image]) => {

@@ -52,7 +52,7 @@ function defaultContainers(list: unknown): void {
   }
 }
 
-export function defaultPodSpec(spec: Rec): void {
+function defaultPodSpec(spec: Rec): void {
   setDefault(spec, 'restartPolicy', 'Always');
   setDefault(spec, 'dnsPolicy', 'ClusterFirst');
   setDefault(spec, 'schedulerName', 'default-scheduler');

@@ -68,7 +68,7 @@ export interface ListResult {
 }
 
 const DEFAULT_MANAGER = 'unknown';
-export const NODE_NAME = 'local-node';
+const NODE_NAME = 'local-node';
 
 export class Api {
   readonly registry: Registry;

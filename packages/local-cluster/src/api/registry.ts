@@ -308,7 +308,7 @@ export class Registry {
   }
 }
 
-export function fromDeclaration(d: ResourceDeclaration): ResourceType {
+function fromDeclaration(d: ResourceDeclaration): ResourceType {
   const plural = d.plural ?? `${d.kind.toLowerCase()}s`;
   return make(
     {

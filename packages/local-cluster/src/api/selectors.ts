@@ -14,7 +14,7 @@ export type Requirement =
 
 export type LabelMatcher = (labels: Labels) => boolean;
 
-export function matchesRequirements(requirements: readonly Requirement[], labels: Labels): boolean {
+function matchesRequirements(requirements: readonly Requirement[], labels: Labels): boolean {
   return requirements.every((r) => {
     const value = labels?.[r.key];
     switch (r.op) {
@@ -139,10 +139,6 @@ export function selectorMatches(selector: LabelSelector | undefined, labels: Lab
   return matchesRequirements(requirementsOf(selector), labels);
 }
 
-export function selectorIsEmpty(selector: LabelSelector | undefined): boolean {
-  return requirementsOf(selector).length === 0;
-}
-
 /** The string form, as a Scale's `status.selector` carries it. */
 export function formatSelector(selector: LabelSelector | undefined): string {
   return requirementsOf(selector)
@@ -166,7 +162,7 @@ export function formatSelector(selector: LabelSelector | undefined): string {
     .join(',');
 }
 
-export interface FieldRequirement {
+interface FieldRequirement {
   path: readonly string[];
   field: string;
   equal: boolean;
@@ -201,7 +197,7 @@ function unescapeFieldValue(value: string): string {
  * `involvedObject.uid`…). A real server allows only a few fields per type; accepting every path is
  * a deliberate superset.
  */
-export function parseFieldSelector(selector: string): FieldRequirement[] {
+function parseFieldSelector(selector: string): FieldRequirement[] {
   const text = selector.trim();
   if (text === '') return [];
   return splitEscaped(text, ',').map((part) => {
@@ -213,7 +209,7 @@ export function parseFieldSelector(selector: string): FieldRequirement[] {
   });
 }
 
-export function fieldValue(object: KubeObject, path: readonly string[]): string {
+function fieldValue(object: KubeObject, path: readonly string[]): string {
   const value = getPath(object, path);
   if (value === undefined || value === null) return '';
   if (typeof value === 'object') return JSON.stringify(value);

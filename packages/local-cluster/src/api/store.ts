@@ -6,7 +6,7 @@ import { deepFreeze } from './json.ts';
 import { type ResourceType, storageKey } from './registry.ts';
 import type { KubeObject } from './types.ts';
 
-export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface StoreEvent {
   type: EventType;

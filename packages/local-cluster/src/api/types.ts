@@ -20,7 +20,7 @@ export interface ManagedFieldsEntry {
   subresource?: string;
 }
 
-export interface ObjectMeta {
+interface ObjectMeta {
   name?: string;
   generateName?: string;
   namespace?: string;
@@ -44,7 +44,7 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
-export interface LabelSelectorRequirement {
+interface LabelSelectorRequirement {
   key: string;
   operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
   values?: string[];
@@ -66,20 +66,20 @@ export interface Condition {
   observedGeneration?: number;
 }
 
-export interface ContainerPort {
+interface ContainerPort {
   name?: string;
   containerPort: number;
   protocol?: string;
 }
 
-export interface Container {
+interface Container {
   name: string;
   image?: string;
   ports?: ContainerPort[];
   [field: string]: unknown;
 }
 
-export interface PodSpec {
+interface PodSpec {
   containers: Container[];
   initContainers?: Container[];
   nodeName?: string;
@@ -133,11 +133,7 @@ export interface Pod extends KubeObject {
   status?: PodStatus;
 }
 
-export interface IntOrString {
-  value: number | string;
-}
-
-export interface DeploymentSpec {
+interface DeploymentSpec {
   replicas?: number;
   selector: LabelSelector;
   template: PodTemplateSpec;
@@ -167,7 +163,7 @@ export interface Deployment extends KubeObject {
   status?: DeploymentStatus;
 }
 
-export interface ReplicaSetSpec {
+interface ReplicaSetSpec {
   replicas?: number;
   selector: LabelSelector;
   template: PodTemplateSpec;

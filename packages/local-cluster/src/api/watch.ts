@@ -7,9 +7,9 @@ import { fieldMatcher, labelMatcher } from './selectors.ts';
 import type { Store, StoreEvent } from './store.ts';
 import type { KubeObject } from './types.ts';
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-export interface WatchEvent {
+interface WatchEvent {
   type: WatchEventType;
   object: unknown;
 }

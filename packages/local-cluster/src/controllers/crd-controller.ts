@@ -33,7 +33,7 @@ function specOf(crd: KubeObject): CrdSpec | undefined {
   return spec as unknown as CrdSpec;
 }
 
-export function crdTypes(crd: KubeObject): ResourceType[] {
+function crdTypes(crd: KubeObject): ResourceType[] {
   const spec = specOf(crd);
   if (!spec) return [];
   return spec.versions

@@ -31,7 +31,7 @@ function resolveIntOrPercent(value: number | string | undefined, total: number, 
   return 0;
 }
 
-export function rollingParameters(d: Deployment): { maxSurge: number; maxUnavailable: number } {
+function rollingParameters(d: Deployment): { maxSurge: number; maxUnavailable: number } {
   const replicas = d.spec.replicas ?? 1;
   if (d.spec.strategy?.type === 'Recreate') return { maxSurge: 0, maxUnavailable: 0 };
   const ru = d.spec.strategy?.rollingUpdate;
@@ -41,7 +41,7 @@ export function rollingParameters(d: Deployment): { maxSurge: number; maxUnavail
   return { maxSurge, maxUnavailable: Math.min(maxUnavailable, replicas) };
 }
 
-export function podTemplateHash(template: PodTemplateSpec, collisionCount: number | undefined): string {
+function podTemplateHash(template: PodTemplateSpec, collisionCount: number | undefined): string {
   return safeEncode(fnv1a(stableStringify(template) + (collisionCount ? String(collisionCount) : '')));
 }
 

@@ -21,7 +21,7 @@ function matches(
 }
 
 /** A named targetPort resolves to the container port of that name in the pod. */
-export function resolveTargetPort(port: ServicePort, pod: Pod | undefined): number {
+function resolveTargetPort(port: ServicePort, pod: Pod | undefined): number {
   const target = port.targetPort ?? port.port;
   if (typeof target === 'number') return target;
   if (/^\d+$/.test(target)) return Number(target);

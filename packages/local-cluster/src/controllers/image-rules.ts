@@ -8,7 +8,7 @@ export const ImageBehaviour = {
 } as const;
 export type ImageBehaviour = (typeof ImageBehaviour)[keyof typeof ImageBehaviour];
 
-export function imageTag(image: string): string | undefined {
+function imageTag(image: string): string | undefined {
   const withoutDigest = image.split('@')[0] ?? image;
   const slash = withoutDigest.lastIndexOf('/');
   const colon = withoutDigest.lastIndexOf(':');

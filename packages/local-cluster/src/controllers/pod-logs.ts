@@ -30,7 +30,7 @@ function newInstance(): Instance {
   return { lines: [], followers: new Set(), ended: false };
 }
 
-export function rfc3339Nano(line: { ms: number; seq: number }): string {
+function rfc3339Nano(line: { ms: number; seq: number }): string {
   const iso = new Date(line.ms).toISOString();
   const frac = `${iso.slice(20, 23)}${String(line.seq).padStart(6, '0')}`;
   return `${iso.slice(0, 19)}.${frac}Z`;

@@ -89,11 +89,11 @@ export interface RouteDecision {
   match: RouteMatch;
 }
 
-export function parentGroup(ref: ParentRef): string {
+function parentGroup(ref: ParentRef): string {
   return ref.group ?? GATEWAY_GROUP;
 }
 
-export function parentKind(ref: ParentRef): string {
+function parentKind(ref: ParentRef): string {
   return ref.kind ?? 'Gateway';
 }
 
@@ -114,7 +114,7 @@ export function hostnameMatches(pattern: string, host: string): boolean {
 const regexCache = new Map<string, RegExp | null>();
 
 /** Full-match regular expressions, as Envoy-based implementations (Istio) evaluate them. */
-export function fullMatch(pattern: string, value: string): boolean {
+function fullMatch(pattern: string, value: string): boolean {
   let re = regexCache.get(pattern);
   if (re === undefined) {
     try {
@@ -142,7 +142,7 @@ function valueMatches(m: HeaderMatch, actual: string | undefined): boolean {
   return (m.type ?? 'Exact') === 'RegularExpression' ? fullMatch(m.value, actual) : actual === m.value;
 }
 
-export function matches(match: RouteMatch, req: RoutedRequest): boolean {
+function matches(match: RouteMatch, req: RoutedRequest): boolean {
   if (!pathMatches(match, req.path)) return false;
   if (match.method && match.method.toUpperCase() !== req.method.toUpperCase()) return false;
   for (const h of match.headers ?? []) if (!valueMatches(h, req.headers[h.name.toLowerCase()])) return false;

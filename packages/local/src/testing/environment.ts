@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Role, systemClock } from '@svc/core';
+import { Auth, systemClock } from '@svc/core';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { type Stack, type StackOptions, startStack } from '../stack.ts';
 import { type HttpClient, httpClient } from './http.ts';
 
 /** Endpoints of the run's shared emulators; fails loudly when the global setup did not start them. */
-export function emulatorEndpoints(): { dynamodbEndpoint: string; sqsEndpoint: string } {
+function emulatorEndpoints(): { dynamodbEndpoint: string; sqsEndpoint: string } {
   const dynamodbEndpoint = inject('dynamodbEndpoint');
   const sqsEndpoint = inject('sqsEndpoint');
   if (!dynamodbEndpoint || !sqsEndpoint) {
@@ -17,7 +17,7 @@ export function emulatorEndpoints(): { dynamodbEndpoint: string; sqsEndpoint: st
 }
 
 /** A resource prefix unique to one test file, so files share emulators without sharing data. */
-export function uniquePrefix(): string {
+function uniquePrefix(): string {
   return `t${randomBytes(5).toString('hex')}-`;
 }
 
@@ -45,7 +45,7 @@ export interface TestEnvironment {
   /** A client of the stack's API that sends no credentials. */
   readonly http: HttpClient;
   /** A bearer token that never expires, for a stack in token auth mode. */
-  token(subject: string, role?: Role): Promise<string>;
+  token(subject: string, role?: Auth.Role): Promise<string>;
 }
 
 export interface UseTestStackOptions extends TestStackOptions {
@@ -70,7 +70,7 @@ export function useTestStack(
     await ready({
       stack: started,
       http: httpClient(started.apiUrl),
-      token: (subject, role = Role.Member) =>
+      token: (subject, role = Auth.Role.Member) =>
         started.stores.tokens.issue({ subject, role, now: clock.now(), expires_at: null }),
     });
   });

@@ -1,17 +1,4 @@
-import {
-  anchor,
-  type CompositionRecord,
-  compositionSelector,
-  entryRoute,
-  type ForkBase,
-  type ForkTarget,
-  forkableBases,
-  forkDeployment,
-  forkService,
-  inheritedAgain,
-  ownerReference,
-  refOf,
-} from '@svc/core';
+import { Cluster, Compositions } from '@svc/core';
 import type { WorkerDeps } from '../deps.ts';
 import { isolate } from '../isolation.ts';
 import { readTarget, type Step } from './step.ts';
@@ -30,15 +17,18 @@ export const apply: Step = async (context) => {
   const { deps, composition, operation } = context;
   const target = await readTarget(context);
   if ('kind' in target) return target;
-  const forkable = forkableBases(composition.namespace, await readBases(deps, composition, target.forks));
+  const forkable = Compositions.forkableBases(
+    composition.namespace,
+    await readBases(deps, composition, target.forks),
+  );
   if (forkable.kind === 'fail') return forkable;
 
   await context.fence();
   // Queues first: each fork's pods are told where their isolated queues are.
   const isolation = await isolate(deps, composition, target.baseline, target.profiles);
   if (isolation.blockers.length) return { kind: 'fail', blockers: isolation.blockers };
-  const owner = ownerReference(
-    await deps.cluster.apply(anchor(composition.id, composition.namespace, operation.generation)),
+  const owner = Cluster.ownerReference(
+    await deps.cluster.apply(Cluster.anchor(composition.id, composition.namespace, operation.generation)),
   );
   await Promise.all(
     forkable.bases.flatMap((base) => {
@@ -55,12 +45,15 @@ export const apply: Step = async (context) => {
         progressDeadlineSeconds: deps.settings.progressDeadlineSeconds,
         env: isolation.env[base.component] ?? [],
       };
-      return [deps.cluster.apply(forkDeployment(input)), deps.cluster.apply(forkService(input))];
+      return [
+        deps.cluster.apply(Cluster.forkDeployment(input)),
+        deps.cluster.apply(Cluster.forkService(input)),
+      ];
     }),
   );
   // A public route to the baseline entry is right at any time; one to an entry fork waits until the fork is rolled out.
   if (!(target.baseline.entry_component in composition.desired.images)) {
-    await deps.cluster.apply(entryRoute(composition, target, owner));
+    await deps.cluster.apply(Compositions.entryRoute(composition, target, owner));
   }
   await removeInherited(deps, composition);
   return { kind: 'done' };
@@ -69,9 +62,9 @@ export const apply: Step = async (context) => {
 /** The baseline Deployment and Service each fork copies. */
 function readBases(
   deps: WorkerDeps,
-  composition: CompositionRecord,
-  forks: readonly ForkTarget[],
-): Promise<ForkBase[]> {
+  composition: Compositions.CompositionRecord,
+  forks: readonly Compositions.ForkTarget[],
+): Promise<Compositions.ForkBase[]> {
   return Promise.all(
     forks.map(async (fork) => {
       const [deployment, service] = await Promise.all([
@@ -84,10 +77,12 @@ function readBases(
 }
 
 /** Components that went back to inheritance: their route goes first, so traffic returns to the baseline, then the fork. */
-async function removeInherited(deps: WorkerDeps, composition: CompositionRecord): Promise<void> {
-  const selector = compositionSelector(composition.id);
+async function removeInherited(deps: WorkerDeps, composition: Compositions.CompositionRecord): Promise<void> {
+  const selector = Cluster.compositionSelector(composition.id);
   for (const kinds of [routeKinds, forkKinds]) {
     const objects = await deps.cluster.list(composition.namespace, kinds, selector);
-    await Promise.all(inheritedAgain(objects, composition).map((o) => deps.cluster.delete(refOf(o))));
+    await Promise.all(
+      Compositions.inheritedAgain(objects, composition).map((o) => deps.cluster.delete(Cluster.refOf(o))),
+    );
   }
 }

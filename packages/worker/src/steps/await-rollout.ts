@@ -1,18 +1,4 @@
-import {
-  anchorName,
-  compositionSelector,
-  entryRoute,
-  meshRoute,
-  ownerReference,
-  progressDeadlineFailure,
-  RolloutBlockerCode,
-  type RolloutTarget,
-  rolloutComplete,
-  rolloutFailure,
-  rolloutWait,
-  type StepOutcome,
-  watchBoundMs,
-} from '@svc/core';
+import { Cluster, Compositions } from '@svc/core';
 import { readTarget, type Step, type StepContext } from './step.ts';
 
 /**
@@ -24,21 +10,21 @@ export const awaitRollout: Step = async (context) => {
   const target = await readTarget(context);
   if ('kind' in target) return target;
   const { forks } = target;
-  const selector = compositionSelector(composition.id);
-  const bound = watchBoundMs(operation.observations, deps.clock.now(), deps.settings);
+  const selector = Cluster.compositionSelector(composition.id);
+  const bound = Compositions.watchBoundMs(operation.observations, deps.clock.now(), deps.settings);
   const deployments = forks.length
     ? await deps.cluster.watchDeployments(
         composition.namespace,
         selector,
-        (seen) => rolloutComplete(seen, forks),
+        (seen) => Compositions.rolloutComplete(seen, forks),
         bound,
       )
     : [];
-  if (rolloutComplete(deployments, forks)) return routeToForks(context, target);
-  const stalled = progressDeadlineFailure(deployments, forks);
+  if (Compositions.rolloutComplete(deployments, forks)) return routeToForks(context, target);
+  const stalled = Compositions.progressDeadlineFailure(deployments, forks);
   if (stalled) return stalled;
   const pods = await deps.cluster.listPods(composition.namespace, selector);
-  return rolloutWait({
+  return Compositions.rolloutWait({
     forks,
     deployments,
     pods,
@@ -49,10 +35,13 @@ export const awaitRollout: Step = async (context) => {
 };
 
 /** Every fork is rolled out: a mesh route per fork, and the public route (to the entry's fork if overridden). */
-async function routeToForks(context: StepContext, target: RolloutTarget): Promise<StepOutcome> {
+async function routeToForks(
+  context: StepContext,
+  target: Compositions.RolloutTarget,
+): Promise<Compositions.StepOutcome> {
   const { deps, composition } = context;
   await context.fence();
-  const name = anchorName(composition.id);
+  const name = Cluster.anchorName(composition.id);
   const anchorObject = await deps.cluster.get({
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -60,18 +49,18 @@ async function routeToForks(context: StepContext, target: RolloutTarget): Promis
     name,
   });
   if (!anchorObject) {
-    return rolloutFailure(
-      RolloutBlockerCode.AnchorMissing,
+    return Compositions.rolloutFailure(
+      Compositions.RolloutBlockerCode.AnchorMissing,
       `the composition's anchor ConfigMap ${name} disappeared`,
     );
   }
-  const owner = ownerReference(anchorObject);
+  const owner = Cluster.ownerReference(anchorObject);
   const { baseline } = target;
   await Promise.all([
     ...target.forks.map(({ component, profile }) =>
-      deps.cluster.apply(meshRoute({ id: composition.id, component, profile, baseline, owner })),
+      deps.cluster.apply(Cluster.meshRoute({ id: composition.id, component, profile, baseline, owner })),
     ),
-    deps.cluster.apply(entryRoute(composition, target, owner)),
+    deps.cluster.apply(Compositions.entryRoute(composition, target, owner)),
   ]);
   return { kind: 'done' };
 }

@@ -1,4 +1,4 @@
-import { anchorName, CompositionKinds, compositionSelector, isolatedQueuePrefix, refOf } from '@svc/core';
+import { Cluster, Messaging } from '@svc/core';
 import { type Step, sleep } from './step.ts';
 
 /**
@@ -13,7 +13,7 @@ export const remove: Step = async (context) => {
       composition.desired.catalog_version_id,
     );
     await deps.messaging.removeIsolatedQueues({
-      prefix: isolatedQueuePrefix(composition.id),
+      prefix: Messaging.isolatedQueuePrefix(composition.id),
       topics: catalog?.baselines[composition.baseline]?.spec.messaging?.topics ?? [],
     });
   }
@@ -22,7 +22,7 @@ export const remove: Step = async (context) => {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       namespace: composition.namespace,
-      name: anchorName(composition.id),
+      name: Cluster.anchorName(composition.id),
     },
     'Background',
   );
@@ -36,15 +36,15 @@ export const remove: Step = async (context) => {
 export const awaitDeletion: Step = async (context) => {
   const { deps, composition } = context;
   const deadline = Date.now() + deps.settings.watchBoundMs;
-  const selector = compositionSelector(composition.id);
+  const selector = Cluster.compositionSelector(composition.id);
   for (let round = 0; ; round++) {
-    const remaining = await deps.cluster.list(composition.namespace, CompositionKinds, selector);
+    const remaining = await deps.cluster.list(composition.namespace, Cluster.CompositionKinds, selector);
     if (remaining.length === 0) return { kind: 'done' };
     if (round > 0) {
       await Promise.all(
         remaining
           .filter((o) => !o.metadata.deletionTimestamp && o.kind !== 'Pod' && o.kind !== 'ReplicaSet')
-          .map((o) => deps.cluster.delete(refOf(o))),
+          .map((o) => deps.cluster.delete(Cluster.refOf(o))),
       );
     }
     if (Date.now() >= deadline) {

@@ -1,4 +1,4 @@
-import { compositionSelector, destroyFinished, OperationKind, rolloutFinished } from '@svc/core';
+import { Cluster, Compositions } from '@svc/core';
 import { isolate } from '../isolation.ts';
 import { readTarget, type Step } from './step.ts';
 
@@ -13,13 +13,13 @@ const finishRollout: Step = async (context) => {
   const isolation = await isolate(deps, composition, target.baseline, target.profiles);
   const forks = await deps.cluster.listDeployments(
     composition.namespace,
-    compositionSelector(composition.id),
+    Cluster.compositionSelector(composition.id),
   );
   const now = deps.clock.now();
   const checks = await deps.compositions.listChecks(composition.id, { limit: 1, after: null });
   return {
     kind: 'done',
-    composition: rolloutFinished({
+    composition: Compositions.rolloutFinished({
       composition,
       operation,
       forks,
@@ -33,8 +33,10 @@ const finishRollout: Step = async (context) => {
 /** A destroy ends destroyed, with nothing observed. */
 const finishDestroy: Step = async ({ deps, composition }) => ({
   kind: 'done',
-  composition: destroyFinished(composition, deps.clock.now()),
+  composition: Compositions.destroyFinished(composition, deps.clock.now()),
 });
 
 export const finish: Step = (context) =>
-  context.operation.kind === OperationKind.Destroy ? finishDestroy(context) : finishRollout(context);
+  context.operation.kind === Compositions.OperationKind.Destroy
+    ? finishDestroy(context)
+    : finishRollout(context);

@@ -1,12 +1,4 @@
-import {
-  CheckKind,
-  CheckStatus,
-  fingerprint,
-  IdPrefix,
-  newId,
-  type RoutingVerdict,
-  routingVerdict,
-} from '@svc/core';
+import { IdPrefix, newId, Verification } from '@svc/core';
 import type { WorkerDeps } from '../deps.ts';
 import { readTarget, type Step, sleep } from './step.ts';
 
@@ -24,14 +16,14 @@ export const verify: Step = async (context) => {
     Object.entries(composition.desired.images).map(([component, { image }]) => [component, image]),
   );
   const { ran_at, verdict } = await probeUntilPassed(deps, url, images, expect_status);
-  const print = await fingerprint(deps.cluster, target.catalog, composition).catch(() => ({
+  const print = await Verification.fingerprint(deps.cluster, target.catalog, composition).catch(() => ({
     inputs: {},
     hash: 'unreadable',
   }));
   await deps.compositions.putCheck({
     id: newId(IdPrefix.Check),
     composition_id: composition.id,
-    kind: CheckKind.Routing,
+    kind: Verification.CheckKind.Routing,
     generation: operation.generation,
     ran_at,
     target: url,
@@ -47,11 +39,11 @@ async function probeUntilPassed(
   url: string,
   images: Record<string, string>,
   expectStatus: number,
-): Promise<{ ran_at: string; verdict: RoutingVerdict }> {
+): Promise<{ ran_at: string; verdict: Verification.RoutingVerdict }> {
   for (let attempt = 1; ; attempt++) {
     const ran_at = deps.clock.now().toISOString();
-    const verdict = routingVerdict(await deps.probe(url), images, expectStatus);
-    if (verdict.status === CheckStatus.Passed || attempt >= deps.settings.verifyAttempts) {
+    const verdict = Verification.routingVerdict(await deps.probe(url), images, expectStatus);
+    if (verdict.status === Verification.CheckStatus.Passed || attempt >= deps.settings.verifyAttempts) {
       return { ran_at, verdict };
     }
     await sleep(150 * attempt);

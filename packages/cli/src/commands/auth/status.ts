@@ -1,4 +1,4 @@
-import type { IdentityView } from '@svc/core';
+import type { Auth } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { type Credential, credentialsPath, readSavedLogin } from '../../credentials.ts';
@@ -33,7 +33,7 @@ export default defineCommand({
         ? { subject: saved.subject, access_token_expires_at: saved.access_token_expires_at }
         : null,
       server: null as null | { accepted: boolean; status: number },
-      identity: null as IdentityView | null,
+      identity: null as Auth.IdentityView | null,
     };
     if (problem) throw new CliError(problem.problem, problem.exitCode, { output: report });
     const client = api(context.http);

@@ -1,4 +1,4 @@
-import { CreateCompositionBody } from '@svc/core';
+import { Compositions } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from '../../errors.ts';
@@ -17,7 +17,7 @@ export default defineCommand({
   async run({ flags, context }) {
     const body = await readJsonFile(flags.file);
     // The shape is checked here as the server checks it; rule violations are the plan's blockers.
-    checkFileBody(CreateCompositionBody, body);
+    checkFileBody(Compositions.CreateCompositionBody, body);
     const plan = await api(context.http).planComposition(body);
     if (plan.blockers.length) {
       throw new CliError(

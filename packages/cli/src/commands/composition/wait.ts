@@ -1,4 +1,4 @@
-import type { CompositionStatusView, DiagnosisView } from '@svc/core';
+import type { Compositions, Insight } from '@svc/core';
 import { type Api, api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from '../../errors.ts';
@@ -12,7 +12,7 @@ export const maxWaitSeconds = 60;
 const ended = new Set(['destroying', 'destroyed', 'expired']);
 
 /** The blockers the diagnosis recorded, so a failed wait says why; none if it cannot be read. */
-async function recordedBlockers(client: Api, id: string): Promise<DiagnosisView['blockers']> {
+async function recordedBlockers(client: Api, id: string): Promise<Insight.DiagnosisView['blockers']> {
   try {
     const { blockers } = await client.compositionDiagnosis(id);
     // The answer is typed, not validated: an answer of another shape names no blockers.
@@ -40,7 +40,7 @@ export default defineCommand({
     const seconds = checkDuration(flags.timeout, '--timeout', { min: 1, max: maxWaitSeconds });
     const client = api(context.http);
     const deadline = Date.now() + seconds * 1000;
-    let last: CompositionStatusView | undefined;
+    let last: Compositions.CompositionStatusView | undefined;
     let interval = 250;
     for (;;) {
       try {

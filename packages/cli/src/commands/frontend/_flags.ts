@@ -1,5 +1,5 @@
 /** The flags every frontend command takes: which binding, as `--project --frontend --revision`. */
-import { FrontendRevision } from '@svc/core';
+import { Frontends } from '@svc/core';
 import type { FlagSpec } from '../../command.ts';
 import { checkInteger, checkName, checkWith } from '../../validate.ts';
 
@@ -27,7 +27,7 @@ export function bindingOf(flags: { project: string; frontend: string; revision: 
   return [
     checkName(flags.project, '--project'),
     checkName(flags.frontend, '--frontend'),
-    checkWith(FrontendRevision, flags.revision, '--revision'),
+    checkWith(Frontends.FrontendRevision, flags.revision, '--revision'),
   ] as const;
 }
 

@@ -1,4 +1,4 @@
-import { FrontendCheckBody } from '@svc/core';
+import { Frontends } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { invalidArgument } from '../../errors.ts';
@@ -41,7 +41,7 @@ export default defineCommand({
         max: Number.MAX_SAFE_INTEGER,
       }),
       status: flags.status,
-      message: checkWith(FrontendCheckBody.entries.message, flags.message, '--message'),
+      message: checkWith(Frontends.FrontendCheckBody.entries.message, flags.message, '--message'),
     });
   },
 });

@@ -1,4 +1,4 @@
-import { PublishFrontendBody } from '@svc/core';
+import { Frontends } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { checkWith } from '../../validate.ts';
@@ -21,6 +21,6 @@ export default defineCommand({
   run: ({ flags, context }) =>
     api(context.http).publishFrontend(...bindingOf(flags), {
       expected_version: checkVersion(flags['expected-version']),
-      url: checkWith(PublishFrontendBody.entries.url, flags.url, '--url'),
+      url: checkWith(Frontends.PublishFrontendBody.entries.url, flags.url, '--url'),
     }),
 });

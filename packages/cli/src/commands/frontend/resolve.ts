@@ -1,4 +1,4 @@
-import { maxResolveWaitSeconds } from '@svc/core';
+import { Frontends } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from '../../errors.ts';
@@ -12,7 +12,7 @@ export default defineCommand({
     'The composition a frontend revision is bound to, waiting until it is ready (exit 0), failed or ended (exit 1), or the timeout passes (exit 3).',
   notes: [
     'stdout is { binding, composition: { id, phase, url, ready, … }, outcome, message }, whatever the outcome.',
-    `Each request waits on the server for at most ${maxResolveWaitSeconds}s; longer timeouts ask again.`,
+    `Each request waits on the server for at most ${Frontends.maxResolveWaitSeconds}s; longer timeouts ask again.`,
   ],
   flags: {
     ...bindingFlags,
@@ -29,7 +29,10 @@ export default defineCommand({
     const client = api(context.http);
     const deadline = Date.now() + seconds * 1000;
     for (;;) {
-      const wait = Math.max(0, Math.min(maxResolveWaitSeconds, Math.floor((deadline - Date.now()) / 1000)));
+      const wait = Math.max(
+        0,
+        Math.min(Frontends.maxResolveWaitSeconds, Math.floor((deadline - Date.now()) / 1000)),
+      );
       const answer = await client.resolveFrontend(...binding, wait, wait + 10);
       const [, frontend, revision] = binding;
       const what = `frontend ${frontend} revision ${revision.slice(0, 12)}`;

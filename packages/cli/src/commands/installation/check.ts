@@ -1,4 +1,4 @@
-import { CheckStatus, InstallationSpec, InstallationStatus } from '@svc/core';
+import { Installation, Verification } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from '../../errors.ts';
@@ -23,12 +23,12 @@ export default defineCommand({
   },
   async run({ flags, context }) {
     const body = await readJsonFile(flags.file);
-    checkFileBody(InstallationSpec, body);
+    checkFileBody(Installation.InstallationSpec, body);
     const report = await api(context.http).checkInstallation(body);
-    if (report.status === InstallationStatus.Passed) return report;
-    const failed = report.status === InstallationStatus.Failed;
+    if (report.status === Installation.InstallationStatus.Passed) return report;
+    const failed = report.status === Installation.InstallationStatus.Failed;
     const open = report.checks.filter(
-      (c) => c.status === (failed ? CheckStatus.Failed : CheckStatus.Unknown),
+      (c) => c.status === (failed ? Verification.CheckStatus.Failed : Verification.CheckStatus.Unknown),
     );
     throw new CliError(
       localProblem(

@@ -1,4 +1,4 @@
-import { PublishBuildBody } from '@svc/core';
+import { Builds } from '@svc/core';
 import * as v from 'valibot';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
@@ -9,7 +9,7 @@ import { pageFlags } from '../_shared.ts';
 /** A filter checked with the same field schema the server publishes builds with. */
 function field(name: 'repository' | 'commit_sha', value: string | undefined, flag: string) {
   if (value === undefined) return undefined;
-  const result = v.safeParse(PublishBuildBody.entries[name], value);
+  const result = v.safeParse(Builds.PublishBuildBody.entries[name], value);
   if (!result.success) throw invalidArgument(flag, result.issues[0]?.message ?? 'invalid value');
   return result.output;
 }

@@ -1,4 +1,4 @@
-import { PublishBuildBody } from '@svc/core';
+import { Builds } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { checkName, checkWith } from '../../validate.ts';
@@ -26,8 +26,8 @@ export default defineCommand({
   },
   run: ({ flags, context }) =>
     api(context.http).resolveSource(checkName(flags.project, '--project'), {
-      repository: checkWith(PublishBuildBody.entries.repository, flags.repository, '--repository'),
+      repository: checkWith(Builds.PublishBuildBody.entries.repository, flags.repository, '--repository'),
       component: checkName(flags.component, '--component'),
-      ref: checkWith(PublishBuildBody.entries.ref, flags.ref, '--ref'),
+      ref: checkWith(Builds.PublishBuildBody.entries.ref, flags.ref, '--ref'),
     }),
 });

@@ -101,7 +101,7 @@ function step(current: unknown, token: string): unknown {
   return undefined;
 }
 
-export function valueAt(object: unknown, path: string): unknown {
+function valueAt(object: unknown, path: string): unknown {
   let current = object;
   for (const token of path.split(SEP)) {
     current = step(current, token);
@@ -176,7 +176,7 @@ function parseFieldsV1(tree: unknown): FieldSet {
 }
 
 /** `.spec.replicas`, `.spec.template.spec.containers[name="web"].image`: how conflicts are reported. */
-export function describePath(path: string): string {
+function describePath(path: string): string {
   return path
     .split(SEP)
     .map((t) => {
@@ -300,12 +300,12 @@ export interface ApplyResult {
   managedFields: ManagedFieldsEntry[];
 }
 
-export interface ApplyConflict {
+interface ApplyConflict {
   manager: string;
   path: string;
 }
 
-export class ApplyConflictError extends ApiError {
+class ApplyConflictError extends ApiError {
   constructor(conflicts: ApplyConflict[], apiVersion: string) {
     const lines = conflicts.map(
       (c) => `conflict with "${c.manager}" using ${apiVersion}: ${describePath(c.path)}`,

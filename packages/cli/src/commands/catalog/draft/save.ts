@@ -1,4 +1,4 @@
-import { ProblemError, parseDraftBody } from '@svc/core';
+import { Drafts, ProblemError } from '@svc/core';
 import { api } from '../../../api.ts';
 import { defineCommand } from '../../../command.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from '../../../errors.ts';
@@ -20,7 +20,7 @@ export default defineCommand({
     const draft = await readJsonFile(flags.file);
     let project: string;
     try {
-      project = parseDraftBody(draft).project;
+      project = Drafts.parseBody(draft).project;
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error;
       // The server's own rules: a refused file never leaves this machine.

@@ -1,0 +1,106 @@
+/**
+ * Architecture rules, checked by `npm run check:architecture` (part of `npm test`). Paths are
+ * resolved files: a workspace package import (`@svc/core`) resolves to its `packages/core/src/…`.
+ */
+const workspace = (...names) => `^packages/(${names.join('|')})/`;
+/** Test code of a package: it may reach for the local stack and the stand-ins. */
+const testCode = '(^packages/[^/]+/test/|\\.test\\.ts$)';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Files import each other in one direction only; a cycle means two modules are one.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-knows-no-vendor',
+      comment:
+        'packages/core is the domain: no AWS SDK, no HTTP framework, no Kubernetes client, not even their types; ports are written in its own terms.',
+      severity: 'error',
+      from: { path: workspace('core') },
+      to: { path: 'node_modules/(@aws-sdk|@smithy|hono|@hono|@kubernetes/client-node)/' },
+    },
+    {
+      name: 'core-imports-no-workspace-package',
+      comment: 'Everything depends on core; core depends on nothing of ours.',
+      severity: 'error',
+      from: { path: workspace('core') },
+      to: { path: '^packages/', pathNot: workspace('core') },
+    },
+    {
+      name: 'adapters-point-inward',
+      comment:
+        'aws and kube implement core’s ports; they never reach up into api, worker or the CLI, nor into each other.',
+      severity: 'error',
+      from: { path: workspace('aws', 'kube'), pathNot: testCode },
+      to: { path: '^packages/', pathNot: [workspace('core'), '^packages/$1/'] },
+    },
+    {
+      name: 'services-point-inward',
+      comment:
+        'api and worker are built on core (and on the adapters, see below); neither imports the other, the CLI or the local stack.',
+      severity: 'error',
+      from: { path: workspace('api', 'worker'), pathNot: testCode },
+      to: { path: '^packages/', pathNot: [workspace('core', 'aws', 'kube'), '^packages/$1/'] },
+    },
+    {
+      name: 'adapters-only-at-composition-roots',
+      comment:
+        'Handlers and steps see ports, not adapters: only the entries that wire a deployed process (the Lambda handlers, the API runtime, token issuing) pick the AWS and Kubernetes implementations.',
+      severity: 'error',
+      from: {
+        path: workspace('api', 'worker'),
+        pathNot: [
+          '^packages/api/src/(runtime|issue-token)\\.ts$',
+          '^packages/worker/src/lambda\\.ts$',
+          testCode,
+        ],
+      },
+      to: { path: workspace('aws', 'kube') },
+    },
+    {
+      name: 'cli-speaks-http-only',
+      comment:
+        'The CLI talks to the service over HTTP; of the service it imports core’s schemas and rules only.',
+      severity: 'error',
+      from: { path: workspace('cli'), pathNot: testCode },
+      to: { path: '^packages/', pathNot: [workspace('core', 'cli')] },
+    },
+    {
+      name: 'local-cluster-stands-alone',
+      comment:
+        'The local cluster is a Kubernetes API stand-in: of the service it knows core’s types (the hop report), nothing else.',
+      severity: 'error',
+      from: { path: workspace('local-cluster') },
+      to: { path: '^packages/', pathNot: workspace('local-cluster', 'core') },
+    },
+    {
+      name: 'local-cluster-uses-core-types-only',
+      comment: 'Type imports vanish at run time, so the stand-in runs without the domain code.',
+      severity: 'error',
+      from: { path: workspace('local-cluster') },
+      to: { path: workspace('core'), dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'local-forge-stands-alone',
+      comment: 'The forge is a GitHub API stand-in; it knows nothing of the service.',
+      severity: 'error',
+      from: { path: workspace('local-forge') },
+      to: { path: '^packages/', pathNot: workspace('local-forge') },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // The CLI's build output (the bundle bin/svc.js loads) is not source.
+    exclude: { path: '^packages/cli/dist/' },
+    // TypeScript 7's compiler has no JavaScript API yet, which dependency-cruiser's own TypeScript
+    // support needs; swc parses the sources instead (and still tells type-only imports apart).
+    parser: 'swc',
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'node', 'default'] },
+  },
+};

@@ -1,0 +1,15 @@
+export {
+  type Build,
+  BuildList,
+  type BuildStore,
+  BuildView,
+  PublishBuildBody,
+  type SourceRef,
+} from './model.ts';
+export {
+  type BuildDeps,
+  publish,
+  resolveSource,
+  type SourceResolution,
+  SourceResolutionView,
+} from './service.ts';

@@ -1,0 +1,14 @@
+export { Baseline, CatalogManifest, ComponentProfile } from './manifest.ts';
+export type { ProjectVersion, Revisioned } from './model.ts';
+export type { CatalogStore } from './ports.ts';
+export {
+  type ApplyResult,
+  apply,
+  type CatalogDeps,
+  listBaselines,
+  listComponents,
+  listProjects,
+  requireProject,
+  validate,
+} from './service.ts';
+export { BaselineView, ComponentView, ProjectView } from './views.ts';

@@ -1,0 +1,19 @@
+export {
+  type ClusterObject,
+  type Deployment,
+  fieldManager,
+  type ObjectRef,
+  type Pod,
+  refOf,
+  type Service,
+} from './objects.ts';
+export { type ClusterPort, CompositionKinds, type DryRunResult, type LogOptions } from './ports.ts';
+export {
+  anchor,
+  anchorName,
+  compositionSelector,
+  forkDeployment,
+  forkService,
+  meshRoute,
+  ownerReference,
+} from './render.ts';

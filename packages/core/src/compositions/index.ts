@@ -1,0 +1,67 @@
+export { create, destroy, update } from './commands.ts';
+export type { CompositionDeps } from './deps.ts';
+export { enqueueNextStep } from './dispatch.ts';
+export {
+  advanceOperation,
+  type Chain,
+  chainFrom,
+  chainWrite,
+  completeOperation,
+  failOperation,
+  isCurrentOperation,
+  isUnfinished,
+  nextStep,
+  type StepFailure,
+  type StepOutcome,
+  startOperation,
+  supersedeOperation,
+  waitOperation,
+} from './lifecycle.ts';
+export {
+  type Blocker,
+  type CompositionEvent,
+  type CompositionRecord,
+  type MessageSubscriptionState,
+  type Operation,
+  OperationKind,
+  OperationStatus,
+  Phase,
+  StepName,
+} from './model.ts';
+export { plan } from './planning.ts';
+export type { CompositionStore, JobQueue } from './ports.ts';
+export { get, getEndpoints, getStatus, list, listEvents } from './reads.ts';
+export {
+  destroyFinished,
+  entryRoute,
+  type ForkBase,
+  type ForkTarget,
+  forkableBases,
+  inheritedAgain,
+  progressDeadlineFailure,
+  RolloutBlockerCode,
+  type RolloutTarget,
+  rolloutBlocker,
+  rolloutComplete,
+  rolloutFailure,
+  rolloutFinished,
+  rolloutTarget,
+  rolloutWait,
+  stepFailedBlocker,
+  watchBoundMs,
+} from './rollout.ts';
+export {
+  CompositionEndpointsView,
+  CompositionList,
+  CompositionStatusView,
+  CompositionView,
+  CreateCompositionBody,
+  EventList,
+  EventView,
+  maxOverrides,
+  maxTtlSeconds,
+  minTtlSeconds,
+  PlanView,
+  UpdateCompositionBody,
+} from './schema.ts';
+export { expireDue, redispatchOverdue } from './sweeps.ts';

@@ -1,0 +1,8 @@
+export {
+  type IdempotencyCompletion,
+  type IdempotencyStore,
+  idempotencyLockSeconds,
+  idempotencyRetentionSeconds,
+  isValidKey,
+  maxIdempotencyKeyLength,
+} from './ports.ts';

@@ -1,0 +1,2 @@
+export { check, type InstallationDeps } from './check.ts';
+export { InstallationReport, InstallationSpec, InstallationStatus } from './spec.ts';

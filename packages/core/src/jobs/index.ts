@@ -1,0 +1,1 @@
+export { Job, parse } from './job.ts';

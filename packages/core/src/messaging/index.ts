@@ -1,0 +1,7 @@
+export {
+  isolatedQueueName,
+  isolatedQueuePrefix,
+  type MessagingPort,
+  routedFilterPolicy,
+  TopicMissingError,
+} from './ports.ts';
