@@ -27,7 +27,7 @@ const retentionSeconds = 30 * 24 * 3600;
 const eventRetentionSeconds = 31 * 24 * 3600;
 
 /** The item for a composition: index attributes exist only while the composition belongs in that index. */
-function compositionItem(record: Compositions.CompositionRecord): Item {
+export function compositionItem(record: Compositions.CompositionRecord): Item {
   const listed = record.phase !== Compositions.Phase.Destroyed;
   const expiring =
     record.phase !== Compositions.Phase.Destroying && record.phase !== Compositions.Phase.Destroyed;

@@ -10,14 +10,11 @@
  * then node packages/local/bench/profile-summary.ts <dir>/<file>.cpuprofile.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import {
-  type CompositionEvent,
-  type CompositionRecord,
-  EventType,
-  IdPrefix,
-  newId,
-  type Operation,
-} from '@svc/core';
+import { Compositions, IdPrefix, newId } from '@svc/core';
+
+type CompositionEvent = Compositions.CompositionEvent;
+const { EventType } = Compositions;
+
 import { startPoller } from '@svc/worker';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
@@ -223,11 +220,11 @@ for (const id of ids) {
  * consistent GetItem and of a create transaction (composition, operation and event, as the API writes).
  */
 async function dynamoLocalAlone(rounds = 200): Promise<Record<string, { ms: number; cpuMs: number }>> {
-  const sample = (await stack.stores.compositions.get(ids[0] as string)) as CompositionRecord;
+  const sample = (await stack.stores.compositions.get(ids[0] as string)) as Compositions.CompositionRecord;
   const operation = (await stack.stores.compositions.getOperation(
     sample.id,
     sample.latest_operation.id,
-  )) as Operation;
+  )) as Compositions.Operation;
   const measure = async (request: () => Promise<unknown>) => {
     const cpu = processJiffies(jvm);
     const started = performance.now();

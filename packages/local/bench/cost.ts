@@ -17,7 +17,7 @@
 import { writeFileSync } from 'node:fs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { awsStores, createAwsClients, Keys } from '@svc/aws';
-import { type CompositionRecord, Resources, systemClock } from '@svc/core';
+import { type Compositions, Resources, systemClock } from '@svc/core';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { startStack } from '../src/stack.ts';
@@ -84,7 +84,7 @@ const observer = createAwsClients({
 });
 const compositions = awsStores(observer, stack.resources, systemClock).compositions;
 
-async function until(id: string, done: (record: CompositionRecord) => boolean): Promise<void> {
+async function until(id: string, done: (record: Compositions.CompositionRecord) => boolean): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
     const record = await compositions.get(id);

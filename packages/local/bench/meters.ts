@@ -7,7 +7,9 @@
  * store method) and the innermost frame outside it (the caller in core, worker or api), so a count
  * points at the code that made it.
  */
-import type { ClusterPort } from '@svc/core';
+import type { Cluster } from '@svc/core';
+
+type ClusterPort = Cluster.ClusterPort;
 
 /** Async stack traces reach back through the SDK's middleware to the caller only with room for them. */
 Error.stackTraceLimit = 60;
@@ -36,7 +38,7 @@ function repoFrames(stack: string): Frame[] {
  * `caller ← its caller → store method` for the request being made now: the outermost frame of the
  * adapter package (the store method; inner ones are its middleware) and the two frames before it.
  */
-export function callSite(adapterDirectory: string): string {
+function callSite(adapterDirectory: string): string {
   const frames = repoFrames(new Error().stack ?? '');
   const inAdapter = (f: Frame) => f.file.startsWith(`${adapterDirectory}/`);
   const callerIndex = frames.findIndex((f) => !inAdapter(f));
@@ -55,7 +57,7 @@ export function callSite(adapterDirectory: string): string {
 }
 
 /** A count per key, with optional sums beside it. */
-export class Tally<S extends string = never> {
+class Tally<S extends string = never> {
   readonly counts = new Map<string, { count: number; sums: Partial<Record<S, number>> }>();
 
   add(key: string, sums: Partial<Record<S, number>> = {}): void {
@@ -177,7 +179,7 @@ function transactionShape(input: Record<string, unknown>): string {
  * two digits plus one), one byte for booleans and nulls, lists and maps three bytes plus one per
  * element. The item is the document client's input, before marshalling.
  */
-export function itemSize(item: Record<string, unknown>): number {
+function itemSize(item: Record<string, unknown>): number {
   const valueSize = (value: unknown): number => {
     if (value === null || typeof value === 'boolean') return 1;
     if (typeof value === 'string') return Buffer.byteLength(value);

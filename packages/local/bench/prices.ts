@@ -40,7 +40,7 @@ export const functionMemoryGb = 1;
  * What Lambda writes to CloudWatch per invocation besides the function's own lines: START, END
  * and REPORT. An estimate from their usual length, not a measurement.
  */
-export const platformLogBytesPerInvocation = 350;
+const platformLogBytesPerInvocation = 350;
 
 /** Everything one preview costs, per preview (create → ready → update → ready → destroy). */
 export interface PreviewUsage {

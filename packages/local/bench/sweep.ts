@@ -8,16 +8,10 @@
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { awsStores, compositionItem, createAwsClients } from '@svc/aws';
-import {
-  type CompositionRecord,
-  IdPrefix,
-  newId,
-  OperationKind,
-  OperationStatus,
-  OwnerKind,
-  Phase,
-  systemClock,
-} from '@svc/core';
+import { Compositions, IdPrefix, newId, systemClock } from '@svc/core';
+
+const { OperationKind, OperationStatus, OwnerKind, Phase } = Compositions;
+
 import { sweeps } from '@svc/worker';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
@@ -40,7 +34,7 @@ const tables = {
 };
 
 /** A ready composition with nothing in flight, as a finished create leaves it. */
-function composition(expiresAt: Date): CompositionRecord {
+function composition(expiresAt: Date): Compositions.CompositionRecord {
   const id = newId(IdPrefix.Composition);
   const created = new Date(expiresAt.getTime() - 3600_000).toISOString();
   const image = {

@@ -21,10 +21,12 @@ export {
   type Blocker,
   type CompositionEvent,
   type CompositionRecord,
+  EventType,
   type MessageSubscriptionState,
   type Operation,
   OperationKind,
   OperationStatus,
+  OwnerKind,
   Phase,
   StepName,
 } from './model.ts';
