@@ -15,7 +15,14 @@ export * as Cluster from './cluster/index.ts';
 export * as Compositions from './compositions/index.ts';
 export * as Drafts from './drafts/index.ts';
 export { formatDuration, parseDuration } from './duration.ts';
-export { Dependency, DependencyUnavailableError, ErrorCode, errorCatalog, ProblemError } from './errors.ts';
+export {
+  Dependency,
+  DependencyUnavailableError,
+  ErrorCode,
+  errorCatalog,
+  ProblemError,
+  validationFailed,
+} from './errors.ts';
 export * as Frontends from './frontends/index.ts';
 export { type DependencyCheck, DependencyStatus } from './health.ts';
 export * as Idempotency from './idempotency/index.ts';
@@ -35,5 +42,5 @@ export {
   pageSchema,
 } from './paging.ts';
 export * as Resources from './resources.ts';
-export { issuesToFieldErrors, parseOrThrow } from './validation.ts';
+export { bodyLimits, bodyProblems, parseFields, parseOrThrow } from './validation.ts';
 export * as Verification from './verification/index.ts';
