@@ -17,15 +17,18 @@ interface Resources {
 
 /** API behind API Gateway, the public webhook on a function URL, the worker on the queue and the schedules. */
 export function functions(settings: StageSettings, { table, jobs, deadLetter }: Resources) {
+  // Set once per stage: npx sst secret set CursorKey "$(openssl rand -base64 48)" --stage <stage>
+  const cursorKey = new sst.Secret('CursorKey');
   const environment = functionEnvironment(
     settings,
     { tableName: table.name, jobQueueUrl: jobs.url },
     deployedBuild(process.env),
+    cursorKey.value,
   );
   const common = {
     runtime: lambdaRuntime,
     architecture: 'arm64',
-    link: [table, jobs, deadLetter],
+    link: [table, jobs, deadLetter, cursorKey],
     environment,
     permissions: [{ actions: ['eks:DescribeCluster'], resources: ['*'] }],
   } as const;

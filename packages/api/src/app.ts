@@ -3,6 +3,7 @@ import {
   type Builds,
   type Cluster,
   type Compositions,
+  type Cursors,
   type DependencyCheck,
   type Drafts,
   ErrorCode,
@@ -37,6 +38,7 @@ export interface AppDeps extends Compositions.CompositionDeps {
   cluster: Cluster.ClusterPort;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
+  cursors: Cursors;
   /** Release and commit reported by `/version`. */
   build?: { release: string; commit: string };
 }

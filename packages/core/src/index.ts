@@ -33,10 +33,11 @@ export * as Jobs from './jobs/index.ts';
 export * as Messaging from './messaging/index.ts';
 export { CompositionName, Id, IdPrefix, isDnsLabel, newId, ResourceName } from './names.ts';
 export {
-  decodeCursor,
+  type Cursors,
+  cursors,
   defaultPageSize,
-  encodeCursor,
   maxPageSize,
+  minCursorKeyLength,
   type Page,
   type PageRequest,
   pageSchema,

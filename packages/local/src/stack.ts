@@ -54,7 +54,16 @@ export interface StackOptions {
   workerSettings?: Partial<WorkerSettings>;
   /** Release and commit `/version` reports (default: `dev`, `unknown`). */
   build?: { release: string; commit: string };
+  /** Seals page cursors (default: {@link localCursorKey}). */
+  cursorKey?: string;
 }
+
+/**
+ * The local stack's cursor key. Not a secret: a cursor only names a position in a list, the seal
+ * binds it to its list, and the local stack listens on loopback only. Installations configure
+ * their own (`CURSOR_KEY`).
+ */
+export const localCursorKey = 'local-stack-cursor-key-not-a-secret';
 
 export interface Stack {
   readonly apiUrl: string;
@@ -113,7 +122,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
     const resources = await provision(clients, options.resourcePrefix);
     const clock = options.clock ?? systemClock;
-    const stores = awsStores(clients, resources, clock);
+    const stores = awsStores(clients, resources, clock, options.cursorKey ?? localCursorKey);
     const jobs = options.wrapJobs ? options.wrapJobs(stores.jobs) : stores.jobs;
     const services = {
       ...stores,
