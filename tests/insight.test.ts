@@ -42,13 +42,14 @@ describe('log snapshots', () => {
     for (const stream of body.streams) expect(stream.pod).not.toContain(ready.id);
   });
 
-  it('keeps tail_lines per pod and says when it cut', async () => {
+  it('keeps tail_lines per pod and says when it cut, per stream and overall', async () => {
     const { body } = await logs('service-b', 'tail_lines=2');
     for (const stream of body.streams) {
       expect(stream.text.trim().split('\n')).toHaveLength(2);
       expect(stream.truncated).toBe(true);
     }
-    expect(body.truncated).toBe(false);
+    expect(body.truncated).toBe(true);
+    expect(body.message).toContain('cut at a limit');
   });
 
   it('caps the total bytes with max_bytes and marks the snapshot truncated', async () => {

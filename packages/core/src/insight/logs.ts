@@ -130,7 +130,7 @@ async function readLogs(
       const cut = cutLog(text, query.tail_lines, budget);
       budget -= cut.bytes;
       streams.push({ pod: pod.metadata.name, container, text: cut.text, truncated: cut.truncated });
-      if (cut.cutByBytes) truncated = true;
+      if (cut.truncated) truncated = true;
     } catch {
       unread++;
     }
@@ -146,12 +146,12 @@ export function cutLog(
   text: string,
   tailLines: number,
   budget: number,
-): { text: string; truncated: boolean; cutByBytes: boolean; bytes: number } {
+): { text: string; truncated: boolean; bytes: number } {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
   const cutByTail = lines.length > tailLines;
   const kept = `${lines.slice(cutByTail ? 1 : 0).join('\n')}${lines.length && text.endsWith('\n') ? '\n' : ''}`;
   const bytes = Buffer.byteLength(text);
   const cutByBytes = bytes >= budget;
-  return { text: kept, truncated: cutByTail || cutByBytes, cutByBytes, bytes: Math.min(bytes, budget) };
+  return { text: kept, truncated: cutByTail || cutByBytes, bytes: Math.min(bytes, budget) };
 }
