@@ -161,14 +161,32 @@ export function forkDeployment(
 }
 
 /** A fork pod of `component` whose container `container` waits for `reason`. */
-export function waitingPod(component: string, reason: string, container = 'app'): Pod {
+/**
+ * A fork pod whose container waits for `reason`, running `image` (default: the component at
+ * 2.0.0); `notReadySince` is its `ContainersReady` condition's transition to False.
+ */
+export function waitingPod(
+  component: string,
+  reason: string,
+  options: { container?: string; image?: string; notReadySince?: string } = {},
+): Pod {
+  const container = options.container ?? 'app';
+  const podImage = options.image ?? image(component, '2.0.0');
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: `${component}-c-1-abc`, labels: { [Label.Component]: component } },
+    spec: { containers: [{ name: container, image: podImage }] },
     status: {
+      ...(options.notReadySince
+        ? {
+            conditions: [
+              { type: 'ContainersReady', status: 'False', lastTransitionTime: options.notReadySince },
+            ],
+          }
+        : {}),
       containerStatuses: [
-        { name: container, image: 'x', ready: false, restartCount: 3, state: { waiting: { reason } } },
+        { name: container, image: podImage, ready: false, restartCount: 3, state: { waiting: { reason } } },
       ],
     },
   };
