@@ -7,7 +7,14 @@
 import { awsStores, createAwsClients, snsSqsMessaging } from '@svc/aws';
 import { systemClock } from '@svc/core';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
-import { defaultWorkerSettings, handleJob, httpProbe, startPoller, type WorkerDeps } from '@svc/worker';
+import {
+  countingMetrics,
+  defaultWorkerSettings,
+  handleJob,
+  httpProbe,
+  startPoller,
+  type WorkerDeps,
+} from '@svc/worker';
 import { localCursorKey } from '../src/stack.ts';
 import {
   type ClusterMeter,
@@ -67,6 +74,7 @@ const deps: WorkerDeps = {
   messaging: snsSqsMessaging(clients),
   probe: httpProbe(),
   settings: defaultWorkerSettings,
+  metrics: countingMetrics(),
   log: (entry) => {
     logs.entries++;
     logs.bytes += Buffer.byteLength(JSON.stringify(entry)) + 1;

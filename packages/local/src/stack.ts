@@ -6,6 +6,7 @@ import { Auth, type Clock, type Cluster, type Compositions, Resources, systemClo
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
 import {
+  countingMetrics,
   defaultWorkerSettings,
   handleJob,
   httpProbe,
@@ -79,6 +80,8 @@ export interface Stack {
   readonly localCluster: LocalCluster;
   /** What the worker runs with, for driving its Lambda handler in tests. */
   readonly workerDeps: WorkerDeps;
+  /** What the worker counted (messages for unknown operations, lost chain writes). */
+  workerCounts(): Readonly<Record<string, number>>;
   /** Runs one job message the way the poller does; tests use it to deliver a message twice. */
   handle(body: string, receiveCount?: number): Promise<void>;
   stop(): Promise<void>;
@@ -154,6 +157,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const server = await listenNode(app.fetch, host, options.port ?? 8081);
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+    const metrics = countingMetrics();
     const workerDeps: WorkerDeps = {
       ...services,
       compositions: options.wrapWorkerStore
@@ -162,6 +166,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       messaging: snsSqsMessaging(clients),
       probe: httpProbe(),
       settings: { ...defaultWorkerSettings, ...options.workerSettings },
+      metrics,
     };
     const handle = (body: string, receiveCount = 1) => handleJob(workerDeps, body, receiveCount);
     if (options.worker !== false) {
@@ -194,6 +199,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       cluster,
       localCluster,
       workerDeps,
+      workerCounts: () => metrics.counts(),
       handle,
       stop,
     };
