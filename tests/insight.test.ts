@@ -52,6 +52,25 @@ describe('log snapshots', () => {
     expect(body.message).toContain('cut at a limit');
   });
 
+  it("says why the cluster could not be read in a short cause, not the client's raw answer", async () => {
+    await fetch(`${stack.clusterUrl}/_faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'deny', match: { verb: 'list', resource: 'pods' } }),
+    });
+    try {
+      const { status, body } = await logs('service-b');
+      expect(status).toBe(200);
+      expect(body).toMatchObject({
+        message: 'the cluster could not be read: access denied (HTTP 403)',
+        streams: [],
+        partial: true,
+      });
+    } finally {
+      await fetch(`${stack.clusterUrl}/_faults`, { method: 'DELETE' });
+    }
+  });
+
   it('caps the total bytes with max_bytes and marks the snapshot truncated', async () => {
     const { body } = await logs('service-b', 'max_bytes=40');
     const total = body.streams.reduce((n: number, s: { text: string }) => n + Buffer.byteLength(s.text), 0);

@@ -184,6 +184,26 @@ describe('poison messages', () => {
       expect.objectContaining({ operation_id: created.latest_operation.id, step: 'apply' }),
     ]);
   });
+
+  it("names a refusing cluster's answer in a short cause, the detail left to the worker log", async () => {
+    stack = await startTestStack({ retryBaseSeconds: 0 });
+    const s = stack;
+    const http = httpClient(s.apiUrl);
+    await fetch(`${s.clusterUrl}/_faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'deny', match: { resource: 'configmaps' } }),
+    });
+    const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.0.0') } });
+    const failed = await waitForPhase(http, created.id, ['failed', 'ready'], 60_000);
+    expect(failed.observed.blockers).toEqual([
+      {
+        code: 'step_failed',
+        message: `step apply failed 5 times; last error: access denied (HTTP 403) (the worker log has the detail under operation ${created.latest_operation.id})`,
+        component: null,
+      },
+    ]);
+  });
 });
 
 describe('the redispatch sweep and chains in flight', () => {

@@ -48,10 +48,13 @@ const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
 export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly RouteSpec[] } {
   const app = new Hono<AppEnv>();
   const release = deps.build ?? { release: 'dev', commit: 'unknown' };
+  const serverLog = deps.log ?? ((entry: Record<string, unknown>) => console.error(JSON.stringify(entry)));
 
   app.use(async (c, next) => {
     const given = c.req.header('x-request-id');
-    c.set('requestId', given && requestIdPattern.test(given) ? given : crypto.randomUUID());
+    const requestId = given && requestIdPattern.test(given) ? given : crypto.randomUUID();
+    c.set('requestId', requestId);
+    c.set('log', (entry) => serverLog({ ...entry, request_id: requestId }));
     await next();
     c.header('x-request-id', c.get('requestId'));
   });
@@ -82,7 +85,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   });
 
   app.get('/healthz', async (c) => {
-    const report = await probeDependencies(deps.health, ['dynamodb', 'sqs', 'cluster']);
+    const report = await probeDependencies(deps.health, ['dynamodb', 'sqs', 'cluster'], c.get('log'));
     return c.json(
       { status: report.healthy ? 'ok' : 'degraded', dependencies: report.dependencies },
       report.healthy ? 200 : 503,

@@ -20,6 +20,7 @@ export {
   DependencyUnavailableError,
   ErrorCode,
   errorCatalog,
+  outwardCause,
   ProblemError,
   validationFailed,
 } from './errors.ts';

@@ -9,7 +9,7 @@
  * the next step enqueued). A crash in between is what a lost send is: the operation's `due_at`
  * passes and the redispatch sweep re-enqueues its next step; every step is safe to run again.
  */
-import { Compositions, Jobs } from '@svc/core';
+import { Compositions, Jobs, outwardCause } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
 import { WorkerMetric } from './metrics.ts';
 import { steps } from './steps/index.ts';
@@ -146,7 +146,7 @@ async function runStep(
     });
     const saved = await save(deps, chain);
     if (run.receiveCount >= deps.settings.maxReceiveCount) {
-      const blocker = Compositions.stepFailedBlocker(step, run.receiveCount, messageOf(error));
+      const blocker = Compositions.stepFailedBlocker(step, run.receiveCount, outwardCause(error), written.id);
       await fail(deps, composition, Compositions.chainFrom(saved ?? written), [blocker]);
     }
     throw error;

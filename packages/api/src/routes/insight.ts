@@ -56,7 +56,7 @@ export function insightRoutes(registry: Registry, deps: Insight.InsightDeps): vo
     },
     async (c) =>
       c.json(
-        await Insight.componentLogs(deps, compositionId(c), componentName(c), {
+        await Insight.componentLogs({ ...deps, log: c.get('log') }, compositionId(c), componentName(c), {
           tail_lines:
             integerQuery(c, 'tail_lines', { min: 1, max: Insight.logLimits.tailLines.max }) ??
             Insight.logLimits.tailLines.default,

@@ -64,11 +64,19 @@ export function rolloutFailure(
   return { kind: 'fail', blockers: [rolloutBlocker(code, message, component)] };
 }
 
-/** A step that kept failing until the queue's last receive. */
-export function stepFailedBlocker(step: string, receiveCount: number, lastError: string): RolloutBlocker {
+/**
+ * A step that kept failing until the queue's last receive. `cause` is a short, outward cause
+ * (core's `outwardCause`); the error itself is in the worker log under the operation id.
+ */
+export function stepFailedBlocker(
+  step: string,
+  receiveCount: number,
+  cause: string,
+  operationId: string,
+): RolloutBlocker {
   return rolloutBlocker(
     RolloutBlockerCode.StepFailed,
-    `step ${step} failed ${receiveCount} times; last error: ${lastError}`,
+    `step ${step} failed ${receiveCount} times; last error: ${cause} (the worker log has the detail under operation ${operationId})`,
   );
 }
 

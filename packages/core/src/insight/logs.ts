@@ -9,7 +9,7 @@ import { Label, type Pod } from '../cluster/objects.ts';
 import { forkSelector } from '../cluster/render.ts';
 import type { CompositionRecord } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
-import { ErrorCode, ProblemError } from '../errors.ts';
+import { ErrorCode, outwardCause, ProblemError } from '../errors.ts';
 import type { InsightDeps } from './deps.ts';
 
 export const logLimits = {
@@ -65,7 +65,14 @@ export async function componentLogs(
       a.metadata.name < b.metadata.name ? -1 : 1,
     );
   } catch (error) {
-    const message = `the cluster could not be read: ${(error as Error).message}`;
+    deps.log?.({
+      level: 'warn',
+      msg: 'log snapshot: the cluster could not be read',
+      composition_id: id,
+      component,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    const message = `the cluster could not be read: ${outwardCause(error)}`;
     return { message, ...base, streams: [], partial: true, truncated: false };
   }
   const read = await readLogs(deps, record.namespace, pods, profile.workload.container, query);
