@@ -1,6 +1,7 @@
 import {
   type Auth,
   type Builds,
+  bodyLimits,
   type Cluster,
   type Compositions,
   type Cursors,
@@ -27,8 +28,6 @@ import { insightRoutes } from './routes/insight.ts';
 import { installationRoutes } from './routes/installation.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { tokenRoutes } from './routes/tokens.ts';
-
-const maxBodyBytes = 256 * 1024;
 
 export interface AppDeps extends Compositions.CompositionDeps {
   auth: AuthConfig;
@@ -61,11 +60,11 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
 
   app.use(
     bodyLimit({
-      maxSize: maxBodyBytes,
+      maxSize: bodyLimits.maxBytes,
       onError: (c) =>
         problemResponse(
           c,
-          new ProblemError(ErrorCode.PayloadTooLarge, `The body exceeds ${maxBodyBytes} bytes.`),
+          new ProblemError(ErrorCode.PayloadTooLarge, `The body exceeds ${bodyLimits.maxBytes} bytes.`),
         ),
     }),
   );

@@ -116,7 +116,11 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     title: 'Version mismatch',
     description: "expected_version differs from the frontend binding's current version.",
   },
-  payload_too_large: { status: 413, title: 'Payload too large', description: 'The body exceeds 256 KiB.' },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    description: 'The body exceeds 256 KiB, or nests arrays and objects deeper than 32 levels.',
+  },
   unsupported_media_type: {
     status: 415,
     title: 'Unsupported media type',

@@ -21,6 +21,8 @@ function describeIssue(issue: v.BaseIssue<unknown>, keys: string[]): string {
 
 /** What every request body is held to before its schema sees it (docs/decisions.md, "Request bodies"). */
 export const bodyLimits = {
+  /** Larger bodies are refused (413) unread. */
+  maxBytes: 256 * 1024,
   /** Arrays and objects nested deeper than this are refused (413) before any other processing. */
   maxDepth: 32,
 } as const;
