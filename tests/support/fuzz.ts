@@ -134,7 +134,7 @@ function numberFor(schema: Schema, integer: boolean): fc.Arbitrary<number> {
 }
 
 /** A value the schema describes, mostly; anything JSON now and then. */
-export function fromSchema(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
+function fromSchema(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
   if (!schema || depth > 6) return fc.jsonValue({ maxDepth: 2 });
   if ('const' in schema) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
@@ -350,7 +350,7 @@ export function newFigures(): Figures {
 }
 
 /** The table's item count and the job queue's message count: what a refused request must not change. */
-export async function writesSnapshot(stack: Stack): Promise<{ items: number; jobs: number }> {
+async function writesSnapshot(stack: Stack): Promise<{ items: number; jobs: number }> {
   let items = 0;
   let start: Record<string, unknown> | undefined;
   do {

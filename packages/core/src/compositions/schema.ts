@@ -13,7 +13,7 @@ export const maxOverrides = 3;
  * `maxOverrides` overrides is a rule the planner reports (a blocker on the plan route); this bound
  * only keeps a body from carrying thousands of entries into it.
  */
-export const maxMapEntries = 64;
+const maxMapEntries = 64;
 export const defaultTtlSeconds = 4 * 3600;
 export const minTtlSeconds = 60;
 export const maxTtlSeconds = 24 * 3600;
