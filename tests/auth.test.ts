@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Auth, sha256 } from '@svc/core';
 import type { Stack } from '@svc/local';
+import { demoManifest } from '@svc/local/demo';
 import { httpClient, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
 
@@ -97,5 +98,28 @@ describe('bearer token auth', () => {
     const answered = await admin.post('/v1/installation/check', { targets: [{ project: 'demo' }] });
     expect(answered.status).toBe(200);
     expect(answered.body.status).toBe('incomplete');
+  });
+
+  it('lets a member token use compositions but not rewrite the catalog', async () => {
+    const token = await stack.stores.tokens.issue({
+      subject: 'developer',
+      role: 'member',
+      now: new Date(),
+      expires_at: null,
+    });
+    const member = httpClient(stack.apiUrl, { authorization: `Bearer ${token}` });
+    const plan = await member.post('/v1/compositions/plan', {
+      project: 'demo',
+      baseline: 'staging',
+      name: 'p',
+      overrides: {},
+    });
+    expect(plan.status).toBe(200);
+    const manifest = demoManifest();
+    const refused = await member.post('/v1/catalog/apply', manifest);
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('forbidden');
+    const admin = httpClient(stack.apiUrl, { authorization: `Bearer ${adminToken}` });
+    expect((await admin.post('/v1/catalog/apply', manifest)).status).toBe(200);
   });
 });

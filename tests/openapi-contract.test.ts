@@ -1,3 +1,4 @@
+import { Auth } from '@svc/core';
 import { type HttpAnswer, type HttpClient, useTestStack } from '@svc/local/testing';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
@@ -178,6 +179,15 @@ describe('OpenAPI contract', () => {
       '/v1/installation/check',
       await http.post('/v1/installation/check', { targets: [{ project: 'nowhere' }] }),
     );
+  });
+
+  it('names the permission every route needs', () => {
+    const undeclared = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods as Json)
+        .filter(([, operation]) => !Auth.permissionNames.includes(operation['x-permission']))
+        .map(([method]) => `${method} ${path}`),
+    );
+    expect(undeclared).toEqual([]);
   });
 
   it('has no documented route left unexercised', () => {

@@ -114,6 +114,7 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { version: s
           }
         : {}),
       responses,
+      'x-permission': route.permission,
       ...(route.public ? { security: [] } : {}),
     };
   }

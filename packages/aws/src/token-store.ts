@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { Auth } from '@svc/core';
+import { Auth } from '@svc/core';
 import * as Keys from './keys.ts';
 import { epochSeconds, type Table } from './table.ts';
 
@@ -36,7 +36,12 @@ export function dynamoTokenStore(table: Table): Auth.TokenStore {
       );
       if (!item || item.revoked_at) return null;
       if (item.expires_at && Date.parse(item.expires_at) <= now.getTime()) return null;
-      return { subject: item.subject, role: item.role, author: item.subject };
+      return {
+        subject: item.subject,
+        role: item.role,
+        grants: Auth.grantsOfRole(item.role),
+        author: item.subject,
+      };
     },
   };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { CreateTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { Catalog, type Cluster } from '@svc/core';
+import { Auth, Catalog, type Cluster } from '@svc/core';
 import { DEPENDENCIES_ANNOTATION } from '@svc/local-cluster';
 
 /** The one demo manifest: seeds the local catalog and (with the cluster) the baseline workloads. */
@@ -27,7 +27,7 @@ export function demoManifestWithoutMessaging(projectName: string): Catalog.Catal
 
 /** Applies the demo manifest through the normal catalog path; a no-op when it is already current. */
 export function seedDemoCatalog(deps: Catalog.CatalogDeps) {
-  return Catalog.apply(deps, demoManifest());
+  return Catalog.apply(deps, Auth.devIdentity, demoManifest());
 }
 
 /** Environment variables per component of the demo baseline (where its queues are). */

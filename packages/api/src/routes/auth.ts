@@ -7,6 +7,7 @@ export function authRoutes(registry: Registry, deps: { auth: { mode: Auth.AuthMo
       method: 'get',
       path: '/v1/auth/identity',
       operationId: 'getIdentity',
+      permission: 'self',
       summary: "Who this request's credential is, and the server's auth mode.",
       tag: 'auth',
       responses: { 200: { description: "The caller's identity.", schema: Auth.IdentityView } },

@@ -26,6 +26,7 @@ export function catalogRoutes(registry: Registry, deps: Catalog.CatalogDeps): vo
       method: 'post',
       path: '/v1/catalog/validate',
       operationId: 'validateCatalog',
+      permission: 'catalog:read',
       summary: 'Dry-run validation of a catalog manifest; changes nothing.',
       tag,
       body: Catalog.CatalogManifest,
@@ -40,6 +41,7 @@ export function catalogRoutes(registry: Registry, deps: Catalog.CatalogDeps): vo
       method: 'post',
       path: '/v1/catalog/apply',
       operationId: 'applyCatalog',
+      permission: 'catalog:apply',
       summary: 'Register projects, components and baselines atomically; re-applying is a no-op.',
       tag,
       body: Catalog.CatalogManifest,
@@ -54,7 +56,7 @@ export function catalogRoutes(registry: Registry, deps: Catalog.CatalogDeps): vo
         ErrorCode.PayloadTooLarge,
       ],
     },
-    async (c) => c.json(await Catalog.apply(deps, await readJson(c))),
+    async (c) => c.json(await Catalog.apply(deps, c.get('identity'), await readJson(c))),
   );
 
   registry.add(
@@ -62,6 +64,7 @@ export function catalogRoutes(registry: Registry, deps: Catalog.CatalogDeps): vo
       method: 'get',
       path: '/v1/projects',
       operationId: 'listProjects',
+      permission: 'catalog:read',
       summary: 'Registered projects.',
       tag,
       query: pageParams,
@@ -76,6 +79,7 @@ export function catalogRoutes(registry: Registry, deps: Catalog.CatalogDeps): vo
       method: 'get',
       path: '/v1/projects/{project}/components',
       operationId: 'listComponents',
+      permission: 'catalog:read',
       summary: 'Approved component profiles with their revisions.',
       tag,
       query: pageParams,
@@ -90,6 +94,7 @@ export function catalogRoutes(registry: Registry, deps: Catalog.CatalogDeps): vo
       method: 'get',
       path: '/v1/projects/{project}/baselines',
       operationId: 'listBaselines',
+      permission: 'catalog:read',
       summary: 'Registered baselines with their revisions.',
       tag,
       query: pageParams,

@@ -19,6 +19,7 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
       method: 'post',
       path: '/v1/compositions',
       operationId: 'createComposition',
+      permission: 'composition:write',
       summary: 'Create a composition (asynchronous).',
       tag,
       body: Compositions.CreateCompositionBody,
@@ -59,6 +60,7 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
       method: 'get',
       path: '/v1/compositions',
       operationId: 'listCompositions',
+      permission: 'composition:read',
       summary: 'List compositions not yet destroyed, newest first.',
       tag,
       query: [
@@ -76,6 +78,7 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
       method: 'post',
       path: '/v1/compositions/plan',
       operationId: 'planComposition',
+      permission: 'composition:read',
       summary: 'Plan a create without doing it: read-only, reserves nothing.',
       tag,
       body: Compositions.CreateCompositionBody,
@@ -89,7 +92,7 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
         ErrorCode.PayloadTooLarge,
       ],
     },
-    async (c) => c.json(await Compositions.plan(deps, await readJson(c))),
+    async (c) => c.json(await Compositions.plan(deps, c.get('identity'), await readJson(c))),
   );
 
   const byId = (
@@ -104,6 +107,7 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
         method: 'get',
         path,
         operationId,
+        permission: 'composition:read',
         summary,
         tag,
         responses: { 200: { description: summary, schema } },
@@ -117,21 +121,21 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
     'getComposition',
     'Full desired and observed state.',
     Compositions.CompositionView,
-    (_c, id) => Compositions.get(deps, id),
+    (c, id) => Compositions.get(deps, c.get('identity'), id),
   );
   byId(
     '/v1/compositions/{id}/status',
     'getCompositionStatus',
     'Phase and latest operation.',
     Compositions.CompositionStatusView,
-    (_c, id) => Compositions.getStatus(deps, id),
+    (c, id) => Compositions.getStatus(deps, c.get('identity'), id),
   );
   byId(
     '/v1/compositions/{id}/endpoints',
     'getCompositionEndpoints',
     'Preview URLs and routing readiness.',
     Compositions.CompositionEndpointsView,
-    (_c, id) => Compositions.getEndpoints(deps, id),
+    (c, id) => Compositions.getEndpoints(deps, c.get('identity'), id),
   );
 
   registry.add(
@@ -139,13 +143,15 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
       method: 'get',
       path: '/v1/compositions/{id}/events',
       operationId: 'listCompositionEvents',
+      permission: 'composition:read',
       summary: 'Durable audit events, newest first.',
       tag,
       query: pageParams,
       responses: { 200: { description: 'A page of events.', schema: Compositions.EventList } },
       errors: [...missing, ErrorCode.InvalidQuery],
     },
-    async (c) => c.json(await Compositions.listEvents(deps, compositionId(c), pageQuery(c))),
+    async (c) =>
+      c.json(await Compositions.listEvents(deps, c.get('identity'), compositionId(c), pageQuery(c))),
   );
 
   registry.add(
@@ -153,6 +159,7 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
       method: 'patch',
       path: '/v1/compositions/{id}',
       operationId: 'updateComposition',
+      permission: 'composition:write',
       summary: 'Roll out a new complete override set (asynchronous).',
       tag,
       body: Compositions.UpdateCompositionBody,
@@ -185,6 +192,7 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
       method: 'delete',
       path: '/v1/compositions/{id}',
       operationId: 'destroyComposition',
+      permission: 'composition:write',
       summary: 'Destroy (asynchronous); accepted in every phase, supersedes any operation in flight.',
       tag,
       responses: { 202: { description: 'Accepted; cleanup follows.', schema: Compositions.CompositionView } },
@@ -194,7 +202,7 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
       const identity = c.get('identity');
       const result = await Compositions.destroy(
         deps,
-        { kind: 'user', subject: identity.subject },
+        { actor: { kind: 'user', subject: identity.subject }, grants: identity.grants },
         compositionId(c),
       );
       return c.json(result.body, 202);

@@ -13,6 +13,7 @@ export function draftRoutes(registry: Registry, deps: Drafts.DraftDeps): void {
       method: 'get',
       path,
       operationId: 'getOnboardingDraft',
+      permission: 'draft:write',
       summary: "Resume the caller's onboarding draft of a project.",
       tag,
       responses: { 200: { description: 'The draft.', schema: Drafts.DraftView } },
@@ -26,6 +27,7 @@ export function draftRoutes(registry: Registry, deps: Drafts.DraftDeps): void {
       method: 'put',
       path,
       operationId: 'saveOnboardingDraft',
+      permission: 'draft:write',
       summary:
         'Save the draft at its current revision (0 creates); never environment values, ConfigMap values, credentials or messaging configuration.',
       tag,
@@ -49,6 +51,7 @@ export function draftRoutes(registry: Registry, deps: Drafts.DraftDeps): void {
       method: 'delete',
       path,
       operationId: 'discardOnboardingDraft',
+      permission: 'draft:write',
       summary: 'Discard the draft; `revision` must be the current one.',
       tag,
       query: [

@@ -36,6 +36,7 @@ export function frontendRoutes(registry: Registry, deps: Frontends.FrontendDeps)
       method: 'put',
       path: `${base}/binding`,
       operationId: 'bindFrontend',
+      permission: 'frontend:bind',
       summary:
         'Bind a static frontend revision to a composition of the project; rebinding to another composition gives the next version.',
       tag,
@@ -73,6 +74,7 @@ export function frontendRoutes(registry: Registry, deps: Frontends.FrontendDeps)
       method: 'get',
       path: `${base}/binding`,
       operationId: 'resolveFrontend',
+      permission: 'frontend:read',
       summary:
         "Resolve a binding: the composition's preview URL and readiness, waiting up to wait_seconds for it to be ready.",
       tag,
@@ -103,6 +105,7 @@ export function frontendRoutes(registry: Registry, deps: Frontends.FrontendDeps)
       method: 'post',
       path: `${base}/publish`,
       operationId: 'publishFrontend',
+      permission: 'frontend:publish',
       summary: 'Record where the frontend revision is published, if expected_version is current.',
       tag,
       body: Frontends.PublishFrontendBody,
@@ -119,6 +122,7 @@ export function frontendRoutes(registry: Registry, deps: Frontends.FrontendDeps)
       method: 'post',
       path: `${base}/checks`,
       operationId: 'recordFrontendCheck',
+      permission: 'frontend:check',
       summary:
         "Record a frontend check result against a generation of the bound composition; it joins that composition's verification list.",
       tag,
@@ -131,6 +135,7 @@ export function frontendRoutes(registry: Registry, deps: Frontends.FrontendDeps)
       },
       errors: bindingWriteErrors,
     },
-    async (c) => c.json(await Frontends.recordCheck(deps, bindingRef(c), await readJson(c)), 201),
+    async (c) =>
+      c.json(await Frontends.recordCheck(deps, c.get('identity'), bindingRef(c), await readJson(c)), 201),
   );
 }

@@ -21,6 +21,7 @@ export function insightRoutes(registry: Registry, deps: Insight.InsightDeps): vo
       method: 'get',
       path: '/v1/compositions/{id}/components/{component}/logs',
       operationId: 'getComponentLogs',
+      permission: 'composition:read',
       summary:
         "Bounded log snapshot of one component: the fork's pods, or the shared baseline's (unfiltered).",
       tag,
@@ -56,17 +57,23 @@ export function insightRoutes(registry: Registry, deps: Insight.InsightDeps): vo
     },
     async (c) =>
       c.json(
-        await Insight.componentLogs({ ...deps, log: c.get('log') }, compositionId(c), componentName(c), {
-          tail_lines:
-            integerQuery(c, 'tail_lines', { min: 1, max: Insight.logLimits.tailLines.max }) ??
-            Insight.logLimits.tailLines.default,
-          since_seconds:
-            integerQuery(c, 'since_seconds', { min: 1, max: Insight.logLimits.sinceSeconds.max }) ?? null,
-          max_bytes:
-            integerQuery(c, 'max_bytes', { min: 1, max: Insight.logLimits.maxBytes.max }) ??
-            Insight.logLimits.maxBytes.default,
-          previous: booleanQuery(c, 'previous'),
-        }),
+        await Insight.componentLogs(
+          { ...deps, log: c.get('log') },
+          c.get('identity'),
+          compositionId(c),
+          componentName(c),
+          {
+            tail_lines:
+              integerQuery(c, 'tail_lines', { min: 1, max: Insight.logLimits.tailLines.max }) ??
+              Insight.logLimits.tailLines.default,
+            since_seconds:
+              integerQuery(c, 'since_seconds', { min: 1, max: Insight.logLimits.sinceSeconds.max }) ?? null,
+            max_bytes:
+              integerQuery(c, 'max_bytes', { min: 1, max: Insight.logLimits.maxBytes.max }) ??
+              Insight.logLimits.maxBytes.default,
+            previous: booleanQuery(c, 'previous'),
+          },
+        ),
       ),
   );
 
@@ -75,13 +82,14 @@ export function insightRoutes(registry: Registry, deps: Insight.InsightDeps): vo
       method: 'get',
       path: '/v1/compositions/{id}/diagnosis',
       operationId: 'getDiagnosis',
+      permission: 'composition:read',
       summary:
         'State, recorded blockers, notes, verification freshness and cleanup state; unknown is said, never guessed.',
       tag,
       responses: { 200: { description: 'The diagnosis.', schema: Insight.DiagnosisView } },
       errors: [ErrorCode.NotFound],
     },
-    async (c) => c.json(await Insight.diagnose(deps, compositionId(c))),
+    async (c) => c.json(await Insight.diagnose(deps, c.get('identity'), compositionId(c))),
   );
 
   registry.add(
@@ -89,13 +97,15 @@ export function insightRoutes(registry: Registry, deps: Insight.InsightDeps): vo
       method: 'get',
       path: '/v1/compositions/{id}/verification',
       operationId: 'listVerification',
+      permission: 'composition:read',
       summary: 'Retained checks, newest first, each with its freshness derived now.',
       tag,
       query: pageParams,
       responses: { 200: { description: 'A page of checks.', schema: Verification.CheckList } },
       errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
     },
-    async (c) => c.json(await Insight.listVerification(deps, compositionId(c), pageQuery(c))),
+    async (c) =>
+      c.json(await Insight.listVerification(deps, c.get('identity'), compositionId(c), pageQuery(c))),
   );
 
   registry.add(
@@ -103,11 +113,12 @@ export function insightRoutes(registry: Registry, deps: Insight.InsightDeps): vo
       method: 'get',
       path: '/v1/compositions/{id}/observability',
       operationId: 'getObservability',
+      permission: 'composition:read',
       summary: "The baseline's observability link templates resolved for this composition.",
       tag,
       responses: { 200: { description: 'Resolved links.', schema: Insight.ObservabilityView } },
       errors: [ErrorCode.NotFound],
     },
-    async (c) => c.json(await Insight.observability(deps, compositionId(c))),
+    async (c) => c.json(await Insight.observability(deps, c.get('identity'), compositionId(c))),
   );
 }

@@ -1,4 +1,4 @@
-import { Auth, ErrorCode, Installation, ProblemError } from '@svc/core';
+import { ErrorCode, Installation } from '@svc/core';
 import type { Registry } from '../registry.ts';
 import { readJson } from '../request.ts';
 
@@ -8,6 +8,7 @@ export function installationRoutes(registry: Registry, deps: Installation.Instal
       method: 'post',
       path: '/v1/installation/check',
       operationId: 'checkInstallation',
+      permission: 'installation:check',
       summary:
         "Read-only preflight of the server's cluster for the baselines an installation specification names (Admin only). Failed checks are still a 200; see status.",
       tag: 'installation',
@@ -28,11 +29,6 @@ export function installationRoutes(registry: Registry, deps: Installation.Instal
         ErrorCode.PayloadTooLarge,
       ],
     },
-    async (c) => {
-      if (c.get('identity').role !== Auth.Role.Admin) {
-        throw new ProblemError(ErrorCode.Forbidden, 'Only an Admin can check the installation.');
-      }
-      return c.json(await Installation.check(deps, await readJson(c)));
-    },
+    async (c) => c.json(await Installation.check(deps, await readJson(c))),
   );
 }

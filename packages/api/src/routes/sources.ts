@@ -12,6 +12,7 @@ export function sourceRoutes(registry: Registry, deps: Builds.BuildDeps): void {
       method: 'post',
       path: '/v1/projects/{project}/builds',
       operationId: 'publishBuild',
+      permission: 'build:publish',
       summary: 'Publish a CI build: which digest-pinned image a commit produced. Idempotent.',
       tag,
       body: Builds.PublishBuildBody,
@@ -45,6 +46,7 @@ export function sourceRoutes(registry: Registry, deps: Builds.BuildDeps): void {
       method: 'get',
       path: '/v1/projects/{project}/builds',
       operationId: 'listBuilds',
+      permission: 'build:read',
       summary: 'Published builds, newest first. Empty means CI has not published that revision yet.',
       tag,
       query: [
@@ -75,6 +77,7 @@ export function sourceRoutes(registry: Registry, deps: Builds.BuildDeps): void {
       method: 'get',
       path: '/v1/projects/{project}/sources/resolve',
       operationId: 'resolveSource',
+      permission: 'build:read',
       summary:
         'Resolve a ref (branch, tag or full commit SHA) to its commit and the build CI published for it; 404 when none was published.',
       tag,

@@ -1,4 +1,4 @@
-import { Auth, addSeconds, type Clock, ErrorCode, ProblemError, parseOrThrow } from '@svc/core';
+import { Auth, addSeconds, type Clock, ErrorCode, parseOrThrow } from '@svc/core';
 import type { Registry } from '../registry.ts';
 import { readJson } from '../request.ts';
 
@@ -8,6 +8,7 @@ export function tokenRoutes(registry: Registry, deps: { tokens: Auth.TokenStore;
       method: 'post',
       path: '/v1/tokens',
       operationId: 'issueToken',
+      permission: 'token:manage',
       summary: 'Issue a machine token (Admin only). The token is shown once and stored hashed.',
       tag: 'auth',
       body: Auth.IssueTokenBody,
@@ -17,9 +18,6 @@ export function tokenRoutes(registry: Registry, deps: { tokens: Auth.TokenStore;
       errors: [ErrorCode.Forbidden, ErrorCode.MalformedJson, ErrorCode.ValidationFailed],
     },
     async (c) => {
-      if (c.get('identity').role !== Auth.Role.Admin) {
-        throw new ProblemError(ErrorCode.Forbidden, 'Only an Admin can issue tokens.');
-      }
       const body = parseOrThrow(Auth.IssueTokenBody, await readJson(c));
       const now = deps.clock.now();
       const expiresAt = body.expires_in_days

@@ -5,6 +5,7 @@
  * project, and says whether a refusal may admit that the object exists.
  */
 import * as v from 'valibot';
+import { ErrorCode, ProblemError } from '../errors.ts';
 
 export const GrantRole = {
   Viewer: 'viewer',
@@ -158,4 +159,25 @@ export function readableProjects(
     if (allowed) projects.add(grant.project);
   }
   return projects;
+}
+
+/**
+ * Refuses a request the grants do not allow: 403 `forbidden`, or, when the caller may not know the
+ * object exists, the same 404 `not_found` an absent object answers (`object` names it, e.g.
+ * `composition "c-…"`).
+ */
+export function authorize(
+  caller: { readonly grants: readonly Grant[] },
+  permission: Permission,
+  target: Target & { object?: string },
+): void {
+  const decision = decide(caller.grants, permission, target);
+  if (decision === Decision.Allowed) return;
+  if (decision === Decision.Hidden) {
+    throw new ProblemError(ErrorCode.NotFound, `${target.object ?? `project "${target.project}"`} not found`);
+  }
+  throw new ProblemError(
+    ErrorCode.Forbidden,
+    `This needs the ${permission} permission${target.project ? ` on project "${target.project}"` : ''}.`,
+  );
 }

@@ -1,4 +1,5 @@
 /** Who is calling. Every `/v1` request carries one, set by the API's single auth middleware. */
+import { anyProject, type Grant, GrantRole } from './access.ts';
 
 export const AuthMode = {
   /** Local development only: every caller is the Admin identity, no credentials. */
@@ -8,6 +9,7 @@ export const AuthMode = {
 } as const;
 export type AuthMode = (typeof AuthMode)[keyof typeof AuthMode];
 
+/** What a machine token was issued as before grants per project existed. */
 export const Role = { Admin: 'admin', Member: 'member' } as const;
 export type Role = (typeof Role)[keyof typeof Role];
 
@@ -15,8 +17,26 @@ export interface Identity {
   /** Stable subject: `admin` in dev mode, the token's subject otherwise. */
   readonly subject: string;
   readonly role: Role;
+  /** What the caller may do, per project; checked by `authorize`. */
+  readonly grants: readonly Grant[];
   /** Drafts are kept per author; shared-token and anonymous modes share one author. */
   readonly author: string;
 }
 
-export const devIdentity: Identity = { subject: 'admin', role: Role.Admin, author: 'admin' };
+/** An admin token is admin on every project; a member token a developer on every project. */
+export function grantsOfRole(role: Role): Grant[] {
+  return [
+    {
+      role: role === Role.Admin ? GrantRole.Admin : GrantRole.Developer,
+      project: anyProject,
+      repository: null,
+    },
+  ];
+}
+
+export const devIdentity: Identity = {
+  subject: 'admin',
+  role: Role.Admin,
+  grants: grantsOfRole(Role.Admin),
+  author: 'admin',
+};

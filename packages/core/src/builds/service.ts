@@ -4,6 +4,7 @@
  * substitutes a build of another ref or commit when the one asked for was not published.
  */
 import * as v from 'valibot';
+import { authorize } from '../auth/access.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
@@ -37,8 +38,9 @@ export async function publish(
   project: string,
   input: unknown,
 ): Promise<{ created: boolean; build: Build }> {
-  const version = await requireProject(deps, project);
   const body = parseOrThrow(PublishBuildBody, input);
+  authorize(identity, 'build:publish', { project, repository: body.repository });
+  const version = await requireProject(deps, project);
   if (!version.components[body.component]) {
     throw new ProblemError(
       ErrorCode.UnknownReference,

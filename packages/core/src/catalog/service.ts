@@ -1,3 +1,5 @@
+import { authorize } from '../auth/access.ts';
+import type { Identity } from '../auth/identity.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { newId } from '../names.ts';
@@ -38,12 +40,15 @@ export function validate(input: unknown): { valid: boolean; problems: CatalogPro
  * flip in one conditional write. A concurrent apply to the same project makes the commit fail; we
  * then recompute against the winner's version, so concurrent applies serialize.
  */
-export async function apply(deps: CatalogDeps, input: unknown): Promise<ApplyResult> {
+export async function apply(deps: CatalogDeps, caller: Identity, input: unknown): Promise<ApplyResult> {
   const result = validateManifest(input);
   if (!result.valid) {
     throw new ProblemError(ErrorCode.ValidationFailed, 'The manifest is invalid; nothing was written.', {
       errors: result.problems,
     });
+  }
+  for (const project of result.manifest.projects) {
+    authorize(caller, 'catalog:apply', { project: project.name });
   }
   for (let attempt = 1; attempt <= maxCommitAttempts; attempt++) {
     const currents = await Promise.all(result.manifest.projects.map((p) => deps.catalog.readProject(p.name)));

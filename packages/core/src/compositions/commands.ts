@@ -54,7 +54,7 @@ async function acceptCreate(
   lock: IdempotencyLock | null,
 ): Promise<CompositionView> {
   const now = deps.clock.now();
-  const result = await planFor(deps, input, now);
+  const result = await planFor(deps, identity, 'composition:write', input, now);
   rejectBlocked(result.blockers);
   const id = newId(IdPrefix.Composition);
   const owner: Owner = { kind: OwnerKind.User, subject: identity.subject };
@@ -128,11 +128,13 @@ export async function update(
   const input = parseOrThrow(UpdateCompositionBody, body);
   const owner: Owner = { kind: OwnerKind.User, subject: identity.subject };
   for (let attempt = 0; attempt < maxConflictRetries; attempt++) {
-    const record = await requireComposition(deps, id);
+    const record = await requireComposition(deps, identity, id, 'composition:write');
     const now = deps.clock.now();
     refuseUpdate(record, input.expected_generation, now);
     const result = await planFor(
       deps,
+      identity,
+      'composition:write',
       {
         project: record.project,
         baseline: record.baseline,
@@ -224,12 +226,13 @@ export type DestroyReason = 'requested' | 'expired';
  */
 export async function destroy(
   deps: Pick<CompositionDeps, 'compositions' | 'jobs' | 'clock' | 'log'>,
-  actor: CompositionEvent['actor'],
+  caller: { actor: CompositionEvent['actor']; grants: Identity['grants'] },
   id: string,
   reason: DestroyReason = 'requested',
 ): Promise<Accepted> {
+  const { actor } = caller;
   for (let attempt = 0; attempt < maxConflictRetries; attempt++) {
-    const record = await requireComposition(deps, id);
+    const record = await requireComposition(deps, caller, id, 'composition:write');
     const now = deps.clock.now();
     // Repeats change nothing, except that a destroy which failed (nothing active) is started again.
     const destroyInFlight = record.phase === Phase.Destroying && record.active_operation !== null;

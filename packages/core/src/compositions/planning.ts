@@ -1,4 +1,6 @@
 /** The plan of a composition request, read from the catalog and builds, and what a composition takes from it. */
+import { Decision, decide, type Permission } from '../auth/access.ts';
+import type { Identity } from '../auth/identity.ts';
 import type { Build } from '../builds/model.ts';
 import { ErrorCode, type FieldError, ProblemError } from '../errors.ts';
 import { parseOrThrow } from '../validation.ts';
@@ -14,25 +16,38 @@ import {
 } from './plan.ts';
 import { CreateCompositionBody, type PlanView } from './schema.ts';
 
-export async function plan(deps: CompositionDeps, body: unknown): Promise<PlanView> {
+export async function plan(deps: CompositionDeps, caller: Identity, body: unknown): Promise<PlanView> {
   const input = parseOrThrow(CreateCompositionBody, body);
-  return (await planFor(deps, input, deps.clock.now())).view;
+  return (await planFor(deps, caller, 'composition:read', input, deps.clock.now())).view;
 }
 
-/** Plans `request` against the project's current catalog and the builds it names. */
+/**
+ * Plans `request` against the project's current catalog and the builds it names, for a caller
+ * holding `permission` on the project: 403 when it may see the project but not do this; a project
+ * it may not see plans as an unregistered one, so the answer does not tell the two apart.
+ */
 export async function planFor(
   deps: CompositionDeps,
+  caller: Pick<Identity, 'grants'>,
+  permission: Permission,
   request: PlanRequest,
   now: Date,
   fixedLifetime?: { ttl_seconds: number; expires_at: string },
 ): Promise<Plan> {
+  const access = decide(caller.grants, permission, { project: request.project });
+  if (access === Decision.Forbidden) {
+    throw new ProblemError(
+      ErrorCode.Forbidden,
+      `This needs the ${permission} permission on project "${request.project}".`,
+    );
+  }
   const buildIds = [
     ...new Set(
       Object.values(request.overrides).flatMap((o) => (o.build_id === undefined ? [] : [o.build_id])),
     ),
   ];
   const [catalog, builds] = await Promise.all([
-    deps.catalog.readProject(request.project),
+    access === Decision.Allowed ? deps.catalog.readProject(request.project) : null,
     Promise.all(
       buildIds.map(async (id): Promise<[string, Build | null]> => [id, await lookupBuild(deps, id)]),
     ),

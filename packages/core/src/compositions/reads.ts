@@ -1,4 +1,6 @@
 /** The composition reads behind the HTTP routes. Every read computes expiry at the time of asking. */
+import { authorize, type Permission } from '../auth/access.ts';
+import type { Identity } from '../auth/identity.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import type { CompositionDeps } from './deps.ts';
@@ -6,26 +8,41 @@ import type { CompositionEvent, CompositionRecord } from './model.ts';
 import type { CompositionEndpointsView, CompositionStatusView, CompositionView } from './schema.ts';
 import { compositionView, endpointsView, statusView } from './view.ts';
 
-/** The stored composition, or 404. */
+/**
+ * The stored composition if the caller holds `permission` on its project; 404 when it does not
+ * exist or the caller may not know it does, 403 when the caller may read it but not do this.
+ */
 export async function requireComposition(
   deps: Pick<CompositionDeps, 'compositions'>,
+  caller: Pick<Identity, 'grants'>,
   id: string,
+  permission: Permission,
 ): Promise<CompositionRecord> {
+  const object = `composition "${id}"`;
   const record = await deps.compositions.get(id);
-  if (!record) throw new ProblemError(ErrorCode.NotFound, `composition "${id}" not found`);
+  if (!record) throw new ProblemError(ErrorCode.NotFound, `${object} not found`);
+  authorize(caller, permission, { project: record.project, object });
   return record;
 }
 
-export async function get(deps: CompositionDeps, id: string): Promise<CompositionView> {
-  return compositionView(await requireComposition(deps, id), deps.clock.now());
+export async function get(deps: CompositionDeps, caller: Identity, id: string): Promise<CompositionView> {
+  return compositionView(await requireComposition(deps, caller, id, 'composition:read'), deps.clock.now());
 }
 
-export async function getStatus(deps: CompositionDeps, id: string): Promise<CompositionStatusView> {
-  return statusView(await requireComposition(deps, id), deps.clock.now());
+export async function getStatus(
+  deps: CompositionDeps,
+  caller: Identity,
+  id: string,
+): Promise<CompositionStatusView> {
+  return statusView(await requireComposition(deps, caller, id, 'composition:read'), deps.clock.now());
 }
 
-export async function getEndpoints(deps: CompositionDeps, id: string): Promise<CompositionEndpointsView> {
-  return endpointsView(await requireComposition(deps, id), deps.clock.now());
+export async function getEndpoints(
+  deps: CompositionDeps,
+  caller: Identity,
+  id: string,
+): Promise<CompositionEndpointsView> {
+  return endpointsView(await requireComposition(deps, caller, id, 'composition:read'), deps.clock.now());
 }
 
 export async function list(
@@ -43,9 +60,10 @@ export async function list(
 
 export async function listEvents(
   deps: CompositionDeps,
+  caller: Identity,
   id: string,
   page: PageRequest,
 ): Promise<Page<CompositionEvent>> {
-  await requireComposition(deps, id);
+  await requireComposition(deps, caller, id, 'composition:read');
   return deps.compositions.listEvents(id, page);
 }

@@ -1,4 +1,5 @@
 /** The sweeps the worker runs on schedule. Each can run twice: every write in them is conditional. */
+import { grantsOfRole, Role } from '../auth/identity.ts';
 import { destroy } from './commands.ts';
 import type { CompositionDeps } from './deps.ts';
 import { enqueueNextStep } from './dispatch.ts';
@@ -6,13 +7,19 @@ import { overdueAt } from './lifecycle.ts';
 
 type SweepDeps = Pick<CompositionDeps, 'compositions' | 'jobs' | 'clock' | 'log'>;
 
+/** The service itself, destroying what outlived its TTL in any project. */
+const expirySweep = {
+  actor: { kind: 'system', subject: 'expiry-sweep' },
+  grants: grantsOfRole(Role.Admin),
+} as const;
+
 /** The expiry sweep: starts the destroy (reason `expired`) of every composition past `expires_at`. */
 export async function expireDue(deps: SweepDeps, limit = 100): Promise<number> {
   const due = await deps.compositions.expired(deps.clock.now(), limit);
   let started = 0;
   for (const record of due) {
     try {
-      await destroy(deps, { kind: 'system', subject: 'expiry-sweep' }, record.id, 'expired');
+      await destroy(deps, expirySweep, record.id, 'expired');
       started++;
     } catch (error) {
       deps.log?.({

@@ -4,6 +4,7 @@
  * composition to be ready), publish it, and record check results that feed the composition's
  * verification list.
  */
+import { authorize } from '../auth/access.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
@@ -207,6 +208,7 @@ export async function publish(
   ref: BindingRef,
   input: unknown,
 ): Promise<FrontendBinding> {
+  authorize(identity, 'frontend:publish', { project: ref.project, repository: null });
   const body = parseOrThrow(PublishFrontendBody, input);
   const binding = await requireBinding(deps, ref);
   if (binding.version !== body.expected_version)
@@ -269,12 +271,18 @@ async function fingerprintNow(deps: FrontendDeps, record: CompositionRecord): Pr
  * ran against, so a baseline change makes it stale like a routing check; so does a generation
  * other than the observed one, or a change of the binding.
  */
-export async function recordCheck(deps: FrontendDeps, ref: BindingRef, input: unknown): Promise<CheckView> {
+export async function recordCheck(
+  deps: FrontendDeps,
+  caller: Identity,
+  ref: BindingRef,
+  input: unknown,
+): Promise<CheckView> {
+  authorize(caller, 'frontend:check', { project: ref.project, repository: null });
   const body = parseOrThrow(FrontendCheckBody, input);
   const binding = await requireBinding(deps, ref);
   if (binding.version !== body.expected_version)
     throw versionMismatch(body.expected_version, binding.version);
-  const record = await requireComposition(deps, binding.composition_id);
+  const record = await requireComposition(deps, caller, binding.composition_id, 'frontend:check');
   if (body.composition_generation > record.generation) {
     throw validationFailed([
       {

@@ -3,6 +3,7 @@
  * `diagnosisOf` decides from what was read.
  */
 import * as v from 'valibot';
+import type { Identity } from '../auth/identity.ts';
 import { CompositionKinds } from '../cluster/ports.ts';
 import { compositionSelector } from '../cluster/render.ts';
 import {
@@ -74,8 +75,8 @@ export interface DiagnosisFacts {
   remaining?: string[] | null;
 }
 
-export async function diagnose(deps: InsightDeps, id: string): Promise<DiagnosisView> {
-  const record = await requireComposition(deps, id);
+export async function diagnose(deps: InsightDeps, caller: Identity, id: string): Promise<DiagnosisView> {
+  const record = await requireComposition(deps, caller, id, 'composition:read');
   const phase = effectivePhase(record, deps.clock.now());
   const latest = (await deps.compositions.listChecks(id, { limit: 1, after: null })).items[0] ?? null;
   const operation = record.active_operation

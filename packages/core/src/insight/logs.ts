@@ -3,6 +3,7 @@
  * (every fork excluded) for an inherited component. What could not be read is reported, never hidden.
  */
 import * as v from 'valibot';
+import type { Identity } from '../auth/identity.ts';
 import type { ComponentProfile } from '../catalog/manifest.ts';
 import { logSelector } from '../catalog/model.ts';
 import { Label, type Pod } from '../cluster/objects.ts';
@@ -44,11 +45,12 @@ type Stream = LogSnapshot['streams'][number];
 /** A bounded snapshot: `tail_lines` per pod, `max_bytes` in total, overrides filtered to the composition's fork. */
 export async function componentLogs(
   deps: InsightDeps,
+  caller: Identity,
   id: string,
   component: string,
   query: LogQuery,
 ): Promise<LogSnapshot> {
-  const record = await requireComposition(deps, id);
+  const record = await requireComposition(deps, caller, id, 'composition:read');
   const profile = await profileIn(deps, record, component);
   const overridden = component in record.desired.images;
   const source = overridden ? 'override' : 'shared-baseline';

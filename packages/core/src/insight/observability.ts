@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { Identity } from '../auth/identity.ts';
 import { compositionSelector } from '../cluster/render.ts';
 import type { CompositionRecord } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
@@ -25,8 +26,12 @@ export function isWebLink(url: string): boolean {
  * `{project}`, `{baseline}`, `{namespace}`, `{label_selector}`, `{from}`, `{to}` (ISO times of the
  * composition's life so far) and `{component}` (one link per component of the baseline).
  */
-export async function observability(deps: InsightDeps, id: string): Promise<ObservabilityView> {
-  const record = await requireComposition(deps, id);
+export async function observability(
+  deps: InsightDeps,
+  caller: Identity,
+  id: string,
+): Promise<ObservabilityView> {
+  const record = await requireComposition(deps, caller, id, 'composition:read');
   const catalog = await deps.catalog.readProject(record.project);
   const baseline = catalog?.baselines[record.baseline]?.spec;
   const values = placeholderValues(record, deps.clock.now().toISOString());

@@ -2,6 +2,8 @@
  * Verification as read: each check with its freshness now, from the fingerprint recomputed against
  * the cluster and, for frontend checks, the binding they ran for.
  */
+
+import type { Identity } from '../auth/identity.ts';
 import { type CompositionRecord, isTornDown } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
 import type { FrontendBinding } from '../frontends/model.ts';
@@ -34,10 +36,11 @@ async function currentFingerprint(
 
 export async function listVerification(
   deps: InsightDeps,
+  caller: Identity,
   id: string,
   page: PageRequest,
 ): Promise<Page<CheckView>> {
-  const record = await requireComposition(deps, id);
+  const record = await requireComposition(deps, caller, id, 'composition:read');
   const checks = await deps.compositions.listChecks(id, page);
   if (checks.items.length === 0) return { items: [], next_cursor: checks.next_cursor };
   if (isTornDown(record.phase)) {
