@@ -159,17 +159,28 @@ describe('poison messages', () => {
     expect(dead).toEqual(['not json']);
   });
 
-  it('fails the operation with a recorded blocker and dead-letters its message when a step keeps failing', async () => {
+  /** A composition whose `apply` keeps meeting `fault` (a local-cluster fault) until it fails. */
+  async function failingApply(fault: Record<string, unknown>) {
     stack = await startTestStack({ retryBaseSeconds: 0 });
     const s = stack;
     const http = httpClient(s.apiUrl);
     await fetch(`${s.clusterUrl}/_faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'fail', status: 500, percent: 100, match: { resource: 'configmaps' } }),
+      body: JSON.stringify(fault),
     });
     const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.0.0') } });
     const failed = await waitForPhase(http, created.id, ['failed', 'ready'], 60_000);
+    return { s, created, failed };
+  }
+
+  it('fails the operation with a recorded blocker and dead-letters its message when a step keeps failing', async () => {
+    const { s, created, failed } = await failingApply({
+      type: 'fail',
+      status: 500,
+      percent: 100,
+      match: { resource: 'configmaps' },
+    });
     expect(failed.phase).toBe('failed');
     expect(failed.observed.blockers[0]).toMatchObject({
       code: 'step_failed',
@@ -186,16 +197,7 @@ describe('poison messages', () => {
   });
 
   it("names a refusing cluster's answer in a short cause, the detail left to the worker log", async () => {
-    stack = await startTestStack({ retryBaseSeconds: 0 });
-    const s = stack;
-    const http = httpClient(s.apiUrl);
-    await fetch(`${s.clusterUrl}/_faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'deny', match: { resource: 'configmaps' } }),
-    });
-    const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.0.0') } });
-    const failed = await waitForPhase(http, created.id, ['failed', 'ready'], 60_000);
+    const { created, failed } = await failingApply({ type: 'deny', match: { resource: 'configmaps' } });
     expect(failed.observed.blockers).toEqual([
       {
         code: 'step_failed',

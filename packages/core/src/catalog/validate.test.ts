@@ -1,38 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { isWebLink } from '../insight/observability.ts';
+import { demoProject } from '../testing/fixtures.ts';
 import { validateManifest } from './validate.ts';
 
 const image = 'registry.example.com/demo/service-a:1.0.0';
 
 function manifest(changes: { component?: Record<string, unknown>; baseline?: Record<string, unknown> } = {}) {
-  return {
-    projects: [
-      {
-        name: 'demo',
-        default_baseline: 'staging',
-        components: [
-          {
-            name: 'service-a',
-            workload: { name: 'service-a', container: 'app' },
-            port: 8080,
-            service: { name: 'service-a', port: 80 },
-            ...changes.component,
-          },
-        ],
-        baselines: [
-          {
-            name: 'staging',
-            namespace: 'staging',
-            cluster: 'local',
-            preview_domain: 'preview.localhost',
-            entry_component: 'service-a',
-            components: { 'service-a': { image } },
-            ...changes.baseline,
-          },
-        ],
-      },
-    ],
-  };
+  const project = demoProject();
+  Object.assign(project.components[0] ?? {}, changes.component);
+  Object.assign(project.baselines[0] ?? {}, changes.baseline);
+  return { projects: [project] };
 }
 
 const problemsOf = (input: unknown) => {
