@@ -4,7 +4,7 @@
  * one confidential client registered for the service. Consent is implied for that first-party
  * client.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { type Configuration } from 'oidc-provider';
@@ -75,6 +75,23 @@ export async function startLocalIdentityProvider(
       ],
       pkce: { required: () => true },
       cookies: { keys: [randomBytes(32).toString('base64url')] },
+      jwks: {
+        keys: [
+          {
+            ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
+            use: 'sig',
+            alg: 'RS256',
+          },
+        ],
+      },
+      ttl: {
+        Interaction: 600,
+        Session: 8 * 3600,
+        Grant: 8 * 3600,
+        AccessToken: 600,
+        IdToken: 600,
+        AuthorizationCode: 60,
+      },
       scopes: ['openid', 'profile', 'groups'],
       claims: { openid: ['sub'], profile: ['preferred_username', 'name'], groups: ['groups'] },
       features: { devInteractions: { enabled: false } },

@@ -1,4 +1,4 @@
-export { testClock } from './clock.ts';
+export { type TestClock, testClock } from './clock.ts';
 export {
   startTestStack,
   useTestStack,
