@@ -5,9 +5,16 @@
  */
 import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { httpClient, useTestStack } from '@svc/local/testing';
+import {
+  authorizeUrl,
+  Browser,
+  formOf,
+  httpClient,
+  pkce,
+  tokenRequest,
+  useTestStack,
+} from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, Browser, formOf, pkce, tokenRequest } from './support/browser.ts';
 
 let stack: Stack;
 useTestStack({ authMode: Auth.AuthMode.Oidc }, (started) => {

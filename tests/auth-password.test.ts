@@ -6,9 +6,18 @@
  */
 import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { httpClient, type TestClock, testClock, useTestStack } from '@svc/local/testing';
+import {
+  authorizeUrl,
+  Browser,
+  formOf,
+  httpClient,
+  pkce,
+  type TestClock,
+  testClock,
+  tokenRequest,
+  useTestStack,
+} from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
-import { authorizeUrl, Browser, formOf, pkce, tokenRequest } from './support/browser.ts';
 
 const clock: TestClock = testClock();
 let stack: Stack;
