@@ -36,7 +36,7 @@ export interface HttpClient {
 }
 
 /** Loopback hosts: plain http to them never leaves the machine. */
-export function isLoopback(url: URL): boolean {
+function isLoopback(url: URL): boolean {
   return url.hostname === 'localhost' || url.hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(url.hostname);
 }
 

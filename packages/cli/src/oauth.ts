@@ -9,7 +9,7 @@ import type { SavedLogin } from './credentials.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from './errors.ts';
 import type { HttpClient } from './http.ts';
 
-export const clientId = 'svc-cli';
+const clientId = 'svc-cli';
 
 /** `GET /auth/config`: the server's mode and endpoints. */
 export interface AuthConfig {

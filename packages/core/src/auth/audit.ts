@@ -22,7 +22,7 @@ export const AuditAction = {
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 
-export const AuditEventView = v.object({
+const AuditEventView = v.object({
   id: v.string(),
   at: v.string(),
   action: v.enum(AuditAction),

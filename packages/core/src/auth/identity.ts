@@ -43,7 +43,7 @@ export const CredentialKind = {
 } as const;
 export type CredentialKind = (typeof CredentialKind)[keyof typeof CredentialKind];
 
-export interface Credential {
+interface Credential {
   readonly kind: CredentialKind;
   /** The token, session or sign-in grant id (never a secret), for revocation and audit. */
   readonly id: string | null;

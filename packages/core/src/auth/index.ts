@@ -1,33 +1,11 @@
-export {
-  anyProject,
-  authorize,
-  Decision,
-  decide,
-  Grant,
-  GrantRole,
-  type Permission,
-  permissionNames,
-  permissionRule,
-  readableProjects,
-} from './access.ts';
-export {
-  AuditAction,
-  type AuditEvent,
-  AuditEventList,
-  AuditEventView,
-  type AuditStore,
-  auditRetentionDays,
-  recordAudit,
-} from './audit.ts';
+export { authorize, Grant, type Permission, permissionNames, permissionRule } from './access.ts';
+export { type AuditEvent, AuditEventList, type AuditStore, auditRetentionDays } from './audit.ts';
 export {
   AuthMode,
   anonymousIdentity,
-  CredentialKind,
   devIdentity,
   grantsOfRole,
   type Identity,
-  IdentityKind,
-  machineSubject,
   Role,
   sharedIdentity,
   signInModes,
@@ -51,7 +29,6 @@ export {
   liveSession,
   OAuthError,
   type PendingSignIn,
-  type RefreshUse,
   refresh,
   revokeToken,
   type Session,
@@ -70,7 +47,6 @@ export {
   machineIdentity,
   mintToken,
   revoke as revokeMachineToken,
-  type TokenDeps,
   TokenList,
   type TokenStore,
   TokenView,

@@ -13,7 +13,7 @@ export interface RateLimiter {
 }
 
 /** Seconds until the window containing `now` ends: what `Retry-After` says. */
-export function secondsLeftInWindow(now: Date, windowSeconds: number): number {
+function secondsLeftInWindow(now: Date, windowSeconds: number): number {
   const ms = windowSeconds * 1000;
   return Math.max(1, Math.ceil((ms - (now.getTime() % ms)) / 1000));
 }

@@ -8,7 +8,7 @@ import { AuthMode } from './identity.ts';
 
 const developerEverywhere: Grant[] = [{ role: GrantRole.Developer, project: anyProject, repository: null }];
 
-export const Limits = v.strictObject({
+const Limits = v.strictObject({
   /** Mutating `/v1` requests (POST, PUT, PATCH, DELETE) per identity per minute. */
   mutations_per_minute: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 120),
   /** Password sign-in attempts per user name per 5 minutes. */
@@ -16,11 +16,11 @@ export const Limits = v.strictObject({
   /** Compositions not yet destroyed, per project. */
   live_compositions_per_project: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 50),
 });
-export type Limits = v.InferOutput<typeof Limits>;
+type Limits = v.InferOutput<typeof Limits>;
 
 const grantList = v.pipe(v.array(Grant), v.maxLength(50));
 
-export const OidcSettings = v.strictObject({
+const OidcSettings = v.strictObject({
   /** The provider's issuer URL (its discovery document is `<issuer>/.well-known/openid-configuration`). */
   issuer: v.pipe(v.string(), v.url()),
   client_id: v.pipe(v.string(), v.minLength(1)),
@@ -34,10 +34,10 @@ export const OidcSettings = v.strictObject({
   default_grants: v.optional(grantList, []),
   scopes: v.optional(v.array(v.string()), ['openid', 'profile', 'groups']),
 });
-export type OidcSettings = v.InferOutput<typeof OidcSettings>;
+type OidcSettings = v.InferOutput<typeof OidcSettings>;
 
 /** `AUTH_SETTINGS`: what the mode needs besides its secrets. */
-export const AuthSettingsBody = v.strictObject({
+const AuthSettingsBody = v.strictObject({
   /** shared-token and anonymous: what the one common identity may do (default: developer on every project). */
   grants: v.optional(grantList, developerEverywhere),
   oidc: v.optional(OidcSettings),

@@ -6,7 +6,7 @@
  */
 import { addSeconds, type Clock } from '../clock.ts';
 import { newSortableId } from '../names.ts';
-import { anyProject, type Grant } from './access.ts';
+import type { Grant } from './access.ts';
 import {
   AuthMode,
   CredentialKind,
@@ -83,7 +83,7 @@ export interface PendingSignIn {
   expires_at: string;
 }
 
-export type RefreshUse =
+type RefreshUse =
   | { outcome: 'fresh'; grant_id: string }
   /** Already used once: someone replays it. */
   | { outcome: 'reused'; grant_id: string };
@@ -378,6 +378,3 @@ export function grantsFromClaims(
   );
   return mergeGrants(mapping.default_grants, granted);
 }
-
-/** Admin on every project: the seeded first admin's grant. */
-export const adminEverywhere: Grant = { role: 'admin', project: anyProject, repository: null };

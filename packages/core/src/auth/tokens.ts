@@ -18,8 +18,8 @@ import { newSecret, SecretPrefix } from './secrets.ts';
 
 const tokenIdPrefix = 'tok';
 
-export const defaultTokenDays = 90;
-export const maxTokenDays = 365;
+const defaultTokenDays = 90;
+const maxTokenDays = 365;
 
 export interface MachineToken {
   /** Public id (`tok-…`): lists and revocation name it; the secret is never stored. */

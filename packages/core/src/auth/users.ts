@@ -33,12 +33,12 @@ export interface UserStore {
   list(page: PageRequest): Promise<Page<User>>;
 }
 
-export const Username = v.pipe(
+const Username = v.pipe(
   v.string(),
   v.regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'username must be 1–63 characters of a-z 0-9 . _ -'),
 );
 
-export const minPasswordLength = 12;
+const minPasswordLength = 12;
 
 export const SaveUserBody = v.strictObject({
   grants: v.pipe(v.array(Grant), v.maxLength(50)),

@@ -1,4 +1,4 @@
-export { authorizeUrl, Browser, formOf, pkce, type Step, tokenRequest } from './browser.ts';
+export { authorizeUrl, Browser, formOf, pkce, tokenRequest } from './browser.ts';
 export { type TestClock, testClock } from './clock.ts';
 export {
   startTestStack,
