@@ -36,7 +36,12 @@ POD_READY_DELAY_MS (default 1000), SVC_STATE_DIR (default .svc).`);
   process.exit(0);
 }
 
-const authModes: Auth.AuthMode[] = [Auth.AuthMode.Dev, Auth.AuthMode.Token, Auth.AuthMode.Password, Auth.AuthMode.Oidc];
+const authModes: Auth.AuthMode[] = [
+  Auth.AuthMode.Dev,
+  Auth.AuthMode.Token,
+  Auth.AuthMode.Password,
+  Auth.AuthMode.Oidc,
+];
 const authMode = flags.auth as Auth.AuthMode;
 if (!authModes.includes(authMode)) fail(`--auth must be one of ${authModes.join(', ')} (got ${flags.auth}).`);
 
@@ -130,8 +135,11 @@ function authBanner(mode: Auth.AuthMode): string {
   if (mode === Auth.AuthMode.Token) {
     return `token — an Admin token for this run: export SVC_API_TOKEN=${localAdminToken}`;
   }
-  const people = localUsers.map((u) => `${u.username} / ${u.password} (${u.grants.map((g) => `${g.role} on ${g.project}`).join(', ')})`);
-  const where = mode === Auth.AuthMode.Oidc ? `at the local identity provider ${stack.identityProvider?.issuer}` : 'here';
+  const people = localUsers.map(
+    (u) => `${u.username} / ${u.password} (${u.grants.map((g) => `${g.role} on ${g.project}`).join(', ')})`,
+  );
+  const where =
+    mode === Auth.AuthMode.Oidc ? `at the local identity provider ${stack.identityProvider?.issuer}` : 'here';
   return `${mode} — run: npx svc auth login\n                   people ${where}:\n                     ${people.join('\n                     ')}`;
 }
 
