@@ -4,7 +4,7 @@
  */
 import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { httpClient, startTestStack } from '@svc/local/testing';
+import { httpClient, startTestStack, testToken } from '@svc/local/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const sharedToken = 'a-shared-secret-of-more-than-32-characters';
@@ -45,13 +45,7 @@ describe('shared-token mode', () => {
     expect((await httpClient(shared.apiUrl).get('/v1/projects')).status).toBe(401);
     const wrong = httpClient(shared.apiUrl, { authorization: `Bearer ${sharedToken}x` });
     expect((await wrong.get('/v1/projects')).status).toBe(401);
-    const { token } = await Auth.mintToken(shared.stores.tokens, {
-      name: 'ci',
-      grants: Auth.grantsOfRole(Auth.Role.Member),
-      createdBy: 'test',
-      now: new Date(),
-      expiresAt: null,
-    });
+    const token = await testToken(shared, 'ci');
     const machine = httpClient(shared.apiUrl, { authorization: `Bearer ${token}` });
     expect((await machine.get('/v1/auth/identity')).body.subject).toBe('token:ci');
   });
@@ -86,13 +80,7 @@ describe('anonymous mode', () => {
   });
 
   it('does not turn a bearer token into anyone else', async () => {
-    const { token } = await Auth.mintToken(anonymous.stores.tokens, {
-      name: 'ignored',
-      grants: Auth.grantsOfRole(Auth.Role.Admin),
-      createdBy: 'test',
-      now: new Date(),
-      expiresAt: null,
-    });
+    const token = await testToken(anonymous, 'ignored', Auth.Role.Admin);
     const http = httpClient(anonymous.apiUrl, { authorization: `Bearer ${token}` });
     expect((await http.get('/v1/auth/identity')).body.subject).toBe('anonymous');
   });

@@ -3,7 +3,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Auth, sha256 } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { demoManifest } from '@svc/local/demo';
-import { httpClient, useTestStack } from '@svc/local/testing';
+import { httpClient, testToken, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
 
 let stack: Stack;
@@ -203,13 +203,4 @@ describe('bearer token auth', () => {
   });
 });
 
-async function memberToken(): Promise<string> {
-  const { token } = await Auth.mintToken(stack.stores.tokens, {
-    name: `member-${Math.random().toString(36).slice(2, 8)}`,
-    grants: Auth.grantsOfRole(Auth.Role.Member),
-    createdBy: 'test',
-    now: new Date(),
-    expiresAt: null,
-  });
-  return token;
-}
+const memberToken = () => testToken(stack, `member-${Math.random().toString(36).slice(2, 8)}`);

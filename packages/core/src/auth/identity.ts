@@ -86,27 +86,14 @@ export const devIdentity: Identity = {
   credential: { kind: CredentialKind.None, id: null },
 };
 
-/** Every caller of a shared-token installation: one identity, one draft author. */
-export function sharedIdentity(grants: readonly Grant[]): Identity {
-  return {
-    subject: 'shared',
-    kind: IdentityKind.Shared,
-    grants,
-    author: 'shared',
-    credential: { kind: CredentialKind.SharedToken, id: null },
-  };
+/** The one identity every caller of a shared-token or anonymous installation is: one draft author too. */
+function commonIdentity(kind: 'shared' | 'anonymous', grants: readonly Grant[]): Identity {
+  const credential = kind === IdentityKind.Shared ? CredentialKind.SharedToken : CredentialKind.None;
+  return { subject: kind, kind, grants, author: kind, credential: { kind: credential, id: null } };
 }
 
-/** Every caller of an anonymous installation. */
-export function anonymousIdentity(grants: readonly Grant[]): Identity {
-  return {
-    subject: 'anonymous',
-    kind: IdentityKind.Anonymous,
-    grants,
-    author: 'anonymous',
-    credential: { kind: CredentialKind.None, id: null },
-  };
-}
+export const sharedIdentity = (grants: readonly Grant[]) => commonIdentity(IdentityKind.Shared, grants);
+export const anonymousIdentity = (grants: readonly Grant[]) => commonIdentity(IdentityKind.Anonymous, grants);
 
 /** The union of two grant lists without repeats. */
 export function mergeGrants(...lists: readonly (readonly Grant[])[]): Grant[] {

@@ -39,6 +39,26 @@ export function startTestStack(options: TestStackOptions = {}): Promise<Stack> {
   });
 }
 
+/**
+ * A machine token of the stack that never expires (subject `token:<name>`): an admin or member
+ * (developer) on every project, or exactly the grants given.
+ */
+export async function testToken(
+  stack: Stack,
+  name: string,
+  access: Auth.Role | Auth.Grant[] = Auth.Role.Member,
+  clock: { now(): Date } = systemClock,
+): Promise<string> {
+  const issued = await Auth.mintToken(stack.stores.tokens, {
+    name,
+    grants: Array.isArray(access) ? access : Auth.grantsOfRole(access),
+    createdBy: 'test',
+    now: clock.now(),
+    expiresAt: null,
+  });
+  return issued.token;
+}
+
 /** What a test file's {@link useTestStack} hands it once the stack answers. */
 export interface TestEnvironment {
   readonly stack: Stack;
@@ -73,16 +93,7 @@ export function useTestStack(
     await ready({
       stack: started,
       http: httpClient(started.apiUrl),
-      token: async (name, access = Auth.Role.Member) =>
-        (
-          await Auth.mintToken(started.stores.tokens, {
-            name,
-            grants: Array.isArray(access) ? access : Auth.grantsOfRole(access),
-            createdBy: 'test',
-            now: clock.now(),
-            expiresAt: null,
-          })
-        ).token,
+      token: (name, access) => testToken(started, name, access, clock),
     });
   });
   afterAll(() => stack?.stop());

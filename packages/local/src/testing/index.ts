@@ -2,6 +2,7 @@ export { authorizeUrl, Browser, formOf, pkce, tokenRequest } from './browser.ts'
 export { type TestClock, testClock } from './clock.ts';
 export {
   startTestStack,
+  testToken,
   useTestStack,
 } from './environment.ts';
 export { type HttpAnswer, type HttpClient, httpClient } from './http.ts';
