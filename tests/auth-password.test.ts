@@ -271,6 +271,16 @@ describe('browser sessions', () => {
     expect((await api.get('/v1/projects')).status).toBe(401);
   });
 
+  it('ends 12 hours after sign-in, however active', async () => {
+    const { api } = await session('carol');
+    for (let hour = 1; hour < 12; hour++) {
+      clock.advance(3600);
+      expect((await api.get('/v1/projects')).status, `hour ${hour}`).toBe(200);
+    }
+    clock.advance(3600);
+    expect((await api.get('/v1/projects')).status).toBe(401);
+  });
+
   it('ends on logout, which needs the CSRF token too', async () => {
     const { browser, api, csrf } = await session('carol');
     const origin = new URL(stack.apiUrl).origin;

@@ -237,6 +237,26 @@ describe('roles × routes', () => {
   });
 });
 
+describe('the audit trail', () => {
+  it('names who published builds and recorded frontend checks', async () => {
+    const events = (await clients[Role.Admin].get('/v1/audit-events?project=demo&limit=200')).body.items as {
+      action: string;
+      actor: { subject: string; credential: string };
+    }[];
+    const who = (action: string) =>
+      new Set(events.filter((e) => e.action === action).map((e) => e.actor.subject));
+    expect(who('build.published')).toEqual(
+      new Set(['token:maintainer-of-demo', 'token:admin-on-', 'token:publisher-for-demo-acme-x']),
+    );
+    expect(who('frontend.check_recorded')).toEqual(
+      new Set(['token:developer-of-demo', 'token:maintainer-of-demo', 'token:admin-on-']),
+    );
+    expect(who('catalog.applied').size).toBeGreaterThan(0);
+    const published = events.filter((e) => e.action === 'build.published');
+    expect(published.every((e) => e.actor.credential === 'machine_token')).toBe(true);
+  });
+});
+
 describe('lists show only what the caller may read', () => {
   it('compositions', async () => {
     const projectsOf = async (role: Role, query = '') =>
