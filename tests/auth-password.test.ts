@@ -201,6 +201,8 @@ describe('svc auth login against a password installation', () => {
     expect(wrong.answer.text).toContain('Unknown user name or wrong password.');
     expect(unknown.answer.text).toContain('Unknown user name or wrong password.');
     expect(wrong.answer.headers.get('set-cookie')).toBeNull();
+    expect(wrong.answer.headers.get('x-frame-options')).toBe('DENY');
+    expect(wrong.answer.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
 
     const statuses: number[] = [];
     let retryAfter: string | null = null;

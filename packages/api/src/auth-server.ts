@@ -31,6 +31,17 @@ function noStore(c: Context) {
   c.header('pragma', 'no-cache');
 }
 
+/** Sign-in pages: never framed (clickjacking), no script, forms post only here. */
+function pageHeaders(c: Context) {
+  noStore(c);
+  c.header(
+    'content-security-policy',
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
+  c.header('x-frame-options', 'DENY');
+  c.header('referrer-policy', 'no-referrer');
+}
+
 /** Only our own paths: never an absolute or protocol-relative URL someone could send a person to. */
 function safeReturnTo(value: string | undefined): string {
   return value?.startsWith('/') && !value.startsWith('//') && !value.includes('\\') ? value : '/auth/config';
@@ -104,7 +115,7 @@ export function authServer(app: Hono<AppEnv>, deps: AuthDeps & { provider: Ident
   app.get('/auth/login', async (c) => {
     requireSignInMode();
     const returnTo = safeReturnTo(c.req.query('return_to'));
-    noStore(c);
+    pageHeaders(c);
     if (settings.mode === Auth.AuthMode.Password || !deps.provider) {
       return c.html(signInPage({ returnTo, error: null, username: '' }));
     }
@@ -141,7 +152,7 @@ export function authServer(app: Hono<AppEnv>, deps: AuthDeps & { provider: Ident
     }
     const username = (fields.username ?? '').trim().toLowerCase();
     const returnTo = safeReturnTo(fields.return_to);
-    noStore(c);
+    pageHeaders(c);
     await Auth.enforceRateLimit(
       deps.rateLimiter,
       {
@@ -163,6 +174,7 @@ export function authServer(app: Hono<AppEnv>, deps: AuthDeps & { provider: Ident
 
   app.get('/auth/callback', async (c) => {
     requireSignInMode();
+    pageHeaders(c);
     const secret = getCookie(c, signInCookie, 'host');
     deleteCookie(c, signInCookie, cookieOptions);
     const pending = secret ? await deps.signIns.takePending(Auth.hashSecret(secret), deps.clock.now()) : null;
@@ -204,7 +216,6 @@ export function authServer(app: Hono<AppEnv>, deps: AuthDeps & { provider: Ident
       ...cookieOptions,
       maxAge: Auth.Lifetime.sessionAbsoluteSeconds,
     });
-    noStore(c);
     return c.redirect(pending.return_to, 303);
   });
 
@@ -224,6 +235,7 @@ export function authServer(app: Hono<AppEnv>, deps: AuthDeps & { provider: Ident
 
   app.get('/auth/authorize', async (c) => {
     requireSignInMode();
+    pageHeaders(c);
     const q = (name: string) => c.req.query(name) ?? '';
     const redirectUri = q('redirect_uri');
     if (q('client_id') !== Auth.cliClientId || !Auth.isLoopbackRedirect(redirectUri)) {
@@ -258,7 +270,6 @@ export function authServer(app: Hono<AppEnv>, deps: AuthDeps & { provider: Ident
         state,
       });
     }
-    noStore(c);
     const current = await liveSession(c);
     if (!current) {
       const here = new URL(c.req.url);
