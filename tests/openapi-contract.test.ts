@@ -207,6 +207,17 @@ describe('OpenAPI contract', () => {
     expect(undeclared).toEqual([]);
   });
 
+  it('documents the security of every route: bearer, or a session cookie (with the CSRF header on changes)', () => {
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['bearer', 'csrf', 'session']);
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods as Json)) {
+        const expected =
+          method === 'get' ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }, { session: [], csrf: [] }];
+        expect(operation.security, `${method} ${path}`).toEqual(expected);
+      }
+    }
+  });
+
   it('has no documented route left unexercised', () => {
     const documented = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.keys(methods as Json).map((method) => `${method} ${path}`),
