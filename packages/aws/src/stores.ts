@@ -1,4 +1,5 @@
 import type { Auth, Builds, Catalog, Clock, Compositions, Drafts, Frontends, Idempotency } from '@svc/core';
+import { dynamoAuditStore } from './audit-store.ts';
 import { dynamoBuildStore } from './build-store.ts';
 import { dynamoCatalogStore } from './catalog-store.ts';
 import type { AwsClients } from './clients.ts';
@@ -7,7 +8,10 @@ import { dynamoDraftStore } from './draft-store.ts';
 import { dynamoFrontendStore } from './frontend-store.ts';
 import { dynamoIdempotencyStore } from './idempotency-store.ts';
 import { sqsJobQueue } from './job-queue.ts';
+import { dynamoRateLimiter } from './rate-limiter.ts';
+import { dynamoSignInStore } from './sign-in-store.ts';
 import { dynamoTokenStore } from './token-store.ts';
+import { dynamoUserStore } from './user-store.ts';
 
 export interface AwsStores {
   compositions: Compositions.CompositionStore;
@@ -18,6 +22,10 @@ export interface AwsStores {
   jobs: Compositions.JobQueue;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
+  users: Auth.UserStore;
+  signIns: Auth.SignInStore;
+  rateLimiter: Auth.RateLimiter;
+  audit: Auth.AuditStore;
 }
 
 /** Every port implementation on one table and one queue. */
@@ -36,5 +44,9 @@ export function awsStores(
     jobs: sqsJobQueue(clients.sqs, names.jobQueueUrl),
     drafts: dynamoDraftStore(table),
     frontends: dynamoFrontendStore(table),
+    users: dynamoUserStore(table),
+    signIns: dynamoSignInStore(table),
+    rateLimiter: dynamoRateLimiter(table),
+    audit: dynamoAuditStore(table),
   };
 }
