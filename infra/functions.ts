@@ -25,11 +25,18 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
     deployedBuild(process.env),
     cursorKey.value,
   );
+  // The mode's secrets never sit in the stage file: SST secrets, set with `sst secret set`.
+  const secrets: Record<string, string | $util.Output<string>> = {
+    ...(settings.authMode === 'shared-token'
+      ? { AUTH_SHARED_TOKEN: new sst.Secret('AuthSharedToken').value }
+      : {}),
+    ...(settings.authMode === 'oidc' ? { OIDC_CLIENT_SECRET: new sst.Secret('OidcClientSecret').value } : {}),
+  };
   const common = {
     runtime: lambdaRuntime,
     architecture: 'arm64',
     link: [table, jobs, deadLetter, cursorKey],
-    environment,
+    environment: { ...environment, ...secrets },
     permissions: [{ actions: ['eks:DescribeCluster'], resources: ['*'] }],
   } as const;
 

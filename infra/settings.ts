@@ -111,6 +111,7 @@ export function functionEnvironment(
   return {
     CURSOR_KEY: cursorKey,
     AUTH_MODE: settings.authMode,
+    AUTH_SETTINGS: JSON.stringify(settings.authSettings),
     TABLE_NAME: names.tableName,
     JOB_QUEUE_URL: names.jobQueueUrl,
     EKS_CLUSTER_NAME: settings.eksClusterName,

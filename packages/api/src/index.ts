@@ -1,3 +1,4 @@
 export { createApp } from './app.ts';
+export { openIdProvider } from './auth-oidc.ts';
 
 export { listenNode } from './node-server.ts';

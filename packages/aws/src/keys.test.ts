@@ -55,6 +55,17 @@ const values: Record<string, string> = {
   '<record hash>': idempotencyHash,
   '<sha256(token)>': sha256('svc_secret'),
   '<first 32 hex of sha256(author)>': sha256('alice').slice(0, 32),
+  '<token id>': 'tok-1',
+  '<username>': 'alice',
+  '<sha256(session)>': 'h1',
+  '<sha256(code)>': 'h1',
+  '<grant id>': 'sig-1',
+  '<sha256(refresh token)>': 'h1',
+  '<sha256(access token)>': 'h1',
+  '<sha256(sign-in cookie)>': 'h1',
+  '<first 32 hex of sha256(key)>': sha256('changes\nuser:alice').slice(0, 32),
+  '<window start>': at,
+  '<audit id>': 'au-1',
 };
 
 const fill = (span: string) =>
@@ -114,7 +125,7 @@ const built: Record<string, Record<Column, string[]>> = {
     Keys.build('b1'),
     Keys.listedBuild({ id: 'b1', project: 'demo', component: 'svc-a', published_at: at }),
   ),
-  'machine token': layout([Keys.ItemType.Token], Keys.token('svc_secret')),
+  'machine token': layout([Keys.ItemType.Token], Keys.token('svc_secret'), Keys.listedToken('tok-1')),
   'verification check': layout(
     [Keys.ItemType.Check],
     Keys.check({ composition_id: 'c1', ran_at: at, id: 'ch1' }),
@@ -132,6 +143,20 @@ const built: Record<string, Record<Column, string[]>> = {
   ),
   'onboarding draft': layout([Keys.ItemType.Draft], Keys.draft('demo', 'alice')),
   'frontend binding': layout([Keys.ItemType.FrontendBinding], Keys.frontendBinding('demo', 'web', 'r1')),
+  user: layout([Keys.ItemType.User], Keys.user('alice'), Keys.listedUser('alice')),
+  session: layout([Keys.ItemType.Session], Keys.session('h1')),
+  'authorization code': layout([Keys.ItemType.AuthorizationCode], Keys.authorizationCode('h1')),
+  'sign-in grant': layout([Keys.ItemType.SignInGrant], Keys.signInGrant('sig-1')),
+  'refresh token': layout([Keys.ItemType.RefreshToken], Keys.refreshToken('h1')),
+  'access token': layout([Keys.ItemType.AccessToken], Keys.accessToken('h1')),
+  'pending sign-in': layout([Keys.ItemType.PendingSignIn], Keys.pendingSignIn('h1')),
+  'rate window': layout([Keys.ItemType.RateWindow], Keys.rateWindow('changes\nuser:alice', at)),
+  'project quota': layout([Keys.ItemType.ProjectQuota], Keys.projectQuota('demo')),
+  'installation audit event': layout(
+    [Keys.ItemType.AuditEvent],
+    Keys.auditEvent('au-1'),
+    Keys.listedAuditEvent({ id: 'au-1', at, project: 'demo' }),
+  ),
 };
 
 describe('the table layout', () => {

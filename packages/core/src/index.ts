@@ -44,5 +44,5 @@ export {
   pageSchema,
 } from './paging.ts';
 export * as Resources from './resources.ts';
-export { bodyLimits, bodyProblems, parseFields, parseOrThrow } from './validation.ts';
+export { bodyLimits, bodyProblems, parseFields } from './validation.ts';
 export * as Verification from './verification/index.ts';

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApp, listenNode } from '@svc/api';
+import { createApp, listenNode, openIdProvider } from '@svc/api';
 import { awsStores, createAwsClients, dynamodbCheck, snsSqsMessaging, sqsCheck } from '@svc/aws';
 import { Auth, type Clock, type Cluster, type Compositions, Resources, systemClock } from '@svc/core';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
@@ -18,9 +18,11 @@ import {
   type WorkerDeps,
   type WorkerSettings,
 } from '@svc/worker';
+import { type LocalAuthOptions, localAuth, localUsers, seedUsers } from './auth.ts';
 import { deployDemoBaseline, seedDemoCatalog, setUpDemoMessaging } from './demo.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import { startSqsEmulator } from './fauxqs.ts';
+import type { LocalIdentityProvider } from './identity-provider.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
 
 export interface StackOptions {
@@ -48,8 +50,10 @@ export interface StackOptions {
   wrapWorkerStore?: (store: Compositions.CompositionStore) => Compositions.CompositionStore;
   /** Base of the poller's retry backoff in seconds (default 1); 0 retries at once. */
   retryBaseSeconds?: number;
-  /** Auth: `dev` (default) or bearer tokens. */
-  authMode?: typeof Auth.AuthMode.Dev | typeof Auth.AuthMode.Token;
+  /** Auth mode: `dev` (default), or any other; password and oidc come with seeded users. */
+  authMode?: Auth.AuthMode;
+  /** The mode's settings and seeded people (see `localAuth`). */
+  auth?: Omit<LocalAuthOptions, 'mode'>;
   /** Local cluster: time for a healthy pod to become Ready (default 1000 ms). */
   podReadyDelayMs?: number;
   workerSettings?: Partial<WorkerSettings>;
@@ -68,6 +72,9 @@ export const localCursorKey = 'local-stack-cursor-key-not-a-secret';
 
 export interface Stack {
   readonly apiUrl: string;
+  /** oidc mode's local identity provider. */
+  readonly identityProvider: LocalIdentityProvider | null;
+  readonly authSettings: Auth.AuthSettings;
   readonly gatewayUrl: string;
   readonly clusterUrl: string;
   readonly kubeconfig: string;
@@ -140,13 +147,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await Promise.all([seedDemoCatalog(services), deployDemoBaseline(cluster, messaging)]);
     }
 
-    const authMode = options.authMode ?? Auth.AuthMode.Dev;
+    const auth = await localAuth({ mode: options.authMode ?? Auth.AuthMode.Dev, ...options.auth }, host);
+    if (auth.identityProvider) {
+      const provider = auth.identityProvider;
+      cleanups.push(() => provider.stop());
+    }
+    if (auth.settings.mode === Auth.AuthMode.Password) {
+      await seedUsers(stores.users, options.auth?.users ?? localUsers, clock.now());
+    }
     const { app } = createApp({
       ...services,
-      auth:
-        authMode === Auth.AuthMode.Dev
-          ? { mode: Auth.AuthMode.Dev }
-          : { mode: Auth.AuthMode.Token, verifyToken: (token) => stores.tokens.verify(token, clock.now()) },
+      auth: auth.settings,
+      ...(auth.settings.mode === Auth.AuthMode.Oidc
+        ? { identityProvider: openIdProvider(auth.settings) }
+        : {}),
       health: [
         dynamodbCheck(clients.dynamodb, resources.tableName),
         sqsCheck(clients.sqs, resources.jobQueueUrl),
@@ -156,6 +170,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
     const server = await listenNode(app.fetch, host, options.port ?? 8081);
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const listening = server.address();
+    const apiUrl = `http://${host}:${typeof listening === 'object' && listening ? listening.port : options.port}`;
+    auth.identityProvider?.register(`${apiUrl}/auth/callback`);
 
     const metrics = countingMetrics();
     const workerDeps: WorkerDeps = {
@@ -184,10 +201,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     cleanups.push(() => scheduler.stop());
     await scheduler.run(Resources.ScheduleName.RedispatchSweep);
 
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : options.port;
     return {
-      apiUrl: `http://${host}:${port}`,
+      apiUrl,
+      identityProvider: auth.identityProvider,
+      authSettings: auth.settings,
       gatewayUrl: localCluster.gatewayUrl,
       clusterUrl: localCluster.url,
       kubeconfig,

@@ -5,6 +5,7 @@
  * verification list.
  */
 import { authorize } from '../auth/access.ts';
+import { type AuditStore, recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
@@ -38,6 +39,7 @@ import {
 } from './model.ts';
 
 export interface FrontendDeps {
+  audit: AuditStore;
   frontends: FrontendStore;
   compositions: CompositionStore;
   catalog: CatalogStore;
@@ -226,6 +228,12 @@ export async function publish(
     if (!current) throw noBinding(ref);
     throw versionMismatch(body.expected_version, current.version);
   }
+  await recordAudit(deps, identity, {
+    action: 'frontend.published',
+    project: ref.project,
+    target: `${ref.frontend}@${ref.revision}`,
+    data: { url: body.url, version: next.version },
+  });
   return next;
 }
 
@@ -307,6 +315,18 @@ export async function recordCheck(
     frontend: { name: ref.frontend, revision: ref.revision, version: binding.version },
   };
   await deps.compositions.putCheck(check);
+  await recordAudit(deps, caller, {
+    action: 'frontend.check_recorded',
+    project: ref.project,
+    target: record.id,
+    data: {
+      check_id: check.id,
+      frontend: ref.frontend,
+      revision: ref.revision,
+      status: check.status,
+      generation: check.generation,
+    },
+  });
   const gone = isTornDown(record.phase);
   return checkView(
     check,
