@@ -10,6 +10,7 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import { Cluster } from '@svc/core';
+import { connectionPool } from './connections.ts';
 import { classified, statusOf, statusText } from './failures.ts';
 import { defaultRetry, type RetryPolicy, withRetry } from './retry.ts';
 
@@ -62,19 +63,21 @@ export function kubeCluster(
   options: { retry?: RetryPolicy } = {},
 ): Cluster.ClusterPort {
   const retry = options.retry ?? defaultRetry;
+  const pooled = connectionPool();
   let clients: Clients | undefined;
 
   async function current(): Promise<Clients> {
     const config = await source.get();
     if (clients?.config !== config) {
+      const routed = await pooled(config);
       clients = {
         config,
-        objects: KubernetesObjectApi.makeApiClient(config),
-        core: config.makeApiClient(CoreV1Api),
-        custom: config.makeApiClient(CustomObjectsApi),
-        authorization: config.makeApiClient(AuthorizationV1Api),
-        version: config.makeApiClient(VersionApi),
-        watch: new Watch(config),
+        objects: KubernetesObjectApi.makeApiClient(routed),
+        core: routed.makeApiClient(CoreV1Api),
+        custom: routed.makeApiClient(CustomObjectsApi),
+        authorization: routed.makeApiClient(AuthorizationV1Api),
+        version: routed.makeApiClient(VersionApi),
+        watch: new Watch(routed),
       };
     }
     return clients;
