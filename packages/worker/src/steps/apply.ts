@@ -23,7 +23,9 @@ export const apply: Step = async (context) => {
   );
   if (forkable.kind === 'fail') return forkable;
 
-  await context.fence();
+  // No fence: apply is an operation's first step, so it always runs first in its invocation, right
+  // after the runner read the operation as current (and, at pickup, wrote it so, conditional on the
+  // composition's version). A fence here re-read what was read a few milliseconds earlier.
   // Queues first: each fork's pods are told where their isolated queues are.
   const isolation = await isolate(deps, composition, target.baseline, target.profiles);
   if (isolation.blockers.length) return { kind: 'fail', blockers: isolation.blockers };

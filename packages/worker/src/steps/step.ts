@@ -10,7 +10,11 @@ export interface StepContext {
   deps: WorkerDeps;
   composition: Compositions.CompositionRecord;
   operation: Compositions.Operation;
-  /** Re-reads the composition; throws Superseded when this operation is no longer the current one. */
+  /**
+   * Re-reads the composition; throws Superseded when this operation is no longer the current one.
+   * A step calls it before a cluster write that follows a wait: the runner has just read the
+   * operation as current when a step starts its invocation.
+   */
   fence(): Promise<Compositions.CompositionRecord>;
 }
 
