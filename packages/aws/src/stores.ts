@@ -1,9 +1,20 @@
-import type { Auth, Builds, Catalog, Clock, Compositions, Drafts, Frontends, Idempotency } from '@svc/core';
+import type {
+  Auth,
+  Builds,
+  Catalog,
+  Clock,
+  Compositions,
+  Drafts,
+  Forge,
+  Frontends,
+  Idempotency,
+} from '@svc/core';
 import { dynamoBuildStore } from './build-store.ts';
 import { dynamoCatalogStore } from './catalog-store.ts';
 import type { AwsClients } from './clients.ts';
 import { dynamoCompositionStore } from './composition-store.ts';
 import { dynamoDraftStore } from './draft-store.ts';
+import { dynamoForgeStore } from './forge-store.ts';
 import { dynamoFrontendStore } from './frontend-store.ts';
 import { dynamoIdempotencyStore } from './idempotency-store.ts';
 import { sqsJobQueue } from './job-queue.ts';
@@ -18,6 +29,7 @@ export interface AwsStores {
   jobs: Compositions.JobQueue;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
+  forgeStore: Forge.ForgeStore;
 }
 
 /** Every port implementation on one table and one queue. */
@@ -36,5 +48,6 @@ export function awsStores(
     jobs: sqsJobQueue(clients.sqs, names.jobQueueUrl),
     drafts: dynamoDraftStore(table),
     frontends: dynamoFrontendStore(table),
+    forgeStore: dynamoForgeStore(table),
   };
 }

@@ -14,12 +14,12 @@ import type {
 /** A forge refused a call for its rate limit: the work waits `retryAfterSeconds` instead of stalling. */
 export class ForgeRateLimitedError extends Error {
   override name = 'ForgeRateLimitedError';
-  constructor(
-    readonly installation: string,
-    readonly retryAfterSeconds: number,
-    options?: { cause?: unknown },
-  ) {
+  readonly installation: string;
+  readonly retryAfterSeconds: number;
+  constructor(installation: string, retryAfterSeconds: number, options?: { cause?: unknown }) {
     super(`the forge rate-limited installation ${installation} for ${retryAfterSeconds} s`, options);
+    this.installation = installation;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
