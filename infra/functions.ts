@@ -17,11 +17,22 @@ interface Resources {
 
 /** API behind API Gateway, the public webhook on a function URL, the worker on the queue and the schedules. */
 export function functions(settings: StageSettings, { table, jobs, deadLetter }: Resources) {
-  const environment = functionEnvironment(
-    settings,
-    { tableName: table.name, jobQueueUrl: jobs.url },
-    deployedBuild(process.env),
-  );
+  // The GitHub App's secrets (docs/forge.md): set with `sst secret set`, stored encrypted by SST,
+  // handed to the functions as environment variables and parsed once at start.
+  const forgeSecrets = {
+    FORGE_APP_ID: new sst.Secret('ForgeAppId', ''),
+    FORGE_PRIVATE_KEY: new sst.Secret('ForgePrivateKey', ''),
+    FORGE_WEBHOOK_SECRET: new sst.Secret('ForgeWebhookSecret', ''),
+    FORGE_WEBHOOK_SECRET_PREVIOUS: new sst.Secret('ForgeWebhookSecretPrevious', ''),
+  };
+  const environment = {
+    ...functionEnvironment(
+      settings,
+      { tableName: table.name, jobQueueUrl: jobs.url },
+      deployedBuild(process.env),
+    ),
+    ...Object.fromEntries(Object.entries(forgeSecrets).map(([name, secret]) => [name, secret.value])),
+  };
   const common = {
     runtime: lambdaRuntime,
     architecture: 'arm64',
@@ -40,7 +51,7 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
 
   const webhook = new sst.aws.Function('Webhook', {
     ...common,
-    handler: 'packages/api/src/lambda.handler',
+    handler: 'packages/api/src/webhook-lambda.handler',
     timeout: apiTimeout,
     url: true,
   });

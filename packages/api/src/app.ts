@@ -6,6 +6,7 @@ import {
   type DependencyCheck,
   type Drafts,
   ErrorCode,
+  type Forge,
   type Frontends,
   ProblemError,
 } from '@svc/core';
@@ -21,6 +22,7 @@ import { authRoutes } from './routes/auth.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { compositionRoutes } from './routes/compositions.ts';
 import { draftRoutes } from './routes/drafts.ts';
+import { forgeRoutes } from './routes/forge.ts';
 import { frontendRoutes } from './routes/frontends.ts';
 import { insightRoutes } from './routes/insight.ts';
 import { installationRoutes } from './routes/installation.ts';
@@ -29,7 +31,7 @@ import { tokenRoutes } from './routes/tokens.ts';
 
 const maxBodyBytes = 256 * 1024;
 
-export interface AppDeps extends Compositions.CompositionDeps {
+export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   auth: AuthConfig;
   health: readonly DependencyCheck[];
   builds: Builds.BuildStore;
@@ -37,6 +39,8 @@ export interface AppDeps extends Compositions.CompositionDeps {
   cluster: Cluster.ClusterPort;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
+  /** What /v1/forge/status says of the app's configuration (presence only, never a secret). */
+  forgeConfiguration: Forge.ForgeConfiguration;
   /** Release and commit reported by `/version`. */
   build?: { release: string; commit: string };
 }
@@ -103,6 +107,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   frontendRoutes(registry, deps);
   authRoutes(registry, deps);
   installationRoutes(registry, deps);
+  forgeRoutes(registry, deps);
 
   const document = openApiDocument(registry.routes, { version: release.release });
   app.get('/v1/openapi.json', (c) => c.json(document));

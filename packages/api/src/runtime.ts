@@ -1,5 +1,6 @@
 import { dynamodbCheck, runtimeFromEnvironment, sqsCheck } from '@svc/aws';
-import { Auth } from '@svc/core';
+import { Auth, Forge } from '@svc/core';
+import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
 import { clusterFromEnvironment } from '@svc/kube';
 import { type AppDeps, createApp } from './app.ts';
 
@@ -26,8 +27,12 @@ export function appFromEnvironment(
   }
   const runtime = runtimeFromEnvironment(env);
   const cluster = clusterFromEnvironment(env);
+  const forge = forgeWiring(gitHubAppFromEnvironment(env));
   const deps: AppDeps = {
     ...runtime.stores,
+    forge: forge.forge,
+    forgeSettings: Forge.defaultForgeSettings,
+    forgeConfiguration: forge.configuration,
     clock: runtime.clock,
     previewUrl: runtime.previewUrl,
     cluster,

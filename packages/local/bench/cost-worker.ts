@@ -5,7 +5,7 @@
  * messages over IPC.
  */
 import { awsStores, createAwsClients, snsSqsMessaging } from '@svc/aws';
-import { systemClock } from '@svc/core';
+import { Forge, systemClock } from '@svc/core';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import { defaultWorkerSettings, handleJob, httpProbe, startPoller, type WorkerDeps } from '@svc/worker';
 import {
@@ -66,6 +66,9 @@ const deps: WorkerDeps = {
   messaging: snsSqsMessaging(clients),
   probe: httpProbe(),
   settings: defaultWorkerSettings,
+  previewUrl: (id, domain) => `http://${id}.${domain}/`,
+  forge: null,
+  forgeSettings: Forge.defaultForgeSettings,
   log: (entry) => {
     logs.entries++;
     logs.bytes += Buffer.byteLength(JSON.stringify(entry)) + 1;

@@ -1,10 +1,12 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApp, listenNode } from '@svc/api';
+import { createApp, createWebhookApp, listenNode } from '@svc/api';
 import { awsStores, createAwsClients, dynamodbCheck, snsSqsMessaging, sqsCheck } from '@svc/aws';
-import { Auth, type Clock, type Cluster, type Compositions, Resources, systemClock } from '@svc/core';
+import { Auth, type Clock, type Cluster, type Compositions, Forge, Resources, systemClock } from '@svc/core';
+import { forgeWiring } from '@svc/github';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
+import type { LocalForge } from '@svc/local-forge';
 import {
   defaultWorkerSettings,
   handleJob,
@@ -20,6 +22,7 @@ import {
 import { deployDemoBaseline, seedDemoCatalog, setUpDemoMessaging } from './demo.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import { startSqsEmulator } from './fauxqs.ts';
+import { type LocalForgeOptions, seedDemoPolicy, startStackForge } from './forge.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
 
 export interface StackOptions {
@@ -54,6 +57,10 @@ export interface StackOptions {
   workerSettings?: Partial<WorkerSettings>;
   /** Release and commit `/version` reports (default: `dev`, `unknown`). */
   build?: { release: string; commit: string };
+  /** The local forge (a GitHub stand-in with the app installed on demo-org/service-b); false: none. */
+  forge?: LocalForgeOptions | false;
+  /** Forge timings (tests poll faster). */
+  forgeSettings?: Partial<Forge.ForgeSettings>;
 }
 
 export interface Stack {
@@ -68,6 +75,8 @@ export interface Stack {
   readonly clients: ReturnType<typeof createAwsClients>;
   readonly cluster: Cluster.ClusterPort;
   readonly localCluster: LocalCluster;
+  /** The local forge, unless turned off. */
+  readonly forge: LocalForge | null;
   /** What the worker runs with, for driving its Lambda handler in tests. */
   readonly workerDeps: WorkerDeps;
   /** Runs one job message the way the poller does; tests use it to deliver a message twice. */
@@ -115,6 +124,42 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const clock = options.clock ?? systemClock;
     const stores = awsStores(clients, resources, clock);
     const jobs = options.wrapJobs ? options.wrapJobs(stores.jobs) : stores.jobs;
+    const authMode = options.authMode ?? Auth.AuthMode.Dev;
+    let apiUrl = '';
+    let ciToken: Promise<string> | undefined;
+    const forgeOptions = options.forge === false ? null : (options.forge ?? {});
+    const localForge =
+      forgeOptions === null
+        ? null
+        : await startStackForge({
+            stateDir: options.stateDir,
+            apiUrl: () => apiUrl,
+            // Token mode: the stand-in CI publishes with a publisher-like token of its own.
+            token: async () => {
+              if (authMode === Auth.AuthMode.Dev) return null;
+              ciToken ??= stores.tokens.issue({
+                subject: 'local-ci',
+                role: Auth.Role.Admin,
+                now: clock.now(),
+                expires_at: null,
+              });
+              return ciToken;
+            },
+            forge: forgeOptions,
+            log,
+          });
+    if (localForge) cleanups.push(() => localForge.stop());
+    const forge = forgeWiring(
+      localForge
+        ? {
+            appId: String(localForge.appId),
+            privateKey: localForge.privateKey,
+            webhookSecret: localForge.webhookSecret,
+            apiUrl: localForge.url,
+            writeIntervalMs: forgeOptions?.writeIntervalMs ?? 250,
+          }
+        : null,
+    );
     const services = {
       ...stores,
       jobs,
@@ -122,13 +167,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       log,
       cluster,
       previewUrl: (id: string, domain: string) => `http://${id}.${domain}:${gatewayPort}/`,
+      forge: forge.forge,
+      forgeSettings: { ...Forge.defaultForgeSettings, pollSeconds: 1, ...options.forgeSettings },
     };
     if (options.seed !== false) {
       const messaging = await setUpDemoMessaging(clients);
-      await Promise.all([seedDemoCatalog(services), deployDemoBaseline(cluster, messaging)]);
+      await Promise.all([
+        seedDemoCatalog(services),
+        deployDemoBaseline(cluster, messaging),
+        localForge ? seedDemoPolicy(stores.forgeStore) : null,
+      ]);
     }
 
-    const authMode = options.authMode ?? Auth.AuthMode.Dev;
     const { app } = createApp({
       ...services,
       auth:
@@ -140,9 +190,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         sqsCheck(clients.sqs, resources.jobQueueUrl),
         cluster.health,
       ],
+      forgeConfiguration: forge.configuration,
       ...(options.build ? { build: options.build } : {}),
     });
-    const server = await listenNode(app.fetch, host, options.port ?? 8081);
+    // Locally the webhook is mounted on the API's server; on AWS it is a function of its own.
+    const webhook = createWebhookApp({ ...services, verify: forge.verify });
+    const server = await listenNode(
+      (request, env) =>
+        new URL(request.url).pathname.startsWith('/webhooks/')
+          ? webhook.fetch(request)
+          : app.fetch(request, env),
+      host,
+      options.port ?? 8081,
+    );
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     const workerDeps: WorkerDeps = {
@@ -172,8 +232,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
+    apiUrl = `http://${host}:${port}`;
+    localForge?.setWebhookUrl(`${apiUrl}/webhooks/forge`);
     return {
-      apiUrl: `http://${host}:${port}`,
+      apiUrl,
+      forge: localForge,
       gatewayUrl: localCluster.gatewayUrl,
       clusterUrl: localCluster.url,
       kubeconfig,

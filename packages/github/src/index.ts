@@ -1,0 +1,2 @@
+export { GitHubAppSettings, gitHubAppFromEnvironment } from './settings.ts';
+export { type ForgeWiring, forgeWiring } from './wiring.ts';
