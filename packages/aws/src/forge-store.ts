@@ -125,7 +125,13 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
           newestFirst: true,
           ...(filter.project === null
             ? {}
-            : { filter: { expression: 'project = :project', values: { ':project': filter.project } } }),
+            : {
+                filter: {
+                  expression: '#project = :project',
+                  values: { ':project': filter.project },
+                  names: { '#project': 'project' },
+                },
+              }),
         },
         page,
       ),

@@ -86,8 +86,8 @@ export interface ListQuery {
   partition: string;
   prefix?: string;
   newestFirst: boolean;
-  /** A FilterExpression with its values, applied after the key condition. */
-  filter?: { expression: string; values: Item };
+  /** A FilterExpression with its values (and names, for reserved words), applied after the key condition. */
+  filter?: { expression: string; values: Item; names?: Record<string, string> };
 }
 
 /** One page of a list; a filter can leave a DynamoDB page short, so it reads on until the page is full or the list ends. */
@@ -107,6 +107,7 @@ export async function queryPage<T>(table: Table, query: ListQuery, page: PageReq
         ExpressionAttributeNames: {
           '#pk': partitionKey,
           ...(query.prefix === undefined ? {} : { '#sk': Resources.table.sortKey }),
+          ...query.filter?.names,
         },
         ExpressionAttributeValues: {
           ':pk': query.partition,

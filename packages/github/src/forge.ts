@@ -99,7 +99,8 @@ export function gitHubForge(settings: GitHubAppSettings): Forge.ForgePort {
       authStrategy: createAppAuth,
       auth: { appId: settings.appId, privateKey: settings.privateKey, ...auth },
       throttle: { write: writes, onRateLimit: () => false, onSecondaryRateLimit: () => false },
-      retry: { retries: 2 },
+      // 429 is a rate limit: deferred by the worker, never retried here.
+      retry: { retries: 2, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
     });
     octokit.hook.after('request', (response) =>
       note(installation, response.headers as Record<string, string>),

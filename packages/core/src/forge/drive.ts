@@ -117,7 +117,7 @@ export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef):
     });
     if (decision.state === null) return { decision, preview: null };
     const base = preview ?? freshRecord(ref, pr as PullRequest, now.toISOString());
-    const outcome = await act(deps, { policy, pr, base, composition, decision, now });
+    const outcome = await act(deps, { policy, pr, base, composition, headBuilds: builds, decision, now });
     if (outcome === 'raced') continue;
     if (decision.action.kind === 'poll' || outcome.poll) {
       await deps.jobs
@@ -137,6 +137,8 @@ interface Step {
   pr: PullRequest | null;
   base: PreviewRecord;
   composition: CompositionRecord | null;
+  /** The builds published for the head commit. */
+  headBuilds: Record<string, string>;
   decision: Decision;
   now: Date;
 }
@@ -153,8 +155,12 @@ async function act(deps: ForgeDeps, step: Step): Promise<'raced' | { record: Pre
     updated_at: at,
   };
   if (step.composition && !isTornDown(step.composition.phase)) {
+    // What the composition runs, read again each time, so a lost write of the record heals.
+    const running = observedComposition(step.composition, now)?.builds ?? {};
     record.url = step.composition.public_url;
     record.expires_at = step.composition.expires_at;
+    record.builds = running;
+    if (sameBuilds(running, step.headBuilds)) record.deployed_sha = record.head_sha;
   }
   if (decision.state === PreviewState.Stopped) {
     record = {
@@ -215,6 +221,9 @@ async function act(deps: ForgeDeps, step: Step): Promise<'raced' | { record: Pre
   }
   return save(deps, base, record, false);
 }
+
+const sameBuilds = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, id]) => b[k] === id);
 
 const overridesOf = (builds: Record<string, string>) =>
   Object.fromEntries(Object.entries(builds).map(([component, build_id]) => [component, { build_id }]));
@@ -292,7 +301,15 @@ async function save(
   return (await deps.forgeStore.putPreview(record, read.lock_version)) ? { record, poll } : 'raced';
 }
 
-/** Writes the check run and the comment when what they would say changed; never fails the convergence. */
+/** A claim older than this was left by a convergence that died: it may be taken over. */
+const claimExpiryMs = 60_000;
+
+/**
+ * Writes the check run and the comment when what they would say changed. The new fingerprint is
+ * claimed on the record first (a conditional write), so of concurrent convergences only one makes
+ * the calls; a first comment or check run is claimed with id 0 until it exists, so two can never be
+ * created. Ids are stored afterwards; a lost id is found again by the comment's marker.
+ */
 async function writeFeedback(
   deps: ForgeDeps,
   forge: ForgePort,
@@ -304,26 +321,49 @@ async function writeFeedback(
       ? composition.observed.blockers
       : [];
   const feedback = feedbackFor(record, blockers);
-  if (feedback.fingerprint === record.feedback.fingerprint) return record;
-  const runId = record.feedback.check_run_sha === record.head_sha ? record.feedback.check_run_id : null;
+  const current = record.feedback;
+  if (feedback.fingerprint === current.fingerprint) return record;
+  const stale = deps.clock.now().getTime() - Date.parse(record.updated_at) > claimExpiryMs;
+  // 0: being created by another convergence; leave it to that one unless it died.
+  if ((current.comment_id === 0 || current.check_run_id === 0) && !stale) return record;
+  const sameRun = current.check_run_sha === record.head_sha && current.check_run_id;
+  const claimed: PreviewRecord = {
+    ...record,
+    feedback: {
+      fingerprint: feedback.fingerprint,
+      comment_id: current.comment_id || 0,
+      check_run_id: sameRun ? current.check_run_id : 0,
+      check_run_sha: record.head_sha,
+    },
+    lock_version: record.lock_version + 1,
+  };
+  if (!(await deps.forgeStore.putPreview(claimed, record.lock_version))) return record;
   const [checkRunId, commentId] = await Promise.all([
-    forge.upsertCheckRun(record.repository, runId, feedback.checkRun),
+    forge.upsertCheckRun(record.repository, claimed.feedback.check_run_id || null, feedback.checkRun),
     forge.upsertComment(record.repository, record.number, {
-      id: record.feedback.comment_id,
+      id: claimed.feedback.comment_id || null,
       marker: commentMarker(record.id),
       body: feedback.comment,
     }),
   ]);
-  const next: PreviewRecord = {
-    ...record,
-    feedback: {
-      comment_id: commentId,
-      check_run_id: checkRunId,
-      check_run_sha: record.head_sha,
-      fingerprint: feedback.fingerprint,
-    },
-    lock_version: record.lock_version + 1,
-  };
-  // Lost to a newer convergence: that one writes its own feedback.
-  return (await deps.forgeStore.putPreview(next, record.lock_version)) ? next : record;
+  let latest: PreviewRecord | null = claimed;
+  for (let attempt = 0; attempt < maxRaces && latest; attempt++) {
+    const next: PreviewRecord = {
+      ...latest,
+      feedback: {
+        ...latest.feedback,
+        comment_id: commentId,
+        check_run_id:
+          latest.feedback.check_run_sha === record.head_sha ? checkRunId : latest.feedback.check_run_id,
+      },
+      lock_version: latest.lock_version + 1,
+    };
+    if (await deps.forgeStore.putPreview(next, latest.lock_version)) {
+      // Convergences that moved the preview meanwhile left their feedback to this one.
+      const moved = next.state !== record.state || next.head_sha !== record.head_sha;
+      return moved ? writeFeedback(deps, forge, next, composition) : next;
+    }
+    latest = await deps.forgeStore.getPreview(record.id);
+  }
+  return latest ?? claimed;
 }

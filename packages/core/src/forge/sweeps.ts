@@ -16,12 +16,25 @@ const redeliveryWindowSeconds = 3 * 24 * 3600;
 export async function dispatchDeliveries(deps: ForgeDeps, limit = 100): Promise<number> {
   const now = deps.clock.now();
   const due = await deps.forgeStore.dueDeliveries(now, limit);
+  let sent = 0;
   for (const delivery of due) {
-    await deps.jobs.send({ kind: 'forge-delivery', delivery_id: delivery.id });
+    try {
+      await deps.jobs.send({ kind: 'forge-delivery', delivery_id: delivery.id });
+    } catch (error) {
+      // Still due: the next run tries again.
+      deps.log?.({
+        level: 'warn',
+        msg: 'delivery not dispatched',
+        delivery: delivery.id,
+        error: String(error),
+      });
+      continue;
+    }
     const next = addSeconds(now, deps.forgeSettings.dispatchGraceSeconds).toISOString();
     await deps.forgeStore.updateDelivery({ ...delivery, due_at: next });
+    sent += 1;
   }
-  return due.length;
+  return sent;
 }
 
 async function allPolicies(deps: ForgeDeps): Promise<PreviewPolicy[]> {
