@@ -6,7 +6,7 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
 import { sign } from '@octokit/webhooks-methods';
-import { type Compositions, Resources, Verification } from '@svc/core';
+import { type Compositions, type Forge, Resources, Verification } from '@svc/core';
 import { ciImage, type Stack } from '@svc/local';
 import type { HttpClient } from '@svc/local/testing';
 import { useTestStack } from '@svc/local/testing';
@@ -53,15 +53,13 @@ async function publish(sha: string, branch = 'feature') {
   return answer.body;
 }
 
-async function previewOf(number: number) {
+async function previewOf(number: number): Promise<Forge.PreviewView | undefined> {
   const { body } = await http.get('/v1/forge/previews?project=demo&limit=200');
-  return (body.items as { pull_request: { number: number } }[]).find(
-    (p) => p.pull_request.number === number,
-  ) as Record<string, any> | undefined;
+  return (body.items as Forge.PreviewView[]).find((p) => p.pull_request.number === number);
 }
 
 /** Polls the preview of pull request `number` until `done` holds; the message shows where it stopped. */
-async function until(number: number, done: (preview: Record<string, any>) => boolean, timeoutMs = 20_000) {
+async function until(number: number, done: (preview: Forge.PreviewView) => boolean, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const preview = await previewOf(number);
@@ -143,10 +141,10 @@ describe('pull-request previews', () => {
     await publish(pr.headSha);
     const ready = await until(pr.number, (p) => p.state === 'ready');
     expect(ready.builds['service-b']).toMatch(/^b-/);
-    expect(await servingImage(ready.url)).toBe(
+    expect(await servingImage(ready.url ?? '')).toBe(
       ciImage('service-b', { headSha: pr.headSha, branch: 'feature' }),
     );
-    await commented(pr.number, ready.url);
+    await commented(pr.number, ready.url ?? 'no url');
 
     const composition = (await compositionsOf(pr.number))[0] as Compositions.CompositionView;
     const patch = await http.patch(`/v1/compositions/${composition.id}`, {
@@ -167,7 +165,9 @@ describe('pull-request previews', () => {
     const after = await until(pr.number, (p) => p.state === 'ready');
     expect(after.deployed_sha).toBe(third);
     expect(after.builds).toEqual(moved.builds);
-    expect(await servingImage(after.url)).toBe(ciImage('service-b', { headSha: third, branch: 'feature' }));
+    expect(await servingImage(after.url ?? '')).toBe(
+      ciImage('service-b', { headSha: third, branch: 'feature' }),
+    );
     expect(await comments(pr.number)).toHaveLength(1);
 
     await forge.unlabel({ repository, number: pr.number, label: 'preview' });
@@ -214,7 +214,7 @@ describe('pull-request previews', () => {
       (p) => p.state === 'ready' && p.composition_id !== first.composition_id,
     );
     expect(fresh.url).not.toBe(first.url);
-    expect(Date.parse(fresh.expires_at)).toBeGreaterThan(Date.parse(first.expires_at));
+    expect(Date.parse(fresh.expires_at ?? '')).toBeGreaterThan(Date.parse(first.expires_at ?? ''));
 
     await forge.close({ repository, number: pr.number });
     await until(pr.number, (p) => p.state === 'stopped');

@@ -218,7 +218,7 @@ export const delivery = (id: string): Key => ({ pk: `DELIVERY#${id}`, sk: 'DELIV
 /** The forge's health items share one small partition. */
 const forgePartition = 'FORGE';
 export const forgeHealth: Key = { pk: forgePartition, sk: 'HEALTH' };
-export const budgetPrefix = 'BUDGET#';
+const budgetPrefix = 'BUDGET#';
 export const rateBudget = (installation: string): Key => ({
   pk: forgePartition,
   sk: `${budgetPrefix}${installation}`,

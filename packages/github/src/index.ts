@@ -1,2 +1,2 @@
-export { GitHubAppSettings, gitHubAppFromEnvironment } from './settings.ts';
-export { type ForgeWiring, forgeWiring } from './wiring.ts';
+export { gitHubAppFromEnvironment } from './settings.ts';
+export { forgeWiring } from './wiring.ts';

@@ -15,7 +15,7 @@ const demoBuilds: Record<string, { project: string; component: string }> = {
   [demoRepository]: { project: 'demo', component: 'service-b' },
 };
 
-export const demoPolicy = {
+const demoPolicy = {
   enabled: true,
   trigger_label: 'preview',
   baseline: 'staging',
@@ -25,6 +25,8 @@ export const demoPolicy = {
 } as const;
 
 export interface LocalForgeOptions {
+  /** The forge's port (default 0: a free one; `npm start` uses 8083, the forge CLI's default). */
+  port?: number;
   /** Publish a build for every pushed head commit, as CI would (default true). */
   publishOnPush?: boolean;
   /** Least milliseconds between two writes to the forge (default 250; GitHub asks for 1000). */
@@ -71,6 +73,7 @@ export async function startStackForge(options: {
 }): Promise<LocalForge> {
   return startLocalForge({
     seed: true,
+    port: options.forge.port ?? 0,
     ...(options.stateDir ? { stateFile: join(options.stateDir, 'forge.json') } : {}),
     onPush: async (push) => {
       if (options.forge.publishOnPush === false) return;

@@ -1,4 +1,4 @@
-export { create, createForForge, destroy, update, updateForForge } from './commands.ts';
+export { create, destroy, update } from './commands.ts';
 export type { CompositionDeps } from './deps.ts';
 export { enqueueNextStep } from './dispatch.ts';
 export {

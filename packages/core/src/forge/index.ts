@@ -1,11 +1,9 @@
-export { converge, Unwanted } from './converge.ts';
 export { convergeRepository, ingest, processDelivery, type SignatureCheck } from './deliveries.ts';
 export { defaultForgeSettings, type ForgeDeps, type ForgeSettings } from './deps.ts';
 export { convergePullRequest } from './drive.ts';
 export { listInstallations, listRepositories } from './installations.ts';
 export {
   type Delivery,
-  DeliveryState,
   ForgeStatusView,
   InstallationPage,
   PreviewList,
@@ -14,7 +12,6 @@ export {
   PreviewPolicyList,
   PreviewPolicyView,
   type PreviewRecord,
-  PreviewState,
   PreviewView,
   type PullRequest,
   type RateBudget,
@@ -24,7 +21,6 @@ export {
 } from './model.ts';
 export { getPolicy, listPolicies, putPolicy } from './policies.ts';
 export {
-  type CheckRunInput,
   type ForgeDeliveryAttempt,
   type ForgePort,
   ForgeRateLimitedError,

@@ -86,13 +86,13 @@ export const PreviewState = {
 } as const;
 export type PreviewState = (typeof PreviewState)[keyof typeof PreviewState];
 
-export interface PreviewError {
+interface PreviewError {
   code: string;
   message: string;
 }
 
 /** What was last written back to the pull request, so unchanged feedback costs no API call. */
-export interface Feedback {
+interface Feedback {
   comment_id: number | null;
   check_run_id: number | null;
   check_run_sha: string | null;
@@ -287,13 +287,13 @@ export const ForgeStatusView = v.object({
 });
 export type ForgeStatusView = v.InferOutput<typeof ForgeStatusView>;
 
-export const InstallationView = v.object({
+const InstallationView = v.object({
   id: v.number(),
   account: v.string(),
   repository_selection: v.string(),
   created_at: v.nullable(v.string()),
 });
-export const RepositoryView = v.object({
+const RepositoryView = v.object({
   id: v.number(),
   full_name: v.string(),
   private: v.boolean(),
