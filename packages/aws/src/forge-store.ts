@@ -63,28 +63,35 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
     );
 
   return {
-    getPolicy: (project, repository) => get<Forge.PreviewPolicy>(Keys.previewPolicy(project, repository)),
+    getPolicy: async (project, repository) => {
+      const item = await get<StoredPolicy>(Keys.previewPolicy(project, repository));
+      return item ? policyOf(item) : null;
+    },
 
     putPolicy: (policy, expected) => {
+      const { ttl: preview_ttl, ...fields } = policy;
       const item = {
         ...Keys.previewPolicy(policy.project, policy.repository),
         item_type: Keys.ItemType.PreviewPolicy,
-        ...policy,
+        ...fields,
+        preview_ttl,
         ...Keys.listedPolicy(policy),
       };
       return expected === undefined ? put(item).then(() => true) : versioned(item, 'revision', expected);
     },
 
-    listPolicies: (page) =>
-      queryPage<Forge.PreviewPolicy>(
+    listPolicies: async (page) => {
+      const result = await queryPage<StoredPolicy>(
         table,
         { index: 'gsi1', partition: Keys.allPolicies, newestFirst: false },
         page,
-      ),
+      );
+      return { items: result.items.map(policyOf), next_cursor: result.next_cursor };
+    },
 
     async policiesOf(repository) {
       const items = await queryAll({ index: 'gsi2', partition: Keys.repositoryPolicies(repository) });
-      return items.map((item) => stripKeys<Forge.PreviewPolicy>(item));
+      return items.map((item) => policyOf(stripKeys<StoredPolicy>(item)));
     },
 
     getPreview: (id) => get<Forge.PreviewRecord>(Keys.preview(id)),
@@ -236,6 +243,13 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
     lastReconciliation: () => get<Forge.ReconciliationRun>(Keys.reconciliation),
   };
 }
+
+/** `ttl` is the table's expiry attribute: a policy's TTL is stored as `preview_ttl`. */
+type StoredPolicy = Omit<Forge.PreviewPolicy, 'ttl'> & { preview_ttl: string };
+const policyOf = ({ preview_ttl, ...policy }: StoredPolicy): Forge.PreviewPolicy => ({
+  ...policy,
+  ttl: preview_ttl,
+});
 
 function deliveryItem(delivery: Forge.Delivery): Item {
   const expires = addSeconds(new Date(delivery.received_at), deliveryRetentionSeconds);
