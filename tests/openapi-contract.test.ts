@@ -175,6 +175,17 @@ describe('OpenAPI contract', () => {
       '/v1/compositions/{id}/verification',
       await http.get(`/v1/compositions/${live}/verification`),
     );
+    const testCheck = { composition_generation: 1, status: 'passed', message: 'e2e passed' };
+    const checks = '/v1/compositions/{id}/checks';
+    const tested = await http.post(`/v1/compositions/${live}/checks`, testCheck);
+    expect(tested.status).toBe(201);
+    conforms('post', checks, tested);
+    conforms(
+      'post',
+      checks,
+      await http.post(`/v1/compositions/${live}/checks`, { ...testCheck, composition_generation: 9 }),
+    );
+    conforms('post', checks, await http.post('/v1/compositions/c-none/checks', testCheck));
     conforms('get', '/v1/auth/identity', await http.get('/v1/auth/identity'));
     conforms('post', '/v1/installation/check', await http.post('/v1/installation/check', {}));
     conforms(

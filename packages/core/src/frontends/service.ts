@@ -230,15 +230,15 @@ export async function publish(
 }
 
 /**
- * Why a frontend check no longer holds, beyond its fingerprint: it ran against another generation
- * than the one observed now, or the binding it ran for has changed or gone.
+ * Why a recorded check (frontend or test) no longer holds, beyond its fingerprint: it ran against
+ * another generation than the one observed now, or the binding it ran for has changed or gone.
  */
 export function frontendStaleReasons(
   check: CheckRecord,
   record: Pick<CompositionRecord, 'observed_generation'>,
   binding: FrontendBinding | null,
 ): string[] {
-  if (check.kind !== CheckKind.Frontend) return [];
+  if (check.kind === CheckKind.Routing) return [];
   const reasons: string[] = [];
   if (check.generation !== record.observed_generation) {
     reasons.push(
@@ -258,7 +258,10 @@ export function frontendStaleReasons(
 }
 
 /** The fingerprint of a composition now, or a marker that never matches when it cannot be read. */
-async function fingerprintNow(deps: FrontendDeps, record: CompositionRecord): Promise<Fingerprint | null> {
+export async function fingerprintNow(
+  deps: Pick<FrontendDeps, 'catalog' | 'cluster'>,
+  record: CompositionRecord,
+): Promise<Fingerprint | null> {
   if (isTornDown(record.phase)) return null;
   const catalog = await deps.catalog.readProject(record.project);
   if (!catalog) return null;
