@@ -27,6 +27,9 @@ const isHttpError = (error: unknown): error is HttpError =>
 
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
+/** Answers kept for conditional requests. */
+const maxCachedAnswers = 2000;
+
 /** How long an installation lookup of a repository is trusted. */
 const installationCacheMs = 10 * 60 * 1000;
 
@@ -192,7 +195,12 @@ export function gitHubForge(settings: GitHubAppSettings): Forge.ForgePort {
       );
       const etag = response.headers.etag;
       const link = response.headers.link;
-      if (etag) etags.set(key, { etag, data: response.data, link });
+      if (etag) {
+        etags.delete(key);
+        etags.set(key, { etag, data: response.data, link });
+        // Oldest first: a bounded cache of the recent answers.
+        if (etags.size > maxCachedAnswers) etags.delete(etags.keys().next().value as string);
+      }
       return { data: response.data as unknown, link };
     } catch (error) {
       if (isHttpError(error) && error.status === 304 && cached)
@@ -206,12 +214,11 @@ export function gitHubForge(settings: GitHubAppSettings): Forge.ForgePort {
       const found = await installed(repository);
       if (!found) return null;
       try {
-        const { data } = await call(found.id, () =>
-          found.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
-            ...split(repository),
-            pull_number: number,
-          }),
-        );
+        // Conditional: a pull request polled while its preview deploys mostly answers 304, which is free.
+        const { data } = await conditionalGet(found, 'GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+          ...split(repository),
+          pull_number: number,
+        });
         return pullRequest(repository, data as GitHubPull);
       } catch (error) {
         if (isHttpError(error) && error.status === 404) return null;
