@@ -44,6 +44,7 @@ export default defineConfig({
       pkg('cli', { needsEmulators: true }),
       pkg('local-cluster', { unitTestsInSrc: true }),
       pkg('local-forge'),
+      pkg('github', { unitTestsInSrc: true }),
       pkg('local', { needsEmulators: true }),
       {
         extends: false,
