@@ -1,4 +1,5 @@
 /** GET /v1/forge/status: is the app configured and working, are webhooks arriving and being processed, did reconciliation find drift, how much rate limit is left. Never a secret, only whether it is there. */
+import { addSeconds } from '../clock.ts';
 import type { ForgeDeps } from './deps.ts';
 import type { ForgeStatusView } from './model.ts';
 
@@ -9,10 +10,10 @@ export interface ForgeConfiguration {
 }
 
 export async function status(
-  deps: Pick<ForgeDeps, 'forge' | 'forgeStore'>,
+  deps: Pick<ForgeDeps, 'forge' | 'forgeStore' | 'clock'>,
   configuration: ForgeConfiguration,
 ): Promise<ForgeStatusView> {
-  const since = new Date(Date.now() - 24 * 3600 * 1000);
+  const since = addSeconds(deps.clock.now(), -24 * 3600);
   const [check, health, unprocessed, reconciliation, budgets, forgeFailures] = await Promise.all([
     deps.forge?.checkApp().catch((error: unknown) => ({
       app_id: configuration.app_id,
