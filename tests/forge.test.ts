@@ -350,3 +350,16 @@ describe('webhook ingestion', () => {
     await until(pr.number, (p) => p.state === 'ready');
   });
 });
+
+describe('installation', () => {
+  it('removing the repository from the installation stops its previews; adding it back starts them again', async () => {
+    const pr = await open('feature-uninstall');
+    await publish(pr.headSha);
+    await until(pr.number, (p) => p.state === 'ready');
+    await forge.uninstall({ target: repository });
+    await until(pr.number, (p) => p.state === 'stopped');
+    expect((await compositionsOf(pr.number)).every((c) => c.phase === 'destroying')).toBe(true);
+    await forge.install({ repository });
+    await until(pr.number, (p) => p.state === 'ready');
+  });
+});

@@ -118,11 +118,20 @@ export function gitHubForge(settings: GitHubAppSettings): Forge.ForgePort {
 
   const app = () => client('app', {});
 
+  /** An installation whose token is refused was removed: look its repositories up again. */
+  function forget(installation: string) {
+    clients.delete(installation);
+    for (const [repository, entry] of installations) {
+      if (String(entry.id) === installation) installations.delete(repository);
+    }
+  }
+
   /** Runs a call; a rate-limit answer becomes `ForgeRateLimitedError` (and shows in the budget). */
   async function call<T>(installation: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
+      if (isHttpError(error) && error.status === 401 && installation !== 'app') forget(installation);
       if (!isHttpError(error) || (error.status !== 403 && error.status !== 429)) throw error;
       const headers = error.response?.headers ?? {};
       const secondary = /secondary rate/i.test(error.message);
@@ -221,7 +230,10 @@ export function gitHubForge(settings: GitHubAppSettings): Forge.ForgePort {
         });
         return pullRequest(repository, data as GitHubPull);
       } catch (error) {
-        if (isHttpError(error) && error.status === 404) return null;
+        if (isHttpError(error) && error.status === 404) {
+          installations.delete(repository.toLowerCase());
+          return null;
+        }
         throw error;
       }
     },
@@ -230,15 +242,22 @@ export function gitHubForge(settings: GitHubAppSettings): Forge.ForgePort {
       const found = await installed(repository);
       if (!found) return [];
       const pulls: Forge.PullRequest[] = [];
-      for (let page: number | null = 1; page !== null; ) {
-        const { data, link } = await conditionalGet(found, 'GET /repos/{owner}/{repo}/pulls', {
-          ...split(repository),
-          state: 'open',
-          per_page: 100,
-          page,
-        });
-        pulls.push(...(data as GitHubPull[]).map((pull) => pullRequest(repository, pull)));
-        page = nextPage(link);
+      try {
+        for (let page: number | null = 1; page !== null; ) {
+          const { data, link } = await conditionalGet(found, 'GET /repos/{owner}/{repo}/pulls', {
+            ...split(repository),
+            state: 'open',
+            per_page: 100,
+            page,
+          });
+          pulls.push(...(data as GitHubPull[]).map((pull) => pullRequest(repository, pull)));
+          page = nextPage(link);
+        }
+      } catch (error) {
+        // The repository left the installation: none of its pull requests can be seen any more.
+        if (!isHttpError(error) || error.status !== 404) throw error;
+        installations.delete(repository.toLowerCase());
+        return [];
       }
       return pulls.filter((pull) => pull.labels.includes(label));
     },
@@ -391,6 +410,10 @@ export function gitHubForge(settings: GitHubAppSettings): Forge.ForgePort {
       await call('app', () =>
         app().request('POST /app/hook/deliveries/{delivery_id}/attempts', { delivery_id: attemptId }),
       );
+    },
+
+    forgetRepositories(repositories) {
+      for (const repository of repositories) installations.delete(repository.toLowerCase());
     },
 
     budgets: () => [...budgets.values()],

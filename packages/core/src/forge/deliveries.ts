@@ -223,6 +223,7 @@ async function converge(deps: ForgeDeps, delivery: Delivery): Promise<void> {
       await convergePullRequest(deps, { project: policy.project, repository, number });
     return;
   }
+  deps.forge?.forgetRepositories(delivery.repositories);
   for (const repository of delivery.repositories) {
     for (const policy of await deps.forgeStore.policiesOf(repository)) {
       await convergeRepository(deps, { project: policy.project, repository });

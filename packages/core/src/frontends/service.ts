@@ -258,7 +258,7 @@ export function frontendStaleReasons(
 }
 
 /** The fingerprint of a composition now, or a marker that never matches when it cannot be read. */
-export async function fingerprintNow(
+async function fingerprintNow(
   deps: Pick<FrontendDeps, 'catalog' | 'cluster'>,
   record: CompositionRecord,
 ): Promise<Fingerprint | null> {
@@ -286,7 +286,28 @@ export async function recordCheck(
   if (binding.version !== body.expected_version)
     throw versionMismatch(body.expected_version, binding.version);
   const record = await requireComposition(deps, caller, binding.composition_id, 'frontend:check');
-  if (body.composition_generation > record.generation) {
+  return storeResult(deps, record, binding, {
+    kind: CheckKind.Frontend,
+    generation: body.composition_generation,
+    status: body.status,
+    message: body.message,
+    target: binding.published?.url ?? null,
+    frontend: { name: ref.frontend, revision: ref.revision, version: binding.version },
+  });
+}
+
+/**
+ * Stores a result someone ran against a generation of the composition (a frontend check, a test
+ * run), with the fingerprint of what it ran against, and answers it as the verification list shows
+ * it. A generation the composition never had is a 422.
+ */
+export async function storeResult(
+  deps: Pick<FrontendDeps, 'compositions' | 'catalog' | 'cluster' | 'clock'>,
+  record: CompositionRecord,
+  binding: FrontendBinding | null,
+  result: Pick<CheckRecord, 'kind' | 'generation' | 'status' | 'message' | 'target' | 'frontend'>,
+): Promise<CheckView> {
+  if (result.generation > record.generation) {
     throw validationFailed([
       {
         path: '/composition_generation',
@@ -298,16 +319,11 @@ export async function recordCheck(
   const check: CheckRecord = {
     id: newId(IdPrefix.Check),
     composition_id: record.id,
-    kind: CheckKind.Frontend,
-    generation: body.composition_generation,
-    status: body.status,
-    message: body.message,
+    ...result,
     ran_at: deps.clock.now().toISOString(),
-    target: binding.published?.url ?? null,
     http_status: null,
     coverage: {},
     fingerprint: current ?? { inputs: {}, hash: 'unreadable' },
-    frontend: { name: ref.frontend, revision: ref.revision, version: binding.version },
   };
   await deps.compositions.putCheck(check);
   const gone = isTornDown(record.phase);

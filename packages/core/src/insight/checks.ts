@@ -5,19 +5,10 @@
  */
 import * as v from 'valibot';
 import type { Identity } from '../auth/identity.ts';
-import { isTornDown } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
-import { validationFailed } from '../errors.ts';
-import { fingerprintNow, frontendStaleReasons } from '../frontends/service.ts';
-import { IdPrefix, newId } from '../names.ts';
+import { storeResult } from '../frontends/service.ts';
 import { parseOrThrow } from '../validation.ts';
-import {
-  CheckKind,
-  type CheckRecord,
-  CheckStatus,
-  type CheckView,
-  checkView,
-} from '../verification/model.ts';
+import { CheckKind, CheckStatus, type CheckView } from '../verification/model.ts';
 import type { InsightDeps } from './deps.ts';
 
 export const CompositionCheckBody = v.strictObject({
@@ -36,34 +27,12 @@ export async function recordCheck(
 ): Promise<CheckView> {
   const body = parseOrThrow(CompositionCheckBody, input);
   const record = await requireComposition(deps, caller, id, 'verification:record');
-  if (body.composition_generation > record.generation) {
-    throw validationFailed([
-      {
-        path: '/composition_generation',
-        message: `composition ${record.id} is at generation ${record.generation}`,
-      },
-    ]);
-  }
-  const current = await fingerprintNow(deps, record);
-  const check: CheckRecord = {
-    id: newId(IdPrefix.Check),
-    composition_id: record.id,
+  return storeResult(deps, record, null, {
     kind: CheckKind.Test,
     generation: body.composition_generation,
     status: body.status,
     message: body.message,
-    ran_at: deps.clock.now().toISOString(),
     target: record.public_url,
-    http_status: null,
-    coverage: {},
-    fingerprint: current ?? { inputs: {}, hash: 'unreadable' },
     frontend: null,
-  };
-  await deps.compositions.putCheck(check);
-  const gone = isTornDown(record.phase);
-  return checkView(
-    check,
-    current,
-    gone ? [`the composition is ${record.phase}`] : frontendStaleReasons(check, record, null),
-  );
+  });
 }
