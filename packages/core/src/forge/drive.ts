@@ -338,14 +338,25 @@ async function writeFeedback(
     lock_version: record.lock_version + 1,
   };
   if (!(await deps.forgeStore.putPreview(claimed, record.lock_version))) return record;
-  const [checkRunId, commentId] = await Promise.all([
-    forge.upsertCheckRun(record.repository, claimed.feedback.check_run_id || null, feedback.checkRun),
-    forge.upsertComment(record.repository, record.number, {
-      id: claimed.feedback.comment_id || null,
-      marker: commentMarker(record.id),
-      body: feedback.comment,
-    }),
-  ]);
+  let checkRunId: number;
+  let commentId: number;
+  try {
+    [checkRunId, commentId] = await Promise.all([
+      forge.upsertCheckRun(record.repository, claimed.feedback.check_run_id || null, feedback.checkRun),
+      forge.upsertComment(record.repository, record.number, {
+        id: claimed.feedback.comment_id || null,
+        marker: commentMarker(record.id),
+        body: feedback.comment,
+      }),
+    ]);
+  } catch (error) {
+    // Give the claim back, so the retry (after a rate limit, say) writes this feedback again.
+    await deps.forgeStore.putPreview(
+      { ...claimed, feedback: current, lock_version: claimed.lock_version + 1 },
+      claimed.lock_version,
+    );
+    throw error;
+  }
   let latest: PreviewRecord | null = claimed;
   for (let attempt = 0; attempt < maxRaces && latest; attempt++) {
     const next: PreviewRecord = {
