@@ -28,6 +28,7 @@ const preview = (changes: Partial<Forge.PreviewRecord>): Forge.PreviewRecord => 
   suppressed: false,
   restart_pending: false,
   feedback: { comment_id: null, check_run_id: null, check_run_sha: null, fingerprint: null },
+  poll_at: null,
   created_at: at,
   updated_at: at,
   lock_version: 1,

@@ -48,6 +48,7 @@ const preview = (changes: Partial<PreviewRecord> = {}): PreviewRecord => ({
   suppressed: false,
   restart_pending: false,
   feedback: { comment_id: null, check_run_id: null, check_run_sha: null, fingerprint: null },
+  poll_at: null,
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
   lock_version: 1,

@@ -82,6 +82,7 @@ function freshRecord(ref: PullRequestRef, pr: PullRequest, now: string): Preview
     suppressed: false,
     restart_pending: false,
     feedback: { comment_id: null, check_run_id: null, check_run_sha: null, fingerprint: null },
+    poll_at: null,
     created_at: now,
     updated_at: now,
     lock_version: 0,
@@ -119,7 +120,7 @@ export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef):
     const base = preview ?? freshRecord(ref, pr as PullRequest, now.toISOString());
     const outcome = await act(deps, { policy, pr, base, composition, headBuilds: builds, decision, now });
     if (outcome === 'raced') continue;
-    if (decision.action.kind === 'poll' || outcome.poll) {
+    if (outcome.poll) {
       await deps.jobs
         .send({ kind: 'forge-preview', ...ref }, { delaySeconds: deps.forgeSettings.pollSeconds })
         .catch((error: unknown) =>
@@ -211,7 +212,7 @@ async function act(deps: ForgeDeps, step: Step): Promise<'raced' | { record: Pre
       deps,
       base,
       { ...record, builds: action.builds, deployed_sha: headSha, last_error: null },
-      false,
+      true,
     );
   }
   if (action.kind === 'destroy') {
@@ -219,7 +220,7 @@ async function act(deps: ForgeDeps, step: Step): Promise<'raced' | { record: Pre
     await destroy(deps, forgeCaller(ownerSubject(base.repository, base.number)), composition.id);
     return save(deps, base, record, true);
   }
-  return save(deps, base, record, false);
+  return save(deps, base, record, action.kind === 'poll');
 }
 
 const sameBuilds = (a: Record<string, string>, b: Record<string, string>) =>
@@ -289,12 +290,25 @@ async function create(
   }
 }
 
+/** A poll due further off than this is pending: a look now starts no second chain of polls. */
+const pollPendingMs = 1000;
+
+/**
+ * Records the preview over the version read. `poll` asks for a later look: it is sent only when no
+ * other one is pending (`poll_at`), so concurrent triggers during a rollout do not multiply polls.
+ */
 async function save(
   deps: ForgeDeps,
   read: PreviewRecord,
-  next: PreviewRecord,
-  poll: boolean,
+  proposed: PreviewRecord,
+  wantsPoll: boolean,
 ): Promise<'raced' | { record: PreviewRecord; poll: boolean }> {
+  const now = deps.clock.now().getTime();
+  const pending = read.poll_at !== null && Date.parse(read.poll_at) - now > pollPendingMs;
+  const poll = wantsPoll && !pending;
+  const next = poll
+    ? { ...proposed, poll_at: new Date(now + deps.forgeSettings.pollSeconds * 1000).toISOString() }
+    : proposed;
   if (JSON.stringify({ ...next, updated_at: read.updated_at }) === JSON.stringify(read))
     return { record: read, poll };
   const record = { ...next, lock_version: read.lock_version + 1 };

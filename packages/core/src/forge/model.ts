@@ -121,6 +121,8 @@ export interface PreviewRecord {
   /** A restart waits for the old composition to be destroyed before creating a fresh one. */
   restart_pending: boolean;
   feedback: Feedback;
+  /** When the pending look at a composition in progress is due; one chain of polls per preview. */
+  poll_at: string | null;
   created_at: string;
   updated_at: string;
   lock_version: number;
