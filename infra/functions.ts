@@ -17,27 +17,28 @@ interface Resources {
 
 /** API behind API Gateway, the public webhook on a function URL, the worker on the queue and the schedules. */
 export function functions(settings: StageSettings, { table, jobs, deadLetter }: Resources) {
-  // The GitHub App's secrets (docs/forge.md): set with `sst secret set`, stored encrypted by SST,
-  // handed to the functions as environment variables and parsed once at start.
-  const forgeSecrets = {
-    FORGE_APP_ID: new sst.Secret('ForgeAppId', ''),
-    FORGE_PRIVATE_KEY: new sst.Secret('ForgePrivateKey', ''),
-    FORGE_WEBHOOK_SECRET: new sst.Secret('ForgeWebhookSecret', ''),
-    FORGE_WEBHOOK_SECRET_PREVIOUS: new sst.Secret('ForgeWebhookSecretPrevious', ''),
-  };
-  const environment = {
-    ...functionEnvironment(
-      settings,
-      { tableName: table.name, jobQueueUrl: jobs.url },
-      deployedBuild(process.env),
-    ),
-    ...Object.fromEntries(Object.entries(forgeSecrets).map(([name, secret]) => [name, secret.value])),
+  const environment = functionEnvironment(
+    settings,
+    { tableName: table.name, jobQueueUrl: jobs.url },
+    deployedBuild(process.env),
+  );
+  // The mode's secrets never sit in the stage file: SST secrets, set with `sst secret set`.
+  const secrets: Record<string, string | $util.Output<string>> = {
+    ...(settings.authMode === 'shared-token'
+      ? { AUTH_SHARED_TOKEN: new sst.Secret('AuthSharedToken').value }
+      : {}),
+    ...(settings.authMode === 'oidc' ? { OIDC_CLIENT_SECRET: new sst.Secret('OidcClientSecret').value } : {}),
+    // The GitHub App's (docs/forge.md); empty until set, which leaves the forge unconfigured.
+    FORGE_APP_ID: new sst.Secret('ForgeAppId', '').value,
+    FORGE_PRIVATE_KEY: new sst.Secret('ForgePrivateKey', '').value,
+    FORGE_WEBHOOK_SECRET: new sst.Secret('ForgeWebhookSecret', '').value,
+    FORGE_WEBHOOK_SECRET_PREVIOUS: new sst.Secret('ForgeWebhookSecretPrevious', '').value,
   };
   const common = {
     runtime: lambdaRuntime,
     architecture: 'arm64',
     link: [table, jobs, deadLetter],
-    environment,
+    environment: { ...environment, ...secrets },
     permissions: [{ actions: ['eks:DescribeCluster'], resources: ['*'] }],
   } as const;
 

@@ -1,5 +1,5 @@
 import { RuntimeEnvironment } from '@svc/aws';
-import { Resources } from '@svc/core';
+import { Auth, Resources } from '@svc/core';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import service from '../package.json' with { type: 'json' };
@@ -81,7 +81,15 @@ describe('infra settings', () => {
       .map(([name]) => name);
     for (const name of required) expect(env).toHaveProperty(name);
     expect(Object.keys(env).sort()).toEqual(
-      [...required, 'AUTH_MODE', 'EKS_CLUSTER_NAME', 'SVC_RELEASE', 'SVC_COMMIT', 'NODE_OPTIONS'].sort(),
+      [
+        ...required,
+        'AUTH_MODE',
+        'AUTH_SETTINGS',
+        'EKS_CLUSTER_NAME',
+        'SVC_RELEASE',
+        'SVC_COMMIT',
+        'NODE_OPTIONS',
+      ].sort(),
     );
   });
 
@@ -101,6 +109,13 @@ describe('infra settings', () => {
     expect(deployedBuild({ SVC_COMMIT: '' }).commit).toBe('unknown');
     expect(() => deployedBuild({ SVC_COMMIT: 'main' })).toThrow(/SVC_COMMIT/);
     expect(() => deployedBuild({ SVC_COMMIT: 'A'.repeat(40) })).toThrow(/SVC_COMMIT/);
+  });
+
+  it("passes auth settings the functions' parser accepts", () => {
+    for (const stage of [staging, production]) {
+      const env = functionEnvironment(stage, { tableName: 't', jobQueueUrl: 'q' }, build);
+      expect(Auth.parseAuthSettings(env, { allowDev: false }).mode).toBe(stage.authMode);
+    }
   });
 
   it('never lets a cloud stage select dev auth', () => {

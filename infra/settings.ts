@@ -106,6 +106,7 @@ export function functionEnvironment(
 ): Record<string, string> {
   return {
     AUTH_MODE: settings.authMode,
+    AUTH_SETTINGS: JSON.stringify(settings.authSettings),
     TABLE_NAME: names.tableName,
     JOB_QUEUE_URL: names.jobQueueUrl,
     EKS_CLUSTER_NAME: settings.eksClusterName,

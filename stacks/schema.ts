@@ -1,7 +1,10 @@
 import * as v from 'valibot';
 
-/** Auth modes a deployed stage may use. `dev` is deliberately absent: a cloud stage can never select it. */
-const cloudAuthModes = ['token'] as const;
+/**
+ * Auth modes a deployed stage may use. `dev` is deliberately absent: a cloud stage can never select
+ * it. `anonymous` is here because a stage must be able to choose it, explicitly (docs/auth.md).
+ */
+const cloudAuthModes = ['token', 'shared-token', 'password', 'oidc', 'anonymous'] as const;
 
 const dnsName = v.pipe(
   v.string(),
@@ -19,6 +22,12 @@ export const StageSettings = v.strictObject({
   /** Previews answer at https://<composition-id>.<previewDomain>/. */
   previewDomain: dnsName,
   authMode: v.picklist(cloudAuthModes),
+  /**
+   * The mode's settings besides its secrets (AUTH_SETTINGS: limits, oidc issuer and claim mapping,
+   * the common grants of shared-token and anonymous modes), checked when a function starts.
+   * Secrets are SST secrets: AuthSharedToken (shared-token), OidcClientSecret (oidc).
+   */
+  authSettings: v.optional(v.record(v.string(), v.unknown()), {}),
   /** Keep the table (and its data) when the stage is removed. */
   retainData: v.optional(v.boolean(), true),
 });

@@ -1,8 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+/** Token mode: machine tokens with grants, issued, listed and revoked by Admins; audit of who did what. */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Auth, sha256 } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { demoManifest } from '@svc/local/demo';
-import { httpClient, useTestStack } from '@svc/local/testing';
+import { httpClient, testToken, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
 
 let stack: Stack;
@@ -12,43 +13,77 @@ useTestStack({ authMode: Auth.AuthMode.Token }, async (started) => {
   adminToken = await started.token('root', Auth.Role.Admin);
 });
 
+const bearer = (token: string) => httpClient(stack.apiUrl, { authorization: `Bearer ${token}` });
+const developerOfDemo = [{ role: 'developer', project: 'demo', repository: null }];
+
 describe('bearer token auth', () => {
-  it('answers 401 without credentials on every /v1 route', async () => {
+  it('answers 401 without credentials on every /v1 route, with the same body for each failure', async () => {
     const http = httpClient(stack.apiUrl);
-    for (const path of ['/v1/compositions', '/v1/projects', '/v1/compositions/c-x']) {
+    const bodies = new Set<string>();
+    for (const path of ['/v1/compositions', '/v1/projects', '/v1/compositions/c-x', '/v1/tokens']) {
       const { status, headers, body } = await http.get(path);
       expect(status).toBe(401);
       expect(headers.get('www-authenticate')).toBe('Bearer');
-      expect(body.code).toBe('unauthenticated');
+      bodies.add(`${body.code}|${body.detail}`);
     }
+    for (const header of ['Bearer svc_not-a-real-token', 'Bearer svca_unknown', 'Basic abc', 'Bearer']) {
+      const answer = await httpClient(stack.apiUrl, { authorization: header }).get('/v1/projects');
+      expect(answer.status).toBe(401);
+      bodies.add(`${answer.body.code}|${answer.body.detail}`);
+    }
+    expect([...bodies]).toEqual([
+      'unauthenticated|Send Authorization: Bearer <token>, or sign in (svc auth login).',
+    ]);
   });
 
-  it('answers 401 for an unknown token', async () => {
-    const http = httpClient(stack.apiUrl, { authorization: 'Bearer svc_not-a-real-token' });
-    expect((await http.get('/v1/projects')).status).toBe(401);
-  });
-
-  it('keeps /healthz and the OpenAPI document public', async () => {
+  it('keeps /healthz, /auth/config and the OpenAPI document public', async () => {
     const http = httpClient(stack.apiUrl);
-    expect((await http.get('/healthz')).status).toBe(200);
+    const health = await http.get('/healthz');
+    expect(health.status).toBe(200);
+    expect(health.body.auth).toEqual({ mode: 'token', warning: null });
     expect((await http.get('/v1/openapi.json')).status).toBe(200);
+    const config = await http.get('/auth/config');
+    expect(config.body).toMatchObject({
+      mode: 'token',
+      sign_in: false,
+      machine_tokens: true,
+      csrf_token: null,
+    });
+    expect((await http.get('/auth/login')).status).toBe(404);
   });
 
-  it('issues tokens to Admins only, shows them once and stores only their hash', async () => {
-    const admin = httpClient(stack.apiUrl, { authorization: `Bearer ${adminToken}` });
+  it('issues tokens with grants to Admins only, shows the secret once and stores only its hash', async () => {
+    const admin = bearer(adminToken);
     const { status, headers, body } = await admin.post('/v1/tokens', {
-      subject: 'ci-bot',
-      role: 'member',
-      expires_in_days: 30,
+      name: 'ci-bot',
+      grants: developerOfDemo,
     });
     expect(status).toBe(201);
     expect(headers.get('cache-control')).toBe('no-store');
+    expect(body).toMatchObject({
+      name: 'ci-bot',
+      subject: 'token:ci-bot',
+      grants: developerOfDemo,
+      revoked_at: null,
+    });
     expect(body.token).toMatch(/^svc_/);
-    expect(body.expires_at).toMatch(/Z$/);
+    const days = (Date.parse(body.expires_at) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(89.9);
+    expect(days).toBeLessThanOrEqual(90);
 
-    const member = httpClient(stack.apiUrl, { authorization: `Bearer ${body.token}` });
-    expect((await member.get('/v1/projects')).status).toBe(200);
-    const refused = await member.post('/v1/tokens', { subject: 'escalate', role: 'admin' });
+    const developer = bearer(body.token);
+    expect((await developer.get('/v1/auth/identity')).body).toMatchObject({
+      subject: 'token:ci-bot',
+      kind: 'machine',
+      grants: developerOfDemo,
+      author: 'token:ci-bot',
+      credential: { kind: 'machine_token', id: body.id },
+      mode: 'token',
+    });
+    const refused = await developer.post('/v1/tokens', {
+      name: 'escalate',
+      grants: [{ role: 'admin', project: '*' }],
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('forbidden');
 
@@ -58,56 +93,99 @@ describe('bearer token auth', () => {
         Key: { pk: `TOKEN#${sha256(body.token)}`, sk: 'TOKEN' },
       }),
     );
-    expect(stored.Item?.subject).toBe('ci-bot');
+    expect(stored.Item?.subject).toBe('token:ci-bot');
     expect(JSON.stringify(stored.Item)).not.toContain(body.token);
   });
 
-  it('refuses an expired token', async () => {
-    const token = await stack.stores.tokens.issue({
-      subject: 'old',
-      role: 'member',
-      now: new Date(),
-      expires_at: new Date(Date.now() - 1000).toISOString(),
+  it("never mints a token that claims a person's identity", async () => {
+    const admin = bearer(adminToken);
+    for (const name of ['user:alice', 'alice@example.com', 'Alice']) {
+      const answer = await admin.post('/v1/tokens', { name, grants: developerOfDemo });
+      expect(answer.status, name).toBe(422);
+      expect(answer.body.errors[0].path).toBe('/name');
+    }
+    const extra = await admin.post('/v1/tokens', {
+      name: 'x',
+      subject: 'user:alice',
+      grants: developerOfDemo,
     });
-    expect(
-      (await httpClient(stack.apiUrl, { authorization: `Bearer ${token}` }).get('/v1/projects')).status,
-    ).toBe(401);
+    expect(extra.status).toBe(422);
   });
 
-  it("answers who the credential is, with the server's auth mode", async () => {
-    const admin = httpClient(stack.apiUrl, { authorization: `Bearer ${adminToken}` });
-    const { status, body } = await admin.get('/v1/auth/identity');
-    expect(status).toBe(200);
-    expect(body).toEqual({ subject: 'root', role: 'admin', author: 'root', mode: 'token' });
-    expect((await httpClient(stack.apiUrl).get('/v1/auth/identity')).status).toBe(401);
+  it('lists tokens without secrets and revokes them at once; both recorded in the audit trail', async () => {
+    const admin = bearer(adminToken);
+    const issued = (
+      await admin.post('/v1/tokens', { name: 'short-lived', grants: developerOfDemo, expires_in_days: 1 })
+    ).body;
+    expect((await bearer(issued.token).get('/v1/projects')).status).toBe(200);
+    const listed = await admin.get('/v1/tokens');
+    expect(listed.status).toBe(200);
+    const entry = listed.body.items.find((t: { id: string }) => t.id === issued.id);
+    expect(entry).toMatchObject({ name: 'short-lived', revoked_at: null });
+    expect(JSON.stringify(listed.body)).not.toContain('svc_');
+
+    const revoked = await admin.delete(`/v1/tokens/${issued.id}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revoked_at).toMatch(/Z$/);
+    expect((await bearer(issued.token).get('/v1/projects')).status).toBe(401);
+    expect((await admin.delete(`/v1/tokens/${issued.id}`)).status).toBe(200);
+    expect((await admin.delete('/v1/tokens/tok-nothing')).status).toBe(404);
+
+    const audit = await admin.get('/v1/audit-events');
+    const actions = audit.body.items
+      .filter((e: { target: string }) => e.target === issued.id)
+      .map((e: { action: string; actor: { subject: string } }) => `${e.action} by ${e.actor.subject}`);
+    expect(actions).toEqual(['token.revoked by token:root', 'token.issued by token:root']);
+  });
+
+  it('refuses an expired token', async () => {
+    const { token } = await Auth.mintToken(stack.stores.tokens, {
+      name: 'old',
+      grants: developerOfDemo as Auth.Grant[],
+      createdBy: 'test',
+      now: new Date(),
+      expiresAt: new Date(Date.now() - 1000).toISOString(),
+    });
+    expect((await bearer(token).get('/v1/projects')).status).toBe(401);
+  });
+
+  it('reads a token issued before grants existed as admin or developer on every project', async () => {
+    const secret = `svc_${'l'.repeat(43)}`;
+    await stack.clients.documents.send(
+      new PutCommand({
+        TableName: stack.resources.tableName,
+        Item: {
+          pk: `TOKEN#${sha256(secret)}`,
+          sk: 'TOKEN',
+          item_type: 'token',
+          subject: 'legacy-ci',
+          role: 'member',
+          created_at: new Date().toISOString(),
+          expires_at: null,
+        },
+      }),
+    );
+    const identity = await bearer(secret).get('/v1/auth/identity');
+    expect(identity.body).toMatchObject({
+      subject: 'legacy-ci',
+      grants: [{ role: 'developer', project: '*', repository: null }],
+    });
   });
 
   it('lets only an Admin check the installation', async () => {
-    const token = await stack.stores.tokens.issue({
-      subject: 'dev',
-      role: 'member',
-      now: new Date(),
-      expires_at: null,
-    });
-    const member = httpClient(stack.apiUrl, { authorization: `Bearer ${token}` });
-    expect((await member.get('/v1/auth/identity')).body).toMatchObject({ subject: 'dev', role: 'member' });
+    const member = bearer(await memberToken());
     const refused = await member.post('/v1/installation/check', {});
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('forbidden');
-    const admin = httpClient(stack.apiUrl, { authorization: `Bearer ${adminToken}` });
-    const answered = await admin.post('/v1/installation/check', { targets: [{ project: 'demo' }] });
+    const answered = await bearer(adminToken).post('/v1/installation/check', {
+      targets: [{ project: 'demo' }],
+    });
     expect(answered.status).toBe(200);
     expect(answered.body.status).toBe('incomplete');
   });
 
-  it('lets a member token use compositions but not rewrite the catalog', async () => {
-    const token = await stack.stores.tokens.issue({
-      subject: 'developer',
-      role: 'member',
-      now: new Date(),
-      expires_at: null,
-    });
-    const member = httpClient(stack.apiUrl, { authorization: `Bearer ${token}` });
+  it('lets a member token use compositions but not rewrite the catalog; applies are audited', async () => {
+    const member = bearer(await memberToken());
     const plan = await member.post('/v1/compositions/plan', {
       project: 'demo',
       baseline: 'staging',
@@ -119,7 +197,10 @@ describe('bearer token auth', () => {
     const refused = await member.post('/v1/catalog/apply', manifest);
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('forbidden');
-    const admin = httpClient(stack.apiUrl, { authorization: `Bearer ${adminToken}` });
+    const admin = bearer(adminToken);
     expect((await admin.post('/v1/catalog/apply', manifest)).status).toBe(200);
+    expect((await admin.get('/v1/audit-events?project=nope')).body.items).toEqual([]);
   });
 });
+
+const memberToken = () => testToken(stack, `member-${Math.random().toString(36).slice(2, 8)}`);

@@ -33,7 +33,7 @@ describe('onboarding drafts', () => {
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     expect(saved.body).toEqual({
       project: 'shop',
-      author: 'alice@example.com',
+      author: 'token:alice@example.com',
       revision: 1,
       stage: 'workloads',
       configuration: draft('shop', 0).configuration,
@@ -57,7 +57,7 @@ describe('onboarding drafts', () => {
     await alice.put(draftPath('authors'), draft('authors', 0));
     expect((await bob.get(draftPath('authors'))).status).toBe(404);
     const own = await bob.put(draftPath('authors'), draft('authors', 0, { stage: 'baseline' }));
-    expect(own.body).toMatchObject({ author: 'bob@example.com', revision: 1, stage: 'baseline' });
+    expect(own.body).toMatchObject({ author: 'token:bob@example.com', revision: 1, stage: 'baseline' });
     expect((await alice.get(draftPath('authors'))).body).toMatchObject({ revision: 1, stage: 'workloads' });
   });
 

@@ -69,7 +69,7 @@ describe('Idempotency-Key on POST /v1/compositions', () => {
     expect(a.status).toBe(202);
     expect(b.status).toBe(202);
     expect(b.body.id).not.toBe(a.body.id);
-    expect(b.body.owner).toEqual({ kind: 'user', subject: 'bob' });
+    expect(b.body.owner).toEqual({ kind: 'user', subject: 'token:bob' });
   });
 
   it('frees the key when the first request was refused, so a corrected retry works', async () => {

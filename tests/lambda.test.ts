@@ -1,4 +1,5 @@
 import { appFromEnvironment } from '@svc/api/runtime';
+import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { startTestStack, useTestStack } from '@svc/local/testing';
 import { handle } from 'hono/aws-lambda';
@@ -51,11 +52,12 @@ describe('the API on Lambda', () => {
     const lambda = handle(app);
     type Result = { statusCode: number; body: string; headers?: Record<string, string> };
     const handler = (e: ReturnType<typeof event>) => lambda(e as never) as Promise<Result>;
-    const token = await stack.stores.tokens.issue({
-      subject: 'lambda',
-      role: 'member',
+    const { token } = await Auth.mintToken(stack.stores.tokens, {
+      name: 'lambda',
+      grants: Auth.grantsOfRole(Auth.Role.Member),
+      createdBy: 'test',
       now: new Date(),
-      expires_at: null,
+      expiresAt: null,
     });
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 

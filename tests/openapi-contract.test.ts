@@ -112,7 +112,24 @@ describe('OpenAPI contract', () => {
       '/v1/projects/{project}/builds',
       await http.get('/v1/projects/demo/builds?component=service-b'),
     );
+    const grants = [{ role: 'developer', project: 'demo', repository: null }];
     conforms('post', '/v1/tokens', await http.post('/v1/tokens', { subject: 'contract-bot' }));
+    const issued = await http.post('/v1/tokens', { name: 'contract-bot', grants });
+    conforms('post', '/v1/tokens', issued);
+    conforms('get', '/v1/tokens', await http.get('/v1/tokens'));
+    conforms('delete', '/v1/tokens/{id}', await http.delete(`/v1/tokens/${issued.body.id}`));
+    conforms('delete', '/v1/tokens/{id}', await http.delete('/v1/tokens/tok-none'));
+    conforms('put', '/v1/users/{username}', await http.put('/v1/users/contract', { grants }));
+    conforms(
+      'put',
+      '/v1/users/{username}',
+      await http.put('/v1/users/contract', { grants, password: 'short' }),
+    );
+    conforms('get', '/v1/users', await http.get('/v1/users'));
+    conforms('delete', '/v1/users/{username}', await http.delete('/v1/users/contract'));
+    conforms('delete', '/v1/users/{username}', await http.delete('/v1/users/contract'));
+    conforms('get', '/v1/audit-events', await http.get('/v1/audit-events'));
+    conforms('get', '/v1/audit-events', await http.get('/v1/audit-events?project=demo&limit=1'));
 
     const resolve = '/v1/projects/{project}/sources/resolve';
     const source = (ref: string) =>
@@ -255,6 +272,17 @@ describe('OpenAPI contract', () => {
         .map(([method]) => `${method} ${path}`),
     );
     expect(undeclared).toEqual([]);
+  });
+
+  it('documents the security of every route: bearer, or a session cookie (with the CSRF header on changes)', () => {
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['bearer', 'csrf', 'session']);
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods as Json)) {
+        const expected =
+          method === 'get' ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }, { session: [], csrf: [] }];
+        expect(operation.security, `${method} ${path}`).toEqual(expected);
+      }
+    }
   });
 
   it('has no documented route left unexercised', () => {

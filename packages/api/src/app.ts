@@ -1,5 +1,5 @@
 import {
-  type Auth,
+  Auth,
   type Builds,
   type Cluster,
   type Compositions,
@@ -12,7 +12,9 @@ import {
 } from '@svc/core';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { type AuthConfig, authenticate } from './auth.ts';
+import { authenticate } from './auth.ts';
+import type { IdentityProvider } from './auth-oidc.ts';
+import { authServer, authWarning } from './auth-server.ts';
 import type { AppEnv } from './env.ts';
 import { probeDependencies } from './health.ts';
 import { openApiDocument } from './openapi.ts';
@@ -28,14 +30,22 @@ import { insightRoutes } from './routes/insight.ts';
 import { installationRoutes } from './routes/installation.ts';
 import { sourceRoutes } from './routes/sources.ts';
 import { tokenRoutes } from './routes/tokens.ts';
+import { userRoutes } from './routes/users.ts';
 
 const maxBodyBytes = 256 * 1024;
 
 export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
-  auth: AuthConfig;
+  /** The installation's auth mode and its settings, parsed once at the edge. */
+  auth: Auth.AuthSettings;
+  /** `oidc` mode's identity provider. */
+  identityProvider?: IdentityProvider;
   health: readonly DependencyCheck[];
   builds: Builds.BuildStore;
   tokens: Auth.TokenStore;
+  users: Auth.UserStore;
+  signIns: Auth.SignInStore;
+  rateLimiter: Auth.RateLimiter;
+  audit: Auth.AuditStore;
   cluster: Cluster.ClusterPort;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
@@ -86,26 +96,45 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   app.get('/healthz', async (c) => {
     const report = await probeDependencies(deps.health, ['dynamodb', 'sqs', 'cluster']);
     return c.json(
-      { status: report.healthy ? 'ok' : 'degraded', dependencies: report.dependencies },
+      {
+        status: report.healthy ? 'ok' : 'degraded',
+        dependencies: report.dependencies,
+        auth: { mode: deps.auth.mode, warning: authWarning(deps.auth.mode) },
+      },
       report.healthy ? 200 : 503,
     );
   });
   app.get('/version', (c) => c.json({ service: 'preview-composition-service', ...release }));
 
+  const authDeps = {
+    settings: deps.auth,
+    tokens: deps.tokens,
+    signIns: deps.signIns,
+    users: deps.users,
+    rateLimiter: deps.rateLimiter,
+    clock: deps.clock,
+  };
+  authServer(app, { ...authDeps, provider: deps.identityProvider ?? null });
+  const authenticated = authenticate(authDeps);
   app.use('/v1/*', async (c, next) => {
     if (c.req.path === '/v1/openapi.json') return next();
-    return authenticate(deps.auth)(c, next);
+    return authenticated(c, next);
   });
 
   const registry = createRegistry(app);
-  compositionRoutes(registry, deps);
+  compositionRoutes(registry, {
+    ...deps,
+    liveCompositionQuota:
+      deps.auth.mode === Auth.AuthMode.Dev ? undefined : deps.auth.limits.live_compositions_per_project,
+  });
   insightRoutes(registry, deps);
   catalogRoutes(registry, deps);
   sourceRoutes(registry, deps);
   tokenRoutes(registry, deps);
+  userRoutes(registry, deps);
   draftRoutes(registry, deps);
   frontendRoutes(registry, deps);
-  authRoutes(registry, deps);
+  authRoutes(registry, { ...deps, settings: deps.auth });
   installationRoutes(registry, deps);
   forgeRoutes(registry, deps);
 

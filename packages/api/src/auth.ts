@@ -1,37 +1,115 @@
-import { Auth, ErrorCode, ProblemError } from '@svc/core';
-import type { MiddlewareHandler } from 'hono';
+/**
+ * The single auth middleware in front of every `/v1` route: turns what the installation's mode
+ * accepts (a bearer token, a session cookie, the shared token, or nothing) into one core Identity,
+ * refuses cookie-authenticated changes without CSRF proof, and rate-limits changes per identity.
+ */
+import { Auth, type Clock, ErrorCode, ProblemError } from '@svc/core';
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
 import type { AppEnv } from './env.ts';
 
-/** Resolves a presented bearer token to its identity, or null when it is unknown or revoked. */
-type TokenVerifier = (token: string) => Promise<Auth.Identity | null>;
+export interface AuthDeps {
+  settings: Auth.AuthSettings;
+  tokens: Auth.TokenStore;
+  signIns: Auth.SignInStore;
+  users: Auth.UserStore;
+  rateLimiter: Auth.RateLimiter;
+  clock: Clock;
+}
 
-export type AuthConfig =
-  | { mode: typeof Auth.AuthMode.Dev }
-  | { mode: typeof Auth.AuthMode.Token; verifyToken: TokenVerifier };
-
+export const sessionCookie = 'svc_session';
 const bearer = /^Bearer\s+([\x21-\x7e]{1,4096})$/i;
+const mutating = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** The single auth middleware in front of every `/v1` route. */
-export function authenticate(config: AuthConfig): MiddlewareHandler<AppEnv> {
+/** The same answer for a missing, unknown, expired or revoked credential: nothing to learn from it. */
+function unauthenticated(): ProblemError {
+  return new ProblemError(
+    ErrorCode.Unauthenticated,
+    'Send Authorization: Bearer <token>, or sign in (svc auth login).',
+    { headers: { 'www-authenticate': 'Bearer' } },
+  );
+}
+
+export function signInDeps(deps: AuthDeps): Auth.SignInDeps {
+  return { signIns: deps.signIns, users: deps.users, clock: deps.clock, mode: deps.settings.mode };
+}
+
+/** The origin browsers must send with a cookie-authenticated change. */
+export function expectedOrigin(deps: AuthDeps, c: Context): string {
+  const configured = 'publicOrigin' in deps.settings ? deps.settings.publicOrigin : null;
+  return configured ?? new URL(c.req.url).origin;
+}
+
+/** A cookie-authenticated change must come from our own pages: same-origin `Origin` and the session's CSRF token. */
+export function requireCsrf(deps: AuthDeps, c: Context, sessionSecret: string, formToken?: string): void {
+  const origin = c.req.header('origin');
+  const token = c.req.header('x-csrf-token') ?? formToken;
+  if (!origin || origin !== expectedOrigin(deps, c)) {
+    throw new ProblemError(
+      ErrorCode.CsrfRejected,
+      'A signed-in browser change needs a same-origin Origin header.',
+    );
+  }
+  if (!token || !Auth.sameSecret(token, Auth.csrfTokenOf(sessionSecret))) {
+    throw new ProblemError(
+      ErrorCode.CsrfRejected,
+      'A signed-in browser change needs X-CSRF-Token set to the csrf_token of GET /auth/config.',
+    );
+  }
+}
+
+async function bearerIdentity(deps: AuthDeps, token: string): Promise<Auth.Identity | null> {
+  const { settings } = deps;
+  if (settings.mode === Auth.AuthMode.SharedToken && Auth.sameSecret(token, settings.sharedToken)) {
+    return Auth.sharedIdentity(settings.grants);
+  }
+  if (token.startsWith(Auth.SecretPrefix.MachineToken)) {
+    const machine = await deps.tokens.verify(token, deps.clock.now());
+    return machine ? Auth.machineIdentity(machine) : null;
+  }
+  if (Auth.signInModes.includes(settings.mode) && token.startsWith(Auth.SecretPrefix.AccessToken)) {
+    return Auth.accessTokenIdentity(signInDeps(deps), token);
+  }
+  return null;
+}
+
+async function identify(deps: AuthDeps, c: Context<AppEnv>): Promise<Auth.Identity> {
+  const { settings } = deps;
+  if (settings.mode === Auth.AuthMode.Dev) return Auth.devIdentity;
+  if (settings.mode === Auth.AuthMode.Anonymous) return Auth.anonymousIdentity(settings.grants);
+  const header = c.req.header('authorization');
+  if (header !== undefined) {
+    const token = bearer.exec(header)?.[1];
+    const identity = token ? await bearerIdentity(deps, token) : null;
+    if (!identity) throw unauthenticated();
+    return identity;
+  }
+  const session = Auth.signInModes.includes(settings.mode) ? getCookie(c, sessionCookie, 'host') : undefined;
+  if (session) {
+    const identity = await Auth.sessionIdentity(signInDeps(deps), session);
+    if (!identity) throw unauthenticated();
+    if (mutating.has(c.req.method)) requireCsrf(deps, c, session);
+    return identity;
+  }
+  throw unauthenticated();
+}
+
+export function authenticate(deps: AuthDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (config.mode === Auth.AuthMode.Dev) {
-      c.set('identity', Auth.devIdentity);
-      return next();
-    }
-    const header = c.req.header('authorization');
-    const token = header ? bearer.exec(header)?.[1] : undefined;
-    if (!token) {
-      throw new ProblemError(ErrorCode.Unauthenticated, 'Send Authorization: Bearer <token>.', {
-        headers: { 'www-authenticate': 'Bearer' },
-      });
-    }
-    const identity = await config.verifyToken(token);
-    if (!identity) {
-      throw new ProblemError(ErrorCode.Unauthenticated, 'The bearer token is unknown, expired or revoked.', {
-        headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
-      });
-    }
+    const identity = await identify(deps, c);
     c.set('identity', identity);
+    if (mutating.has(c.req.method) && deps.settings.mode !== Auth.AuthMode.Dev) {
+      await Auth.enforceRateLimit(
+        deps.rateLimiter,
+        {
+          key: `changes\n${identity.subject}`,
+          limit: deps.settings.limits.mutations_per_minute,
+          windowSeconds: 60,
+          what: 'changes',
+        },
+        deps.clock.now(),
+      );
+    }
     return next();
   };
 }

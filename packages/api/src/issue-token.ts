@@ -1,30 +1,37 @@
 /**
  * Issues a machine token straight into the table: how the first Admin token of an installation is
  * made. Needs AWS credentials for the table and the same environment as the functions:
- * `AWS_REGION=… TABLE_NAME=… JOB_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… npm run token:issue -- --subject ops --role admin`
+ * `AWS_REGION=… TABLE_NAME=… JOB_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… npm run token:issue -- --name ops --role admin`
  */
 import { parseArgs } from 'node:util';
 import { runtimeFromEnvironment } from '@svc/aws';
-import { addSeconds } from '@svc/core';
+import { Auth, addSeconds } from '@svc/core';
 
 const { values } = parseArgs({
   options: {
-    subject: { type: 'string' },
+    name: { type: 'string' },
     role: { type: 'string', default: 'member' },
     'expires-in-days': { type: 'string' },
   },
 });
-if (!values.subject || (values.role !== 'admin' && values.role !== 'member')) {
-  console.error('usage: npm run token:issue -- --subject <name> [--role admin|member] [--expires-in-days N]');
+if (
+  !values.name ||
+  !/^[a-z0-9][a-z0-9._-]{0,62}$/.test(values.name) ||
+  (values.role !== 'admin' && values.role !== 'member')
+) {
+  console.error(
+    'usage: npm run token:issue -- --name <a-z0-9._-> [--role admin|member] [--expires-in-days N]',
+  );
   process.exit(2);
 }
 const runtime = runtimeFromEnvironment();
 const now = runtime.clock.now();
 const days = values['expires-in-days'] ? Number(values['expires-in-days']) : null;
-const token = await runtime.stores.tokens.issue({
-  subject: values.subject,
-  role: values.role,
+const issued = await Auth.mintToken(runtime.stores.tokens, {
+  name: values.name,
+  grants: Auth.grantsOfRole(values.role),
+  createdBy: 'operator',
   now,
-  expires_at: days ? addSeconds(now, days * 86400).toISOString() : null,
+  expiresAt: days ? addSeconds(now, days * 86400).toISOString() : null,
 });
-process.stdout.write(`${JSON.stringify({ token, subject: values.subject, role: values.role })}\n`);
+process.stdout.write(`${JSON.stringify({ token: issued.token, id: issued.id, subject: issued.subject })}\n`);

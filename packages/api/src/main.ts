@@ -2,8 +2,10 @@
  * Node entry: the API alone, against the table and queue named in the environment.
  * `AUTH_MODE=token TABLE_NAME=… JOB_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… node packages/api/src/main.ts`
  */
+
+import { Auth } from '@svc/core';
 import { listenNode } from './node-server.ts';
-import { AuthModeError, appFromEnvironment } from './runtime.ts';
+import { appFromEnvironment } from './runtime.ts';
 
 try {
   const { app } = appFromEnvironment(process.env, { allowDev: true });
@@ -13,7 +15,7 @@ try {
   console.log(`API listening on http://${host}:${port} (auth mode ${process.env.AUTH_MODE})`);
 } catch (error) {
   if (
-    error instanceof AuthModeError ||
+    error instanceof Auth.AuthSettingsError ||
     (error instanceof Error && error.message.startsWith('invalid environment'))
   ) {
     console.error(error.message);

@@ -36,6 +36,11 @@ const problemSchema: Json = {
   },
 };
 
+/** Bearer works everywhere; a session cookie needs the CSRF header on a change. */
+function securityOf(method: string): Json[] {
+  return method === 'get' ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }, { session: [], csrf: [] }];
+}
+
 export function openApiDocument(routes: readonly RouteSpec[], info: { version: string }): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of routes) {
@@ -95,7 +100,7 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { version: s
         : {}),
       responses,
       'x-permission': route.permission,
-      ...(route.public ? { security: [] } : {}),
+      security: route.public ? [] : securityOf(route.method),
     };
   }
   return {
@@ -107,10 +112,30 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { version: s
         'Short-lived previews that override up to three components of a shared Kubernetes baseline.',
     },
     servers: [{ url: '/' }],
-    security: [{ bearer: [] }],
+    security: [{ bearer: [] }, { session: [] }],
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A machine token (svc_…, POST /v1/tokens), a sign-in access token (svca_…, POST /auth/token), or the shared token of a shared-token installation.',
+        },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: '__Host-svc_session',
+          description: 'A browser session (password and oidc modes), from signing in at /auth/login.',
+        },
+        csrf: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-CSRF-Token',
+          description:
+            'Required with the session cookie on every change, with a same-origin Origin: the csrf_token of GET /auth/config.',
+        },
+      },
       schemas: { Problem: problemSchema },
     },
     'x-error-codes': Object.fromEntries(

@@ -1,5 +1,6 @@
+import { Auth } from '@svc/core';
 import { describe, expect, it } from 'vitest';
-import { AuthModeError, appFromEnvironment } from './runtime.ts';
+import { appFromEnvironment } from './runtime.ts';
 
 const env = {
   AWS_REGION: 'eu-west-1',
@@ -11,7 +12,7 @@ const env = {
 
 describe('appFromEnvironment', () => {
   it('refuses to start without an explicit auth mode', () => {
-    expect(() => appFromEnvironment(env, { allowDev: true })).toThrow(AuthModeError);
+    expect(() => appFromEnvironment(env, { allowDev: true })).toThrow(Auth.AuthSettingsError);
     expect(() => appFromEnvironment({ ...env, AUTH_MODE: 'open' }, { allowDev: true })).toThrow(/AUTH_MODE/);
   });
 
@@ -23,6 +24,19 @@ describe('appFromEnvironment', () => {
 
   it('names missing environment variables', () => {
     expect(() => appFromEnvironment({ AUTH_MODE: 'token' }, { allowDev: false })).toThrow(/TABLE_NAME/);
+  });
+
+  it('refuses a shared-token mode without its secret, and oidc without its provider', () => {
+    expect(() => appFromEnvironment({ ...env, AUTH_MODE: 'shared-token' }, { allowDev: false })).toThrow(
+      /AUTH_SHARED_TOKEN/,
+    );
+    expect(() => appFromEnvironment({ ...env, AUTH_MODE: 'oidc' }, { allowDev: false })).toThrow(/oidc/);
+    expect(() =>
+      appFromEnvironment(
+        { ...env, AUTH_MODE: 'password', AUTH_SETTINGS: '{"limits":{"x":1}}' },
+        { allowDev: false },
+      ),
+    ).toThrow(/AUTH_SETTINGS/);
   });
 
   it('builds the app in token mode from a complete environment', async () => {

@@ -1,7 +1,7 @@
 import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Catalog } from '@svc/core';
 import * as Keys from './keys.ts';
-import { failedConditions, type Item, queryPage, stripKeys, type Table } from './table.ts';
+import { failedConditions, type Item, oneOf, queryPage, stripKeys, type Table } from './table.ts';
 
 interface Pointer extends Catalog.ProjectView {
   version_id: string;
@@ -97,10 +97,11 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
       return meta ? remember(await loadVersion(stripKeys<Pointer>(meta))) : null;
     },
 
-    async listProjects(page) {
+    async listProjects(page, only) {
+      const filter = oneOf('name', only);
       const projects = await queryPage<Pointer>(
         table,
-        { index: 'gsi1', partition: Keys.allProjects, newestFirst: false },
+        { index: 'gsi1', partition: Keys.allProjects, newestFirst: false, ...(filter ? { filter } : {}) },
         page,
       );
       return {

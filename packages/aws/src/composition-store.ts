@@ -16,6 +16,7 @@ import {
   epochSeconds,
   failedConditions,
   type Item,
+  oneOf,
   queryPage,
   stripKeys,
   type Table,
@@ -65,6 +66,31 @@ function eventItem(event: Compositions.CompositionEvent): Item {
   };
 }
 
+/** Takes one of the project's live-composition places, if one is left. */
+function quotaTaken(tableName: string, project: string, quota: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: Keys.projectQuota(project),
+      UpdateExpression: 'SET item_type = :type ADD live :one',
+      ConditionExpression: 'attribute_not_exists(live) OR live < :quota',
+      ExpressionAttributeValues: { ':type': Keys.ItemType.ProjectQuota, ':one': 1, ':quota': quota },
+    },
+  };
+}
+
+/** Gives the place back; compositions created before quotas were counted may take it below zero. */
+function quotaReleased(tableName: string, project: string): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: Keys.projectQuota(project),
+      UpdateExpression: 'SET item_type = :type ADD live :minus',
+      ExpressionAttributeValues: { ':type': Keys.ItemType.ProjectQuota, ':minus': -1 },
+    },
+  };
+}
+
 export function dynamoCompositionStore(table: Table, clock: Clock): Compositions.CompositionStore {
   const { documents } = table;
   const put = (
@@ -100,11 +126,17 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
         filter.project === null
           ? { index: 'gsi1' as const, partition: Keys.allCompositions }
           : { index: 'gsi2' as const, partition: Keys.projectCompositions(filter.project) };
-      return queryPage<Compositions.CompositionRecord>(table, { ...query, newestFirst: true }, page);
+      const only = filter.project === null ? oneOf('project', filter.projects) : undefined;
+      return queryPage<Compositions.CompositionRecord>(
+        table,
+        { ...query, newestFirst: true, ...(only ? { filter: only } : {}) },
+        page,
+      );
     },
 
-    async create({ composition, operation, events, idempotency }) {
+    async create({ quota, composition, operation, events, idempotency }) {
       const items: TransactItem[] = [
+        ...(quota === undefined ? [] : [quotaTaken(table.name, composition.project, quota)]),
         put(compositionItem(composition), { ConditionExpression: 'attribute_not_exists(pk)' }),
         put(operationItem(operation), { ConditionExpression: 'attribute_not_exists(pk)' }),
         ...events.map((event) => put(eventItem(event))),
@@ -112,6 +144,12 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
       if (idempotency) items.push(idempotencyCompletion(table, idempotency));
       const failed = await transact(items);
       if (!failed) return;
+      if (quota !== undefined && failed[0]) {
+        throw new ProblemError(
+          ErrorCode.QuotaExceeded,
+          `Project "${composition.project}" already has ${quota} live compositions, its quota; destroy one first.`,
+        );
+      }
       if (idempotency && failed.at(-1)) {
         throw new ProblemError(
           ErrorCode.IdempotencyInFlight,
@@ -157,12 +195,21 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
     async commit({ composition, operation, events = [] }) {
       const items: TransactItem[] = [];
       if (composition) {
+        const finished = composition.record.phase === Compositions.Phase.Destroyed;
         items.push(
           put(compositionItem(composition.record), {
-            ConditionExpression: 'lock_version = :expected',
-            ExpressionAttributeValues: { ':expected': composition.expected_lock_version },
+            // Only the write that finishes the destroy gives the project's quota place back.
+            ConditionExpression: finished
+              ? 'lock_version = :expected AND #phase <> :destroyed'
+              : 'lock_version = :expected',
+            ...(finished ? { ExpressionAttributeNames: { '#phase': 'phase' } } : {}),
+            ExpressionAttributeValues: {
+              ':expected': composition.expected_lock_version,
+              ...(finished ? { ':destroyed': Compositions.Phase.Destroyed } : {}),
+            },
           }),
         );
+        if (finished) items.push(quotaReleased(table.name, composition.record.project));
       }
       if (operation) {
         items.push(

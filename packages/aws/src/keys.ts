@@ -46,6 +46,16 @@ export const ItemType = {
   SourceRef: 'source_ref',
   Draft: 'draft',
   FrontendBinding: 'frontend_binding',
+  User: 'user',
+  Session: 'session',
+  AuthorizationCode: 'authorization_code',
+  SignInGrant: 'sign_in_grant',
+  RefreshToken: 'refresh_token',
+  AccessToken: 'access_token',
+  PendingSignIn: 'pending_sign_in',
+  RateWindow: 'rate_window',
+  ProjectQuota: 'project_quota',
+  AuditEvent: 'audit_event',
   PreviewPolicy: 'preview_policy',
   Preview: 'preview',
   PreviewPointer: 'preview_pointer',
@@ -143,6 +153,9 @@ export const listedBuild = (record: {
 
 /** Only the hash of a token is stored. */
 export const token = (secret: string): Key => ({ pk: `TOKEN#${sha256(secret)}`, sk: 'TOKEN' });
+/** gsi1: every machine token by id (ids sort by issue time), so lists and revocation find it. */
+export const allTokens = 'TOKENS';
+export const listedToken = (id: string) => indexEntry('gsi1', allTokens, id);
 
 const checkPrefix = 'CHECK#';
 export const check = (record: { composition_id: string; ran_at: string; id: string }): Key => ({
@@ -180,6 +193,39 @@ export const frontendBinding = (project: string, frontend: string, revision: str
   sk: `REV#${revision}`,
 });
 
+export const user = (username: string): Key => ({ pk: `USER#${username}`, sk: 'USER' });
+/** gsi1: every user by name. */
+export const allUsers = 'USERS';
+export const listedUser = (username: string) => indexEntry('gsi1', allUsers, username);
+
+/** Sign-in secrets are keyed by their SHA-256 (`hash`); the secret itself is never stored. */
+export const session = (hash: string): Key => ({ pk: `SESSION#${hash}`, sk: 'SESSION' });
+export const authorizationCode = (hash: string): Key => ({ pk: `OAUTHCODE#${hash}`, sk: 'CODE' });
+export const signInGrant = (id: string): Key => ({ pk: `SIGNIN#${id}`, sk: 'GRANT' });
+export const refreshToken = (hash: string): Key => ({ pk: `REFRESH#${hash}`, sk: 'REFRESH' });
+export const accessToken = (hash: string): Key => ({ pk: `ACCESS#${hash}`, sk: 'ACCESS' });
+export const pendingSignIn = (hash: string): Key => ({ pk: `PENDING#${hash}`, sk: 'PENDING' });
+
+/** One counter per rate-limited key and fixed window; the key is hashed so any name is safe. */
+export const rateWindow = (key: string, windowStart: string): Key => ({
+  pk: `RATE#${sha256(key).slice(0, 32)}#${windowStart}`,
+  sk: 'RATE',
+});
+
+/** The count of a project's live compositions, checked by every create. */
+export const projectQuota = (project: string): Key => ({ pk: `QUOTA#${project}`, sk: 'LIVE' });
+
+export const auditEvent = (id: string): Key => ({ pk: `AUDIT#${id}`, sk: 'AUDIT' });
+/** gsi1: the whole trail; gsi2: one project's. Newest first. */
+export const allAuditEvents = 'AUDIT';
+export const projectAuditEvents = (project: string) => `AUDIT#${project}`;
+export const listedAuditEvent = (event: { id: string; at: string; project: string | null }) => {
+  const order = timeOrdered(event.at, event.id);
+  return {
+    ...indexEntry('gsi1', allAuditEvents, order),
+    ...(event.project ? indexEntry('gsi2', projectAuditEvents(event.project), order) : {}),
+  };
+};
 /** Forge keys use the repository in lower case: the forge compares `owner/name` case-insensitively. */
 const repo = (repository: string) => repository.toLowerCase();
 

@@ -9,6 +9,7 @@ import type {
   Frontends,
   Idempotency,
 } from '@svc/core';
+import { dynamoAuditStore } from './audit-store.ts';
 import { dynamoBuildStore } from './build-store.ts';
 import { dynamoCatalogStore } from './catalog-store.ts';
 import type { AwsClients } from './clients.ts';
@@ -18,7 +19,10 @@ import { dynamoForgeStore } from './forge-store.ts';
 import { dynamoFrontendStore } from './frontend-store.ts';
 import { dynamoIdempotencyStore } from './idempotency-store.ts';
 import { sqsJobQueue } from './job-queue.ts';
+import { dynamoRateLimiter } from './rate-limiter.ts';
+import { dynamoSignInStore } from './sign-in-store.ts';
 import { dynamoTokenStore } from './token-store.ts';
+import { dynamoUserStore } from './user-store.ts';
 
 export interface AwsStores {
   compositions: Compositions.CompositionStore;
@@ -29,6 +33,10 @@ export interface AwsStores {
   jobs: Compositions.JobQueue;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
+  users: Auth.UserStore;
+  signIns: Auth.SignInStore;
+  rateLimiter: Auth.RateLimiter;
+  audit: Auth.AuditStore;
   forgeStore: Forge.ForgeStore;
 }
 
@@ -48,6 +56,10 @@ export function awsStores(
     jobs: sqsJobQueue(clients.sqs, names.jobQueueUrl),
     drafts: dynamoDraftStore(table),
     frontends: dynamoFrontendStore(table),
+    users: dynamoUserStore(table),
+    signIns: dynamoSignInStore(table),
+    rateLimiter: dynamoRateLimiter(table),
+    audit: dynamoAuditStore(table),
     forgeStore: dynamoForgeStore(table),
   };
 }

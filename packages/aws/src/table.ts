@@ -86,8 +86,22 @@ export interface ListQuery {
   partition: string;
   prefix?: string;
   newestFirst: boolean;
-  /** A FilterExpression with its values (and names, for reserved words), applied after the key condition. */
-  filter?: { expression: string; values: Item; names?: Record<string, string> };
+  /** A FilterExpression with its names and values, applied after the key condition. */
+  filter?: { expression: string; names?: Record<string, string>; values: Item };
+}
+
+/**
+ * A filter keeping only items whose `attribute` is one of `values` (at most 100, DynamoDB's bound
+ * for IN); null for no filter. An empty set is a filter nothing passes.
+ */
+export function oneOf(attribute: string, values: readonly string[] | null): ListQuery['filter'] {
+  if (values === null) return undefined;
+  const names = (values.length ? values : ['']).slice(0, 100).map((_, i) => `:in${i}`);
+  return {
+    expression: `#in IN (${names.join(', ')})`,
+    names: { '#in': attribute },
+    values: Object.fromEntries(names.map((name, i) => [name, values[i] ?? '\u0000'])),
+  };
 }
 
 /** One page of a list; a filter can leave a DynamoDB page short, so it reads on until the page is full or the list ends. */

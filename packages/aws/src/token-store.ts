@@ -1,47 +1,95 @@
-import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Auth } from '@svc/core';
 import * as Keys from './keys.ts';
-import { epochSeconds, type Table } from './table.ts';
+import { epochSeconds, type Item, queryPage, stripKeys, type Table } from './table.ts';
 
-/** Prefix that makes leaked tokens recognisable to secret scanners. */
-const tokenPrefix = 'svc_';
+/** Kept this long after expiry or revocation, so the list still shows what happened. */
+const retainedSeconds = 30 * 86_400;
+
+/**
+ * Tokens issued before grants existed carry a `role` (admin|member) and no id: they read as
+ * admin or developer on every project, under their old subject.
+ */
+function tokenFrom(item: Item): Auth.MachineToken {
+  const stored = stripKeys<Partial<Auth.MachineToken> & { role?: Auth.Role; subject: string }>(item);
+  if (stored.grants) return stored as Auth.MachineToken;
+  return {
+    id: `legacy-${String(item.pk).slice('TOKEN#'.length, 'TOKEN#'.length + 12)}`,
+    name: stored.subject,
+    subject: stored.subject,
+    grants: Auth.grantsOfRole(stored.role ?? Auth.Role.Member),
+    created_at: stored.created_at ?? '',
+    created_by: 'operator',
+    expires_at: stored.expires_at ?? null,
+    revoked_at: stored.revoked_at ?? null,
+  };
+}
 
 export function dynamoTokenStore(table: Table): Auth.TokenStore {
+  const { documents } = table;
   return {
-    async issue({ subject, role, now, expires_at }) {
-      const token = `${tokenPrefix}${randomBytes(32).toString('base64url')}`;
-      await table.documents.send(
+    async issue(token, secret) {
+      const ends = token.expires_at ?? token.revoked_at;
+      await documents.send(
         new PutCommand({
           TableName: table.name,
           Item: {
-            ...Keys.token(token),
+            ...Keys.token(secret),
             item_type: Keys.ItemType.Token,
-            subject,
-            role,
-            created_at: now.toISOString(),
-            expires_at,
-            ...(expires_at ? { ttl: epochSeconds(expires_at) } : {}),
+            ...Keys.listedToken(token.id),
+            ...token,
+            ...(ends ? { ttl: epochSeconds(ends) + retainedSeconds } : {}),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
+    },
+
+    async verify(secret, now) {
+      if (!secret.startsWith(Auth.SecretPrefix.MachineToken)) return null;
+      const { Item: item } = await documents.send(
+        new GetCommand({ TableName: table.name, Key: Keys.token(secret) }),
+      );
+      if (!item) return null;
+      const token = tokenFrom(item);
+      if (token.revoked_at) return null;
+      if (token.expires_at && Date.parse(token.expires_at) <= now.getTime()) return null;
       return token;
     },
 
-    async verify(token, now) {
-      if (!token.startsWith(tokenPrefix)) return null;
-      const { Item: item } = await table.documents.send(
-        new GetCommand({ TableName: table.name, Key: Keys.token(token) }),
+    list: (page) =>
+      queryPage<Auth.MachineToken>(
+        table,
+        { index: 'gsi1', partition: Keys.allTokens, newestFirst: true },
+        page,
+      ),
+
+    async revoke(id, now) {
+      const { partitionKey, sortKey } = Keys.globalIndex('gsi1');
+      const found = await documents.send(
+        new QueryCommand({
+          TableName: table.name,
+          IndexName: 'gsi1',
+          KeyConditionExpression: '#pk = :pk AND #sk = :id',
+          ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
+          ExpressionAttributeValues: { ':pk': Keys.allTokens, ':id': id },
+        }),
       );
-      if (!item || item.revoked_at) return null;
-      if (item.expires_at && Date.parse(item.expires_at) <= now.getTime()) return null;
-      return {
-        subject: item.subject,
-        role: item.role,
-        grants: Auth.grantsOfRole(item.role),
-        author: item.subject,
-      };
+      const item = found.Items?.[0];
+      if (!item) return null;
+      const token = tokenFrom(item);
+      if (token.revoked_at) return { token, changed: false };
+      const revokedAt = now.toISOString();
+      await documents.send(
+        new UpdateCommand({
+          TableName: table.name,
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: 'SET revoked_at = :at, #ttl = :ttl',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':at': revokedAt, ':ttl': epochSeconds(now) + retainedSeconds },
+        }),
+      );
+      return { token: { ...token, revoked_at: revokedAt }, changed: true };
     },
   };
 }

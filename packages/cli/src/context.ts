@@ -8,12 +8,15 @@ import { parseDuration } from '@svc/core';
 import { type Credential, resolveCredential } from './credentials.ts';
 import { invalidEnvironment } from './errors.ts';
 import { type HttpClient, httpClient } from './http.ts';
+import { refreshLogin } from './oauth.ts';
 
 const defaultApiUrl = 'http://127.0.0.1:8081';
 const defaultRequestTimeoutSeconds = 30;
 
 export interface Context {
   readonly apiUrl: URL;
+  /** A client that never sends a credential: the OAuth endpoints (`/auth/*`). */
+  readonly anonymousHttp: HttpClient;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The credential spec 5.6 selects; read on first use. */
   credential(): Promise<Credential>;
@@ -52,11 +55,19 @@ function requestTimeout(env: Readonly<Record<string, string | undefined>>): numb
 export function createContext(env: Readonly<Record<string, string | undefined>>): Context {
   const apiUrl = apiUrlFrom(env);
   let credential: Promise<Credential> | undefined;
+  const anonymousHttp = httpClient({
+    baseUrl: apiUrl,
+    timeoutSeconds: requestTimeout(env),
+    token: async () => null,
+  });
   const context: Context = {
     apiUrl,
+    anonymousHttp,
     env,
     credential: () => {
-      credential ??= resolveCredential(env, apiUrl);
+      credential ??= resolveCredential(env, apiUrl, (refreshToken) =>
+        refreshLogin(anonymousHttp, refreshToken),
+      );
       return credential;
     },
     http: httpClient({

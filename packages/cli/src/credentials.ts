@@ -3,9 +3,9 @@
  * both beat the saved login. Saved logins live in one owner-only file under the OS user-config
  * directory, keyed by server origin, shared with the local MCP adapter (format in docs/cli.md).
  */
-import { readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CliError, ExitCode, invalidEnvironment, LocalCode, localProblem } from './errors.ts';
 
 const CredentialSource = {
@@ -54,9 +54,17 @@ export function credentialsPath(env: Readonly<Record<string, string | undefined>
 
 const tokenShape = /^[\x21-\x7e]{1,4096}$/;
 
+/** Access tokens this close to expiry are refreshed before use. */
+const refreshMarginMs = 30_000;
+
+/**
+ * The credential spec 5.6 selects. A saved login whose access token expired is refreshed with its
+ * refresh token (rotated, and saved again) through `refresh`; never through a browser.
+ */
 export async function resolveCredential(
   env: Readonly<Record<string, string | undefined>>,
   apiUrl: URL,
+  refresh: (refreshToken: string) => Promise<SavedLogin>,
 ): Promise<Credential> {
   const file = env.SVC_API_TOKEN_FILE?.trim();
   if (file) {
@@ -82,17 +90,36 @@ export async function resolveCredential(
   }
   const saved = await readSavedLogin(env, apiUrl);
   if (saved) {
-    if (Date.parse(saved.access_token_expires_at) <= Date.now()) {
-      // Refreshing needs the server's login routes, which do not exist yet: say what to do instead.
+    if (Date.parse(saved.access_token_expires_at) - refreshMarginMs > Date.now()) {
+      return { source: CredentialSource.SavedLogin, token: saved.access_token, file: null };
+    }
+    const refreshable =
+      saved.refresh_token !== null &&
+      (saved.refresh_token_expires_at === null || Date.parse(saved.refresh_token_expires_at) > Date.now());
+    if (!refreshable) {
       throw new CliError(
         localProblem(
           LocalCode.LoginRequired,
-          `the saved login for ${apiUrl.origin} expired at ${saved.access_token_expires_at}; run "svc auth login" again, or set SVC_API_TOKEN_FILE or SVC_API_TOKEN`,
+          `the saved login for ${apiUrl.origin} expired at ${saved.refresh_token_expires_at ?? saved.access_token_expires_at}; run "svc auth login" again, or set SVC_API_TOKEN_FILE or SVC_API_TOKEN`,
         ),
         ExitCode.Auth,
       );
     }
-    return { source: CredentialSource.SavedLogin, token: saved.access_token, file: null };
+    let renewed: SavedLogin;
+    try {
+      renewed = await refresh(saved.refresh_token as string);
+    } catch (error) {
+      if (!(error instanceof CliError) || error.problem.code !== LocalCode.LoginFailed) throw error;
+      throw new CliError(
+        localProblem(
+          LocalCode.LoginRequired,
+          `the saved login for ${apiUrl.origin} could not be refreshed (${error.problem.detail}); run "svc auth login" again`,
+        ),
+        ExitCode.Auth,
+      );
+    }
+    await saveLogin(env, apiUrl.origin, renewed);
+    return { source: CredentialSource.SavedLogin, token: renewed.access_token, file: null };
   }
   return { source: CredentialSource.None, token: null, file: null };
 }
@@ -162,7 +189,30 @@ function unreadable(path: string, reason: string): CliError {
   );
 }
 
-/** Drops this origin's saved login, rewriting the file owner-only and atomically. */
+/** Replaces the file, owner-only (0600 in a 0700 directory) and atomically: a rename of a complete copy. */
+async function writeCredentialsFile(
+  env: Readonly<Record<string, string | undefined>>,
+  file: CredentialsFile,
+): Promise<void> {
+  const path = credentialsPath(env);
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  if (process.platform !== 'win32') await chmod(dirname(path), 0o700);
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  await rename(temporary, path);
+}
+
+/** Saves this origin's login, keeping the other servers' entries. */
+export async function saveLogin(
+  env: Readonly<Record<string, string | undefined>>,
+  origin: string,
+  login: SavedLogin,
+): Promise<void> {
+  const file = (await readCredentialsFile(env)) ?? { version: 1, servers: {} };
+  await writeCredentialsFile(env, { ...file, servers: { ...file.servers, [origin]: login } });
+}
+
+/** Drops this origin's saved login. */
 export async function removeSavedLogin(
   env: Readonly<Record<string, string | undefined>>,
   origin: string,
@@ -170,9 +220,6 @@ export async function removeSavedLogin(
   const file = await readCredentialsFile(env);
   if (!file || !(origin in file.servers)) return false;
   const { [origin]: _removed, ...servers } = file.servers;
-  const path = credentialsPath(env);
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify({ ...file, servers }, null, 2)}\n`, { mode: 0o600 });
-  await rename(temporary, path);
+  await writeCredentialsFile(env, { ...file, servers });
   return true;
 }

@@ -66,6 +66,8 @@ export const LocalCode = {
   LoginRequired: 'login_required',
   LoginNotSupported: 'login_not_supported',
   InsecureCredentials: 'insecure_credentials',
+  InsecureTransport: 'insecure_transport',
+  LoginFailed: 'login_failed',
   CredentialsUnreadable: 'credentials_unreadable',
   Internal: 'cli_internal_error',
 } as const;
@@ -90,6 +92,8 @@ const titles: Record<LocalCode, string> = {
   login_required: 'Login required',
   login_not_supported: 'Login not supported',
   insecure_credentials: 'Credentials file not private',
+  insecure_transport: 'Credential would travel unencrypted',
+  login_failed: 'Login failed',
   credentials_unreadable: 'Credentials file unreadable',
   cli_internal_error: 'CLI internal error',
 };

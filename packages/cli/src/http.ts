@@ -28,6 +28,29 @@ interface HttpAnswer<T> {
 export interface HttpClient {
   /** Answers a 2xx with its JSON body; anything else throws a `CliError` carrying the problem. */
   request<T>(method: Method, path: string, options?: RequestOptions): Promise<HttpAnswer<T>>;
+  /**
+   * A form POST to the OAuth endpoints (`/auth/token`, `/auth/revoke`), whose errors are OAuth's
+   * `{ error }` rather than problems: any status is answered, never thrown.
+   */
+  postForm<T>(path: string, fields: Readonly<Record<string, string>>): Promise<{ status: number; body: T }>;
+}
+
+/** Loopback hosts: plain http to them never leaves the machine. */
+function isLoopback(url: URL): boolean {
+  return url.hostname === 'localhost' || url.hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(url.hostname);
+}
+
+/** Refuses to send a credential where anyone on the path could read it. */
+export function requireSafeTransport(url: URL): void {
+  if (url.protocol === 'https:' || isLoopback(url)) return;
+  throw new CliError(
+    localProblem(
+      LocalCode.InsecureTransport,
+      `refusing to send a credential over plain http to ${url.host}; use https:// in SVC_API_URL (plain http is only for 127.0.0.1, [::1] and localhost)`,
+      [{ path: 'SVC_API_URL', message: 'not https' }],
+    ),
+    ExitCode.Usage,
+  );
 }
 
 export function httpClient(config: {
@@ -55,11 +78,34 @@ export function httpClient(config: {
       }
       if (options.auth !== false) {
         const token = await config.token();
-        if (token !== null) headers.authorization = `Bearer ${token}`;
+        if (token !== null) {
+          requireSafeTransport(url);
+          headers.authorization = `Bearer ${token}`;
+        }
       }
       const timeoutSeconds = options.timeoutSeconds ?? config.timeoutSeconds;
       const answer = await send(url, method, headers, payload, timeoutSeconds, config.baseUrl);
       return interpret<T>(answer, method, url);
+    },
+
+    async postForm<T>(path: string, fields: Readonly<Record<string, string>>) {
+      const url = new URL(base + path);
+      requireSafeTransport(url);
+      const payload = new URLSearchParams(fields).toString();
+      const headers = {
+        accept: 'application/json',
+        'user-agent': 'svc-cli',
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': String(Buffer.byteLength(payload)),
+      };
+      const answer = await send(url, 'POST', headers, payload, config.timeoutSeconds, config.baseUrl);
+      let body: unknown = null;
+      try {
+        body = answer.text ? JSON.parse(answer.text) : null;
+      } catch {
+        throw unexpected(answer, `POST ${path}`, 'a body that is not JSON');
+      }
+      return { status: answer.status, body: body as T };
     },
   };
 }

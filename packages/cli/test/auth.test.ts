@@ -130,7 +130,8 @@ describe('svc auth', () => {
         source,
         token_file: source === 'token_file' ? file : null,
         server: { accepted: code === 0, status: code === 0 ? 200 : 401 },
-        identity: code === 0 ? { subject: 'ci', role: 'member', author: 'ci', mode: 'token' } : null,
+        identity:
+          code === 0 ? { subject: 'token:ci', kind: 'machine', author: 'token:ci', mode: 'token' } : null,
       });
     }
   });

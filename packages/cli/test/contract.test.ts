@@ -31,6 +31,9 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
       );
       return { status: 200, headers: {}, body: undefined as T };
     },
+    postForm() {
+      throw new Error('the API client posts no forms: those are the OAuth endpoints, outside /v1');
+    },
   };
   const client = api(recorder);
   const id = 'c-sample';

@@ -35,6 +35,8 @@ export interface SvcOptions {
   stdin?: string;
   /** Node binary to run the executable with (default: the one running the tests). */
   node?: string;
+  /** Sees stderr as it arrives (to act on what a running command prints, e.g. a sign-in address). */
+  onStderr?: (chunk: string) => void;
 }
 
 /** A clean environment: no SVC_* from the developer's shell, and a config dir of its own. */
@@ -65,6 +67,7 @@ export function svc(args: string[], options: SvcOptions = {}): Promise<SvcResult
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
+      options.onStderr?.(chunk);
     });
     child.on('error', reject);
     child.on('close', (code) =>

@@ -36,6 +36,9 @@ export const ErrorCode = {
   IdempotencyKeyReused: 'idempotency_key_reused',
   DraftContentRefused: 'draft_content_refused',
   MethodNotAllowed: 'method_not_allowed',
+  RateLimited: 'rate_limited',
+  QuotaExceeded: 'quota_exceeded',
+  CsrfRejected: 'csrf_rejected',
   DependencyUnavailable: 'dependency_unavailable',
   Internal: 'internal_error',
   SignatureInvalid: 'signature_invalid',
@@ -63,6 +66,12 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     description: 'Credentials are missing or invalid.',
   },
   forbidden: { status: 403, title: 'Forbidden', description: 'The caller may not do this.' },
+  csrf_rejected: {
+    status: 403,
+    title: 'CSRF check failed',
+    description:
+      'A cookie-authenticated change needs a same-origin Origin header and the X-CSRF-Token GET /auth/config gives.',
+  },
   not_found: { status: 404, title: 'Not found', description: 'No such resource (or route).' },
   method_not_allowed: {
     status: 405,
@@ -161,6 +170,16 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     status: 409,
     title: 'Forge not configured',
     description: 'No forge application (GitHub App) is configured on this installation.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Rate limited',
+    description: 'Too many requests from this identity (or sign-in attempts for this name); see Retry-After.',
+  },
+  quota_exceeded: {
+    status: 429,
+    title: 'Quota exceeded',
+    description: 'The project already has as many live compositions as its quota allows; destroy one first.',
   },
   internal_error: {
     status: 500,

@@ -36,5 +36,5 @@ export {
   pageSchema,
 } from './paging.ts';
 export * as Resources from './resources.ts';
-export { issuesToFieldErrors, parseOrThrow } from './validation.ts';
+export { issuesToFieldErrors } from './validation.ts';
 export * as Verification from './verification/index.ts';

@@ -5,6 +5,8 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Auth } from '@svc/core';
+import { localUsers } from './auth.ts';
 import { image } from './demo.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
 import { demoRepository } from './forge.ts';
@@ -13,21 +15,36 @@ import { sourceBuild } from './release.ts';
 import { startStack } from './stack.ts';
 
 const { values: flags } = parseArgs({
-  options: { fresh: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+  options: {
+    fresh: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+    auth: { type: 'string', default: 'dev' },
+  },
 });
 
 if (flags.help) {
-  console.log(`Usage: npm start [-- --fresh]
+  console.log(`Usage: npm start [-- --fresh] [-- --auth dev|token|password|oidc]
 
 Runs the Preview Composition Service locally: DynamoDB Local, fauxqs (SQS/SNS), the API,
 the worker and the schedules. State is kept in .svc/ across restarts.
 
-  --fresh   delete .svc/ first and start from an empty state
+  --fresh         delete .svc/ first and start from an empty state
+  --auth <mode>   dev (default: every caller is Admin), token, password (seeded users) or
+                  oidc (seeded users at a local OpenID provider); see docs/auth.md
 
 Environment: HOST (default 127.0.0.1), PORT (default 8081), GATEWAY_PORT (default 8082),
 FORGE_PORT (default 8083), POD_READY_DELAY_MS (default 1000), SVC_STATE_DIR (default .svc).`);
   process.exit(0);
 }
+
+const authModes: Auth.AuthMode[] = [
+  Auth.AuthMode.Dev,
+  Auth.AuthMode.Token,
+  Auth.AuthMode.Password,
+  Auth.AuthMode.Oidc,
+];
+const authMode = flags.auth as Auth.AuthMode;
+if (!authModes.includes(authMode)) fail(`--auth must be one of ${authModes.join(', ')} (got ${flags.auth}).`);
 
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 8081);
@@ -65,6 +82,7 @@ try {
     gatewayPort,
     podReadyDelayMs,
     stateDir,
+    authMode,
     build: sourceBuild(),
     forge: { port: forgePort },
     log: (entry) => {
@@ -76,10 +94,24 @@ try {
   throw error;
 }
 
+/** token mode: an Admin token for this run (expiring in a day), so the banner can show it. */
+const localAdminToken =
+  authMode === Auth.AuthMode.Token
+    ? (
+        await Auth.mintToken(stack.stores.tokens, {
+          name: 'local-admin',
+          grants: Auth.grantsOfRole(Auth.Role.Admin),
+          createdBy: 'npm start',
+          now: new Date(),
+          expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+        })
+      ).token
+    : null;
+
 console.log(`
 Preview Composition Service is running (${Math.round(performance.now() - started)} ms)
 
-  API              ${stack.apiUrl}   (auth mode: dev — every caller is Admin, no token needed)
+  API              ${stack.apiUrl}   (auth mode: ${authBanner(authMode)})
   Health           ${stack.apiUrl}/healthz
   Preview gateway  http://<composition-id>.preview.localhost:${gatewayPort}/
   Kubernetes API   ${stack.clusterUrl}   (kubectl --kubeconfig ${stateDir}/kubeconfig get pods -n staging)
@@ -108,6 +140,19 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await stack.stop();
     process.exit(0);
   });
+}
+
+function authBanner(mode: Auth.AuthMode): string {
+  if (mode === Auth.AuthMode.Dev) return 'dev — every caller is Admin, no token needed';
+  if (mode === Auth.AuthMode.Token) {
+    return `token — an Admin token for this run: export SVC_API_TOKEN=${localAdminToken}`;
+  }
+  const people = localUsers.map(
+    (u) => `${u.username} / ${u.password} (${u.grants.map((g) => `${g.role} on ${g.project}`).join(', ')})`,
+  );
+  const where =
+    mode === Auth.AuthMode.Oidc ? `at the local identity provider ${stack.identityProvider?.issuer}` : 'here';
+  return `${mode} — run: npx svc auth login\n                   people ${where}:\n                     ${people.join('\n                     ')}`;
 }
 
 function fail(message: string): never {

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApp, createWebhookApp, listenNode } from '@svc/api';
+import { createApp, createWebhookApp, listenNode, openIdProvider } from '@svc/api';
 import { awsStores, createAwsClients, dynamodbCheck, snsSqsMessaging, sqsCheck } from '@svc/aws';
 import { Auth, type Clock, type Cluster, type Compositions, Forge, Resources, systemClock } from '@svc/core';
 import { forgeWiring } from '@svc/github';
@@ -19,10 +19,12 @@ import {
   type WorkerDeps,
   type WorkerSettings,
 } from '@svc/worker';
+import { type LocalAuthOptions, localAuth, localUsers, seedUsers } from './auth.ts';
 import { deployDemoBaseline, seedDemoCatalog, setUpDemoMessaging } from './demo.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import { startSqsEmulator } from './fauxqs.ts';
 import { type LocalForgeOptions, seedDemoPolicy, startStackForge } from './forge.ts';
+import type { LocalIdentityProvider } from './identity-provider.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
 
 export interface StackOptions {
@@ -50,8 +52,10 @@ export interface StackOptions {
   wrapWorkerStore?: (store: Compositions.CompositionStore) => Compositions.CompositionStore;
   /** Base of the poller's retry backoff in seconds (default 1); 0 retries at once. */
   retryBaseSeconds?: number;
-  /** Auth: `dev` (default) or bearer tokens. */
-  authMode?: typeof Auth.AuthMode.Dev | typeof Auth.AuthMode.Token;
+  /** Auth mode: `dev` (default), or any other; password and oidc come with seeded users. */
+  authMode?: Auth.AuthMode;
+  /** The mode's settings and seeded people (see `localAuth`). */
+  auth?: Omit<LocalAuthOptions, 'mode'>;
   /** Local cluster: time for a healthy pod to become Ready (default 1000 ms). */
   podReadyDelayMs?: number;
   workerSettings?: Partial<WorkerSettings>;
@@ -65,6 +69,9 @@ export interface StackOptions {
 
 export interface Stack {
   readonly apiUrl: string;
+  /** oidc mode's local identity provider. */
+  readonly identityProvider: LocalIdentityProvider | null;
+  readonly authSettings: Auth.AuthSettings;
   readonly gatewayUrl: string;
   readonly clusterUrl: string;
   readonly kubeconfig: string;
@@ -134,15 +141,17 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         : await startStackForge({
             stateDir: options.stateDir,
             apiUrl: () => apiUrl,
-            // Token mode: the stand-in CI publishes with a publisher-like token of its own.
+            // Outside dev mode the stand-in CI publishes with a machine token of its own, as CI does:
+            // a publisher grant on the demo project, nothing else.
             token: async () => {
-              if (authMode === Auth.AuthMode.Dev) return null;
-              ciToken ??= stores.tokens.issue({
-                subject: 'local-ci',
-                role: Auth.Role.Admin,
+              if (authMode === Auth.AuthMode.Dev || authMode === Auth.AuthMode.Anonymous) return null;
+              ciToken ??= Auth.mintToken(stores.tokens, {
+                name: 'local-ci',
+                grants: [{ role: 'publisher', project: 'demo', repository: null }],
+                createdBy: 'npm start',
                 now: clock.now(),
-                expires_at: null,
-              });
+                expiresAt: null,
+              }).then((issued) => issued.token);
               return ciToken;
             },
             forge: forgeOptions,
@@ -179,12 +188,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ]);
     }
 
+    const auth = await localAuth({ mode: options.authMode ?? Auth.AuthMode.Dev, ...options.auth }, host);
+    if (auth.identityProvider) {
+      const provider = auth.identityProvider;
+      cleanups.push(() => provider.stop());
+    }
+    if (auth.settings.mode === Auth.AuthMode.Password) {
+      await seedUsers(stores.users, options.auth?.users ?? localUsers, clock.now());
+    }
     const { app } = createApp({
       ...services,
-      auth:
-        authMode === Auth.AuthMode.Dev
-          ? { mode: Auth.AuthMode.Dev }
-          : { mode: Auth.AuthMode.Token, verifyToken: (token) => stores.tokens.verify(token, clock.now()) },
+      auth: auth.settings,
+      ...(auth.settings.mode === Auth.AuthMode.Oidc
+        ? { identityProvider: openIdProvider(auth.settings) }
+        : {}),
       health: [
         dynamodbCheck(clients.dynamodb, resources.tableName),
         sqsCheck(clients.sqs, resources.jobQueueUrl),
@@ -204,6 +221,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       options.port ?? 8081,
     );
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const listening = server.address();
+    apiUrl = `http://${host}:${typeof listening === 'object' && listening ? listening.port : options.port}`;
+    auth.identityProvider?.register(`${apiUrl}/auth/callback`);
+    localForge?.setWebhookUrl(`${apiUrl}/webhooks/forge`);
 
     const workerDeps: WorkerDeps = {
       ...services,
@@ -230,13 +251,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     cleanups.push(() => scheduler.stop());
     await scheduler.run(Resources.ScheduleName.RedispatchSweep);
 
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : options.port;
-    apiUrl = `http://${host}:${port}`;
-    localForge?.setWebhookUrl(`${apiUrl}/webhooks/forge`);
     return {
       apiUrl,
       forge: localForge,
+      identityProvider: auth.identityProvider,
+      authSettings: auth.settings,
       gatewayUrl: localCluster.gatewayUrl,
       clusterUrl: localCluster.url,
       kubeconfig,

@@ -33,7 +33,7 @@ export function catalogRoutes(registry: Registry, deps: Catalog.CatalogDeps): vo
       responses: { 200: { description: 'Every problem, by path.', schema: ValidationView } },
       errors: [ErrorCode.MalformedJson, ErrorCode.UnsupportedMediaType, ErrorCode.PayloadTooLarge],
     },
-    async (c) => c.json(Catalog.validate(await readJson(c))),
+    async (c) => c.json(Catalog.validate(c.get('identity'), await readJson(c))),
   );
 
   registry.add(
@@ -71,7 +71,7 @@ export function catalogRoutes(registry: Registry, deps: Catalog.CatalogDeps): vo
       responses: { 200: { description: 'A page of projects.', schema: pageSchema(Catalog.ProjectView) } },
       errors: [ErrorCode.InvalidQuery],
     },
-    async (c) => c.json(await Catalog.listProjects(deps, pageQuery(c))),
+    async (c) => c.json(await Catalog.listProjects(deps, c.get('identity'), pageQuery(c))),
   );
 
   registry.add(

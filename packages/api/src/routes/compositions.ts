@@ -70,7 +70,10 @@ export function compositionRoutes(registry: Registry, deps: Forge.ForgeDeps): vo
       responses: { 200: { description: 'A page of compositions.', schema: Compositions.CompositionList } },
       errors: [ErrorCode.InvalidQuery],
     },
-    async (c) => c.json(await Compositions.list(deps, { project: nameQuery(c, 'project') }, pageQuery(c))),
+    async (c) =>
+      c.json(
+        await Compositions.list(deps, c.get('identity'), { project: nameQuery(c, 'project') }, pageQuery(c)),
+      ),
   );
 
   registry.add(

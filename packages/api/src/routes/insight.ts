@@ -1,4 +1,4 @@
-import { ErrorCode, Insight, Verification } from '@svc/core';
+import { type Auth, ErrorCode, Insight, Verification } from '@svc/core';
 import type { Context } from 'hono';
 import type { Registry } from '../registry.ts';
 import { integerQuery, invalidQuery, pageQuery, readJson } from '../request.ts';
@@ -15,7 +15,10 @@ function booleanQuery(c: Context, name: string): boolean {
 
 const componentName = (c: Context) => pathName(c, 'component', 'component');
 
-export function insightRoutes(registry: Registry, deps: Insight.InsightDeps): void {
+export function insightRoutes(
+  registry: Registry,
+  deps: Insight.InsightDeps & { audit: Auth.AuditStore },
+): void {
   registry.add(
     {
       method: 'get',

@@ -62,6 +62,7 @@ const permissions = {
   'token:manage': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   'user:manage': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   'installation:check': { scope: 'installation', role: GrantRole.Admin, publisher: false },
+  'audit:read': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   /** Any authenticated caller: its own identity, its own credentials. */
   self: { scope: 'none', role: null, publisher: false },
 } as const satisfies Record<

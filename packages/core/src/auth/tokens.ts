@@ -1,25 +1,158 @@
+/**
+ * Machine tokens: bearer credentials for CI and agents, issued by an Admin with explicit grants and
+ * an expiry, listed without their secret, revocable. Their subject is always `token:<name>`, so no
+ * token can act as a person.
+ */
 import * as v from 'valibot';
-import type { Identity, Role } from './identity.ts';
+import { addSeconds, type Clock } from '../clock.ts';
+import { ErrorCode, ProblemError } from '../errors.ts';
+import { newSortableId } from '../names.ts';
+import type { Page, PageRequest } from '../paging.ts';
+import { pageSchema } from '../paging.ts';
+import { parseOrThrow } from '../validation.ts';
+import { Grant } from './access.ts';
+import type { AuditStore } from './audit.ts';
+import { recordAudit } from './audit.ts';
+import { CredentialKind, type Identity, IdentityKind, machineSubject } from './identity.ts';
+import { newSecret, SecretPrefix } from './secrets.ts';
 
-export interface TokenStore {
-  /** Creates a machine token; the plain token is returned once and stored only as its SHA-256. */
-  issue(input: { subject: string; role: Role; now: Date; expires_at: string | null }): Promise<string>;
-  verify(token: string, now: Date): Promise<Identity | null>;
+const tokenIdPrefix = 'tok';
+
+const defaultTokenDays = 90;
+const maxTokenDays = 365;
+
+export interface MachineToken {
+  /** Public id (`tok-…`): lists and revocation name it; the secret is never stored. */
+  id: string;
+  name: string;
+  subject: string;
+  grants: Grant[];
+  created_at: string;
+  created_by: string;
+  expires_at: string | null;
+  revoked_at: string | null;
 }
 
-export const IssueTokenBody = v.strictObject({
-  subject: v.pipe(
-    v.string(),
-    v.regex(/^[A-Za-z0-9._@:-]{1,128}$/, 'subject must be 1–128 characters of A-Z a-z 0-9 . _ @ : -'),
+export interface TokenStore {
+  /** Stores the token under the SHA-256 of `secret`; the plain secret is never written. */
+  issue(token: MachineToken, secret: string): Promise<void>;
+  /** The live token `secret` belongs to: null when unknown, expired or revoked. */
+  verify(secret: string, now: Date): Promise<MachineToken | null>;
+  /** Newest first, revoked and expired ones included. */
+  list(page: PageRequest): Promise<Page<MachineToken>>;
+  /** Marks the token revoked (`changed` false when it already was); null when no token has that id. */
+  revoke(id: string, now: Date): Promise<{ token: MachineToken; changed: boolean } | null>;
+}
+
+const tokenName = v.pipe(
+  v.string(),
+  v.regex(
+    /^[a-z0-9][a-z0-9._-]{0,62}$/,
+    'name must be 1–63 characters of a-z 0-9 . _ - (it becomes the subject token:<name>)',
   ),
-  role: v.optional(v.picklist(['admin', 'member']), 'member'),
-  /** Lifetime in days; absent = no expiry. */
-  expires_in_days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3650))),
+);
+
+export const IssueTokenBody = v.strictObject({
+  name: tokenName,
+  grants: v.pipe(v.array(Grant), v.minLength(1, 'a token needs at least one grant'), v.maxLength(50)),
+  /** Lifetime in days; default 90, at most 365. */
+  expires_in_days: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(maxTokenDays)),
+    defaultTokenDays,
+  ),
 });
 
-export const IssuedToken = v.object({
-  token: v.string(),
+export const TokenView = v.object({
+  id: v.string(),
+  name: v.string(),
   subject: v.string(),
-  role: v.picklist(['admin', 'member']),
+  grants: v.array(Grant),
+  created_at: v.string(),
+  created_by: v.string(),
   expires_at: v.nullable(v.string()),
+  revoked_at: v.nullable(v.string()),
 });
+export const TokenList = pageSchema(TokenView);
+
+export const IssuedToken = v.object({
+  ...TokenView.entries,
+  /** The bearer secret: shown once, stored only as its SHA-256. */
+  token: v.string(),
+});
+
+export interface TokenDeps {
+  tokens: TokenStore;
+  audit: AuditStore;
+  clock: Clock;
+}
+
+/**
+ * Stores a new token and answers it with its secret. `expiresAt` is null only for the operator's
+ * first Admin token (`npm run token:issue`) and test fixtures.
+ */
+export async function mintToken(
+  tokens: TokenStore,
+  input: { name: string; grants: Grant[]; createdBy: string; now: Date; expiresAt: string | null },
+): Promise<MachineToken & { token: string }> {
+  const secret = newSecret(SecretPrefix.MachineToken);
+  const token: MachineToken = {
+    id: newSortableId(tokenIdPrefix, input.now),
+    name: input.name,
+    subject: machineSubject(input.name),
+    grants: input.grants,
+    created_at: input.now.toISOString(),
+    created_by: input.createdBy,
+    expires_at: input.expiresAt,
+    revoked_at: null,
+  };
+  await tokens.issue(token, secret);
+  return { ...token, token: secret };
+}
+
+export async function issue(
+  deps: TokenDeps,
+  caller: Identity,
+  input: unknown,
+): Promise<MachineToken & { token: string }> {
+  const body = parseOrThrow(IssueTokenBody, input);
+  const now = deps.clock.now();
+  const token = await mintToken(deps.tokens, {
+    name: body.name,
+    grants: body.grants,
+    createdBy: caller.subject,
+    now,
+    expiresAt: addSeconds(now, body.expires_in_days * 86_400).toISOString(),
+  });
+  await recordAudit(deps, caller, {
+    action: 'token.issued',
+    project: null,
+    target: token.id,
+    data: { name: token.name, grants: token.grants, expires_at: token.expires_at },
+  });
+  return token;
+}
+
+export async function revoke(deps: TokenDeps, caller: Identity, id: string): Promise<MachineToken> {
+  const revoked = await deps.tokens.revoke(id, deps.clock.now());
+  if (!revoked) throw new ProblemError(ErrorCode.NotFound, `token "${id}" not found`);
+  const { token } = revoked;
+  if (!revoked.changed) return token;
+  await recordAudit(deps, caller, {
+    action: 'token.revoked',
+    project: null,
+    target: token.id,
+    data: { name: token.name },
+  });
+  return token;
+}
+
+/** The identity a live machine token carries. */
+export function machineIdentity(token: MachineToken): Identity {
+  return {
+    subject: token.subject,
+    kind: IdentityKind.Machine,
+    grants: token.grants,
+    author: token.subject,
+    credential: { kind: CredentialKind.MachineToken, id: token.id },
+  };
+}

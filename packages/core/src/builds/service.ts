@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { authorize } from '../auth/access.ts';
+import { type AuditStore, recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
@@ -24,6 +25,7 @@ import {
 export interface BuildDeps {
   catalog: CatalogStore;
   builds: BuildStore;
+  audit: AuditStore;
   clock: Clock;
 }
 
@@ -67,6 +69,18 @@ export async function publish(
     build_id: stored.id,
     commit_sha: stored.commit_sha,
     published_at,
+  });
+  await recordAudit(deps, identity, {
+    action: 'build.published',
+    project,
+    target: stored.id,
+    data: {
+      component: stored.component,
+      repository: stored.repository,
+      ref: body.ref,
+      commit_sha: stored.commit_sha,
+      created,
+    },
   });
   return { created, build: stored };
 }

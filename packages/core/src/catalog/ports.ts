@@ -7,8 +7,8 @@ export interface CatalogStore {
   readProject(project: string): Promise<ProjectVersion | null>;
   /** A version by id (immutable, so cacheable); null when it does not exist. */
   readVersion(project: string, versionId: string): Promise<ProjectVersion | null>;
-  /** Projects by name. */
-  listProjects(page: PageRequest): Promise<Page<ProjectView>>;
+  /** Projects by name; `only` (when not null) keeps just those. */
+  listProjects(page: PageRequest, only: readonly string[] | null): Promise<Page<ProjectView>>;
   /**
    * Makes each `next` version current, all or nothing, provided each project's current version is
    * still `previous_version_id` (null: the project must not exist yet). False when another apply won.

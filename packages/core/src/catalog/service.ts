@@ -1,4 +1,5 @@
-import { authorize } from '../auth/access.ts';
+import { anyProject, authorize, readableProjects } from '../auth/access.ts';
+import { type AuditStore, recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
@@ -17,6 +18,7 @@ import {
 
 export interface CatalogDeps {
   catalog: CatalogStore;
+  audit: AuditStore;
   clock: Clock;
 }
 
@@ -27,10 +29,17 @@ export interface ApplyResult {
 
 const maxCommitAttempts = 5;
 
-/** Dry run: every problem, nothing written. */
-export function validate(input: unknown): { valid: boolean; problems: CatalogProblem[] } {
+/**
+ * Dry run: every problem, nothing written. The caller must be able to read each project the
+ * manifest names; one it may not see answers the 404 an unknown object does.
+ */
+export function validate(caller: Identity, input: unknown): { valid: boolean; problems: CatalogProblem[] } {
   const result = validateManifest(input);
-  return result.valid ? { valid: true, problems: [] } : { valid: false, problems: result.problems };
+  if (!result.valid) return { valid: false, problems: result.problems };
+  for (const project of result.manifest.projects) {
+    authorize(caller, 'catalog:read', { project: project.name });
+  }
+  return { valid: true, problems: [] };
 }
 
 /**
@@ -59,6 +68,14 @@ export async function apply(deps: CatalogDeps, caller: Identity, input: unknown)
       next ? [{ next, previous_version_id: current?.version_id ?? null }] : [],
     );
     if (changes.length === 0 || (await deps.catalog.commit(changes))) {
+      for (const { next } of changes) {
+        await recordAudit(deps, caller, {
+          action: 'catalog.applied',
+          project: next.project,
+          target: next.version_id,
+          data: { version: next.version },
+        });
+      }
       return {
         changed: changes.length > 0,
         projects: planned.map(({ current, next }) =>
@@ -79,8 +96,14 @@ function summary(version: ProjectVersion, changed: boolean): ApplyResult['projec
   };
 }
 
-export async function listProjects(deps: CatalogDeps, page: PageRequest): Promise<Page<ProjectView>> {
-  return deps.catalog.listProjects(page);
+/** The projects the caller may read, by name. */
+export async function listProjects(
+  deps: CatalogDeps,
+  caller: Identity,
+  page: PageRequest,
+): Promise<Page<ProjectView>> {
+  const readable = readableProjects(caller.grants, 'catalog:read');
+  return deps.catalog.listProjects(page, readable === anyProject ? null : [...readable]);
 }
 
 export async function requireProject(

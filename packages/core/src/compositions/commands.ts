@@ -84,6 +84,7 @@ async function acceptCreate(
   const composition = newComposition(deps, id, input, result, owner, operation, now);
   const view = compositionView(composition, now);
   await deps.compositions.create({
+    quota: deps.liveCompositionQuota,
     composition,
     operation,
     events: [

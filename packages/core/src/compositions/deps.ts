@@ -16,6 +16,8 @@ export interface CompositionDeps {
   /** The preview URL of composition `id` on a baseline's preview domain. */
   previewUrl: (id: string, previewDomain: string) => string;
   log?: (entry: Record<string, unknown>) => void;
+  /** Live (not destroyed) compositions a project may have; absent = no quota (dev mode). */
+  liveCompositionQuota?: number | undefined;
 }
 
 /** A 202 with the composition as it stands after the request. */

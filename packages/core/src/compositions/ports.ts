@@ -6,10 +6,21 @@ import type { CompositionEvent, CompositionRecord, Operation } from './model.ts'
 
 export interface CompositionStore {
   get(id: string): Promise<CompositionRecord | null>;
-  /** Compositions not yet destroyed, newest first; `project` filters. */
-  list(filter: { project: string | null }, page: PageRequest): Promise<Page<CompositionRecord>>;
-  /** Writes a new composition with its first operation and events (and the idempotent answer), all or nothing. */
+  /**
+   * Compositions not yet destroyed, newest first; `project` filters, and so does `projects` (the
+   * ones the caller may read) when not null.
+   */
+  list(
+    filter: { project: string | null; projects: readonly string[] | null },
+    page: PageRequest,
+  ): Promise<Page<CompositionRecord>>;
+  /**
+   * Writes a new composition with its first operation and events (and the idempotent answer), all
+   * or nothing; with `quota`, only while the project has fewer than `quota` live compositions
+   * (else a 429 `quota_exceeded`, nothing written). Finishing a destroy gives the place back.
+   */
   create(write: {
+    quota?: number | undefined;
     composition: CompositionRecord;
     operation: Operation;
     events: CompositionEvent[];

@@ -1,5 +1,5 @@
 /** The composition reads behind the HTTP routes. Every read computes expiry at the time of asking. */
-import { authorize, type Permission } from '../auth/access.ts';
+import { anyProject, authorize, type Permission, readableProjects } from '../auth/access.ts';
 import type { Identity } from '../auth/identity.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import type { Page, PageRequest } from '../paging.ts';
@@ -45,12 +45,19 @@ export async function getEndpoints(
   return endpointsView(await requireComposition(deps, caller, id, 'composition:read'), deps.clock.now());
 }
 
+/** Compositions of the projects the caller may read; `project` narrows to one (empty if unreadable). */
 export async function list(
   deps: CompositionDeps,
+  caller: Identity,
   filter: { project: string | null },
   page: PageRequest,
 ): Promise<Page<CompositionView>> {
-  const result = await deps.compositions.list(filter, page);
+  const readable = readableProjects(caller.grants, 'composition:read');
+  const projects = readable === anyProject ? null : [...readable];
+  if (filter.project !== null && projects !== null && !projects.includes(filter.project)) {
+    return { items: [], next_cursor: null };
+  }
+  const result = await deps.compositions.list({ project: filter.project, projects }, page);
   const now = deps.clock.now();
   return {
     items: result.items.map((record) => compositionView(record, now)),

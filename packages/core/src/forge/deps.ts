@@ -1,3 +1,4 @@
+import type { AuditStore } from '../auth/audit.ts';
 import { grantsOfRole, Role } from '../auth/identity.ts';
 import type { CompositionDeps } from '../compositions/deps.ts';
 import type { ForgePort, ForgeStore } from './ports.ts';
@@ -22,6 +23,8 @@ export const defaultForgeSettings: ForgeSettings = {
 
 /** What the forge use cases need: the composition use cases' dependencies, the forge and its store. */
 export interface ForgeDeps extends CompositionDeps {
+  /** Policy changes are audited. */
+  audit: AuditStore;
   forge: ForgePort | null;
   forgeStore: ForgeStore;
   forgeSettings: ForgeSettings;

@@ -2,6 +2,7 @@
 
 import * as v from 'valibot';
 import { anyProject, authorize, readableProjects } from '../auth/access.ts';
+import { AuditAction, recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
 import { requireProject } from '../catalog/service.ts';
 import { maxTtlSeconds, minTtlSeconds } from '../compositions/schema.ts';
@@ -11,8 +12,6 @@ import type { Page, PageRequest } from '../paging.ts';
 import { parseOrThrow } from '../validation.ts';
 import type { ForgeDeps } from './deps.ts';
 import { type PreviewPolicy, PreviewPolicyBody, RepositoryName } from './model.ts';
-
-type Caller = Pick<Identity, 'grants' | 'subject'>;
 
 function requireRepository(repository: string): string {
   if (!v.is(RepositoryName, repository)) {
@@ -55,7 +54,7 @@ export async function listPolicies(
  */
 export async function putPolicy(
   deps: ForgeDeps,
-  caller: Caller,
+  caller: Identity,
   project: string,
   repository: string,
   input: unknown,
@@ -108,6 +107,12 @@ export async function putPolicy(
   if (!(await deps.forgeStore.putPolicy(policy, revision))) {
     throw new ProblemError(ErrorCode.StaleRevision, 'The policy changed meanwhile; read it again and retry.');
   }
+  await recordAudit(deps, caller, {
+    action: AuditAction.PreviewPolicySaved,
+    project,
+    target: repository,
+    data: { revision: policy.revision, enabled: policy.enabled, trigger_label: policy.trigger_label },
+  });
   await deps.jobs
     .send({ kind: 'forge-repository', project, repository })
     .catch((error: unknown) =>

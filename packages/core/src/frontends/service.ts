@@ -5,6 +5,7 @@
  * verification list.
  */
 import { authorize } from '../auth/access.ts';
+import { AuditAction, type AuditStore, recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
@@ -38,6 +39,7 @@ import {
 } from './model.ts';
 
 export interface FrontendDeps {
+  audit: AuditStore;
   frontends: FrontendStore;
   compositions: CompositionStore;
   catalog: CatalogStore;
@@ -226,6 +228,12 @@ export async function publish(
     if (!current) throw noBinding(ref);
     throw versionMismatch(body.expected_version, current.version);
   }
+  await recordAudit(deps, identity, {
+    action: 'frontend.published',
+    project: ref.project,
+    target: `${ref.frontend}@${ref.revision}`,
+    data: { url: body.url, version: next.version },
+  });
   return next;
 }
 
@@ -286,14 +294,21 @@ export async function recordCheck(
   if (binding.version !== body.expected_version)
     throw versionMismatch(body.expected_version, binding.version);
   const record = await requireComposition(deps, caller, binding.composition_id, 'frontend:check');
-  return storeResult(deps, record, binding, {
-    kind: CheckKind.Frontend,
-    generation: body.composition_generation,
-    status: body.status,
-    message: body.message,
-    target: binding.published?.url ?? null,
-    frontend: { name: ref.frontend, revision: ref.revision, version: binding.version },
-  });
+  return storeResult(
+    deps,
+    caller,
+    record,
+    binding,
+    {
+      kind: CheckKind.Frontend,
+      generation: body.composition_generation,
+      status: body.status,
+      message: body.message,
+      target: binding.published?.url ?? null,
+      frontend: { name: ref.frontend, revision: ref.revision, version: binding.version },
+    },
+    { action: AuditAction.FrontendCheckRecorded, data: { frontend: ref.frontend, revision: ref.revision } },
+  );
 }
 
 /**
@@ -302,10 +317,12 @@ export async function recordCheck(
  * it. A generation the composition never had is a 422.
  */
 export async function storeResult(
-  deps: Pick<FrontendDeps, 'compositions' | 'catalog' | 'cluster' | 'clock'>,
+  deps: Pick<FrontendDeps, 'compositions' | 'catalog' | 'cluster' | 'clock' | 'audit'>,
+  caller: Identity,
   record: CompositionRecord,
   binding: FrontendBinding | null,
   result: Pick<CheckRecord, 'kind' | 'generation' | 'status' | 'message' | 'target' | 'frontend'>,
+  audit: { action: AuditAction; data: Record<string, unknown> },
 ): Promise<CheckView> {
   if (result.generation > record.generation) {
     throw validationFailed([
@@ -326,6 +343,12 @@ export async function storeResult(
     fingerprint: current ?? { inputs: {}, hash: 'unreadable' },
   };
   await deps.compositions.putCheck(check);
+  await recordAudit(deps, caller, {
+    action: audit.action,
+    project: record.project,
+    target: record.id,
+    data: { check_id: check.id, ...audit.data, status: check.status, generation: check.generation },
+  });
   const gone = isTornDown(record.phase);
   return checkView(
     check,

@@ -4,6 +4,7 @@
  * against, stale once the baseline or the generation moves on.
  */
 import * as v from 'valibot';
+import { AuditAction, type AuditStore } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
 import { requireComposition } from '../compositions/reads.ts';
 import { storeResult } from '../frontends/service.ts';
@@ -20,19 +21,26 @@ export const CompositionCheckBody = v.strictObject({
 
 /** POST /v1/compositions/{id}/checks: 201 with the check as the verification list shows it. */
 export async function recordCheck(
-  deps: Pick<InsightDeps, 'compositions' | 'catalog' | 'cluster' | 'clock'>,
-  caller: Pick<Identity, 'grants'>,
+  deps: Pick<InsightDeps, 'compositions' | 'catalog' | 'cluster' | 'clock'> & { audit: AuditStore },
+  caller: Identity,
   id: string,
   input: unknown,
 ): Promise<CheckView> {
   const body = parseOrThrow(CompositionCheckBody, input);
   const record = await requireComposition(deps, caller, id, 'verification:record');
-  return storeResult(deps, record, null, {
-    kind: CheckKind.Test,
-    generation: body.composition_generation,
-    status: body.status,
-    message: body.message,
-    target: record.public_url,
-    frontend: null,
-  });
+  return storeResult(
+    deps,
+    caller,
+    record,
+    null,
+    {
+      kind: CheckKind.Test,
+      generation: body.composition_generation,
+      status: body.status,
+      message: body.message,
+      target: record.public_url,
+      frontend: null,
+    },
+    { action: AuditAction.TestResultRecorded, data: {} },
+  );
 }

@@ -91,7 +91,7 @@ async function resolveTargets(catalog: CatalogStore, spec: InstallationSpec): Pr
     const names: string[] = [];
     let after: string | null = null;
     do {
-      const page = await catalog.listProjects({ limit: maxPageSize, after });
+      const page = await catalog.listProjects({ limit: maxPageSize, after }, null);
       names.push(...page.items.map((p) => p.name));
       after = page.next_cursor;
     } while (after);

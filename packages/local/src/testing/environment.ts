@@ -39,13 +39,36 @@ export function startTestStack(options: TestStackOptions = {}): Promise<Stack> {
   });
 }
 
+/**
+ * A machine token of the stack that never expires (subject `token:<name>`): an admin or member
+ * (developer) on every project, or exactly the grants given.
+ */
+export async function testToken(
+  stack: Stack,
+  name: string,
+  access: Auth.Role | Auth.Grant[] = Auth.Role.Member,
+  clock: { now(): Date } = systemClock,
+): Promise<string> {
+  const issued = await Auth.mintToken(stack.stores.tokens, {
+    name,
+    grants: Array.isArray(access) ? access : Auth.grantsOfRole(access),
+    createdBy: 'test',
+    now: clock.now(),
+    expiresAt: null,
+  });
+  return issued.token;
+}
+
 /** What a test file's {@link useTestStack} hands it once the stack answers. */
 export interface TestEnvironment {
   readonly stack: Stack;
   /** A client of the stack's API that sends no credentials. */
   readonly http: HttpClient;
-  /** A bearer token that never expires, for a stack in token auth mode. */
-  token(subject: string, role?: Auth.Role): Promise<string>;
+  /**
+   * A machine token that never expires (subject `token:<name>`): an admin or member (developer)
+   * on every project, or exactly the grants given.
+   */
+  token(name: string, access?: Auth.Role | Auth.Grant[]): Promise<string>;
 }
 
 export interface UseTestStackOptions extends TestStackOptions {
@@ -70,8 +93,7 @@ export function useTestStack(
     await ready({
       stack: started,
       http: httpClient(started.apiUrl),
-      token: (subject, role = Auth.Role.Member) =>
-        started.stores.tokens.issue({ subject, role, now: clock.now(), expires_at: null }),
+      token: (name, access) => testToken(started, name, access, clock),
     });
   });
   afterAll(() => stack?.stop());

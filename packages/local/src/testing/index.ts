@@ -1,6 +1,8 @@
-export { testClock } from './clock.ts';
+export { authorizeUrl, Browser, formOf, pkce, tokenRequest } from './browser.ts';
+export { type TestClock, testClock } from './clock.ts';
 export {
   startTestStack,
+  testToken,
   useTestStack,
 } from './environment.ts';
 export { type HttpAnswer, type HttpClient, httpClient } from './http.ts';

@@ -10,7 +10,8 @@ export default defineCommand({
     'The effective credential source (spec 5.6), whether the server accepts it, and whose identity it carries.',
   notes: [
     'Precedence: SVC_API_TOKEN_FILE, then SVC_API_TOKEN, then the saved login for this server, then none.',
-    'identity is GET /v1/auth/identity: { subject, role, author, mode } (null from a server without that route).',
+    'identity is GET /v1/auth/identity: { subject, kind, grants, author, credential, mode } (null from a server without that route).',
+    'A saved login whose access token expired is refreshed first (never through a browser).',
     'Exits 5 when the server refuses the credential, 1 when it cannot be reached.',
   ],
   flags: {},

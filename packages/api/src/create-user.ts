@@ -1,0 +1,35 @@
+/**
+ * Creates or replaces a user straight in the table: how the first Admin of a `password`
+ * installation is made (an `oidc` installation maps its provider's groups instead). The password
+ * is read from standard input, never from the command line.
+ * `AWS_REGION=… TABLE_NAME=… JOB_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… npm run user:create -- --username alice --admin < password.txt`
+ */
+import { text } from 'node:stream/consumers';
+import { parseArgs } from 'node:util';
+import { runtimeFromEnvironment } from '@svc/aws';
+import { Auth } from '@svc/core';
+
+const { values } = parseArgs({
+  options: { username: { type: 'string' }, admin: { type: 'boolean', default: false } },
+});
+const username = values.username ?? '';
+if (!/^[a-z0-9][a-z0-9._-]{0,62}$/.test(username)) {
+  console.error('usage: npm run user:create -- --username <a-z0-9._-> [--admin] < password-file');
+  process.exit(2);
+}
+const password = (await text(process.stdin)).replace(/\r?\n$/, '');
+if (password.length < 12) {
+  console.error('the password (standard input) must be at least 12 characters');
+  process.exit(2);
+}
+const runtime = runtimeFromEnvironment();
+const now = runtime.clock.now().toISOString();
+await runtime.stores.users.put({
+  username,
+  grants: values.admin ? Auth.grantsOfRole(Auth.Role.Admin) : [],
+  password_hash: await Auth.hashPassword(password),
+  disabled: false,
+  created_at: now,
+  updated_at: now,
+});
+process.stdout.write(`${JSON.stringify({ username, subject: `user:${username}`, admin: values.admin })}\n`);

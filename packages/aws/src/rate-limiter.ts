@@ -1,0 +1,33 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { Auth } from '@svc/core';
+import * as Keys from './keys.ts';
+import { conditionHeld, epochSeconds, type Table } from './table.ts';
+
+/**
+ * Fixed-window counters in the table: one conditional atomic increment per hit, refused once the
+ * window holds `limit` hits, so every API instance counts into the same window. Windows expire by TTL.
+ */
+export function dynamoRateLimiter(table: Table): Auth.RateLimiter {
+  return {
+    hit(key, limit, windowSeconds, now) {
+      const start = Auth.windowStart(now, windowSeconds);
+      return conditionHeld(() =>
+        table.documents.send(
+          new UpdateCommand({
+            TableName: table.name,
+            Key: Keys.rateWindow(key, start),
+            UpdateExpression: 'SET item_type = :type, #ttl = :ttl ADD hits :one',
+            ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
+            ExpressionAttributeNames: { '#ttl': 'ttl' },
+            ExpressionAttributeValues: {
+              ':type': Keys.ItemType.RateWindow,
+              ':ttl': epochSeconds(start) + windowSeconds + 60,
+              ':one': 1,
+              ':limit': limit,
+            },
+          }),
+        ),
+      );
+    },
+  };
+}

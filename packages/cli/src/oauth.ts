@@ -1,0 +1,165 @@
+/**
+ * The CLI as an OAuth 2.0 native client of its own service (RFC 8252): the authorization code
+ * with PKCE S256 comes back to a loopback listener; tokens are refreshed (and rotated) silently.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SavedLogin } from './credentials.ts';
+import { CliError, ExitCode, LocalCode, localProblem } from './errors.ts';
+import type { HttpClient } from './http.ts';
+
+const clientId = 'svc-cli';
+
+/** `GET /auth/config`: the server's mode and endpoints. */
+export interface AuthConfig {
+  mode: string;
+  sign_in: boolean;
+  client_id: string;
+}
+
+interface TokenAnswer {
+  access_token: string;
+  expires_in: number;
+  refresh_token: string;
+  refresh_token_expires_in: number;
+  subject: string;
+}
+
+interface OAuthFailure {
+  error?: string;
+  error_description?: string;
+}
+
+function loginFailed(detail: string, exitCode: ExitCode = ExitCode.Auth): CliError {
+  return new CliError(localProblem(LocalCode.LoginFailed, detail), exitCode);
+}
+
+function savedFrom(answer: TokenAnswer, now: number): SavedLogin {
+  return {
+    access_token: answer.access_token,
+    access_token_expires_at: new Date(now + answer.expires_in * 1000).toISOString(),
+    refresh_token: answer.refresh_token,
+    refresh_token_expires_at: new Date(now + answer.refresh_token_expires_in * 1000).toISOString(),
+    subject: answer.subject,
+    saved_at: new Date(now).toISOString(),
+  };
+}
+
+async function tokenRequest(http: HttpClient, fields: Record<string, string>): Promise<SavedLogin> {
+  const now = Date.now();
+  const { status, body } = await http.postForm<TokenAnswer & OAuthFailure>('/auth/token', {
+    client_id: clientId,
+    ...fields,
+  });
+  if (status !== 200 || typeof body?.access_token !== 'string') {
+    const reason = body?.error_description ?? body?.error ?? `status ${status}`;
+    throw loginFailed(`the server refused the sign-in (${reason}); run "svc auth login" again`);
+  }
+  return savedFrom(body, now);
+}
+
+/** A refresh: the saved refresh token for a new pair (the old one is spent). */
+export function refreshLogin(http: HttpClient, refreshToken: string): Promise<SavedLogin> {
+  return tokenRequest(http, { grant_type: 'refresh_token', refresh_token: refreshToken });
+}
+
+/** RFC 7009: revokes the whole sign-in the token belongs to. */
+export async function revokeLogin(http: HttpClient, token: string): Promise<boolean> {
+  const { status } = await http.postForm('/auth/revoke', { client_id: clientId, token });
+  return status === 200;
+}
+
+export interface LoginAttempt {
+  /** The address to open in a browser. */
+  url: string;
+  /** Settles once the browser comes back (or the time is up) with the saved login. */
+  done: Promise<SavedLogin>;
+  close(): void;
+}
+
+const page = (title: string, text: string) =>
+  `<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><p>${text}</p>`;
+
+/**
+ * Listens on 127.0.0.1 (an ephemeral port) for the redirect carrying the code, checks `state`,
+ * and trades the code and the PKCE verifier for tokens.
+ */
+export async function startLogin(
+  http: HttpClient,
+  apiUrl: URL,
+  timeoutSeconds: number,
+): Promise<LoginAttempt> {
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const state = randomBytes(16).toString('base64url');
+  let settle: { resolve(login: SavedLogin): void; reject(error: unknown): void } | undefined;
+  const done = new Promise<SavedLogin>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  const server = createServer(async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/callback') {
+      response.writeHead(404).end();
+      return;
+    }
+    const html = (status: number, title: string, text: string) => {
+      response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', connection: 'close' });
+      response.end(page(title, text));
+    };
+    if (url.searchParams.get('state') !== state) {
+      html(400, 'Sign-in refused', 'This answer does not belong to the sign-in svc started.');
+      return;
+    }
+    const error = url.searchParams.get('error');
+    const code = url.searchParams.get('code');
+    if (error || !code) {
+      html(400, 'Sign-in failed', 'The service refused the sign-in; see the terminal.');
+      settle?.reject(
+        loginFailed(`the service refused the sign-in: ${url.searchParams.get('error_description') ?? error}`),
+      );
+      return;
+    }
+    try {
+      const login = await tokenRequest(http, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+      });
+      html(200, 'Signed in', 'You can close this window and return to the terminal.');
+      settle?.resolve(login);
+    } catch (failure) {
+      html(400, 'Sign-in failed', 'The code could not be exchanged; see the terminal.');
+      settle?.reject(failure);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
+  const timer = setTimeout(
+    () =>
+      settle?.reject(
+        loginFailed(
+          `no sign-in came back within ${timeoutSeconds}s; run "svc auth login" again`,
+          ExitCode.Failure,
+        ),
+      ),
+    timeoutSeconds * 1000,
+  );
+  const close = () => {
+    clearTimeout(timer);
+    server.closeAllConnections();
+    server.close();
+  };
+  done.then(close, close);
+  const url = new URL(`${apiUrl.href.replace(/\/+$/, '')}/auth/authorize`);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state,
+  }).toString();
+  return { url: url.href, done, close };
+}

@@ -1,0 +1,141 @@
+/**
+ * `svc auth login` / `logout` / `status` against a password installation, with the browser's part
+ * driven over HTTP: the CLI prints the address (--no-browser), the "browser" signs in and is sent
+ * back to the CLI's loopback listener, the CLI saves the login; ordinary commands then refresh it
+ * silently, and logout revokes it on the server.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Auth } from '@svc/core';
+import type { Stack } from '@svc/local';
+import { Browser, formOf, httpClient, useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
+import { ensureBuilt, svc } from './helpers.ts';
+
+let stack: Stack;
+useTestStack({ authMode: Auth.AuthMode.Password, alongside: ensureBuilt }, (started) => {
+  stack = started.stack;
+});
+
+/** Runs `svc auth login --no-browser` and plays the browser once the address shows on stderr. */
+async function login(env: Record<string, string>, username: string, password = `${username}-local-password`) {
+  let signedIn: Promise<void> | undefined;
+  let printed = '';
+  const result = await svc(['auth', 'login', '--no-browser', '--timeout', '30s'], {
+    apiUrl: stack.apiUrl,
+    env,
+    onStderr: (chunk) => {
+      printed += chunk;
+      const url = /(http:\/\/\S+\/auth\/authorize\S+)/.exec(printed)?.[1];
+      if (!url || signedIn) return;
+      signedIn = (async () => {
+        const browser = new Browser();
+        const page = await browser.follow(await browser.get(url));
+        const form = formOf(page);
+        const answer = await browser.post(form.action, { ...form.fields, username, password });
+        await browser.follow(answer);
+      })();
+    },
+  });
+  await signedIn;
+  return result;
+}
+
+const configDir = () => ({
+  XDG_CONFIG_HOME: `${process.env.TMPDIR ?? '/tmp'}/svc-login-${Math.random().toString(36).slice(2)}`,
+});
+
+describe('svc auth login', () => {
+  it('signs in through the browser flow and saves an owner-only login keyed by the server origin', async () => {
+    const env = configDir();
+    const result = await login(env, 'bob');
+    expect(result.code, result.stderr).toBe(0);
+    const out = result.json();
+    expect(out).toMatchObject({ api_url: stack.apiUrl, subject: 'user:bob' });
+    const path = out.credentials_file as string;
+    expect(path).toBe(`${env.XDG_CONFIG_HOME}/svc/credentials.json`);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(path)).mode & 0o777).toBe(0o700);
+    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    expect(saved.version).toBe(1);
+    expect(saved.servers[new URL(stack.apiUrl).origin]).toMatchObject({ subject: 'user:bob' });
+
+    const status = await svc(['auth', 'status'], { apiUrl: stack.apiUrl, env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.json()).toMatchObject({
+      source: 'saved_login',
+      identity: { subject: 'user:bob', kind: 'user', credential: { kind: 'access_token' } },
+    });
+  });
+
+  it('refreshes an expired access token silently, rotating the saved refresh token', async () => {
+    const env = configDir();
+    expect((await login(env, 'carol')).code).toBe(0);
+    const path = `${env.XDG_CONFIG_HOME}/svc/credentials.json`;
+    const file = JSON.parse(readFileSync(path, 'utf8'));
+    const origin = new URL(stack.apiUrl).origin;
+    const before = file.servers[origin];
+    file.servers[origin] = { ...before, access_token_expires_at: new Date(Date.now() - 1000).toISOString() };
+    (await import('node:fs')).writeFileSync(path, JSON.stringify(file), { mode: 0o600 });
+
+    const listed = await svc(['composition', 'list'], { apiUrl: stack.apiUrl, env });
+    expect(listed.code, listed.stderr).toBe(0);
+    const after = JSON.parse(readFileSync(path, 'utf8')).servers[origin];
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    expect(Date.parse(after.access_token_expires_at)).toBeGreaterThan(Date.now());
+    // The spent refresh token is now a replay: the server revokes the whole sign-in.
+    const replay = await httpClient(stack.apiUrl).request('POST', '/auth/token', {
+      body: new URLSearchParams({
+        client_id: 'svc-cli',
+        grant_type: 'refresh_token',
+        refresh_token: before.refresh_token,
+      }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(replay.body.error).toBe('invalid_grant');
+    const refused = await svc(['composition', 'list'], { apiUrl: stack.apiUrl, env });
+    expect(refused.code).toBe(5);
+  });
+
+  it('logout revokes the sign-in on the server, then forgets it here', async () => {
+    const env = configDir();
+    expect((await login(env, 'alice')).code).toBe(0);
+    const path = `${env.XDG_CONFIG_HOME}/svc/credentials.json`;
+    const saved = JSON.parse(readFileSync(path, 'utf8')).servers[new URL(stack.apiUrl).origin];
+    const out = await svc(['auth', 'logout'], { apiUrl: stack.apiUrl, env });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.json()).toMatchObject({ removed: true, revoked: true });
+    const api = httpClient(stack.apiUrl, { authorization: `Bearer ${saved.access_token}` });
+    expect((await api.get('/v1/projects')).status).toBe(401);
+  });
+
+  it('fails clearly on a wrong password, saving nothing', async () => {
+    const env = configDir();
+    const result = await svc(['auth', 'login', '--no-browser', '--timeout', '2s'], {
+      apiUrl: stack.apiUrl,
+      env,
+      onStderr: (chunk) => {
+        const url = /(http:\/\/\S+\/auth\/authorize\S+)/.exec(chunk)?.[1];
+        if (!url) return;
+        void (async () => {
+          const browser = new Browser();
+          const page = await browser.follow(await browser.get(url));
+          const form = formOf(page);
+          await browser.post(form.action, { ...form.fields, username: 'bob', password: 'wrong-password-1' });
+        })();
+      },
+    });
+    expect(result.code).toBe(1);
+    expect(result.problem()).toMatchObject({ code: 'login_failed' });
+    expect(() => statSync(`${env.XDG_CONFIG_HOME}/svc/credentials.json`)).toThrow();
+  });
+
+  it('refuses to send a credential over plain http to a host that is not loopback', async () => {
+    const result = await svc(['composition', 'list'], {
+      apiUrl: 'http://svc.example.com',
+      env: { SVC_API_TOKEN: 'svc_whatever' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.problem()).toMatchObject({ code: 'insecure_transport' });
+  });
+});

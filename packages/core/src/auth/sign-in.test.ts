@@ -1,0 +1,243 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Grant } from './access.ts';
+import { AuthMode } from './identity.ts';
+import { csrfTokenOf, newSecret, pkceMatches, SecretPrefix, sameSecret } from './secrets.ts';
+import { AuthSettingsError, parseAuthSettings } from './settings.ts';
+import {
+  accessTokenIdentity,
+  exchangeCode,
+  grantsFromClaims,
+  isLoopbackRedirect,
+  issueCode,
+  OAuthError,
+  refresh,
+  type SignInDeps,
+  type SignInStore,
+  startSession,
+} from './sign-in.ts';
+import { hashPassword, type User, type UserStore, verifyPassword } from './users.ts';
+
+describe('isLoopbackRedirect', () => {
+  it('takes only http loopback IP literals with a port (RFC 8252 7.3)', () => {
+    expect(isLoopbackRedirect('http://127.0.0.1:4000/callback')).toBe(true);
+    expect(isLoopbackRedirect('http://[::1]:4000/')).toBe(true);
+    for (const uri of [
+      'http://localhost:4000/callback',
+      'http://127.0.0.1/callback',
+      'https://127.0.0.1:4000/callback',
+      'http://127.0.0.1:4000/callback?x=1',
+      'http://user@127.0.0.1:4000/',
+      'http://127.0.0.1.evil.com:4000/',
+      'not a url',
+    ]) {
+      expect(isLoopbackRedirect(uri), uri).toBe(false);
+    }
+  });
+});
+
+describe('secrets', () => {
+  it('checks PKCE S256 verifiers against their challenge', () => {
+    const verifier = 'v'.repeat(43);
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    expect(pkceMatches(verifier, challenge)).toBe(true);
+    expect(pkceMatches(`${verifier}x`, challenge)).toBe(false);
+    expect(pkceMatches('short', createHash('sha256').update('short').digest('base64url'))).toBe(false);
+  });
+
+  it('derives a CSRF token per session that only its secret gives', () => {
+    const a = newSecret(SecretPrefix.Session);
+    const b = newSecret(SecretPrefix.Session);
+    expect(csrfTokenOf(a)).toBe(csrfTokenOf(a));
+    expect(csrfTokenOf(a)).not.toBe(csrfTokenOf(b));
+    expect(sameSecret(csrfTokenOf(a), csrfTokenOf(a))).toBe(true);
+    expect(sameSecret(csrfTokenOf(a), '')).toBe(false);
+  });
+
+  it('hashes passwords with scrypt and a salt of their own', async () => {
+    const one = await hashPassword('correct horse battery');
+    const two = await hashPassword('correct horse battery');
+    expect(one).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(one).not.toBe(two);
+    expect(await verifyPassword('correct horse battery', one)).toBe(true);
+    expect(await verifyPassword('correct horse batterY', one)).toBe(false);
+  });
+});
+
+describe('grantsFromClaims', () => {
+  const mapping = {
+    claim: 'groups',
+    values: { admins: [{ role: 'admin', project: '*', repository: null }] as Grant[] },
+    default_grants: [{ role: 'viewer', project: 'demo', repository: null }] as Grant[],
+  };
+
+  it('gives the grants of each known group, plus the defaults', () => {
+    expect(grantsFromClaims({ groups: ['admins', 'unknown'] }, mapping)).toEqual([
+      { role: 'viewer', project: 'demo', repository: null },
+      { role: 'admin', project: '*', repository: null },
+    ]);
+    expect(grantsFromClaims({ groups: 'admins' }, mapping)).toHaveLength(2);
+    expect(grantsFromClaims({ groups: ['__proto__'] }, mapping)).toEqual(mapping.default_grants);
+    expect(grantsFromClaims({}, mapping)).toEqual(mapping.default_grants);
+  });
+});
+
+describe('parseAuthSettings', () => {
+  it('needs an explicit mode, and never dev where dev is not allowed', () => {
+    expect(() => parseAuthSettings({}, { allowDev: true })).toThrow(AuthSettingsError);
+    expect(() => parseAuthSettings({ AUTH_MODE: 'dev' }, { allowDev: false })).toThrow(/local development/);
+    expect(parseAuthSettings({ AUTH_MODE: 'anonymous' }, { allowDev: false })).toMatchObject({
+      mode: 'anonymous',
+      grants: [{ role: 'developer', project: '*', repository: null }],
+      limits: { mutations_per_minute: 120, sign_ins_per_5_minutes: 10, live_compositions_per_project: 50 },
+    });
+  });
+
+  it('needs the secrets of shared-token and oidc modes, and valid settings', () => {
+    expect(() =>
+      parseAuthSettings({ AUTH_MODE: 'shared-token', AUTH_SHARED_TOKEN: 'short' }, { allowDev: false }),
+    ).toThrow(/AUTH_SHARED_TOKEN/);
+    const oidc = JSON.stringify({ oidc: { issuer: 'https://id.example.com', client_id: 'svc' } });
+    expect(() => parseAuthSettings({ AUTH_MODE: 'oidc', AUTH_SETTINGS: oidc }, { allowDev: false })).toThrow(
+      /OIDC_CLIENT_SECRET/,
+    );
+    expect(
+      parseAuthSettings(
+        { AUTH_MODE: 'oidc', AUTH_SETTINGS: oidc, OIDC_CLIENT_SECRET: 's' },
+        { allowDev: false },
+      ),
+    ).toMatchObject({ mode: 'oidc', oidc: { username_claim: 'preferred_username', client_secret: 's' } });
+    expect(() =>
+      parseAuthSettings(
+        { AUTH_MODE: 'token', AUTH_SETTINGS: '{"limits":{"mutations_per_minute":0}}' },
+        { allowDev: false },
+      ),
+    ).toThrow(/limits.mutations_per_minute/);
+  });
+});
+
+/** The sign-in store's contract, in memory: enough to exercise the rules without DynamoDB. */
+function memoryDeps(now: { at: Date }): SignInDeps {
+  const items = new Map<string, Record<string, unknown>>();
+  const users = new Map<string, User>([
+    [
+      'bob',
+      {
+        username: 'bob',
+        grants: [{ role: 'developer', project: 'demo', repository: null }],
+        password_hash: null,
+        disabled: false,
+        created_at: '',
+        updated_at: '',
+      },
+    ],
+  ]);
+  const live = (key: string) => {
+    const item = items.get(key) as { expires_at?: string } | undefined;
+    return item && (!item.expires_at || Date.parse(item.expires_at) > now.at.getTime()) ? item : null;
+  };
+  const take = (key: string) => {
+    const item = live(key);
+    items.delete(key);
+    return item;
+  };
+  const store: SignInStore = {
+    putSession: async (hash, session) => void items.set(`s${hash}`, { ...session }),
+    getSession: async (hash) => live(`s${hash}`) as never,
+    touchSession: async (hash, idle) =>
+      void Object.assign(items.get(`s${hash}`) ?? {}, { idle_expires_at: idle }),
+    revokeSession: async (hash) => void Object.assign(items.get(`s${hash}`) ?? {}, { revoked_at: 'x' }),
+    putCode: async (hash, code) => void items.set(`c${hash}`, { ...code }),
+    takeCode: async (hash) => take(`c${hash}`) as never,
+    putGrant: async (grant) => void items.set(`g${grant.id}`, { ...grant }),
+    getGrant: async (id) => (items.get(`g${id}`) ?? null) as never,
+    revokeGrant: async (id) => void Object.assign(items.get(`g${id}`) ?? {}, { revoked_at: 'x' }),
+    putRefresh: async (hash, entry) => void items.set(`r${hash}`, { ...entry }),
+    async useRefresh(hash) {
+      const entry = live(`r${hash}`) as { grant_id: string; used_at?: string } | null;
+      if (!entry) return null;
+      if (entry.used_at) return { outcome: 'reused', grant_id: entry.grant_id };
+      entry.used_at = now.at.toISOString();
+      return { outcome: 'fresh', grant_id: entry.grant_id };
+    },
+    putAccess: async (hash, token) => void items.set(`a${hash}`, { ...token }),
+    getAccess: async (hash) => live(`a${hash}`) as never,
+    putPending: async (hash, pending) => void items.set(`p${hash}`, { ...pending }),
+    takePending: async (hash) => take(`p${hash}`) as never,
+  };
+  const userStore: UserStore = {
+    get: async (name) => users.get(name) ?? null,
+    put: async (user) => void users.set(user.username, user),
+    delete: async (name) => users.delete(name),
+    list: async () => ({ items: [...users.values()], next_cursor: null }),
+  };
+  return { signIns: store, users: userStore, clock: { now: () => now.at }, mode: AuthMode.Password };
+}
+
+describe('the CLI sign-in', () => {
+  const verifier = 'w'.repeat(64);
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const redirect = 'http://127.0.0.1:5000/callback';
+
+  async function signedIn(now: { at: Date }) {
+    const deps = memoryDeps(now);
+    const { session } = await startSession(deps, 'bob', []);
+    const code = await issueCode(deps, session, {
+      client_id: 'svc-cli',
+      redirect_uri: redirect,
+      code_challenge: challenge,
+    });
+    const tokens = await exchangeCode(deps, {
+      code,
+      redirect_uri: redirect,
+      client_id: 'svc-cli',
+      code_verifier: verifier,
+    });
+    return { deps, code, tokens };
+  }
+
+  it('exchanges a code once, for tokens carrying the user record’s grants', async () => {
+    const now = { at: new Date('2030-01-01T00:00:00Z') };
+    const { deps, code, tokens } = await signedIn(now);
+    const identity = await accessTokenIdentity(deps, tokens.access_token);
+    expect(identity).toMatchObject({ subject: 'user:bob', kind: 'user', author: 'user:bob' });
+    expect(identity?.grants).toEqual([{ role: 'developer', project: 'demo', repository: null }]);
+    await expect(
+      exchangeCode(deps, { code, redirect_uri: redirect, client_id: 'svc-cli', code_verifier: verifier }),
+    ).rejects.toBeInstanceOf(OAuthError);
+  });
+
+  it('rotates refresh tokens and revokes the family on a replay', async () => {
+    const now = { at: new Date('2030-01-01T00:00:00Z') };
+    const { deps, tokens } = await signedIn(now);
+    const next = await refresh(deps, { refresh_token: tokens.refresh_token, client_id: 'svc-cli' });
+    await expect(
+      refresh(deps, { refresh_token: tokens.refresh_token, client_id: 'svc-cli' }),
+    ).rejects.toThrow(/already used/);
+    expect(await accessTokenIdentity(deps, next.access_token)).toBeNull();
+    await expect(refresh(deps, { refresh_token: next.refresh_token, client_id: 'svc-cli' })).rejects.toThrow(
+      /revoked or has expired/,
+    );
+  });
+
+  it('keeps refreshing for 30 days after the sign-in, not more', async () => {
+    const now = { at: new Date('2030-01-01T00:00:00Z') };
+    const { deps, tokens } = await signedIn(now);
+    now.at = new Date('2030-01-30T23:00:00Z');
+    const late = await refresh(deps, { refresh_token: tokens.refresh_token, client_id: 'svc-cli' });
+    expect(late.refresh_token_expires_in).toBeLessThanOrEqual(3600);
+    now.at = new Date('2030-01-31T00:00:01Z');
+    await expect(
+      refresh(deps, { refresh_token: late.refresh_token, client_id: 'svc-cli' }),
+    ).rejects.toThrow();
+  });
+
+  it('stops a user who was deleted at their next refresh', async () => {
+    const now = { at: new Date('2030-01-01T00:00:00Z') };
+    const { deps, tokens } = await signedIn(now);
+    await deps.users.delete('bob');
+    await expect(
+      refresh(deps, { refresh_token: tokens.refresh_token, client_id: 'svc-cli' }),
+    ).rejects.toThrow(/no longer sign in/);
+  });
+});

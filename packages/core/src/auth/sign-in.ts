@@ -1,0 +1,380 @@
+/**
+ * Signed-in people: browser sessions, and the service's own OAuth 2.0 authorization server for its
+ * CLI (authorization code + PKCE S256 to a loopback redirect, RFC 8252; opaque access tokens of
+ * 15 minutes; refresh tokens rotated on use within a 30-day grant, a replayed one revoking the
+ * whole grant). Every secret is stored as its SHA-256 only.
+ */
+import { addSeconds, type Clock } from '../clock.ts';
+import { newSortableId } from '../names.ts';
+import type { Grant } from './access.ts';
+import {
+  AuthMode,
+  CredentialKind,
+  type Identity,
+  IdentityKind,
+  mergeGrants,
+  userSubject,
+} from './identity.ts';
+import { hashSecret, newSecret, pkceMatches, SecretPrefix } from './secrets.ts';
+import type { UserStore } from './users.ts';
+
+export const Lifetime = {
+  /** A browser session ends after this long without a request… */
+  sessionIdleSeconds: 2 * 3600,
+  /** …and this long after sign-in, whatever happens. */
+  sessionAbsoluteSeconds: 12 * 3600,
+  accessTokenSeconds: 15 * 60,
+  /** A CLI sign-in refreshes for this long after the sign-in, however often it rotates. */
+  refreshSeconds: 30 * 86_400,
+  authorizationCodeSeconds: 60,
+  /** Time to come back from the identity provider. */
+  signInSeconds: 10 * 60,
+} as const;
+
+/** A session's last-seen time is written at most this often. */
+const touchEverySeconds = 60;
+
+export const cliClientId = 'svc-cli';
+
+export interface Session {
+  id: string;
+  username: string;
+  /** Grants the identity provider's claims gave at sign-in (oidc); [] in password mode. */
+  claim_grants: Grant[];
+  created_at: string;
+  idle_expires_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface AuthorizationCode {
+  username: string;
+  claim_grants: Grant[];
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  expires_at: string;
+}
+
+/** One CLI sign-in: the family every rotated refresh token and access token belongs to. */
+export interface SignInGrant {
+  id: string;
+  username: string;
+  claim_grants: Grant[];
+  client_id: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface AccessToken {
+  grant_id: string;
+  username: string;
+  grants: Grant[];
+  expires_at: string;
+}
+
+/** An identity-provider sign-in in flight, kept under the hash of the browser's sign-in cookie. */
+export interface PendingSignIn {
+  state: string;
+  nonce: string;
+  code_verifier: string;
+  return_to: string;
+  expires_at: string;
+}
+
+type RefreshUse =
+  | { outcome: 'fresh'; grant_id: string }
+  /** Already used once: someone replays it. */
+  | { outcome: 'reused'; grant_id: string };
+
+/** Everything keyed by `hash`: the SHA-256 of the secret the client holds. */
+export interface SignInStore {
+  putSession(hash: string, session: Session): Promise<void>;
+  getSession(hash: string, now: Date): Promise<Session | null>;
+  touchSession(hash: string, idleExpiresAt: string): Promise<void>;
+  revokeSession(hash: string, now: Date): Promise<void>;
+  putCode(hash: string, code: AuthorizationCode): Promise<void>;
+  /** Removes and returns the live code: a second take of the same code gets null. */
+  takeCode(hash: string, now: Date): Promise<AuthorizationCode | null>;
+  putGrant(grant: SignInGrant): Promise<void>;
+  getGrant(id: string): Promise<SignInGrant | null>;
+  revokeGrant(id: string, now: Date): Promise<void>;
+  putRefresh(hash: string, entry: { grant_id: string; expires_at: string }): Promise<void>;
+  /** Marks the refresh token used; null when unknown or past its expiry. */
+  useRefresh(hash: string, now: Date): Promise<RefreshUse | null>;
+  putAccess(hash: string, token: AccessToken): Promise<void>;
+  getAccess(hash: string, now: Date): Promise<AccessToken | null>;
+  putPending(hash: string, pending: PendingSignIn): Promise<void>;
+  takePending(hash: string, now: Date): Promise<PendingSignIn | null>;
+}
+
+export interface SignInDeps {
+  signIns: SignInStore;
+  users: UserStore;
+  clock: Clock;
+  mode: AuthMode;
+}
+
+/**
+ * A person's grants now: their user record's (password mode requires one, enabled) plus what the
+ * provider's claims gave (oidc). Null when they may no longer sign in.
+ */
+export async function currentGrants(
+  deps: Pick<SignInDeps, 'users' | 'mode'>,
+  username: string,
+  claimGrants: readonly Grant[],
+): Promise<Grant[] | null> {
+  const user = await deps.users.get(username);
+  if (user?.disabled) return null;
+  if (deps.mode === AuthMode.Password && !user) return null;
+  return mergeGrants(claimGrants, user?.grants ?? []);
+}
+
+function personIdentity(
+  username: string,
+  grants: readonly Grant[],
+  credential: Identity['credential'],
+): Identity {
+  const subject = userSubject(username);
+  return { subject, kind: IdentityKind.User, grants, author: subject, credential };
+}
+
+export async function startSession(
+  deps: SignInDeps,
+  username: string,
+  claimGrants: Grant[],
+): Promise<{ secret: string; session: Session }> {
+  const now = deps.clock.now();
+  const secret = newSecret(SecretPrefix.Session);
+  const session: Session = {
+    id: newSortableId('ses', now),
+    username,
+    claim_grants: claimGrants,
+    created_at: now.toISOString(),
+    idle_expires_at: addSeconds(now, Lifetime.sessionIdleSeconds).toISOString(),
+    expires_at: addSeconds(now, Lifetime.sessionAbsoluteSeconds).toISOString(),
+    revoked_at: null,
+  };
+  await deps.signIns.putSession(hashSecret(secret), session);
+  return { secret, session };
+}
+
+/** The session a cookie holds, if live: not revoked, not idle too long, not too old. */
+export async function liveSession(deps: SignInDeps, secret: string): Promise<Session | null> {
+  const now = deps.clock.now();
+  const hash = hashSecret(secret);
+  const session = await deps.signIns.getSession(hash, now);
+  if (!session || session.revoked_at) return null;
+  const at = now.getTime();
+  if (Date.parse(session.expires_at) <= at || Date.parse(session.idle_expires_at) <= at) return null;
+  const idleFrom = Date.parse(session.idle_expires_at) - Lifetime.sessionIdleSeconds * 1000;
+  if (at - idleFrom >= touchEverySeconds * 1000) {
+    const idle = addSeconds(now, Lifetime.sessionIdleSeconds);
+    const capped = Math.min(idle.getTime(), Date.parse(session.expires_at));
+    await deps.signIns.touchSession(hash, new Date(capped).toISOString());
+  }
+  return session;
+}
+
+export async function sessionIdentity(deps: SignInDeps, secret: string): Promise<Identity | null> {
+  const session = await liveSession(deps, secret);
+  if (!session) return null;
+  const grants = await currentGrants(deps, session.username, session.claim_grants);
+  if (!grants) return null;
+  return personIdentity(session.username, grants, { kind: CredentialKind.Session, id: session.id });
+}
+
+export async function endSession(deps: SignInDeps, secret: string): Promise<void> {
+  await deps.signIns.revokeSession(hashSecret(secret), deps.clock.now());
+}
+
+/**
+ * `redirect_uri` of the CLI: only a loopback IP literal with an explicit port (RFC 8252 §7.3), plain
+ * http, no credentials, query or fragment. `localhost` is refused: it can resolve elsewhere.
+ */
+export function isLoopbackRedirect(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (
+    url.protocol === 'http:' &&
+    (url.hostname === '127.0.0.1' || url.hostname === '[::1]') &&
+    url.port !== '' &&
+    url.username === '' &&
+    url.password === '' &&
+    url.search === '' &&
+    url.hash === ''
+  );
+}
+
+export async function issueCode(
+  deps: SignInDeps,
+  session: Session,
+  request: { client_id: string; redirect_uri: string; code_challenge: string },
+): Promise<string> {
+  const code = newSecret(SecretPrefix.AuthorizationCode);
+  await deps.signIns.putCode(hashSecret(code), {
+    username: session.username,
+    claim_grants: session.claim_grants,
+    ...request,
+    expires_at: addSeconds(deps.clock.now(), Lifetime.authorizationCodeSeconds).toISOString(),
+  });
+  return code;
+}
+
+export interface TokenAnswer {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  refresh_token_expires_in: number;
+  /** The person signed in, for the CLI's status. */
+  subject: string;
+}
+
+/** Why a token request fails, in OAuth's words (RFC 6749 §5.2). */
+export class OAuthError extends Error {
+  override name = 'OAuthError';
+  readonly error: 'invalid_request' | 'invalid_grant' | 'invalid_client' | 'unsupported_grant_type';
+  constructor(error: OAuthError['error'], description: string) {
+    super(description);
+    this.error = error;
+  }
+}
+
+async function tokensFor(deps: SignInDeps, grant: SignInGrant, grants: Grant[]): Promise<TokenAnswer> {
+  const now = deps.clock.now();
+  const access = newSecret(SecretPrefix.AccessToken);
+  const refresh = newSecret(SecretPrefix.RefreshToken);
+  const accessExpires = addSeconds(now, Lifetime.accessTokenSeconds);
+  await deps.signIns.putRefresh(hashSecret(refresh), { grant_id: grant.id, expires_at: grant.expires_at });
+  await deps.signIns.putAccess(hashSecret(access), {
+    grant_id: grant.id,
+    username: grant.username,
+    grants,
+    expires_at: accessExpires.toISOString(),
+  });
+  return {
+    access_token: access,
+    token_type: 'Bearer',
+    expires_in: Lifetime.accessTokenSeconds,
+    refresh_token: refresh,
+    refresh_token_expires_in: Math.max(0, Math.floor((Date.parse(grant.expires_at) - now.getTime()) / 1000)),
+    subject: userSubject(grant.username),
+  };
+}
+
+/** `grant_type=authorization_code`: a single-use code, its redirect URI and the PKCE verifier. */
+export async function exchangeCode(
+  deps: SignInDeps,
+  request: { code: string; redirect_uri: string; client_id: string; code_verifier: string },
+): Promise<TokenAnswer> {
+  const now = deps.clock.now();
+  const code = await deps.signIns.takeCode(hashSecret(request.code), now);
+  if (!code || Date.parse(code.expires_at) <= now.getTime()) {
+    throw new OAuthError('invalid_grant', 'the authorization code is unknown, used or expired');
+  }
+  if (code.client_id !== request.client_id || code.redirect_uri !== request.redirect_uri) {
+    throw new OAuthError('invalid_grant', 'client_id or redirect_uri differ from the authorization request');
+  }
+  if (!pkceMatches(request.code_verifier, code.code_challenge)) {
+    throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+  }
+  const grants = await currentGrants(deps, code.username, code.claim_grants);
+  if (!grants) throw new OAuthError('invalid_grant', 'the user may no longer sign in');
+  const grant: SignInGrant = {
+    id: newSortableId('sig', now),
+    username: code.username,
+    claim_grants: code.claim_grants,
+    client_id: code.client_id,
+    created_at: now.toISOString(),
+    expires_at: addSeconds(now, Lifetime.refreshSeconds).toISOString(),
+    revoked_at: null,
+  };
+  await deps.signIns.putGrant(grant);
+  return tokensFor(deps, grant, grants);
+}
+
+/**
+ * `grant_type=refresh_token`: rotates. A refresh token used a second time means it leaked: the
+ * whole grant is revoked, so the thief's copy and the owner's both stop working.
+ */
+export async function refresh(
+  deps: SignInDeps,
+  request: { refresh_token: string; client_id: string },
+): Promise<TokenAnswer> {
+  const now = deps.clock.now();
+  const use = await deps.signIns.useRefresh(hashSecret(request.refresh_token), now);
+  if (!use) throw new OAuthError('invalid_grant', 'the refresh token is unknown or expired');
+  if (use.outcome === 'reused') {
+    await deps.signIns.revokeGrant(use.grant_id, now);
+    throw new OAuthError('invalid_grant', 'the refresh token was already used; the sign-in is revoked');
+  }
+  const grant = await liveGrant(deps, use.grant_id);
+  if (!grant || grant.client_id !== request.client_id) {
+    throw new OAuthError('invalid_grant', 'the sign-in was revoked or has expired');
+  }
+  const grants = await currentGrants(deps, grant.username, grant.claim_grants);
+  if (!grants) {
+    await deps.signIns.revokeGrant(grant.id, now);
+    throw new OAuthError('invalid_grant', 'the user may no longer sign in');
+  }
+  return tokensFor(deps, grant, grants);
+}
+
+async function liveGrant(deps: SignInDeps, id: string): Promise<SignInGrant | null> {
+  const grant = await deps.signIns.getGrant(id);
+  if (!grant || grant.revoked_at || Date.parse(grant.expires_at) <= deps.clock.now().getTime()) return null;
+  return grant;
+}
+
+/** The identity a sign-in access token carries, while it and its grant are live. */
+export async function accessTokenIdentity(deps: SignInDeps, token: string): Promise<Identity | null> {
+  const now = deps.clock.now();
+  const access = await deps.signIns.getAccess(hashSecret(token), now);
+  if (!access || Date.parse(access.expires_at) <= now.getTime()) return null;
+  if (!(await liveGrant(deps, access.grant_id))) return null;
+  return personIdentity(access.username, access.grants, {
+    kind: CredentialKind.AccessToken,
+    id: access.grant_id,
+  });
+}
+
+/** RFC 7009: revoking a refresh or access token revokes its whole sign-in; unknown tokens are no error. */
+export async function revokeToken(deps: SignInDeps, token: string): Promise<void> {
+  const now = deps.clock.now();
+  const hash = hashSecret(token);
+  if (token.startsWith(SecretPrefix.RefreshToken)) {
+    const use = await deps.signIns.useRefresh(hash, now);
+    if (use) await deps.signIns.revokeGrant(use.grant_id, now);
+    return;
+  }
+  if (token.startsWith(SecretPrefix.AccessToken)) {
+    const access = await deps.signIns.getAccess(hash, now);
+    if (access) await deps.signIns.revokeGrant(access.grant_id, now);
+  }
+}
+
+/**
+ * The grants an identity provider's claims map to: each configured group (or role) value found in
+ * the claim gives its grants.
+ */
+export function grantsFromClaims(
+  claims: Record<string, unknown>,
+  mapping: {
+    claim: string;
+    values: Readonly<Record<string, readonly Grant[]>>;
+    default_grants: readonly Grant[];
+  },
+): Grant[] {
+  const raw = claims[mapping.claim];
+  const values = Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : [];
+  const granted = values.flatMap((value) =>
+    typeof value === 'string' && Object.hasOwn(mapping.values, value) ? (mapping.values[value] ?? []) : [],
+  );
+  return mergeGrants(mapping.default_grants, granted);
+}

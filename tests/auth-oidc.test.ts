@@ -1,0 +1,110 @@
+/**
+ * oidc mode end to end against a real OpenID provider (oidc-provider on loopback): the service's
+ * authorization endpoint sends the browser to the provider, the person signs in there, the
+ * provider's groups become grants, and the CLI gets its tokens as in password mode.
+ */
+import { Auth } from '@svc/core';
+import type { Stack } from '@svc/local';
+import {
+  authorizeUrl,
+  Browser,
+  formOf,
+  httpClient,
+  pkce,
+  tokenRequest,
+  useTestStack,
+} from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
+
+let stack: Stack;
+useTestStack({ authMode: Auth.AuthMode.Oidc }, (started) => {
+  stack = started.stack;
+});
+
+const redirectUri = 'http://[::1]:49152/done';
+
+async function signInAtProvider(browser: Browser, start: string, username: string, password: string) {
+  const toProvider = await browser.get(start);
+  const providerOrigin = new URL(stack.identityProvider?.issuer ?? '').origin;
+  const page = await browser.follow(
+    toProvider,
+    (url) => !url.startsWith(providerOrigin) && !url.includes('/auth/login'),
+  );
+  expect(new URL(page.url).origin).toBe(providerOrigin);
+  const form = formOf(page);
+  return browser.post(form.action, { ...form.fields, login: username, password });
+}
+
+describe('oidc mode', () => {
+  it('signs the CLI in through the identity provider and maps its groups to grants', async () => {
+    const browser = new Browser();
+    const request = pkce();
+    const posted = await signInAtProvider(
+      browser,
+      authorizeUrl(stack.apiUrl, redirectUri, request),
+      'bob',
+      'bob-local-password',
+    );
+    const back = await browser.follow(posted, (url) => url.startsWith(redirectUri));
+    expect(back.location?.startsWith(redirectUri)).toBe(true);
+    const callback = new URL(back.location ?? '');
+    expect(callback.searchParams.get('state')).toBe(request.state);
+    const tokens = await tokenRequest(stack.apiUrl, {
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code') ?? '',
+      redirect_uri: redirectUri,
+      code_verifier: request.verifier,
+    });
+    expect(tokens.status).toBe(200);
+    const api = httpClient(stack.apiUrl, { authorization: `Bearer ${tokens.body.access_token}` });
+    expect((await api.get('/v1/auth/identity')).body).toMatchObject({
+      subject: 'user:bob',
+      kind: 'user',
+      grants: [{ role: 'developer', project: 'demo', repository: null }],
+      mode: 'oidc',
+    });
+    const refreshed = await tokenRequest(stack.apiUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token,
+    });
+    expect(refreshed.status).toBe(200);
+  });
+
+  it('refuses a wrong password at the provider and gives no session', async () => {
+    const browser = new Browser();
+    const answer = await signInAtProvider(
+      browser,
+      `${stack.apiUrl}/auth/login?return_to=%2Fauth%2Fconfig`,
+      'alice',
+      'not-her-password',
+    );
+    expect(answer.status).toBe(401);
+    expect([...browser.cookies.keys()]).not.toContain('__Host-svc_session');
+  });
+
+  it('gives a browser session whose grants come from the groups claim', async () => {
+    const browser = new Browser();
+    const posted = await signInAtProvider(
+      browser,
+      `${stack.apiUrl}/auth/login?return_to=%2Fauth%2Fconfig`,
+      'alice',
+      'alice-local-password',
+    );
+    const landed = await browser.follow(posted);
+    expect(landed.url).toBe(`${stack.apiUrl}/auth/config`);
+    const config = JSON.parse(landed.text);
+    expect(config).toMatchObject({ mode: 'oidc', sign_in: true, session: { subject: 'user:alice' } });
+    const api = httpClient(stack.apiUrl, { cookie: browser.cookieHeader() });
+    expect((await api.get('/v1/auth/identity')).body.grants).toEqual([
+      { role: 'admin', project: '*', repository: null },
+    ]);
+    expect((await api.get('/v1/tokens')).status).toBe(200);
+  });
+
+  it('refuses a callback that does not belong to a sign-in this browser started', async () => {
+    const browser = new Browser();
+    const forged = await browser.get(`${stack.apiUrl}/auth/callback?code=abc&state=def`);
+    expect(forged.status).toBe(400);
+    expect([...browser.cookies.keys()]).not.toContain('__Host-svc_session');
+  });
+});
