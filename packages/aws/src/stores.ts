@@ -1,13 +1,15 @@
-import type {
-  Auth,
-  Builds,
-  Catalog,
-  Clock,
-  Compositions,
-  Drafts,
-  Forge,
-  Frontends,
-  Idempotency,
+import {
+  type Auth,
+  type Builds,
+  type Catalog,
+  type Clock,
+  type Compositions,
+  type Cursors,
+  cursors,
+  type Drafts,
+  type Forge,
+  type Frontends,
+  type Idempotency,
 } from '@svc/core';
 import { dynamoAuditStore } from './audit-store.ts';
 import { dynamoBuildStore } from './build-store.ts';
@@ -38,15 +40,22 @@ export interface AwsStores {
   rateLimiter: Auth.RateLimiter;
   audit: Auth.AuditStore;
   forgeStore: Forge.ForgeStore;
+  /** The seal of every list's cursors, for lists paged in memory too. */
+  cursors: Cursors;
 }
 
-/** Every port implementation on one table and one queue. */
+/**
+ * Every port implementation on one table and one queue. `cursorKey` is the installation's secret
+ * for sealing page cursors (at least 32 characters).
+ */
 export function awsStores(
   clients: AwsClients,
   names: { tableName: string; jobQueueUrl: string },
   clock: Clock,
+  cursorKey: string,
 ): AwsStores {
-  const table = { name: names.tableName, documents: clients.documents };
+  const seal = cursors(cursorKey);
+  const table = { name: names.tableName, documents: clients.documents, cursors: seal };
   return {
     compositions: dynamoCompositionStore(table, clock),
     catalog: dynamoCatalogStore(table),
@@ -61,5 +70,6 @@ export function awsStores(
     rateLimiter: dynamoRateLimiter(table),
     audit: dynamoAuditStore(table),
     forgeStore: dynamoForgeStore(table),
+    cursors: seal,
   };
 }

@@ -7,7 +7,15 @@
 import { awsStores, createAwsClients, snsSqsMessaging } from '@svc/aws';
 import { Forge, systemClock } from '@svc/core';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
-import { defaultWorkerSettings, handleJob, httpProbe, startPoller, type WorkerDeps } from '@svc/worker';
+import {
+  countingMetrics,
+  defaultWorkerSettings,
+  handleJob,
+  httpProbe,
+  startPoller,
+  type WorkerDeps,
+} from '@svc/worker';
+import { localCursorKey } from '../src/stack.ts';
 import {
   type ClusterMeter,
   type DynamoMeter,
@@ -58,7 +66,7 @@ const { cluster, meter: clusterMeter } = meterCluster(
 );
 const logs = { entries: 0, bytes: 0 };
 const invocations = { count: 0, totalMs: 0, failed: 0 };
-const stores = awsStores(clients, settings, systemClock);
+const stores = awsStores(clients, settings, systemClock, localCursorKey);
 const deps: WorkerDeps = {
   ...stores,
   clock: systemClock,
@@ -69,6 +77,7 @@ const deps: WorkerDeps = {
   previewUrl: (id, domain) => `http://${id}.${domain}/`,
   forge: null,
   forgeSettings: Forge.defaultForgeSettings,
+  metrics: countingMetrics(),
   log: (entry) => {
     logs.entries++;
     logs.bytes += Buffer.byteLength(JSON.stringify(entry)) + 1;

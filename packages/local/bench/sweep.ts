@@ -16,6 +16,7 @@ import { sweeps } from '@svc/worker';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { provision } from '../src/provision.ts';
+import { localCursorKey } from '../src/stack.ts';
 import { meterDynamoDb, meterQueue, snapshot } from './meters.ts';
 
 const live = Number(process.env.BENCH_LIVE ?? 9900);
@@ -119,7 +120,7 @@ const meters = { dynamodb: meterDynamoDb(clients.dynamodb), sqs: meterQueue(clie
 const log = () => {};
 const sweepOf = (table: { tableName: string; jobQueueUrl: string }) =>
   sweeps({
-    ...awsStores(clients, table, systemClock),
+    ...awsStores(clients, table, systemClock, localCursorKey),
     clock: systemClock,
     log,
     previewUrl: (id, domain) => `http://${id}.${domain}/`,

@@ -8,6 +8,7 @@ import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
 import {
+  countingMetrics,
   defaultWorkerSettings,
   handleJob,
   httpProbe,
@@ -65,7 +66,16 @@ export interface StackOptions {
   forge?: LocalForgeOptions | false;
   /** Forge timings (tests poll faster). */
   forgeSettings?: Partial<Forge.ForgeSettings>;
+  /** Seals page cursors (default: {@link localCursorKey}). */
+  cursorKey?: string;
 }
+
+/**
+ * The local stack's cursor key. Not a secret: a cursor only names a position in a list, the seal
+ * binds it to its list, and the local stack listens on loopback only. Installations configure
+ * their own (`CURSOR_KEY`).
+ */
+export const localCursorKey = 'local-stack-cursor-key-not-a-secret';
 
 export interface Stack {
   readonly apiUrl: string;
@@ -86,6 +96,8 @@ export interface Stack {
   readonly forge: LocalForge | null;
   /** What the worker runs with, for driving its Lambda handler in tests. */
   readonly workerDeps: WorkerDeps;
+  /** What the worker counted (messages for unknown operations, lost chain writes). */
+  workerCounts(): Readonly<Record<string, number>>;
   /** Runs one job message the way the poller does; tests use it to deliver a message twice. */
   handle(body: string, receiveCount?: number): Promise<void>;
   stop(): Promise<void>;
@@ -129,7 +141,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
     const resources = await provision(clients, options.resourcePrefix);
     const clock = options.clock ?? systemClock;
-    const stores = awsStores(clients, resources, clock);
+    const stores = awsStores(clients, resources, clock, options.cursorKey ?? localCursorKey);
     const jobs = options.wrapJobs ? options.wrapJobs(stores.jobs) : stores.jobs;
     const authMode = options.authMode ?? Auth.AuthMode.Dev;
     let apiUrl = '';
@@ -226,6 +238,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     auth.identityProvider?.register(`${apiUrl}/auth/callback`);
     localForge?.setWebhookUrl(`${apiUrl}/webhooks/forge`);
 
+    const metrics = countingMetrics();
     const workerDeps: WorkerDeps = {
       ...services,
       compositions: options.wrapWorkerStore
@@ -234,6 +247,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       messaging: snsSqsMessaging(clients),
       probe: httpProbe(),
       settings: { ...defaultWorkerSettings, ...options.workerSettings },
+      metrics,
     };
     const handle = (body: string, receiveCount = 1) => handleJob(workerDeps, body, receiveCount);
     if (options.worker !== false) {
@@ -267,6 +281,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       cluster,
       localCluster,
       workerDeps,
+      workerCounts: () => metrics.counts(),
       handle,
       stop,
     };

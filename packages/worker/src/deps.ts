@@ -1,4 +1,5 @@
 import type { Catalog, Clock, Cluster, Compositions, Forge, Idempotency, Messaging } from '@svc/core';
+import type { Metrics } from './metrics.ts';
 import type { Probe } from './prober.ts';
 
 export interface WorkerSettings {
@@ -39,4 +40,6 @@ export interface WorkerDeps extends Forge.ForgeDeps {
   probe: Probe;
   settings: WorkerSettings;
   log: (entry: Record<string, unknown>) => void;
+  /** Counts of what the worker drops or loses (alongside the log line naming it). */
+  metrics: Metrics;
 }

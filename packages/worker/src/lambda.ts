@@ -5,6 +5,7 @@ import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
 import { clusterFromEnvironment } from '@svc/kube';
 import { defaultWorkerSettings } from './deps.ts';
 import { lambdaHandler } from './lambda-handler.ts';
+import { embeddedMetrics } from './metrics.ts';
 import { httpProbe } from './prober.ts';
 import { sweeps } from './sweeps.ts';
 
@@ -21,6 +22,7 @@ const deps = {
   probe: httpProbe(),
   settings: defaultWorkerSettings,
   log,
+  metrics: embeddedMetrics(),
 };
 
 export const handler = lambdaHandler(deps, runtime.clients.sqs, runtime.names.jobQueueUrl, sweeps(deps));
