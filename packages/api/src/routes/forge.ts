@@ -14,6 +14,8 @@ export interface ForgeRouteDeps extends Forge.ForgeDeps {
 const pageParam = [
   { name: 'page', description: 'Page number, from 1.', schema: { type: 'integer', minimum: 1 } },
 ];
+/** POSTs without a body still refuse a body that is not JSON, as every POST does. */
+const bodilessPost = [ErrorCode.UnsupportedMediaType, ErrorCode.PayloadTooLarge];
 const previewId = (c: Context<AppEnv>) => pathName(c, 'id', 'preview', 40);
 /** `owner/name`, sent URL-encoded (`owner%2Fname`) as one path segment. */
 const repositoryParam = (c: Context<AppEnv>) => c.req.param('repository') ?? '';
@@ -172,7 +174,7 @@ export function forgeRoutes(registry: Registry, deps: ForgeRouteDeps): void {
       summary: 'Suppress automation and request cleanup (asynchronous).',
       tag,
       responses: { 200: { description: 'Accepted; cleanup follows.', schema: Forge.PreviewView } },
-      errors: [ErrorCode.NotFound],
+      errors: [ErrorCode.NotFound, ...bodilessPost],
     },
     async (c) => c.json(await Forge.stop(deps, c.get('identity'), previewId(c))),
   );
@@ -187,7 +189,12 @@ export function forgeRoutes(registry: Registry, deps: ForgeRouteDeps): void {
         'A fresh lifecycle (new URL and TTL) once the old resources are cleaned up; needs an open labelled pull request and an enabled policy.',
       tag,
       responses: { 200: { description: 'Accepted; the restart follows.', schema: Forge.PreviewView } },
-      errors: [ErrorCode.NotFound, ErrorCode.PreviewNotRestartable, ErrorCode.ForgeNotConfigured],
+      errors: [
+        ErrorCode.NotFound,
+        ErrorCode.PreviewNotRestartable,
+        ErrorCode.ForgeNotConfigured,
+        ...bodilessPost,
+      ],
     },
     async (c) => c.json(await Forge.restart(deps, c.get('identity'), previewId(c))),
   );
