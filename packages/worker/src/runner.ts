@@ -9,7 +9,7 @@
  * the next step enqueued). A crash in between is what a lost send is: the operation's `due_at`
  * passes and the redispatch sweep re-enqueues its next step; every step is safe to run again.
  */
-import { Compositions, Jobs, outwardCause } from '@svc/core';
+import { Compositions, Jobs, outwardCause, type Verification } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
 import { handleForgeJob } from './forge.ts';
 import { WorkerMetric } from './metrics.ts';
@@ -30,12 +30,16 @@ export async function handleJob(deps: WorkerDeps, body: string, receiveCount: nu
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** What the steps of one chain share: the job that started it and the composition as the chain began. */
+/**
+ * What the steps of one chain share: the job that started it, the composition as the chain began
+ * and the checks its steps ran.
+ */
 interface Run {
   deps: WorkerDeps;
   job: Jobs.StepJob;
   receiveCount: number;
   composition: Compositions.CompositionRecord;
+  checks: Verification.CheckRecord[];
 }
 
 async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: number): Promise<void> {
@@ -74,7 +78,11 @@ async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: n
     composition = started.composition.record;
     operation = started.operation.record;
   }
-  await runChain({ deps, job, receiveCount, composition }, Compositions.chainFrom(operation), step);
+  await runChain(
+    { deps, job, receiveCount, composition, checks: [] },
+    Compositions.chainFrom(operation),
+    step,
+  );
 }
 
 async function runChain(run: Run, start: Compositions.Chain, first: Compositions.StepName): Promise<void> {
@@ -95,6 +103,7 @@ async function runChain(run: Run, start: Compositions.Chain, first: Compositions
       if (saved) await Compositions.enqueueNextStep(deps, saved, outcome.delaySeconds);
       return;
     }
+    if (outcome.check) run.checks.push(outcome.check);
     const advanced = Compositions.advanceOperation(chain, composition, step, now);
     if (advanced.next === null) {
       await complete(deps, composition, advanced.chain, outcome.composition ?? composition);
@@ -127,6 +136,7 @@ async function runStep(
       deps,
       composition,
       operation: chain.operation,
+      checks: run.checks,
       async fence() {
         const latest = await deps.compositions.get(job.composition_id);
         if (!latest || !Compositions.isCurrentOperation(latest, written)) throw new Superseded();

@@ -16,14 +16,17 @@ const finishRollout: Step = async (context) => {
     Cluster.compositionSelector(composition.id),
   );
   const now = deps.clock.now();
-  const checks = await deps.compositions.listChecks(composition.id, { limit: 1, after: null });
+  // verify ran in this invocation unless the chain was handed to a new message in between.
+  const latestCheck =
+    context.checks.at(-1) ??
+    (await deps.compositions.listChecks(composition.id, { limit: 1, after: null })).items[0];
   return {
     kind: 'done',
     composition: Compositions.rolloutFinished({
       composition,
       operation,
       forks,
-      latestCheck: checks.items[0],
+      latestCheck,
       subscriptions: isolation.subscriptions,
       now,
     }),

@@ -1,4 +1,4 @@
-import { Compositions } from '@svc/core';
+import { Compositions, type Verification } from '@svc/core';
 import type { WorkerDeps } from '../deps.ts';
 
 /** Thrown by `fence()`: a later operation took over, so this one stops before writing. */
@@ -10,6 +10,8 @@ export interface StepContext {
   deps: WorkerDeps;
   composition: Compositions.CompositionRecord;
   operation: Compositions.Operation;
+  /** Checks the steps of this invocation ran, oldest first. */
+  checks: readonly Verification.CheckRecord[];
   /**
    * Re-reads the composition; throws Superseded when this operation is no longer the current one.
    * A step calls it before a cluster write that follows a wait: the runner has just read the

@@ -22,7 +22,7 @@ export const verify: Step = async (context) => {
     inputs: {},
     hash: 'unreadable',
   }));
-  await deps.compositions.putCheck({
+  const check: Verification.CheckRecord = {
     id: newId(IdPrefix.Check),
     composition_id: composition.id,
     kind: Verification.CheckKind.Routing,
@@ -31,8 +31,9 @@ export const verify: Step = async (context) => {
     target: url ?? composition.public_url,
     ...verdict,
     fingerprint: print,
-  });
-  return { kind: 'done' };
+  };
+  await deps.compositions.putCheck(check);
+  return { kind: 'done', check };
 };
 
 /** Probes up to `verifyAttempts` times, backing off, since routes may take a moment to propagate. */
