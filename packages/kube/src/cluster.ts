@@ -185,6 +185,8 @@ export function kubeCluster(
       (await list<Cluster.Pod>(namespace, 'v1', 'Pod', labelSelector)).items,
     listDeployments: async (namespace, labelSelector) =>
       (await list<Cluster.Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector)).items,
+    listServices: async (namespace, labelSelector) =>
+      (await list<Cluster.Service>(namespace, 'v1', 'Service', labelSelector)).items,
 
     async watchDeployments(namespace, labelSelector, done, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
