@@ -40,6 +40,7 @@ export {
   type ForkTarget,
   forkableBases,
   inheritedAgain,
+  mayHaveInherited,
   progressDeadlineFailure,
   RolloutBlockerCode,
   type RolloutTarget,

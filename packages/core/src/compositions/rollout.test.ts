@@ -10,6 +10,7 @@ import {
   failureGrace,
   forkableBases,
   inheritedAgain,
+  mayHaveInherited,
   progressDeadlineFailure,
   RolloutBlockerCode,
   type RolloutTarget,
@@ -135,6 +136,39 @@ describe('routes', () => {
     });
     const objects = [labelled('service-b'), labelled('service-c'), labelled()];
     expect(inheritedAgain(objects, composition()).map((o) => o.metadata.name)).toEqual(['x-service-c']);
+  });
+
+  describe('are looked for', () => {
+    const observedAt = (generation: number, components: string[]) =>
+      composition(
+        { 'service-b': b2 },
+        {
+          generation: 3,
+          observed_generation: generation,
+          observed: {
+            components: Object.fromEntries(
+              components.map((c) => [c, { image: c2, ready: true, generation }]),
+            ),
+            blockers: [],
+            updated_at: null,
+          },
+        },
+      );
+
+    it('not on a create, nor when the previous generation succeeded and no component it forked went', () => {
+      expect(mayHaveInherited(composition({}, { observed_generation: 0 }), { generation: 1 })).toBe(false);
+      expect(mayHaveInherited(observedAt(2, ['service-b']), { generation: 3 })).toBe(false);
+      expect(mayHaveInherited(observedAt(2, []), { generation: 3 })).toBe(false);
+    });
+
+    it('when a component the previous generation forked is no longer overridden', () => {
+      expect(mayHaveInherited(observedAt(2, ['service-b', 'service-c']), { generation: 3 })).toBe(true);
+    });
+
+    it('when an operation in between failed or was superseded, whatever the record names', () => {
+      expect(mayHaveInherited(observedAt(1, ['service-b']), { generation: 3 })).toBe(true);
+      expect(mayHaveInherited(observedAt(1, []), { generation: 3 })).toBe(true);
+    });
   });
 });
 

@@ -204,6 +204,21 @@ export function inheritedAgain(
   });
 }
 
+/**
+ * Whether forks of components no longer overridden may exist, so `apply` must list them. Not when
+ * the previous generation succeeded (its observed components are exactly what it forked, and its
+ * own apply removed anything older) and this one keeps every component it forked. A failed or
+ * superseded operation in between, or one that never finished, may have left forks no record
+ * names: then it lists.
+ */
+export function mayHaveInherited(
+  composition: Pick<CompositionRecord, 'desired' | 'observed' | 'observed_generation'>,
+  operation: Pick<Operation, 'generation'>,
+): boolean {
+  if (composition.observed_generation !== operation.generation - 1) return true;
+  return Object.keys(composition.observed.components).some((c) => !(c in composition.desired.images));
+}
+
 function forkOf<T extends ClusterObject>(objects: readonly T[], component: string): T | undefined {
   return objects.find((o) => o.metadata.labels?.[Label.Component] === component);
 }

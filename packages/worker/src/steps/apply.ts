@@ -57,7 +57,7 @@ export const apply: Step = async (context) => {
   if (!(target.baseline.entry_component in composition.desired.images)) {
     await deps.cluster.apply(Compositions.entryRoute(composition, target, owner));
   }
-  await removeInherited(deps, composition);
+  if (Compositions.mayHaveInherited(composition, operation)) await removeInherited(deps, composition);
   return { kind: 'done' };
 };
 
@@ -78,7 +78,10 @@ function readBases(
   );
 }
 
-/** Components that went back to inheritance: their route goes first, so traffic returns to the baseline, then the fork. */
+/**
+ * Components that went back to inheritance: their route goes first, so traffic returns to the
+ * baseline, then the fork. Three lists, so only when forks of them may exist (`mayHaveInherited`).
+ */
 async function removeInherited(deps: WorkerDeps, composition: Compositions.CompositionRecord): Promise<void> {
   const selector = Cluster.compositionSelector(composition.id);
   for (const kinds of [routeKinds, forkKinds]) {
