@@ -252,19 +252,17 @@ export function rolloutComplete(deployments: readonly Deployment[], forks: reado
 }
 
 /**
- * How long the rollout wait may watch: the watch bound, never longer than the failure grace (so a
- * fork that turns unhealthy during the watch is seen within its grace), and cut short to just past
- * the moment a fork already seen unhealthy reaches the end of its grace.
+ * How long a look at the rollout may watch. The step's first look watches up to the bound, so pods
+ * that start quickly are routed at once, but never longer than the failure grace (so a fork that
+ * turns unhealthy during the watch is seen within its grace). A later look, after a delayed
+ * re-enqueue (the invocation is not held while pods start, see `rolloutWait`), only lists: 0.
  */
 export function watchBoundMs(
   observations: Observations,
-  now: Date,
   settings: { failureGraceMs: number; watchBoundMs: number },
 ): number {
-  const graceLeft = Object.values(observations.bad_since).map(
-    (bad) => settings.failureGraceMs - (now.getTime() - Date.parse(bad.since)) + 50,
-  );
-  return Math.max(50, Math.min(settings.watchBoundMs, settings.failureGraceMs + 50, ...graceLeft));
+  if (observations.ready !== null) return 0;
+  return Math.min(settings.watchBoundMs, settings.failureGraceMs + 50);
 }
 
 /** A fork whose Deployment gave up (`ProgressDeadlineExceeded`) fails the rollout at once. */
@@ -378,8 +376,9 @@ export function failureGrace(
 
 /**
  * Not rolled out yet: fail a fork past its failure grace, or wait, noting progress when it changed.
- * A pod's own time counts from `operationStart` at the earliest: a rollout gets its grace whatever
- * an older pod says (or a clock a little ahead of ours).
+ * The next look comes `recheckDelaySeconds` later, or just after an unhealthy fork's grace ends if
+ * that is sooner. A pod's own time counts from `operationStart` at the earliest: a rollout gets its
+ * grace whatever an older pod says (or a clock a little ahead of ours).
  */
 export function rolloutWait(input: {
   forks: readonly ForkTarget[];
@@ -388,6 +387,7 @@ export function rolloutWait(input: {
   observations: Observations;
   now: Date;
   failureGraceMs: number;
+  recheckDelaySeconds: number;
   operationStart: string;
 }): StepWait | StepFailure {
   const { forks, deployments, observations } = input;
@@ -401,11 +401,14 @@ export function rolloutWait(input: {
   });
   const grace = failureGrace(unhealthy, observations.bad_since, input.now, input.failureGraceMs);
   if (grace.kind === 'fail') return grace;
+  const graceLeftSeconds = Object.values(grace.bad_since).map((bad) =>
+    Math.ceil((input.failureGraceMs - (input.now.getTime() - Date.parse(bad.since))) / 1000),
+  );
   const ready = forks.filter((fork) => forkRolledOut(deployments, fork)).length;
   const progress = ready !== observations.ready ? `${ready} of ${forks.length} forks rolled out` : undefined;
   return {
     kind: 'wait',
-    delaySeconds: 0,
+    delaySeconds: Math.max(1, Math.min(input.recheckDelaySeconds, ...graceLeftSeconds)),
     observations: { bad_since: grace.bad_since, ready },
     ...(progress ? { progress } : {}),
   };

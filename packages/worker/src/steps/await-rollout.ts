@@ -2,8 +2,9 @@ import { Cluster, Compositions } from '@svc/core';
 import { readTarget, type Step, type StepContext } from './step.ts';
 
 /**
- * Waits on the forks' Deployment conditions (a bounded watch), then routes keyed and public traffic
- * to them. Safe to repeat: it re-reads the cluster, and applies are idempotent.
+ * Waits on the forks' Deployment conditions (a short watch on the first look, a list on later ones,
+ * each re-enqueued with a delay), then routes keyed and public traffic to them. Safe to repeat: it
+ * re-reads the cluster, and applies are idempotent.
  */
 export const awaitRollout: Step = async (context) => {
   const { deps, composition, operation } = context;
@@ -11,15 +12,17 @@ export const awaitRollout: Step = async (context) => {
   if ('kind' in target) return target;
   const { forks } = target;
   const selector = Cluster.compositionSelector(composition.id);
-  const bound = Compositions.watchBoundMs(operation.observations, deps.clock.now(), deps.settings);
-  const deployments = forks.length
-    ? await deps.cluster.watchDeployments(
-        composition.namespace,
-        selector,
-        (seen) => Compositions.rolloutComplete(seen, forks),
-        bound,
-      )
-    : [];
+  const bound = Compositions.watchBoundMs(operation.observations, deps.settings);
+  const deployments = !forks.length
+    ? []
+    : bound > 0
+      ? await deps.cluster.watchDeployments(
+          composition.namespace,
+          selector,
+          (seen) => Compositions.rolloutComplete(seen, forks),
+          bound,
+        )
+      : await deps.cluster.listDeployments(composition.namespace, selector);
   if (Compositions.rolloutComplete(deployments, forks)) return routeToForks(context, target);
   const stalled = Compositions.progressDeadlineFailure(deployments, forks);
   if (stalled) return stalled;
@@ -31,6 +34,7 @@ export const awaitRollout: Step = async (context) => {
     observations: operation.observations,
     now: deps.clock.now(),
     failureGraceMs: deps.settings.failureGraceMs,
+    recheckDelaySeconds: deps.settings.recheckDelaySeconds,
     operationStart: operation.created_at,
   });
 };
