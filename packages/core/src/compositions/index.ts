@@ -35,6 +35,7 @@ export type { CompositionStore, JobQueue } from './ports.ts';
 export { get, getEndpoints, getStatus, list, listEvents } from './reads.ts';
 export {
   destroyFinished,
+  entryOverridden,
   entryRoute,
   type ForkBase,
   type ForkTarget,

@@ -178,6 +178,14 @@ export function forkableBases(
   return blockers.length ? { kind: 'fail', blockers } : { kind: 'forkable', bases: forkable };
 }
 
+/** Whether the baseline's entry component is overridden: the public route then waits for its fork. */
+export function entryOverridden(
+  composition: Pick<CompositionRecord, 'desired'>,
+  target: Pick<RolloutTarget, 'baseline'>,
+): boolean {
+  return target.baseline.entry_component in composition.desired.images;
+}
+
 /** The public route: to the entry's fork when the entry is overridden, else to the baseline entry. */
 export function entryRoute(
   composition: Pick<CompositionRecord, 'id' | 'desired'>,
@@ -188,7 +196,7 @@ export function entryRoute(
     id: composition.id,
     baseline: target.baseline,
     entry: target.entry,
-    entryOverridden: target.baseline.entry_component in composition.desired.images,
+    entryOverridden: entryOverridden(composition, target),
     owner,
   });
 }

@@ -53,8 +53,9 @@ export const apply: Step = async (context) => {
       ];
     }),
   );
-  // A public route to the baseline entry is right at any time; one to an entry fork waits until the fork is rolled out.
-  if (!(target.baseline.entry_component in composition.desired.images)) {
+  // A public route to the baseline entry is right at any time; one to an entry fork waits until the
+  // fork is rolled out (await-rollout applies it then).
+  if (!Compositions.entryOverridden(composition, target)) {
     await deps.cluster.apply(Compositions.entryRoute(composition, target, owner));
   }
   if (Compositions.mayHaveInherited(composition, operation)) await removeInherited(deps, composition);

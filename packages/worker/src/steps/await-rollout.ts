@@ -39,7 +39,10 @@ export const awaitRollout: Step = async (context) => {
   });
 };
 
-/** Every fork is rolled out: a mesh route per fork, and the public route (to the entry's fork if overridden). */
+/**
+ * Every fork is rolled out: a mesh route per fork, and the public route to the entry's fork when
+ * the entry is overridden (to the baseline entry, `apply` applied it already).
+ */
 async function routeToForks(
   context: StepContext,
   target: Compositions.RolloutTarget,
@@ -65,7 +68,9 @@ async function routeToForks(
     ...target.forks.map(({ component, profile }) =>
       deps.cluster.apply(Cluster.meshRoute({ id: composition.id, component, profile, baseline, owner })),
     ),
-    deps.cluster.apply(Compositions.entryRoute(composition, target, owner)),
+    ...(Compositions.entryOverridden(composition, target)
+      ? [deps.cluster.apply(Compositions.entryRoute(composition, target, owner))]
+      : []),
   ]);
   return { kind: 'done' };
 }
