@@ -9,12 +9,12 @@
  * the next step enqueued). A crash in between is what a lost send is: the operation's `due_at`
  * passes and the redispatch sweep re-enqueues its next step; every step is safe to run again.
  */
-import { Compositions, Jobs, outwardCause, type Verification } from '@svc/core';
+import { Compositions, Jobs, outwardCause } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
 import { handleForgeJob } from './forge.ts';
 import { WorkerMetric } from './metrics.ts';
 import { steps } from './steps/index.ts';
-import { Superseded } from './steps/step.ts';
+import { type ChainSeen, Superseded } from './steps/step.ts';
 
 export async function handleJob(deps: WorkerDeps, body: string, receiveCount: number): Promise<void> {
   let job: Jobs.Job;
@@ -32,14 +32,14 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 
 /**
  * What the steps of one chain share: the job that started it, the composition as the chain began
- * and the checks its steps ran.
+ * and what its steps saw.
  */
 interface Run {
   deps: WorkerDeps;
   job: Jobs.StepJob;
   receiveCount: number;
   composition: Compositions.CompositionRecord;
-  checks: Verification.CheckRecord[];
+  seen: ChainSeen;
 }
 
 async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: number): Promise<void> {
@@ -78,11 +78,7 @@ async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: n
     composition = started.composition.record;
     operation = started.operation.record;
   }
-  await runChain(
-    { deps, job, receiveCount, composition, checks: [] },
-    Compositions.chainFrom(operation),
-    step,
-  );
+  await runChain({ deps, job, receiveCount, composition, seen: {} }, Compositions.chainFrom(operation), step);
 }
 
 async function runChain(run: Run, start: Compositions.Chain, first: Compositions.StepName): Promise<void> {
@@ -103,7 +99,6 @@ async function runChain(run: Run, start: Compositions.Chain, first: Compositions
       if (saved) await Compositions.enqueueNextStep(deps, saved, outcome.delaySeconds);
       return;
     }
-    if (outcome.check) run.checks.push(outcome.check);
     const advanced = Compositions.advanceOperation(chain, composition, step, now);
     if (advanced.next === null) {
       await complete(deps, composition, advanced.chain, outcome.composition ?? composition);
@@ -136,7 +131,7 @@ async function runStep(
       deps,
       composition,
       operation: chain.operation,
-      checks: run.checks,
+      seen: run.seen,
       async fence() {
         const latest = await deps.compositions.get(job.composition_id);
         if (!latest || !Compositions.isCurrentOperation(latest, written)) throw new Superseded();

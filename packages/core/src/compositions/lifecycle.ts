@@ -6,7 +6,6 @@
 import { addSeconds } from '../clock.ts';
 import { IdPrefix, newId } from '../names.ts';
 import { workerTimeoutSeconds } from '../resources.ts';
-import type { CheckRecord } from '../verification/model.ts';
 import { eventFor } from './events.ts';
 import {
   type Blocker,
@@ -37,15 +36,11 @@ export function overdueAt(now: Date, delaySeconds = 0): string {
   return addSeconds(now, delaySeconds + redispatchAfterSeconds + workerTimeoutSeconds).toISOString();
 }
 
-/**
- * What a step answers: done (with the composition's final state after the last step, and the check
- * it ran, if any), wait, or fail.
- */
+/** What a step answers: done (with the composition's final state after the last step), wait, or fail. */
 export type StepOutcome = StepDone | StepWait | StepFailure;
 interface StepDone {
   kind: 'done';
   composition?: CompositionRecord;
-  check?: CheckRecord;
 }
 export interface StepWait {
   kind: 'wait';

@@ -29,9 +29,11 @@ export const apply: Step = async (context) => {
   // Queues first: each fork's pods are told where their isolated queues are.
   const isolation = await isolate(deps, composition, target.baseline, target.profiles);
   if (isolation.blockers.length) return { kind: 'fail', blockers: isolation.blockers };
-  const owner = Cluster.ownerReference(
-    await deps.cluster.apply(Cluster.anchor(composition.id, composition.namespace, operation.generation)),
+  const anchor = await deps.cluster.apply(
+    Cluster.anchor(composition.id, composition.namespace, operation.generation),
   );
+  context.seen.anchor = anchor;
+  const owner = Cluster.ownerReference(anchor);
   await Promise.all(
     forkable.bases.flatMap((base) => {
       const input = {

@@ -23,7 +23,10 @@ export const awaitRollout: Step = async (context) => {
           bound,
         )
       : await deps.cluster.listDeployments(composition.namespace, selector);
-  if (Compositions.rolloutComplete(deployments, forks)) return routeToForks(context, target);
+  if (Compositions.rolloutComplete(deployments, forks)) {
+    context.seen.forks = deployments;
+    return routeToForks(context, target);
+  }
   const stalled = Compositions.progressDeadlineFailure(deployments, forks);
   if (stalled) return stalled;
   const pods = await deps.cluster.listPods(composition.namespace, selector);
@@ -50,12 +53,11 @@ async function routeToForks(
   const { deps, composition } = context;
   await context.fence();
   const name = Cluster.anchorName(composition.id);
-  const anchorObject = await deps.cluster.get({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    namespace: composition.namespace,
-    name,
-  });
+  // apply answered the anchor seconds ago when it ran in this invocation; else it is read (it may
+  // have gone since, which fails the rollout).
+  const anchorObject =
+    context.seen.anchor ??
+    (await deps.cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: composition.namespace, name }));
   if (!anchorObject) {
     return Compositions.rolloutFailure(
       Compositions.RolloutBlockerCode.AnchorMissing,

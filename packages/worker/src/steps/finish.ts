@@ -11,15 +11,14 @@ const finishRollout: Step = async (context) => {
   const target = await readTarget(context);
   if ('kind' in target) return target;
   const isolation = await isolate(deps, composition, target.baseline, target.profiles);
-  const forks = await deps.cluster.listDeployments(
-    composition.namespace,
-    Cluster.compositionSelector(composition.id),
-  );
-  const now = deps.clock.now();
-  // verify ran in this invocation unless the chain was handed to a new message in between.
+  // await-rollout and verify ran in this invocation unless the chain was handed to a new message.
+  const forks =
+    context.seen.forks ??
+    (await deps.cluster.listDeployments(composition.namespace, Cluster.compositionSelector(composition.id)));
   const latestCheck =
-    context.checks.at(-1) ??
+    context.seen.check ??
     (await deps.compositions.listChecks(composition.id, { limit: 1, after: null })).items[0];
+  const now = deps.clock.now();
   return {
     kind: 'done',
     composition: Compositions.rolloutFinished({

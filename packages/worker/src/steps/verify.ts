@@ -33,7 +33,8 @@ export const verify: Step = async (context) => {
     fingerprint: print,
   };
   await deps.compositions.putCheck(check);
-  return { kind: 'done', check };
+  context.seen.check = check;
+  return { kind: 'done' };
 };
 
 /** Probes up to `verifyAttempts` times, backing off, since routes may take a moment to propagate. */
