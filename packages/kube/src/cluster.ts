@@ -191,11 +191,11 @@ export function kubeCluster(
     async watchDeployments(namespace, labelSelector, done, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       let latest: Cluster.Deployment[] = [];
+      let watched = false;
       while (Date.now() < deadline) {
-        const snapshot = await list<Cluster.Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector);
-        const byName = new Map(snapshot.items.map((d) => [d.metadata.name, d]));
-        latest = [...byName.values()];
-        if (done(latest)) return latest;
+        // A watch without a resourceVersion starts with every matching object as an ADDED event,
+        // so it needs no list before it; a new round starts over from those.
+        const byName = new Map<string, Cluster.Deployment>();
         const finished = await new Promise<boolean>((resolve) => {
           let settled = false;
           const settle = (value: boolean) => {
@@ -211,7 +211,7 @@ export function kubeCluster(
             .then((c) =>
               c.watch.watch(
                 resourcePath('apps/v1', 'deployments', namespace),
-                { labelSelector, resourceVersion: snapshot.resourceVersion, allowWatchBookmarks: true },
+                { labelSelector, allowWatchBookmarks: true },
                 (type, object) => {
                   if (type === 'BOOKMARK') return;
                   const deployment = {
@@ -224,11 +224,12 @@ export function kubeCluster(
                   latest = [...byName.values()];
                   if (done(latest)) settle(true);
                 },
-                // A closed or failed watch ends this round; the loop lists again and resumes.
+                // A closed or failed watch ends this round; the loop watches again.
                 () => settle(false),
               ),
             )
             .then((c) => {
+              watched = true;
               controller = c;
               if (settled) c.abort();
             })
@@ -236,7 +237,11 @@ export function kubeCluster(
         });
         if (finished) return latest;
       }
-      return latest;
+      // A watch that got through sent every match: nothing more to see. If none did, a list says
+      // what there is (or why the cluster cannot answer).
+      return watched
+        ? latest
+        : (await list<Cluster.Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector)).items;
     },
 
     async serverVersion() {
