@@ -99,7 +99,7 @@ async function runChain(run: Run, start: Compositions.Chain, first: Compositions
       if (saved) await Compositions.enqueueNextStep(deps, saved, outcome.delaySeconds);
       return;
     }
-    const advanced = Compositions.advanceOperation(chain, composition, step, now);
+    const advanced = Compositions.advanceOperation(chain, composition, step, now, outcome.check);
     if (advanced.next === null) {
       await complete(deps, composition, advanced.chain, outcome.composition ?? composition);
       return;

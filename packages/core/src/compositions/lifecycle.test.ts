@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { composition, now, withOperation } from '../testing/fixtures.ts';
+import { CheckKind, type CheckRecord, CheckStatus } from '../verification/model.ts';
 import {
   advanceOperation,
   chainFrom,
@@ -180,6 +181,26 @@ describe('saving a chain', () => {
       expected_lock_version: operation.lock_version,
     });
     expect(write?.events).toHaveLength(2);
+  });
+
+  it('carries the check a step ran into the next write, whichever it is', () => {
+    const check = {
+      id: 'chk-1',
+      composition_id: 'c-1',
+      kind: CheckKind.Routing,
+      generation: 1,
+      ran_at: now.toISOString(),
+      target: 'https://c-1.preview.example.com/',
+      status: CheckStatus.Passed,
+      fingerprint: { inputs: {}, hash: 'h' },
+    } as CheckRecord;
+    const atVerify = chainFrom({ ...operation, next_step: 2 });
+    const { chain } = advanceOperation(atVerify, composition(), StepName.Verify, later, check);
+    expect(chainWrite(chain)?.checks).toEqual([check]);
+    expect(completeOperation(composition(), chain, composition(), later).checks).toEqual([check]);
+    expect(failOperation(composition(), chain, [blocker], later).checks).toEqual([check]);
+    const { chain: after } = advanceOperation(chainFrom(operation), composition(), StepName.Apply, later);
+    expect(chainWrite(after)?.checks).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@ import { readTarget, type Step, sleep } from './step.ts';
 
 /**
  * The routing check: the preview URL must answer, with every overridden component served by its
- * override image. Safe to repeat: it writes a new check, and checks are history.
+ * override image. Safe to repeat: each run is a new check, and checks are history.
  */
 export const verify: Step = async (context) => {
   const { deps, composition, operation } = context;
@@ -32,9 +32,9 @@ export const verify: Step = async (context) => {
     ...verdict,
     fingerprint: print,
   };
-  await deps.compositions.putCheck(check);
+  // Written with the chain's next write, beside the step's progress.
   context.seen.check = check;
-  return { kind: 'done' };
+  return { kind: 'done', check };
 };
 
 /** Probes up to `verifyAttempts` times, backing off, since routes may take a moment to propagate. */
