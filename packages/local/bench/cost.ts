@@ -393,15 +393,19 @@ const measuredWorkerSeconds = per(workerReport.invocations.totalMs) / 1000;
  * Real pods take longer than local ones. `await-rollout` holds its invocation for its first watch
  * (up to `watchBoundMs`), then looks again every `recheckDelaySeconds` in a short invocation of
  * its own until the pods are ready. What one such look costs was measured with
- * BENCH_POD_READY_DELAY_MS=12000 (two looks per rollout) against the default run, 2026-11-26:
- * 0.19 s of handler time, one message (3 SQS requests), 2 reads and a progress write of 7 WCU.
+ * BENCH_POD_READY_DELAY_MS=12000 and 30000 against the default run, 2026-11-26: 0.19 s of handler
+ * time, one message (3 SQS requests) and 2 reads; the first look of a rollout records what it saw
+ * (a progress write of 7 WCU), later ones that see nothing new write nothing for about a minute.
  */
-const perLook = { seconds: 0.19, sqsRequests: 3, readUnits: 2, writeUnits: 7 };
+const perLook = { seconds: 0.19, sqsRequests: 3, readUnits: 2 };
+const firstLookWriteUnits = 7;
 const watchSeconds = defaultWorkerSettings.watchBoundMs / 1000;
 const looksAfterWatch = (podSeconds: number) =>
   Math.max(0, Math.ceil((podSeconds - watchSeconds) / defaultWorkerSettings.recheckDelaySeconds));
 const podReadySeconds = podReadyDelayMs / 1000;
 const extraLooks = rollouts * (looksAfterWatch(realPodReadySeconds) - looksAfterWatch(podReadySeconds));
+const waits = (podSeconds: number) => (looksAfterWatch(podSeconds) > 0 ? rollouts : 0);
+const extraLookWriteUnits = (waits(realPodReadySeconds) - waits(podReadySeconds)) * firstLookWriteUnits;
 const modelledWorkerSeconds =
   measuredWorkerSeconds +
   rollouts * (Math.min(realPodReadySeconds, watchSeconds) - Math.min(podReadySeconds, watchSeconds)) +
@@ -415,7 +419,7 @@ const usage = (workerSeconds: number, clientPolls: number, looks = 0): PreviewUs
   workerSeconds,
   // Each status read is one consistent GetItem of an item under 4 KB.
   readUnits: per(apiUnits.rcu + workerUnits.rcu) + clientPolls + looks * perLook.readUnits,
-  writeUnits: per(apiUnits.wcu + workerUnits.wcu) + looks * perLook.writeUnits,
+  writeUnits: per(apiUnits.wcu + workerUnits.wcu) + (looks ? extraLookWriteUnits : 0),
   // Lambda's event source receives and deletes in batches; one receive and one delete per message is the upper bound.
   sqsRequests: per(sqsRequests) + looks * perLook.sqsRequests,
   logBytes: per(workerReport.logs.bytes + apiReport.logs.bytes),

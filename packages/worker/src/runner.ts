@@ -5,8 +5,8 @@
  * `advanceOperation`…); this file reads, calls them and commits what they answer.
  *
  * When a step completes, the next one runs in the same invocation while the chain budget lasts;
- * progress is written at every wait, failure and completion (and when the budget runs out, with
- * the next step enqueued). A crash in between is what a lost send is: the operation's `due_at`
+ * progress is written at every wait that saw something new, failure and completion (and when the
+ * budget runs out, with the next step enqueued). A crash in between is what a lost send is: the operation's `due_at`
  * passes and the redispatch sweep re-enqueues its next step; every step is safe to run again.
  */
 import { Compositions, Jobs, outwardCause } from '@svc/core';

@@ -154,6 +154,21 @@ describe('wait', () => {
     expect(chain.events).toEqual([]);
   });
 
+  it('writes nothing for a look that saw nothing new while the due time covers the delayed message', () => {
+    const waited = { ...operation, observations, due_at: overdueAt(now, 5) };
+    const same = { kind: 'wait', delaySeconds: 5, observations } as const;
+    const unchanged = waitOperation(chainFrom(waited), record, same, later);
+    expect(chainWrite(unchanged)).toBeNull();
+    const dueSoon = new Date(Date.parse(waited.due_at) - (5 + redispatchAfterSeconds - 1) * 1000);
+    expect(
+      chainWrite(waitOperation(chainFrom(waited), record, same, dueSoon))?.operation.record,
+    ).toMatchObject({
+      due_at: overdueAt(dueSoon, 5),
+    });
+    const seenMore = { ...same, observations: { ...observations, ready: 1 } };
+    expect(chainWrite(waitOperation(chainFrom(waited), record, seenMore, later))).not.toBeNull();
+  });
+
   it('records progress as an event when the step reports some', () => {
     const progress = '0 of 1 forks rolled out';
     const chain = waitOperation(

@@ -3,6 +3,7 @@
  * Each answers the write that records it; the worker reads, calls one and commits the answer
  * (`CompositionStore.commit`). `guardedWrite` is the one place such a write bumps `lock_version`.
  */
+import { canonicalJson } from '../canonical.ts';
 import { addSeconds } from '../clock.ts';
 import { IdPrefix, newId } from '../names.ts';
 import { workerTimeoutSeconds } from '../resources.ts';
@@ -217,13 +218,29 @@ export function advanceOperation(
   return { chain: { ...chain, operation, events, checks }, next };
 }
 
-/** The step waits: what it saw is kept, and the operation is due again once the delay has passed. */
+/**
+ * The step waits: what it saw is kept, and the operation is due again once the delay has passed.
+ * A look that saw nothing new changes nothing, so nothing is written (the chain comes back as it
+ * was), as long as the `due_at` last written still leaves the delayed message its pickup allowance:
+ * a wait on slow pods writes again only about once a minute.
+ */
 export function waitOperation(
   chain: Chain,
   composition: Pick<CompositionRecord, 'id' | 'generation'>,
   wait: StepWait,
   now: Date,
 ): Chain {
+  const { written } = chain;
+  const nothingNew =
+    chain.operation === written &&
+    chain.events.length === 0 &&
+    chain.checks.length === 0 &&
+    wait.progress === undefined &&
+    canonicalJson(wait.observations) === canonicalJson(written.observations);
+  const stillDue =
+    written.due_at !== null &&
+    Date.parse(written.due_at) >= now.getTime() + (wait.delaySeconds + redispatchAfterSeconds) * 1000;
+  if (nothingNew && stillDue) return chain;
   const operation: Operation = {
     ...chain.operation,
     observations: wait.observations,
