@@ -1,7 +1,7 @@
 import { dynamodbCheck, runtimeFromEnvironment, sqsCheck } from '@svc/aws';
 import { Auth, Forge } from '@svc/core';
 import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
-import { clusterFromEnvironment } from '@svc/kube';
+import { lazyClusterFromEnvironment } from '@svc/kube/lazy';
 import { type AppDeps, createApp } from './app.ts';
 import { openIdProvider } from './auth-oidc.ts';
 
@@ -16,7 +16,7 @@ export function appFromEnvironment(
 ): ReturnType<typeof createApp> {
   const auth = Auth.parseAuthSettings(env, options);
   const runtime = runtimeFromEnvironment(env);
-  const cluster = clusterFromEnvironment(env);
+  const cluster = lazyClusterFromEnvironment(env);
   const forge = forgeWiring(gitHubAppFromEnvironment(env));
   const deps: AppDeps = {
     ...runtime.stores,
