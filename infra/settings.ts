@@ -73,7 +73,8 @@ export function scheduleArgs() {
   return Resources.schedules.map((schedule) => ({
     id: schedule.name.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase()),
     schedule: rateExpression(schedule.periodSeconds),
-    event: { schedule: schedule.name },
+    // Scheduler fills in the time the run was due: the worker reports how late the sweep started.
+    event: { schedule: schedule.name, scheduled_at: '<aws.scheduler.scheduled-time>' },
   }));
 }
 
@@ -290,4 +291,4 @@ export const bundling = {
 } as const;
 
 /** CloudWatch namespace of the service's own metrics (embedded metric format, docs/runbooks.md). */
-export const metricsNamespace = 'PreviewComposition';
+export const metricsNamespace = 'PreviewCompositionService';

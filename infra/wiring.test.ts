@@ -4,7 +4,7 @@
  * alarms and the outputs, as the docs describe them.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { RuntimeEnvironment } from '@svc/aws';
+import { metricsNamespace as emittedNamespace, RuntimeEnvironment } from '@svc/aws';
 import { Auth } from '@svc/core';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -316,7 +316,12 @@ describe('sst.config.ts wiring', () => {
     }
     expect(alarms.get('DeadLetterNotEmpty')?.dimensions).toEqual({ QueueName: 'JobsDeadLetter-queue-name' });
     expect(alarms.get('WorkerErrors')?.dimensions).toEqual({ FunctionName: 'Worker-function-name' });
-    expect(alarms.get('WebhookSignaturesRejected')?.namespace).toBe(metricsNamespace);
+    expect(alarms.get('WebhookSignaturesRejected')).toMatchObject({
+      namespace: emittedNamespace,
+      metricName: 'WebhookDeliveriesRejected',
+      dimensions: { service: 'webhook' },
+    });
+    expect(metricsNamespace).toBe(emittedNamespace);
     expect(standIns.of('aws.sns.TopicSubscription').size).toBe(0);
   });
 

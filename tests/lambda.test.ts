@@ -1,5 +1,5 @@
 import { appFromEnvironment } from '@svc/api/runtime';
-import { Auth } from '@svc/core';
+import { Auth, type MetricsSink, ServiceMetric } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { startTestStack, useTestStack } from '@svc/local/testing';
 import { handle } from 'hono/aws-lambda';
@@ -9,6 +9,15 @@ let stack: Stack;
 useTestStack({}, (started) => {
   stack = started.stack;
 });
+
+function recordingMetrics() {
+  const seen: [string, number][] = [];
+  const sink: MetricsSink = {
+    count: (metric) => seen.push([metric, 1]),
+    milliseconds: (metric, value) => seen.push([metric, value]),
+  };
+  return { sink, seen };
+}
 
 function event(method: string, path: string, headers: Record<string, string>, body?: unknown) {
   return {
@@ -36,6 +45,7 @@ function event(method: string, path: string, headers: Record<string, string>, bo
 
 describe('the API on Lambda', () => {
   it('serves the same app through hono/aws-lambda against the same stores', async () => {
+    const metrics = recordingMetrics();
     const { app } = appFromEnvironment(
       {
         AUTH_MODE: 'token',
@@ -48,7 +58,7 @@ describe('the API on Lambda', () => {
         DYNAMODB_ENDPOINT: stack.endpoints.dynamodb,
         SQS_ENDPOINT: stack.endpoints.sqs,
       },
-      { allowDev: false },
+      { allowDev: false, metrics: metrics.sink },
     );
     const lambda = handle(app);
     type Result = { statusCode: number; body: string; headers?: Record<string, string> };
@@ -77,6 +87,7 @@ describe('the API on Lambda', () => {
     const composition = JSON.parse(created.body);
     expect(composition.endpoints.public.url).toBe(`https://${composition.id}.preview.localhost/`);
     expect(created.headers?.location).toBe(`/v1/compositions/${composition.id}`);
+    expect(metrics.seen).toEqual([[ServiceMetric.CompositionsAccepted, 1]]);
   });
 });
 
@@ -85,12 +96,21 @@ describe('the worker on Lambda', () => {
     const { ReceiveMessageCommand } = await import('@aws-sdk/client-sqs');
     const { lambdaHandler, sweeps } = await import('@svc/worker');
     const quiet = await startTestStack({ worker: false });
+    const metrics = recordingMetrics();
+    const lines: Record<string, unknown>[] = [];
     try {
+      const deps = {
+        ...quiet.workerDeps,
+        log: (entry: Record<string, unknown>) => {
+          lines.push(entry);
+        },
+      };
       const handler = lambdaHandler(
-        quiet.workerDeps,
+        deps,
         quiet.clients.sqs,
         quiet.resources.jobQueueUrl,
-        sweeps(quiet.workerDeps),
+        sweeps(deps),
+        metrics.sink,
       );
       const created = await fetch(`${quiet.apiUrl}/v1/compositions`, {
         method: 'POST',
@@ -111,13 +131,26 @@ describe('the worker on Lambda', () => {
         body,
         attributes: { ApproximateReceiveCount: '1' },
       });
+      const unknownOperation = JSON.stringify({
+        kind: 'step',
+        composition_id: 'c-none',
+        operation_id: 'op-none',
+        step: 'apply',
+      });
       const result = await handler({
         Records: [
           record(Messages[0]?.Body ?? '', 'good', Messages[0]?.ReceiptHandle ?? ''),
           record('not json', 'poison', 'unknown-receipt'),
+          record(unknownOperation, 'stale', 'stale-receipt'),
         ],
       } as never);
       expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'poison' }] });
+      expect(lines).toContainEqual(expect.objectContaining({ msg: 'job failed', message_id: 'poison' }));
+      // Every line a job writes names the job's composition and operation.
+      const stale = lines.filter((line) => line.message_id === 'stale');
+      expect(stale.length).toBeGreaterThan(0);
+      for (const line of stale)
+        expect(line).toMatchObject({ composition_id: 'c-none', operation_id: 'op-none' });
       const status = (await fetch(`${quiet.apiUrl}/v1/compositions/${created.id}/status`).then((r) =>
         r.json(),
       )) as {
@@ -127,6 +160,11 @@ describe('the worker on Lambda', () => {
 
       const swept = await handler({ schedule: 'redispatch-sweep' });
       expect(swept).toEqual({ swept: 0 });
+      const scheduledAt = new Date(Date.now() - 3_000).toISOString();
+      await handler({ schedule: 'redispatch-sweep', scheduled_at: scheduledAt });
+      const lag = metrics.seen.filter(([metric]) => metric === ServiceMetric.SweepLag);
+      expect(lag).toHaveLength(1);
+      expect(lag[0]?.[1]).toBeGreaterThanOrEqual(3_000);
     } finally {
       await quiet.stop();
     }
