@@ -39,6 +39,12 @@ describe('appFromEnvironment', () => {
     ).toThrow(/AUTH_SETTINGS/);
   });
 
+  it('refuses an MCP confirmation key too short to be a secret', () => {
+    expect(() =>
+      appFromEnvironment({ ...env, AUTH_MODE: 'token', MCP_CONFIRMATION_KEY: 'short' }, { allowDev: false }),
+    ).toThrow(/MCP_CONFIRMATION_KEY/);
+  });
+
   it('builds the app in token mode from a complete environment', async () => {
     const { app } = appFromEnvironment({ ...env, AUTH_MODE: 'token' }, { allowDev: false });
     const response = await app.request('/v1/projects');

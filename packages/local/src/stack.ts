@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, listenNode, openIdProvider } from '@svc/api';
@@ -155,6 +156,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         cluster.health,
       ],
       ...(options.build ? { build: options.build } : {}),
+      // One API process: a key of its own signs and checks the agents' confirmations.
+      mcp: { confirmationKey: randomBytes(32).toString('base64url') },
     });
     const server = await listenNode(app.fetch, host, options.port ?? 8081);
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));

@@ -1,0 +1,57 @@
+/**
+ * The one thing a tool needs from its host: a way to call the service's REST API as the agent's
+ * identity. `svc mcp` passes the CLI's HTTP client (its credentials, refresh and transport rules);
+ * the API's `/mcp` endpoint passes the API itself, in process, with the caller's Authorization
+ * header. Either way a tool call is a REST call, so it is authorized, validated, rate limited and
+ * answered exactly as the same REST call would be.
+ */
+
+export type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface ApiRequest {
+  method: ApiMethod;
+  /** Path with `/v1`, each segment already encoded. */
+  path: string;
+  query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  body?: unknown;
+  /** Sent as `Idempotency-Key`. */
+  idempotencyKey?: string;
+  /** How long this one request may take; the host's default otherwise. */
+  timeoutSeconds?: number;
+}
+
+/** The 2xx body of the request; anything else throws an {@link ApiProblemError}. */
+export type CallApi = (request: ApiRequest) => Promise<unknown>;
+
+/** An RFC 9457 problem, as the API answers it (docs/errors.md) or as a host describes its own failure. */
+export interface Problem {
+  type: string;
+  title: string;
+  /** The HTTP status; null when no answer came (network) or the host refused before sending. */
+  status: number | null;
+  detail: string;
+  code: string;
+  errors: { path: string; message: string }[];
+  [extra: string]: unknown;
+}
+
+export class ApiProblemError extends Error {
+  override name = 'ApiProblemError';
+  readonly problem: Problem;
+
+  constructor(problem: Problem, options?: { cause?: unknown }) {
+    super(problem.detail, options);
+    this.problem = problem;
+  }
+}
+
+export function isProblem(body: unknown): body is Problem {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as Problem).code === 'string' &&
+    typeof (body as Problem).detail === 'string'
+  );
+}
+
+export const segment = (value: string) => encodeURIComponent(value);

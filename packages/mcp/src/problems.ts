@@ -1,0 +1,35 @@
+/** Problems the adapter finds itself, in the API's problem shape; each code is described in docs/mcp.md. */
+import { ApiProblemError, type Problem } from './api.ts';
+
+export const McpCode = {
+  InvalidArguments: 'invalid_arguments',
+  UnknownTool: 'unknown_tool',
+  WritesDisabled: 'writes_disabled',
+  ConfirmationInvalid: 'confirmation_invalid',
+  ConfirmationExpired: 'confirmation_expired',
+  ConfirmationStale: 'confirmation_stale',
+  ConfirmationUnavailable: 'confirmation_unavailable',
+  GenerationMismatch: 'generation_mismatch',
+  Internal: 'mcp_internal_error',
+} as const;
+export type McpCode = (typeof McpCode)[keyof typeof McpCode];
+
+const titles: Record<McpCode, string> = {
+  invalid_arguments: 'Invalid arguments',
+  unknown_tool: 'Unknown tool',
+  writes_disabled: 'Writes are not allowed',
+  confirmation_invalid: 'Confirmation invalid',
+  confirmation_expired: 'Confirmation expired',
+  confirmation_stale: 'Composition changed since the confirmation',
+  confirmation_unavailable: 'Confirmations unavailable',
+  generation_mismatch: 'Generation mismatch',
+  mcp_internal_error: 'Internal error of the MCP adapter',
+};
+
+export function mcpProblem(code: McpCode, detail: string, errors: Problem['errors'] = []): Problem {
+  return { type: `/docs/mcp.md#${code}`, title: titles[code], status: null, detail, code, errors };
+}
+
+export function mcpError(code: McpCode, detail: string, errors: Problem['errors'] = []): ApiProblemError {
+  return new ApiProblemError(mcpProblem(code, detail, errors));
+}
