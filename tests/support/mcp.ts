@@ -13,7 +13,7 @@ import { repoRoot } from '../../packages/cli/test/helpers.ts';
 // biome-ignore lint/suspicious/noExplicitAny: structured content, inspected by assertions
 type Json = any;
 
-export interface ToolAnswer {
+interface ToolAnswer {
   isError: boolean;
   /** The one line of text content. */
   text: string;

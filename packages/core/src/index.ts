@@ -15,7 +15,15 @@ export * as Cluster from './cluster/index.ts';
 export * as Compositions from './compositions/index.ts';
 export * as Drafts from './drafts/index.ts';
 export { formatDuration, parseDuration } from './duration.ts';
-export { Dependency, DependencyUnavailableError, ErrorCode, errorCatalog, ProblemError } from './errors.ts';
+export {
+  Dependency,
+  DependencyUnavailableError,
+  ErrorCode,
+  errorCatalog,
+  type FieldError,
+  type ProblemBody,
+  ProblemError,
+} from './errors.ts';
 export * as Frontends from './frontends/index.ts';
 export { type DependencyCheck, DependencyStatus } from './health.ts';
 export * as Idempotency from './idempotency/index.ts';

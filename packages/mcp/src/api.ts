@@ -6,9 +6,11 @@
  * answered exactly as the same REST call would be.
  */
 
-export type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+import type { ProblemBody } from '@svc/core';
 
-export interface ApiRequest {
+type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+interface ApiRequest {
   method: ApiMethod;
   /** Path with `/v1`, each segment already encoded. */
   path: string;
@@ -23,34 +25,22 @@ export interface ApiRequest {
 /** The 2xx body of the request; anything else throws an {@link ApiProblemError}. */
 export type CallApi = (request: ApiRequest) => Promise<unknown>;
 
-/** An RFC 9457 problem, as the API answers it (docs/errors.md) or as a host describes its own failure. */
-export interface Problem {
-  type: string;
-  title: string;
-  /** The HTTP status; null when no answer came (network) or the host refused before sending. */
-  status: number | null;
-  detail: string;
-  code: string;
-  errors: { path: string; message: string }[];
-  [extra: string]: unknown;
-}
-
 export class ApiProblemError extends Error {
   override name = 'ApiProblemError';
-  readonly problem: Problem;
+  readonly problem: ProblemBody;
 
-  constructor(problem: Problem, options?: { cause?: unknown }) {
+  constructor(problem: ProblemBody, options?: { cause?: unknown }) {
     super(problem.detail, options);
     this.problem = problem;
   }
 }
 
-export function isProblem(body: unknown): body is Problem {
+export function isProblem(body: unknown): body is ProblemBody {
   return (
     typeof body === 'object' &&
     body !== null &&
-    typeof (body as Problem).code === 'string' &&
-    typeof (body as Problem).detail === 'string'
+    typeof (body as ProblemBody).code === 'string' &&
+    typeof (body as ProblemBody).detail === 'string'
   );
 }
 

@@ -23,7 +23,7 @@ export interface Action {
   arguments: unknown;
 }
 
-export type Verdict =
+type Verdict =
   | { valid: true; generation: number }
   | { valid: false; reason: 'malformed' | 'mismatch' | 'expired' };
 

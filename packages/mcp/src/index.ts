@@ -2,7 +2,6 @@
  * The MCP adapter: the service's tools for AI agents, defined once and served over stdio by
  * `svc mcp` and over Streamable HTTP by the API's `/mcp` (docs/mcp.md).
  */
-export { ApiProblemError, type ApiRequest, type CallApi, isProblem, type Problem } from './api.ts';
+export { ApiProblemError, type CallApi, isProblem } from './api.ts';
 export { confirmations } from './confirmation.ts';
-export type { AdapterOptions } from './server.ts';
 export { handleHttp, serveStdio } from './transports.ts';

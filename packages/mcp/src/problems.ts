@@ -1,5 +1,6 @@
 /** Problems the adapter finds itself, in the API's problem shape; each code is described in docs/mcp.md. */
-import { ApiProblemError, type Problem } from './api.ts';
+import type { ProblemBody } from '@svc/core';
+import { ApiProblemError } from './api.ts';
 
 export const McpCode = {
   InvalidArguments: 'invalid_arguments',
@@ -26,10 +27,10 @@ const titles: Record<McpCode, string> = {
   mcp_internal_error: 'Internal error of the MCP adapter',
 };
 
-export function mcpProblem(code: McpCode, detail: string, errors: Problem['errors'] = []): Problem {
+export function mcpProblem(code: McpCode, detail: string, errors: ProblemBody['errors'] = []): ProblemBody {
   return { type: `/docs/mcp.md#${code}`, title: titles[code], status: null, detail, code, errors };
 }
 
-export function mcpError(code: McpCode, detail: string, errors: Problem['errors'] = []): ApiProblemError {
+export function mcpError(code: McpCode, detail: string, errors: ProblemBody['errors'] = []): ApiProblemError {
   return new ApiProblemError(mcpProblem(code, detail, errors));
 }

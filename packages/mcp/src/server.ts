@@ -15,10 +15,10 @@ import {
   type Tool as ListedTool,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { issuesToFieldErrors } from '@svc/core';
+import { issuesToFieldErrors, type ProblemBody } from '@svc/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { ApiProblemError, type CallApi, type Problem } from './api.ts';
+import { ApiProblemError, type CallApi } from './api.ts';
 import type { Confirmations } from './confirmation.ts';
 import { McpCode, mcpProblem } from './problems.ts';
 import { Access, type Tool } from './tool.ts';
@@ -87,7 +87,7 @@ function listed(tool: Tool): ListedTool {
   };
 }
 
-function failure(problem: Problem): CallToolResult {
+function failure(problem: ProblemBody): CallToolResult {
   return {
     isError: true,
     content: [{ type: 'text', text: `${problem.code}: ${problem.detail}` }],

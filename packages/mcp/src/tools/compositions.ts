@@ -11,6 +11,41 @@ type StatusView = Compositions.CompositionStatusView;
 const composition = (id: string) => `/v1/compositions/${segment(id)}`;
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
+interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+const pageSummary = (page: Page<unknown>, noun: string, where: string) =>
+  `${count(page.items.length, noun)}${where}${page.next_cursor ? '; more with after=next_cursor' : ''}.`;
+
+/** A page of what a composition accumulates (events, checks), whose messages may quote outside text. */
+function compositionPage<TItem>(spec: {
+  name: string;
+  title: string;
+  description: string;
+  resource: string;
+  noun: string;
+  newest?: (item: TItem) => string;
+}) {
+  return defineTool({
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    access: Access.Read,
+    idempotent: true,
+    input: v.strictObject({ id: compositionId, ...pageInput }),
+    untrusted: [['items', '*', 'message']],
+    async run({ id, ...query }, { call }) {
+      const path = `${composition(id)}/${spec.resource}`;
+      const answer = (await call({ method: 'GET', path, query })) as Page<TItem>;
+      const latest = answer.items[0];
+      const newest = latest !== undefined && spec.newest ? `; ${spec.newest(latest)}` : '';
+      return { summary: pageSummary(answer, spec.noun, ` of ${id}${newest}`), result: answer };
+    },
+  });
+}
+
 const createNotes =
   'overrides maps a component to {"image": "<registry>/<repository>:<tag>"} or {"build_id": "…"} (source_resolve finds one), at most 3 components; the rest are inherited from the baseline. baseline is usually the project\'s default_baseline (catalog_read). ttl like "2h" (1m–24h, default 4h).';
 
@@ -201,12 +236,8 @@ export const list = defineTool({
     ...pageInput,
   }),
   async run(query, { call }) {
-    const answer = (await call({ method: 'GET', path: '/v1/compositions', query })) as {
-      items: CompositionView[];
-      next_cursor: string | null;
-    };
-    const more = answer.next_cursor ? '; more with after=next_cursor' : '';
-    return { summary: `${count(answer.items.length, 'composition')}${more}.`, result: answer };
+    const answer = (await call({ method: 'GET', path: '/v1/compositions', query })) as Page<CompositionView>;
+    return { summary: pageSummary(answer, 'composition', ''), result: answer };
   },
 });
 
@@ -285,23 +316,13 @@ export const logs = defineTool({
   },
 });
 
-export const events = defineTool({
+export const events = compositionPage({
   name: 'composition_events',
   title: 'Composition events',
   description:
     'The durable history of a composition (operations, steps, failures), newest first; one page at a time.',
-  access: Access.Read,
-  idempotent: true,
-  input: v.strictObject({ id: compositionId, ...pageInput }),
-  untrusted: [['items', '*', 'message']],
-  async run({ id, ...query }, { call }) {
-    const answer = (await call({ method: 'GET', path: `${composition(id)}/events`, query })) as {
-      items: unknown[];
-      next_cursor: string | null;
-    };
-    const more = answer.next_cursor ? '; more with after=next_cursor' : '';
-    return { summary: `${count(answer.items.length, 'event')} of ${id}${more}.`, result: answer };
-  },
+  resource: 'events',
+  noun: 'event',
 });
 
 export const diagnosis = defineTool({
@@ -328,22 +349,12 @@ export const diagnosis = defineTool({
   },
 });
 
-export const verification = defineTool({
+export const verification = compositionPage<{ status: string; freshness: string }>({
   name: 'composition_verification',
   title: 'Verification checks',
   description:
     'Checks recorded against the composition (routing, frontend), newest first, each with its freshness; one page at a time.',
-  access: Access.Read,
-  idempotent: true,
-  input: v.strictObject({ id: compositionId, ...pageInput }),
-  untrusted: [['items', '*', 'message']],
-  async run({ id, ...query }, { call }) {
-    const answer = (await call({ method: 'GET', path: `${composition(id)}/verification`, query })) as {
-      items: { status: string; freshness: string }[];
-      next_cursor: string | null;
-    };
-    const latest = answer.items[0];
-    const newest = latest ? `; newest ${latest.status}, ${latest.freshness}` : '';
-    return { summary: `${count(answer.items.length, 'check')} of ${id}${newest}.`, result: answer };
-  },
+  resource: 'verification',
+  noun: 'check',
+  newest: (check) => `newest ${check.status}, ${check.freshness}`,
 });
