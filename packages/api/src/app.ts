@@ -1,8 +1,10 @@
 import {
   Auth,
   type Builds,
+  bodyLimits,
   type Cluster,
   type Compositions,
+  type Cursors,
   type DependencyCheck,
   type Drafts,
   ErrorCode,
@@ -31,8 +33,6 @@ import { sourceRoutes } from './routes/sources.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 import { userRoutes } from './routes/users.ts';
 
-const maxBodyBytes = 256 * 1024;
-
 export interface AppDeps extends Compositions.CompositionDeps {
   /** The installation's auth mode and its settings, parsed once at the edge. */
   auth: Auth.AuthSettings;
@@ -48,10 +48,11 @@ export interface AppDeps extends Compositions.CompositionDeps {
   cluster: Cluster.ClusterPort;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
+  cursors: Cursors;
   /** Release and commit reported by `/version`. */
   build?: { release: string; commit: string };
-  /** The agent endpoint `/mcp`; without a confirmation key it offers no destroy or update. */
-  mcp?: McpSettings;
+  /** The agent endpoint `/mcp`. */
+  mcp: McpSettings;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
@@ -59,21 +60,24 @@ const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
 export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly RouteSpec[] } {
   const app = new Hono<AppEnv>();
   const release = deps.build ?? { release: 'dev', commit: 'unknown' };
+  const serverLog = deps.log ?? ((entry: Record<string, unknown>) => console.error(JSON.stringify(entry)));
 
   app.use(async (c, next) => {
     const given = c.req.header('x-request-id');
-    c.set('requestId', given && requestIdPattern.test(given) ? given : crypto.randomUUID());
+    const requestId = given && requestIdPattern.test(given) ? given : crypto.randomUUID();
+    c.set('requestId', requestId);
+    c.set('log', (entry) => serverLog({ ...entry, request_id: requestId }));
     await next();
     c.header('x-request-id', c.get('requestId'));
   });
 
   app.use(
     bodyLimit({
-      maxSize: maxBodyBytes,
+      maxSize: bodyLimits.maxBytes,
       onError: (c) =>
         problemResponse(
           c,
-          new ProblemError(ErrorCode.PayloadTooLarge, `The body exceeds ${maxBodyBytes} bytes.`),
+          new ProblemError(ErrorCode.PayloadTooLarge, `The body exceeds ${bodyLimits.maxBytes} bytes.`),
         ),
     }),
   );
@@ -93,7 +97,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   });
 
   app.get('/healthz', async (c) => {
-    const report = await probeDependencies(deps.health, ['dynamodb', 'sqs', 'cluster']);
+    const report = await probeDependencies(deps.health, ['dynamodb', 'sqs', 'cluster'], c.get('log'));
     return c.json(
       {
         status: report.healthy ? 'ok' : 'degraded',
@@ -141,7 +145,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
 
   mcpEndpoint(app, {
     auth: authDeps,
-    settings: deps.mcp ?? { confirmationKey: null },
+    settings: deps.mcp,
     version: release.release,
   });
 

@@ -5,6 +5,7 @@
  * same authentication, route permission, core authorization, validation, rate limits and quotas
  * as if the agent had called the route itself (docs/mcp.md says why this design).
  */
+import { hkdfSync } from 'node:crypto';
 import { ErrorCode, ProblemError } from '@svc/core';
 import { ApiProblemError, type CallApi, confirmations, handleHttp, isProblem } from '@svc/mcp';
 import type { Context, Hono } from 'hono';
@@ -15,8 +16,12 @@ import type { AppEnv } from './env.ts';
 const waitLimitSeconds = 20;
 
 export interface McpSettings {
-  /** Signs destroy and update confirmations (MCP_CONFIRMATION_KEY); null turns those two tools off here. */
-  confirmationKey: string | null;
+  /**
+   * The installation's secret (`CURSOR_KEY`), the same in every instance: the key that signs and
+   * checks destroy and update confirmations is derived from it, so any instance can check what
+   * another issued.
+   */
+  secret: string;
 }
 
 /** A tool's REST call, answered by this same app in process. */
@@ -56,8 +61,10 @@ export function mcpEndpoint(
   app: Hono<AppEnv>,
   deps: { auth: AuthDeps; settings: McpSettings; version: string },
 ): void {
-  const signer =
-    deps.settings.confirmationKey === null ? null : confirmations(Buffer.from(deps.settings.confirmationKey));
+  // A key of its own (HKDF, labelled): confirmations and cursors never share one.
+  const signer = confirmations(
+    new Uint8Array(hkdfSync('sha256', deps.settings.secret, '', 'svc mcp confirmations', 32)),
+  );
 
   app.post('/mcp', async (c) => {
     // A browser page of another origin (or a DNS-rebound name) must not drive the tools.
@@ -74,20 +81,11 @@ export function mcpEndpoint(
       waitLimitSeconds,
       howToAllowWrites: 'whoever configures the agent can point it at /mcp?allow_writes=true',
       version: deps.version,
-      // Logged as onError logs an unhandled error; the agent gets a problem without internals.
-      onInternalError: (error) =>
-        console.error(
-          JSON.stringify({
-            level: 'error',
-            msg: 'mcp tool failed',
-            request_id: c.get('requestId'),
-            error: {
-              name: (error as Error).name,
-              message: (error as Error).message,
-              stack: (error as Error).stack,
-            },
-          }),
-        ),
+      // Logged as an unhandled error is; the agent gets a problem without internals.
+      onInternalError: (error) => {
+        const { name, message, stack } = error as Error;
+        c.get('log')({ level: 'error', msg: 'mcp tool failed', error: { name, message, stack } });
+      },
     });
   });
 

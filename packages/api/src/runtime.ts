@@ -5,17 +5,6 @@ import { type AppDeps, createApp } from './app.ts';
 import { openIdProvider } from './auth-oidc.ts';
 
 /**
- * The key every instance signs and checks `/mcp` confirmations with; unset leaves destroy and
- * update off there (docs/mcp.md). Shared by all instances, so it cannot be made up per process.
- */
-function mcpConfirmationKey(env: Record<string, string | undefined>): string | null {
-  const key = env.MCP_CONFIRMATION_KEY?.trim();
-  if (!key) return null;
-  if (key.length < 32) throw new Error('MCP_CONFIRMATION_KEY must be at least 32 characters.');
-  return key;
-}
-
-/**
  * The API wired from its environment. The auth mode must be explicit (`AUTH_MODE`, with
  * `AUTH_SETTINGS` and the mode's secrets); `dev` is refused unless the caller allows it, and the
  * Lambda entry never does.
@@ -41,7 +30,8 @@ export function appFromEnvironment(
       cluster.health,
     ],
     build: { release: env.SVC_RELEASE ?? 'dev', commit: env.SVC_COMMIT ?? 'unknown' },
-    mcp: { confirmationKey: mcpConfirmationKey(env) },
+    // The installation's secret (checked by runtimeFromEnvironment): every instance derives the same key.
+    mcp: { secret: env.CURSOR_KEY ?? '' },
   };
   return createApp(deps);
 }

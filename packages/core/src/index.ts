@@ -21,8 +21,10 @@ export {
   ErrorCode,
   errorCatalog,
   type FieldError,
+  outwardCause,
   type ProblemBody,
   ProblemError,
+  validationFailed,
 } from './errors.ts';
 export * as Frontends from './frontends/index.ts';
 export { type DependencyCheck, DependencyStatus } from './health.ts';
@@ -34,14 +36,15 @@ export * as Jobs from './jobs/index.ts';
 export * as Messaging from './messaging/index.ts';
 export { CompositionName, Id, IdPrefix, isDnsLabel, newId, ResourceName } from './names.ts';
 export {
-  decodeCursor,
+  type Cursors,
+  cursors,
   defaultPageSize,
-  encodeCursor,
   maxPageSize,
+  minCursorKeyLength,
   type Page,
   type PageRequest,
   pageSchema,
 } from './paging.ts';
 export * as Resources from './resources.ts';
-export { issuesToFieldErrors } from './validation.ts';
+export { bodyLimits, bodyProblems, parseFields } from './validation.ts';
 export * as Verification from './verification/index.ts';

@@ -7,6 +7,7 @@ import { Auth, type Clock, type Cluster, type Compositions, Resources, systemClo
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
 import {
+  countingMetrics,
   defaultWorkerSettings,
   handleJob,
   httpProbe,
@@ -59,7 +60,16 @@ export interface StackOptions {
   workerSettings?: Partial<WorkerSettings>;
   /** Release and commit `/version` reports (default: `dev`, `unknown`). */
   build?: { release: string; commit: string };
+  /** Seals page cursors (default: {@link localCursorKey}). */
+  cursorKey?: string;
 }
+
+/**
+ * The local stack's cursor key. Not a secret: a cursor only names a position in a list, the seal
+ * binds it to its list, and the local stack listens on loopback only. Installations configure
+ * their own (`CURSOR_KEY`).
+ */
+export const localCursorKey = 'local-stack-cursor-key-not-a-secret';
 
 export interface Stack {
   readonly apiUrl: string;
@@ -78,6 +88,8 @@ export interface Stack {
   readonly localCluster: LocalCluster;
   /** What the worker runs with, for driving its Lambda handler in tests. */
   readonly workerDeps: WorkerDeps;
+  /** What the worker counted (messages for unknown operations, lost chain writes). */
+  workerCounts(): Readonly<Record<string, number>>;
   /** Runs one job message the way the poller does; tests use it to deliver a message twice. */
   handle(body: string, receiveCount?: number): Promise<void>;
   stop(): Promise<void>;
@@ -121,7 +133,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
     const resources = await provision(clients, options.resourcePrefix);
     const clock = options.clock ?? systemClock;
-    const stores = awsStores(clients, resources, clock);
+    const stores = awsStores(clients, resources, clock, options.cursorKey ?? localCursorKey);
     const jobs = options.wrapJobs ? options.wrapJobs(stores.jobs) : stores.jobs;
     const services = {
       ...stores,
@@ -156,8 +168,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         cluster.health,
       ],
       ...(options.build ? { build: options.build } : {}),
-      // One API process: a key of its own signs and checks the agents' confirmations.
-      mcp: { confirmationKey: randomBytes(32).toString('base64url') },
+      // One API process: a secret of its own for the agents' confirmations.
+      mcp: { secret: randomBytes(32).toString('base64url') },
     });
     const server = await listenNode(app.fetch, host, options.port ?? 8081);
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -165,6 +177,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const apiUrl = `http://${host}:${typeof listening === 'object' && listening ? listening.port : options.port}`;
     auth.identityProvider?.register(`${apiUrl}/auth/callback`);
 
+    const metrics = countingMetrics();
     const workerDeps: WorkerDeps = {
       ...services,
       compositions: options.wrapWorkerStore
@@ -173,6 +186,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       messaging: snsSqsMessaging(clients),
       probe: httpProbe(),
       settings: { ...defaultWorkerSettings, ...options.workerSettings },
+      metrics,
     };
     const handle = (body: string, receiveCount = 1) => handleJob(workerDeps, body, receiveCount);
     if (options.worker !== false) {
@@ -205,6 +219,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       cluster,
       localCluster,
       workerDeps,
+      workerCounts: () => metrics.counts(),
       handle,
       stop,
     };

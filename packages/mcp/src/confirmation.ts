@@ -3,8 +3,8 @@
  * first call answers what would happen and a token; only a second call carrying that token acts.
  * A token is an HMAC over the exact action — tool, session, composition, the generation it was
  * shown at, the arguments — and its expiry, so it confirms nothing else, for no one else, and not
- * for long. The key is per process for `svc mcp`; the API's is configured (MCP_CONFIRMATION_KEY),
- * so any instance can check what another issued.
+ * for long. The key is per process for `svc mcp`; the API's is derived from the installation's
+ * secret, so any instance can check what another issued.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { contentHash } from '@svc/core';

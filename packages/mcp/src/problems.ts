@@ -9,7 +9,6 @@ export const McpCode = {
   ConfirmationInvalid: 'confirmation_invalid',
   ConfirmationExpired: 'confirmation_expired',
   ConfirmationStale: 'confirmation_stale',
-  ConfirmationUnavailable: 'confirmation_unavailable',
   GenerationMismatch: 'generation_mismatch',
   Internal: 'mcp_internal_error',
 } as const;
@@ -22,7 +21,6 @@ const titles: Record<McpCode, string> = {
   confirmation_invalid: 'Confirmation invalid',
   confirmation_expired: 'Confirmation expired',
   confirmation_stale: 'Composition changed since the confirmation',
-  confirmation_unavailable: 'Confirmations unavailable',
   generation_mismatch: 'Generation mismatch',
   mcp_internal_error: 'Internal error of the MCP adapter',
 };

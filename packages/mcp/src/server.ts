@@ -15,9 +15,8 @@ import {
   type Tool as ListedTool,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { issuesToFieldErrors, type ProblemBody } from '@svc/core';
+import { bodyLimits, bodyProblems, type ProblemBody, parseFields } from '@svc/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
-import * as v from 'valibot';
 import { ApiProblemError, type CallApi } from './api.ts';
 import type { Confirmations } from './confirmation.ts';
 import { McpCode, mcpProblem } from './problems.ts';
@@ -31,8 +30,8 @@ export interface AdapterOptions {
   session: string;
   /** Offer and run the tools that change things; read-only otherwise. */
   allowWrites: boolean;
-  /** Signs and checks destructive tools' confirmations; null refuses them. */
-  confirmations: Confirmations | null;
+  /** Signs and checks destructive tools' confirmations, with a key of the host's. */
+  confirmations: Confirmations;
   /** The longest `composition_wait` the host can hold a call open for. */
   waitLimitSeconds: number;
   /** What the person configuring the agent does to allow writes, for the refusal. */
@@ -115,11 +114,19 @@ async function callTool(
       ),
     );
   }
-  const parsed = v.safeParse(tool.input, args ?? {});
+  // Held to what every request body is held to (docs/decisions.md, "Request bodies").
+  const { tooDeep, reserved } = bodyProblems(args);
+  const parsed = tooDeep
+    ? {
+        success: false as const,
+        errors: [{ path: '', message: `nested deeper than ${bodyLimits.maxDepth} levels` }],
+      }
+    : reserved.length
+      ? { success: false as const, errors: reserved }
+      : parseFields(tool.input, args ?? {});
   if (!parsed.success) {
-    const errors = issuesToFieldErrors(parsed.issues);
-    const detail = errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ');
-    return failure(mcpProblem(McpCode.InvalidArguments, `${name}: ${detail}`, errors));
+    const detail = parsed.errors.map((e) => `${e.path || '/'}: ${e.message}`).join('; ');
+    return failure(mcpProblem(McpCode.InvalidArguments, `${name}: ${detail}`, parsed.errors));
   }
   try {
     const { summary, result } = await tool.run(parsed.output, options);

@@ -23,8 +23,8 @@ export interface ToolContext {
   call: CallApi;
   /** The agent session: what idempotency keys and confirmations are bound to (docs/mcp.md). */
   session: string;
-  /** Null when the host has no key to sign confirmations with: destructive tools then refuse. */
-  confirmations: Confirmations | null;
+  /** Signs and checks the confirmations of destructive tools. */
+  confirmations: Confirmations;
 }
 
 export interface ToolOutcome {

@@ -44,12 +44,6 @@ async function confirmed(
   act: () => Promise<ToolOutcome>,
 ): Promise<ToolOutcome> {
   const { confirmations, call, session } = context;
-  if (!confirmations) {
-    throw mcpError(
-      McpCode.ConfirmationUnavailable,
-      `${request.tool} needs a confirmation key, and this server has none (MCP_CONFIRMATION_KEY); use svc mcp --allow-writes, or the REST API`,
-    );
-  }
   const current = (await call({ method: 'GET', path: composition(request.id) })) as CompositionView;
   const action: Omit<Action, 'generation'> = {
     tool: request.tool,
