@@ -124,6 +124,15 @@ describe('svc mcp over stdio', () => {
       code: 'invalid_arguments',
       errors: [expect.objectContaining({ path: '/tail_lines' })],
     });
+    // Held to what every request body is held to: a reserved key is refused, not silently dropped.
+    const reserved = await readOnly.call('composition_plan', {
+      ...createArgs('mcp-reserved'),
+      overrides: JSON.parse('{"__proto__": {"image": "x"}}'),
+    });
+    expect(reserved.structured.problem).toMatchObject({
+      code: 'invalid_arguments',
+      errors: [expect.objectContaining({ path: '/overrides/__proto__' })],
+    });
     const unknown = await readOnly.call('composition_get', { id: 'c-doesnotexist' });
     expect(unknown.structured.problem).toMatchObject({ code: 'not_found', status: 404 });
   });
