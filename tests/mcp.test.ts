@@ -52,11 +52,28 @@ const readTools = [
   'composition_events',
   'composition_diagnosis',
   'composition_verification',
+  'pr_preview_read',
 ];
 
 async function compositionsNamed(name: string) {
   const { body } = await http.get('/v1/compositions?limit=200');
   return (body.items as { id: string; name: string }[]).filter((item) => item.name === name);
+}
+
+interface PreviewSeen {
+  id: string;
+  pull_request: { number: number };
+}
+
+async function previewOfPullRequest(number: number): Promise<PreviewSeen> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const { body } = await http.get('/v1/forge/previews?project=demo&limit=200');
+    const found = (body.items as PreviewSeen[]).find((p) => p.pull_request.number === number);
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`no preview for pull request #${number}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 describe('svc mcp over stdio', () => {
@@ -135,6 +152,33 @@ describe('svc mcp over stdio', () => {
     });
     const unknown = await readOnly.call('composition_get', { id: 'c-doesnotexist' });
     expect(unknown.structured.problem).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  it('reads pull-request previews as the REST routes show them', async () => {
+    const forge = stack.forge;
+    if (!forge) throw new Error('the test stack runs the local forge');
+    const { pullRequest } = await forge.open({
+      repository: 'demo-org/service-b',
+      head: 'mcp-read',
+      labels: ['preview'],
+    });
+    const number = pullRequest?.number;
+    const listed = await previewOfPullRequest(number as number);
+    const list = await readOnly.call('pr_preview_read', { project: 'demo' });
+    expect(list.isError).toBeFalsy();
+    expect(list.structured.items.map((p: { id: string }) => p.id)).toContain(listed.id);
+    expect(list.text).toContain(`demo-org/service-b#${number}`);
+
+    const one = await readOnly.call('pr_preview_read', { id: listed.id });
+    const rest = await http.get(`/v1/forge/previews/${listed.id}`);
+    expect(one.structured).toMatchObject({
+      id: listed.id,
+      repository: 'demo-org/service-b',
+      pull_request: rest.body.pull_request,
+    });
+    const missing = await readOnly.call('pr_preview_read', { id: 'pr-doesnotexist' });
+    expect(missing.structured.problem).toMatchObject({ code: 'not_found', status: 404 });
+    await forge.close({ repository: 'demo-org/service-b', number: number as number });
   });
 
   it('plan → create → wait → logs → diagnosis → destroy with a confirmation', async () => {

@@ -14,6 +14,7 @@ import {
   verification,
   wait,
 } from './compositions.ts';
+import { prPreviews } from './pr-previews.ts';
 
 const sets = new Map<number, readonly Tool[]>();
 
@@ -36,6 +37,7 @@ export function toolSet(options: { waitLimitSeconds: number }): readonly Tool[] 
     verification,
     update,
     destroy,
+    prPreviews,
   ];
   sets.set(options.waitLimitSeconds, tools);
   return tools;
