@@ -13,6 +13,7 @@ const unitTests = [
   'packages/api/src/**/*.test.ts',
   'packages/aws/src/**/*.test.ts',
   'packages/kube/src/**/*.test.ts',
+  'packages/mcp/src/**/*.test.ts',
   'packages/github/src/**/*.test.ts',
   'packages/local-cluster/src/**/*.test.ts',
   'infra/**/*.test.ts',
