@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import staging from '../../stacks/staging.ts';
-import { bundling, functionEnvironment, lambdaRuntime } from '../settings.ts';
+import { bundling, functionEnvironments, lambdaRuntime } from '../settings.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const runs = Number(process.env.BENCH_RUNS ?? 15);
@@ -121,14 +121,15 @@ const bundles = [
 ];
 
 /** What a function's module scope reads at import; never used to reach anything (no request is made). */
+const environments = functionEnvironments(
+  staging,
+  { tableName: 'bench', jobQueueUrl: 'http://127.0.0.1:9/queue/jobs' },
+  { release: 'bench', commit: 'unknown' },
+  'k'.repeat(48),
+);
 const env = {
   ...process.env,
-  ...functionEnvironment(
-    staging,
-    { tableName: 'bench', jobQueueUrl: 'http://127.0.0.1:9/queue/jobs' },
-    { release: 'bench', commit: 'unknown' },
-    'k'.repeat(48),
-  ),
+  ...environments.api,
   AWS_REGION: staging.region,
   AWS_ACCESS_KEY_ID: 'bench',
   AWS_SECRET_ACCESS_KEY: 'bench',
@@ -142,7 +143,7 @@ function importMs(file: string): number {
     env,
     encoding: 'utf8',
   });
-  if (result.status !== 0) throw new Error(`importing ${file} failed: ${result.stderr}`);
+  if (result.status !== 0) throw new Error(`importing ${file} failed: ${result.stderr.slice(-2000)}`);
   return Number(result.stdout.trim().split('\n').at(-1));
 }
 
