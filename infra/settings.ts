@@ -112,7 +112,7 @@ export type FunctionName = (typeof FunctionName)[keyof typeof FunctionName];
  * Environment every function reads (`RuntimeEnvironment` in packages/aws): names from the
  * resources, the cursor key from the stage's `CursorKey` secret (docs/runbooks.md), the build.
  */
-export function functionEnvironment<V = string>(
+function functionEnvironment<V = string>(
   settings: StageSettings,
   names: ResourceNames<V>,
   build: Build,
