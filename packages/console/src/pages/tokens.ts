@@ -76,7 +76,7 @@ export function tokenPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): 
                 ? null
                 : html`<form method="post" action=${`${base}/tokens/${t.id}/revoke`}>
                     ${csrfField(viewer)}
-                    <button type="submit" class="danger" aria-label=${`Revoke ${t.name}`}>Revoke</button>
+                    <button type="submit" class="danger" aria-label=${`Revoke ${t.name} (${t.id})`}>Revoke</button>
                   </form>`
             }</td>
           </tr>`,
