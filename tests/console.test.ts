@@ -66,10 +66,10 @@ describe('a developer in the console', () => {
     const id = await planAndCreate(page, 'console-e2e', imageB('2.0.0'));
     // The phase turns ready on the page itself: the live part refreshes in place, no navigation.
     await page.evaluate(() => {
-      (window as unknown as { marker: string }).marker = 'same document';
+      (globalThis as unknown as { marker: string }).marker = 'same document';
     });
     await page.locator('#live [data-phase=ready]').waitFor({ timeout: 30_000 });
-    expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe(
+    expect(await page.evaluate(() => (globalThis as unknown as { marker?: string }).marker)).toBe(
       'same document',
     );
     expect(await page.locator('[data-reason]').textContent()).toContain('Generation 1 is rolled out');
@@ -213,7 +213,9 @@ describe('refusals', () => {
     await page.locator('#live').waitFor();
     expect(await page.getByRole('link', { name: 'Destroy…' }).count()).toBe(0);
     expect(await page.getByRole('link', { name: 'Tokens' }).count()).toBe(0);
-    const csrf = await page.evaluate(async () => (await (await fetch('/auth/config')).json()).csrf_token);
+    const csrf = await page.evaluate(
+      async () => ((await (await fetch('/auth/config')).json()) as { csrf_token: string }).csrf_token,
+    );
     const status = await page.evaluate(
       async ({ id, token }) =>
         (
