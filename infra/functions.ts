@@ -37,8 +37,11 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
     permissions: [{ actions: ['eks:DescribeCluster'], resources: ['*'] }],
   } as const;
 
+  // The console reads htmx from its npm package when the app starts: keep the package beside the bundle.
+  const apiBundle = { nodejs: { install: ['htmx.org'] } };
   const apiFunction = new sst.aws.Function('ApiFunction', {
     ...common,
+    ...apiBundle,
     handler: 'packages/api/src/lambda.handler',
     timeout: apiTimeout,
   });
@@ -47,6 +50,7 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
 
   const webhook = new sst.aws.Function('Webhook', {
     ...common,
+    ...apiBundle,
     handler: 'packages/api/src/lambda.handler',
     timeout: apiTimeout,
     url: true,

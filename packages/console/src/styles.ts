@@ -20,13 +20,15 @@ h2{font-size:1.15rem;margin:1.6rem 0 .5rem;border-bottom:1px solid var(--line);p
 table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{background:var(--panel)}
-caption{text-align:left;font-weight:600;padding:.3rem 0}
+caption{text-align:left;font-weight:600;padding:1rem 0 .3rem}
+h3{font-size:1rem;margin:1rem 0 .3rem}
+ul.plain{list-style:none;padding:0;margin:0}
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.86rem}
 pre{background:var(--panel);border:1px solid var(--line);padding:.6rem;overflow:auto;white-space:pre-wrap;word-break:break-all;max-height:28rem}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}
 dl.facts dt{color:var(--muted)}
 dl.facts dd{margin:0}
-.badge{display:inline-block;padding:.05rem .5rem;border-radius:1rem;font-size:.82rem;font-weight:600;border:1px solid currentColor}
+.badge{display:inline-block;margin-right:.35rem;padding:.05rem .5rem;border-radius:1rem;font-size:.82rem;font-weight:600;border:1px solid currentColor}
 .badge.ok{background:var(--ok-bg);color:var(--ok)}
 .badge.bad{background:var(--bad-bg);color:var(--bad)}
 .badge.busy{background:var(--busy-bg);color:var(--busy)}
