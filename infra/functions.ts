@@ -17,10 +17,13 @@ interface Resources {
 
 /** API behind API Gateway, the public webhook on a function URL, the worker on the queue and the schedules. */
 export function functions(settings: StageSettings, { table, jobs, deadLetter }: Resources) {
+  // Set once per stage: npx sst secret set CursorKey "$(openssl rand -base64 48)" --stage <stage>
+  const cursorKey = new sst.Secret('CursorKey');
   const environment = functionEnvironment(
     settings,
     { tableName: table.name, jobQueueUrl: jobs.url },
     deployedBuild(process.env),
+    cursorKey.value,
   );
   // The mode's secrets never sit in the stage file: SST secrets, set with `sst secret set`.
   const secrets: Record<string, string | $util.Output<string>> = {
@@ -32,7 +35,7 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
   const common = {
     runtime: lambdaRuntime,
     architecture: 'arm64',
-    link: [table, jobs, deadLetter],
+    link: [table, jobs, deadLetter, cursorKey],
     environment: { ...environment, ...secrets },
     permissions: [{ actions: ['eks:DescribeCluster'], resources: ['*'] }],
   } as const;

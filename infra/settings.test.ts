@@ -66,16 +66,22 @@ describe('infra settings', () => {
   });
 
   const build = { release: '0.1.0', commit: 'a'.repeat(40) };
+  const cursorKey = 'k'.repeat(48);
 
   it('passes the stage auth mode, names and build to the functions', () => {
-    const env = functionEnvironment(staging, { tableName: 't', jobQueueUrl: 'q' }, build);
-    expect(env).toMatchObject({ AUTH_MODE: 'token', TABLE_NAME: 't', JOB_QUEUE_URL: 'q' });
+    const env = functionEnvironment(staging, { tableName: 't', jobQueueUrl: 'q' }, build, cursorKey);
+    expect(env).toMatchObject({
+      AUTH_MODE: 'token',
+      TABLE_NAME: 't',
+      JOB_QUEUE_URL: 'q',
+      CURSOR_KEY: cursorKey,
+    });
     expect(env.PREVIEW_URL_TEMPLATE).toBe('https://{id}.preview.staging.example.com/');
     expect(env).toMatchObject({ SVC_RELEASE: '0.1.0', SVC_COMMIT: 'a'.repeat(40) });
   });
 
   it('sets every variable the runtime requires and none it never reads', () => {
-    const env = functionEnvironment(production, { tableName: 't', jobQueueUrl: 'q' }, build);
+    const env = functionEnvironment(production, { tableName: 't', jobQueueUrl: 'q' }, build, cursorKey);
     const required = Object.entries(RuntimeEnvironment.entries)
       .filter(([name, schema]) => schema.type !== 'optional' && name !== 'AWS_REGION')
       .map(([name]) => name);
@@ -113,7 +119,7 @@ describe('infra settings', () => {
 
   it("passes auth settings the functions' parser accepts", () => {
     for (const stage of [staging, production]) {
-      const env = functionEnvironment(stage, { tableName: 't', jobQueueUrl: 'q' }, build);
+      const env = functionEnvironment(stage, { tableName: 't', jobQueueUrl: 'q' }, build, cursorKey);
       expect(Auth.parseAuthSettings(env, { allowDev: false }).mode).toBe(stage.authMode);
     }
   });

@@ -98,13 +98,18 @@ export function deployedBuild(env: Record<string, string | undefined>): Build {
   return { release: env.SVC_RELEASE?.trim() || service.version, commit };
 }
 
-/** Environment of every function; names come from the linked resources at deploy time. */
+/**
+ * Environment of every function; names come from the linked resources at deploy time, the cursor
+ * key from the stage's `CursorKey` secret (docs/runbooks.md).
+ */
 export function functionEnvironment(
   settings: StageSettings,
   names: { tableName: string; jobQueueUrl: string },
   build: Build,
+  cursorKey: string,
 ): Record<string, string> {
   return {
+    CURSOR_KEY: cursorKey,
     AUTH_MODE: settings.authMode,
     AUTH_SETTINGS: JSON.stringify(settings.authSettings),
     TABLE_NAME: names.tableName,

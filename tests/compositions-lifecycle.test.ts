@@ -213,6 +213,18 @@ describe('DELETE /v1/compositions/{id}', () => {
     expect(superseded?.status).toBe('superseded');
     const record = await stack.stores.compositions.get(composition.id);
     expect(record?.epoch).toBe(2);
+    const events = await http.get(`/v1/compositions/${composition.id}/events`);
+    expect(events.body.items.map((e: { type: string }) => e.type)).toEqual([
+      'destroy_requested',
+      'superseded',
+      'accepted',
+    ]);
+    expect(events.body.items[1]).toMatchObject({
+      operation_id: composition.latest_operation.id,
+      actor: { kind: 'user', subject: 'admin' },
+      message: 'create superseded by a destroy',
+      data: { superseded_by: body.latest_operation.id },
+    });
   });
 
   it('is repeatable: a second delete answers 202 and starts nothing new', async () => {
@@ -267,14 +279,16 @@ describe('audit events', () => {
     expect(status).toBe(200);
     expect(body.items.map((e: { type: string }) => e.type)).toEqual([
       'destroy_requested',
+      'superseded',
       'update_requested',
       'accepted',
     ]);
-    expect(body.items[2]).toMatchObject({
+    expect(body.items[3]).toMatchObject({
       actor: { kind: 'user', subject: 'admin' },
       operation_id: composition.latest_operation.id,
       generation: 1,
     });
+    expect(body.items[2]).toMatchObject({ operation_id: updated.body.latest_operation.id, generation: 2 });
     expect(body.items[1]).toMatchObject({ operation_id: updated.body.latest_operation.id, generation: 2 });
     expect(body.items[0].operation_id).toBe(destroyed.body.latest_operation.id);
     const page = await http.get(`/v1/compositions/${composition.id}/events?limit=2`);
@@ -282,7 +296,7 @@ describe('audit events', () => {
     const rest = await http.get(
       `/v1/compositions/${composition.id}/events?limit=2&after=${page.body.next_cursor}`,
     );
-    expect(rest.body.items.map((e: { type: string }) => e.type)).toEqual(['accepted']);
+    expect(rest.body.items.map((e: { type: string }) => e.type)).toEqual(['update_requested', 'accepted']);
     expect(rest.body.next_cursor).toBeNull();
   });
 });

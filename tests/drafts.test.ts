@@ -168,4 +168,20 @@ describe('onboarding drafts', () => {
     expect((await alice.get('/v1/projects/demo/components')).body).toEqual(components);
     expect((await alice.get('/v1/compositions')).body).toEqual(compositions);
   });
+
+  it('scans 64 KiB of pathological text in linear time: 8 such saves at once leave /version responsive', async () => {
+    // 32,000 newlines: the environment-assignment pattern was quadratic on them (1.25 s for 64 KiB).
+    const text = '\n'.repeat(32_000);
+    const started = performance.now();
+    const saves = Array.from({ length: 8 }, (_, i) =>
+      alice.put(draftPath(`scan-${i}`), draft(`scan-${i}`, 0, { configuration: { notes: text } })),
+    );
+    const version = await alice.get('/version');
+    const versionMs = performance.now() - started;
+    const answers = await Promise.all(saves);
+    expect(version.status).toBe(200);
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    expect(versionMs).toBeLessThan(2_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
 });

@@ -42,13 +42,33 @@ describe('log snapshots', () => {
     for (const stream of body.streams) expect(stream.pod).not.toContain(ready.id);
   });
 
-  it('keeps tail_lines per pod and says when it cut', async () => {
+  it('keeps tail_lines per pod and says when it cut, per stream and overall', async () => {
     const { body } = await logs('service-b', 'tail_lines=2');
     for (const stream of body.streams) {
       expect(stream.text.trim().split('\n')).toHaveLength(2);
       expect(stream.truncated).toBe(true);
     }
-    expect(body.truncated).toBe(false);
+    expect(body.truncated).toBe(true);
+    expect(body.message).toContain('cut at a limit');
+  });
+
+  it("says why the cluster could not be read in a short cause, not the client's raw answer", async () => {
+    await fetch(`${stack.clusterUrl}/_faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'deny', match: { verb: 'list', resource: 'pods' } }),
+    });
+    try {
+      const { status, body } = await logs('service-b');
+      expect(status).toBe(200);
+      expect(body).toMatchObject({
+        message: 'the cluster could not be read: access denied (HTTP 403)',
+        streams: [],
+        partial: true,
+      });
+    } finally {
+      await fetch(`${stack.clusterUrl}/_faults`, { method: 'DELETE' });
+    }
   });
 
   it('caps the total bytes with max_bytes and marks the snapshot truncated', async () => {

@@ -44,6 +44,7 @@ describe('the API on Lambda', () => {
         JOB_QUEUE_URL: stack.resources.jobQueueUrl,
         PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
         EKS_CLUSTER_NAME: 'staging',
+        CURSOR_KEY: 'lambda-test-cursor-key-of-32-characters',
         DYNAMODB_ENDPOINT: stack.endpoints.dynamodb,
         SQS_ENDPOINT: stack.endpoints.sqs,
       },

@@ -2,7 +2,7 @@ import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs
 import { Cluster, type Compositions } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
-import { type HttpClient, httpClient, startTestStack } from '@svc/local/testing';
+import { type HttpClient, httpClient, startTestStack, testClock } from '@svc/local/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createComposition, waitForPhase } from './support/compositions.ts';
 
@@ -159,17 +159,28 @@ describe('poison messages', () => {
     expect(dead).toEqual(['not json']);
   });
 
-  it('fails the operation with a recorded blocker and dead-letters its message when a step keeps failing', async () => {
+  /** A composition whose `apply` keeps meeting `fault` (a local-cluster fault) until it fails. */
+  async function failingApply(fault: Record<string, unknown>) {
     stack = await startTestStack({ retryBaseSeconds: 0 });
     const s = stack;
     const http = httpClient(s.apiUrl);
     await fetch(`${s.clusterUrl}/_faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'fail', status: 500, percent: 100, match: { resource: 'configmaps' } }),
+      body: JSON.stringify(fault),
     });
     const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.0.0') } });
     const failed = await waitForPhase(http, created.id, ['failed', 'ready'], 60_000);
+    return { s, created, failed };
+  }
+
+  it('fails the operation with a recorded blocker and dead-letters its message when a step keeps failing', async () => {
+    const { s, created, failed } = await failingApply({
+      type: 'fail',
+      status: 500,
+      percent: 100,
+      match: { resource: 'configmaps' },
+    });
     expect(failed.phase).toBe('failed');
     expect(failed.observed.blockers[0]).toMatchObject({
       code: 'step_failed',
@@ -183,5 +194,113 @@ describe('poison messages', () => {
     expect(dead).toEqual([
       expect.objectContaining({ operation_id: created.latest_operation.id, step: 'apply' }),
     ]);
+  });
+
+  it("names a refusing cluster's answer in a short cause, the detail left to the worker log", async () => {
+    const { created, failed } = await failingApply({ type: 'deny', match: { resource: 'configmaps' } });
+    expect(failed.observed.blockers).toEqual([
+      {
+        code: 'step_failed',
+        message: `step apply failed 5 times; last error: access denied (HTTP 403) (the worker log has the detail under operation ${created.latest_operation.id})`,
+        component: null,
+      },
+    ]);
+  });
+});
+
+describe('the redispatch sweep and chains in flight', () => {
+  async function firstJob(s: Stack, operationId: string): Promise<string> {
+    for (const message of await receive(s.resources.jobQueueUrl, s)) {
+      await s.clients.sqs.send(
+        new DeleteMessageCommand({ QueueUrl: s.resources.jobQueueUrl, ReceiptHandle: message.ReceiptHandle }),
+      );
+      if (JSON.parse(message.Body ?? '{}').operation_id === operationId) return message.Body ?? '';
+    }
+    throw new Error(`no job for ${operationId}`);
+  }
+
+  it('re-enqueues an overdue operation without undoing the chain that is running it', async () => {
+    const clock = testClock();
+    let swept = 0;
+    const sweepBeforeCompletion = (store: Compositions.CompositionStore): Compositions.CompositionStore => ({
+      ...store,
+      async commit(write) {
+        if (swept === 0 && write.composition?.record.phase === 'ready') {
+          // The chain ran long (or its message waited long in the queue): the sweep finds it overdue.
+          clock.advance(600);
+          swept = await (stack as Stack).scheduler.run('redispatch-sweep').then(() => 1);
+        }
+        return store.commit(write);
+      },
+    });
+    stack = await startTestStack({ clock, worker: false, wrapWorkerStore: sweepBeforeCompletion });
+    const s = stack;
+    const http = httpClient(s.apiUrl);
+    const created = await createComposition(http, {});
+    await s.handle(await firstJob(s, created.latest_operation.id));
+    expect(swept).toBe(1);
+
+    const composition = (await http.get(`/v1/compositions/${created.id}`)).body;
+    expect(composition).toMatchObject({ phase: 'ready', latest_operation: { status: 'succeeded' } });
+    expect(s.workerCounts()).toEqual({});
+    // The redispatched message finds the operation finished: nothing runs twice.
+    await s.handle(await firstJob(s, created.latest_operation.id));
+    const events = (await http.get(`/v1/compositions/${created.id}/events?limit=100`)).body.items;
+    expect(events.filter((e: { type: string }) => e.type === 'ready')).toHaveLength(1);
+    expect(events.filter((e: { type: string }) => e.type === 'step_started')).toHaveLength(4);
+  });
+
+  it('logs and counts a chain write another writer got to first', async () => {
+    const logged: Record<string, unknown>[] = [];
+    let destroyed = false;
+    const destroyBeforeCompletion = (
+      store: Compositions.CompositionStore,
+    ): Compositions.CompositionStore => ({
+      ...store,
+      async commit(write) {
+        const id = write.composition?.record.id;
+        if (!destroyed && id && write.composition?.record.phase === 'ready') {
+          destroyed = true;
+          await fetch(`${(stack as Stack).apiUrl}/v1/compositions/${id}`, { method: 'DELETE' });
+        }
+        return store.commit(write);
+      },
+    });
+    stack = await startTestStack({
+      worker: false,
+      wrapWorkerStore: destroyBeforeCompletion,
+      log: (entry) => logged.push(entry),
+    });
+    const s = stack;
+    const http = httpClient(s.apiUrl);
+    const created = await createComposition(http, {});
+    await s.handle(await firstJob(s, created.latest_operation.id));
+    expect(destroyed).toBe(true);
+    expect(s.workerCounts()).toEqual({ lost_chain_writes: 1 });
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        msg: 'chain write lost to another writer',
+        write: 'complete',
+        step: 'finish',
+        operation_id: created.latest_operation.id,
+        now: { status: 'superseded', step: 'apply' },
+      }),
+    );
+    expect((await http.get(`/v1/compositions/${created.id}`)).body.phase).toBe('destroying');
+  });
+
+  it('logs and counts a message naming an operation that does not exist', async () => {
+    const logged: Record<string, unknown>[] = [];
+    stack = await startTestStack({ worker: false, seed: false, log: (entry) => logged.push(entry) });
+    const job = { kind: 'step', operation_id: 'op-nothere', composition_id: 'c-nothere', step: 'apply' };
+    await stack.handle(JSON.stringify(job));
+    expect(stack.workerCounts()).toEqual({ unknown_operation_messages: 1 });
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        msg: 'job names an unknown operation; dropped',
+        operation_id: 'op-nothere',
+        composition_id: 'c-nothere',
+      }),
+    );
   });
 });

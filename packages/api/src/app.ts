@@ -2,8 +2,10 @@ import { consoleApp } from '@svc/console';
 import {
   Auth,
   type Builds,
+  bodyLimits,
   type Cluster,
   type Compositions,
+  type Cursors,
   type DependencyCheck,
   type Drafts,
   ErrorCode,
@@ -31,8 +33,6 @@ import { sourceRoutes } from './routes/sources.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 import { userRoutes } from './routes/users.ts';
 
-const maxBodyBytes = 256 * 1024;
-
 export interface AppDeps extends Compositions.CompositionDeps {
   /** The installation's auth mode and its settings, parsed once at the edge. */
   auth: Auth.AuthSettings;
@@ -48,6 +48,7 @@ export interface AppDeps extends Compositions.CompositionDeps {
   cluster: Cluster.ClusterPort;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
+  cursors: Cursors;
   /** Release and commit reported by `/version`. */
   build?: { release: string; commit: string };
 }
@@ -57,21 +58,24 @@ const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
 export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly RouteSpec[] } {
   const app = new Hono<AppEnv>();
   const release = deps.build ?? { release: 'dev', commit: 'unknown' };
+  const serverLog = deps.log ?? ((entry: Record<string, unknown>) => console.error(JSON.stringify(entry)));
 
   app.use(async (c, next) => {
     const given = c.req.header('x-request-id');
-    c.set('requestId', given && requestIdPattern.test(given) ? given : crypto.randomUUID());
+    const requestId = given && requestIdPattern.test(given) ? given : crypto.randomUUID();
+    c.set('requestId', requestId);
+    c.set('log', (entry) => serverLog({ ...entry, request_id: requestId }));
     await next();
     c.header('x-request-id', c.get('requestId'));
   });
 
   app.use(
     bodyLimit({
-      maxSize: maxBodyBytes,
+      maxSize: bodyLimits.maxBytes,
       onError: (c) =>
         problemResponse(
           c,
-          new ProblemError(ErrorCode.PayloadTooLarge, `The body exceeds ${maxBodyBytes} bytes.`),
+          new ProblemError(ErrorCode.PayloadTooLarge, `The body exceeds ${bodyLimits.maxBytes} bytes.`),
         ),
     }),
   );
@@ -91,7 +95,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   });
 
   app.get('/healthz', async (c) => {
-    const report = await probeDependencies(deps.health, ['dynamodb', 'sqs', 'cluster']);
+    const report = await probeDependencies(deps.health, ['dynamodb', 'sqs', 'cluster'], c.get('log'));
     return c.json(
       {
         status: report.healthy ? 'ok' : 'degraded',

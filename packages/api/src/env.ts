@@ -5,5 +5,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     identity: Auth.Identity;
+    /** The server log, every entry tagged with this request's id. */
+    log: (entry: Record<string, unknown>) => void;
   };
 }

@@ -1,4 +1,4 @@
-import { type DependencyCheck, DependencyStatus } from '@svc/core';
+import { type DependencyCheck, DependencyStatus, outwardCause } from '@svc/core';
 
 export interface DependencyReport {
   status: DependencyStatus;
@@ -8,10 +8,15 @@ export interface DependencyReport {
 
 const checkTimeoutMs = 2000;
 
-/** Probes every dependency in parallel; one slow dependency cannot stall the report past the timeout. */
+/**
+ * Probes every dependency in parallel; one slow dependency cannot stall the report past the timeout.
+ * The report is unauthenticated, so a failure answers a short cause (`connection failed
+ * (ECONNREFUSED)`, `access denied`, `no answer in time`); what the dependency said goes to `log`.
+ */
 export async function probeDependencies(
   checks: readonly DependencyCheck[],
   expected: readonly string[],
+  log: (entry: Record<string, unknown>) => void,
 ): Promise<{ healthy: boolean; dependencies: Record<string, DependencyReport> }> {
   const entries = await Promise.all(
     checks.map(async (dependency): Promise<[string, DependencyReport]> => {
@@ -20,10 +25,15 @@ export async function probeDependencies(
         await dependency.check(AbortSignal.timeout(checkTimeoutMs));
         return [dependency.name, { status: DependencyStatus.Ok, latency_ms: elapsed(started), error: null }];
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        log({
+          level: 'warn',
+          msg: 'dependency check failed',
+          dependency: dependency.name,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
         return [
           dependency.name,
-          { status: DependencyStatus.Error, latency_ms: elapsed(started), error: message },
+          { status: DependencyStatus.Error, latency_ms: elapsed(started), error: outwardCause(error) },
         ];
       }
     }),

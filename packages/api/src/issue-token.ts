@@ -1,7 +1,7 @@
 /**
  * Issues a machine token straight into the table: how the first Admin token of an installation is
  * made. Needs AWS credentials for the table and the same environment as the functions:
- * `AWS_REGION=… TABLE_NAME=… JOB_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… npm run token:issue -- --name ops --role admin`
+ * `AWS_REGION=… TABLE_NAME=… JOB_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… CURSOR_KEY=… npm run token:issue -- --name ops --role admin`
  */
 import { parseArgs } from 'node:util';
 import { runtimeFromEnvironment } from '@svc/aws';

@@ -1,5 +1,5 @@
 /** The OpenAPI 3.1 document, generated from the route registry and the valibot schemas in core. */
-import { type ErrorCode, errorCatalog } from '@svc/core';
+import { bodyLimits, ErrorCode, errorCatalog } from '@svc/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { commonErrors, type RouteSpec, statusesOf } from './registry.ts';
@@ -14,6 +14,17 @@ function schemaOf(schema: v.GenericSchema, typeMode: 'input' | 'output'): Json {
   }) as Json;
   return json;
 }
+
+/**
+ * What any route with a body may answer before the route sees it (`readJson` and the middleware):
+ * malformed JSON, a body too large or nested too deep, another media type, a reserved key.
+ */
+const bodyErrors: ErrorCode[] = [
+  ErrorCode.MalformedJson,
+  ErrorCode.PayloadTooLarge,
+  ErrorCode.UnsupportedMediaType,
+  ErrorCode.ValidationFailed,
+];
 
 const problemSchema: Json = {
   type: 'object',
@@ -76,7 +87,15 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { version: s
           : {}),
       };
     }
-    const codes: ErrorCode[] = [...(route.public ? [] : commonErrors), ...(route.errors ?? [])];
+    const codes: ErrorCode[] = [
+      ...new Set([
+        ...(route.public ? [] : commonErrors),
+        ...(route.body ? bodyErrors : []),
+        ...(pathParams.length ? [ErrorCode.NotFound] : []),
+        ...(route.query?.length ? [ErrorCode.InvalidQuery] : []),
+        ...(route.errors ?? []),
+      ]),
+    ];
     for (const status of statusesOf(codes)) {
       const names = codes.filter((code) => errorCatalog[code].status === status);
       responses[String(status)] = {
@@ -94,6 +113,7 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { version: s
         ? {
             requestBody: {
               required: true,
+              description: `At most ${bodyLimits.maxBytes / 1024} KiB, nested at most ${bodyLimits.maxDepth} levels; the keys __proto__, constructor and prototype are refused anywhere.`,
               content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
             },
           }

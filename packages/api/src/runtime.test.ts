@@ -8,6 +8,7 @@ const env = {
   JOB_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/svc-jobs',
   PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
   EKS_CLUSTER_NAME: 'staging',
+  CURSOR_KEY: 'test-cursor-key-of-at-least-32-characters',
 };
 
 describe('appFromEnvironment', () => {

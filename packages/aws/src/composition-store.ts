@@ -1,5 +1,5 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type Clock,
   Compositions,
@@ -235,14 +235,25 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
       return item ? stripKeys<Compositions.Operation>(item) : null;
     },
 
-    replaceOperation(operation, expected) {
+    postponeDue(operation, dueAt) {
+      const due = Keys.dueEntry(Keys.DueQueue.Operations, dueAt, operation.id);
+      const { partitionKey, sortKey } = Keys.globalIndex('due');
       return conditionHeld(() =>
         documents.send(
-          new PutCommand({
+          new UpdateCommand({
             TableName: table.name,
-            Item: operationItem(operation),
-            ConditionExpression: 'lock_version = :expected',
-            ExpressionAttributeValues: { ':expected': expected },
+            Key: Keys.operation(operation.composition_id, operation.id),
+            UpdateExpression: 'SET due_at = :next, #duepk = :duepk, #duesk = :duesk',
+            ConditionExpression: 'due_at = :seen AND #status IN (:pending, :running)',
+            ExpressionAttributeNames: { '#status': 'status', '#duepk': partitionKey, '#duesk': sortKey },
+            ExpressionAttributeValues: {
+              ':next': dueAt,
+              ':seen': operation.due_at,
+              ':duepk': due[partitionKey],
+              ':duesk': due[sortKey],
+              ':pending': Compositions.OperationStatus.Pending,
+              ':running': Compositions.OperationStatus.Running,
+            },
           }),
         ),
       );

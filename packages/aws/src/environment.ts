@@ -1,5 +1,5 @@
 /** Runtime settings of a deployed function, parsed once from the environment SST sets (infra/settings.ts). */
-import { type Clock, systemClock } from '@svc/core';
+import { type Clock, minCursorKeyLength, systemClock } from '@svc/core';
 import * as v from 'valibot';
 import { type AwsClients, createAwsClients } from './clients.ts';
 import { type AwsStores, awsStores } from './stores.ts';
@@ -12,6 +12,8 @@ export const RuntimeEnvironment = v.object({
   PREVIEW_URL_TEMPLATE: v.pipe(v.string(), v.includes('{id}')),
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   SQS_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  /** The installation's secret for sealing page cursors (docs/decisions.md, "Lists and paging"). */
+  CURSOR_KEY: v.pipe(v.string(), v.minLength(minCursorKeyLength)),
 });
 export type RuntimeEnvironment = v.InferOutput<typeof RuntimeEnvironment>;
 
@@ -43,7 +45,7 @@ export function runtimeFromEnvironment(env: Record<string, string | undefined> =
   const names = { tableName: settings.TABLE_NAME, jobQueueUrl: settings.JOB_QUEUE_URL };
   return {
     clients,
-    stores: awsStores(clients, names, systemClock),
+    stores: awsStores(clients, names, systemClock, settings.CURSOR_KEY),
     clock: systemClock,
     names,
     previewUrl: previewUrlFrom(settings.PREVIEW_URL_TEMPLATE),

@@ -1,4 +1,15 @@
-import type { Auth, Builds, Catalog, Clock, Compositions, Drafts, Frontends, Idempotency } from '@svc/core';
+import {
+  type Auth,
+  type Builds,
+  type Catalog,
+  type Clock,
+  type Compositions,
+  type Cursors,
+  cursors,
+  type Drafts,
+  type Frontends,
+  type Idempotency,
+} from '@svc/core';
 import { dynamoAuditStore } from './audit-store.ts';
 import { dynamoBuildStore } from './build-store.ts';
 import { dynamoCatalogStore } from './catalog-store.ts';
@@ -26,15 +37,22 @@ export interface AwsStores {
   signIns: Auth.SignInStore;
   rateLimiter: Auth.RateLimiter;
   audit: Auth.AuditStore;
+  /** The seal of every list's cursors, for lists paged in memory too. */
+  cursors: Cursors;
 }
 
-/** Every port implementation on one table and one queue. */
+/**
+ * Every port implementation on one table and one queue. `cursorKey` is the installation's secret
+ * for sealing page cursors (at least 32 characters).
+ */
 export function awsStores(
   clients: AwsClients,
   names: { tableName: string; jobQueueUrl: string },
   clock: Clock,
+  cursorKey: string,
 ): AwsStores {
-  const table = { name: names.tableName, documents: clients.documents };
+  const seal = cursors(cursorKey);
+  const table = { name: names.tableName, documents: clients.documents, cursors: seal };
   return {
     compositions: dynamoCompositionStore(table, clock),
     catalog: dynamoCatalogStore(table),
@@ -48,5 +66,6 @@ export function awsStores(
     signIns: dynamoSignInStore(table),
     rateLimiter: dynamoRateLimiter(table),
     audit: dynamoAuditStore(table),
+    cursors: seal,
   };
 }

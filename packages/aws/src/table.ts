@@ -1,21 +1,15 @@
 /** What every store shares on the single table: paging, the due index, and telling a failed condition apart. */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  decodeCursor,
-  ErrorCode,
-  encodeCursor,
-  type Page,
-  type PageRequest,
-  ProblemError,
-  Resources,
-} from '@svc/core';
+import { type Cursors, ErrorCode, type Page, type PageRequest, ProblemError, Resources } from '@svc/core';
 import { type DueQueue, dueUntil, globalIndex, type IndexName } from './keys.ts';
 
 /** The table every store writes to: its name and the document client, passed in, never global. */
 export interface Table {
   name: string;
   documents: DynamoDBDocumentClient;
+  /** Seals page cursors to their list (core's `cursors`, under the installation's key). */
+  cursors: Cursors;
 }
 
 export type Item = Record<string, unknown>;
@@ -47,15 +41,34 @@ function cursorAttributes(index?: IndexName): readonly string[] {
   return [...baseKeyAttributes, partitionKey, sortKey];
 }
 
-/** The cursor of a page: the index keys of its last item, opaque to clients. */
-function cursorFrom(item: Item, keys: readonly string[]): string {
-  return encodeCursor(Object.fromEntries(keys.map((key) => [key, item[key]])));
+/** A list's identity as its cursors are sealed to: the partition, key prefix, index and filter it reads. */
+function listIdentity(table: Table, query: ListQuery): unknown {
+  return {
+    table: table.name,
+    index: query.index ?? null,
+    partition: query.partition,
+    prefix: query.prefix ?? null,
+    filter: query.filter ?? null,
+  };
 }
 
-/** Decodes a cursor back to an ExclusiveStartKey, refusing anything this list could not have produced. */
-function startKeyFrom(cursor: string | null, keys: readonly string[]): Item | undefined {
+/** The cursor of a page: the index keys of its last item, sealed to the list. */
+function cursorFrom(table: Table, list: unknown, item: Item, keys: readonly string[]): string {
+  return table.cursors.seal(list, Object.fromEntries(keys.map((key) => [key, item[key]])));
+}
+
+/**
+ * The ExclusiveStartKey a cursor holds, refusing (400, before any read) a cursor this list did not
+ * seal: another list's, another filter's, or one made or altered by hand.
+ */
+function startKeyFrom(
+  table: Table,
+  list: unknown,
+  cursor: string | null,
+  keys: readonly string[],
+): Item | undefined {
   if (cursor === null) return undefined;
-  const value = decodeCursor(cursor);
+  const value = table.cursors.open(list, cursor);
   const valid =
     typeof value === 'object' &&
     value !== null &&
@@ -70,13 +83,13 @@ function startKeyFrom(cursor: string | null, keys: readonly string[]): Item | un
 }
 
 /** A page from `limit + 1` items: the extra one only says whether there is a next page. */
-function pageOf<T>(items: Item[], page: PageRequest, keys: readonly string[]): Page<T> {
+function pageOf<T>(items: Item[], page: PageRequest, next: (last: Item) => string): Page<T> {
   const more = items.length > page.limit;
   const slice = items.slice(0, page.limit);
   const last = slice.at(-1);
   return {
     items: slice.map((item) => stripKeys<T>(item)),
-    next_cursor: more && last ? cursorFrom(last, keys) : null,
+    next_cursor: more && last ? next(last) : null,
   };
 }
 
@@ -108,8 +121,9 @@ export function oneOf(attribute: string, values: readonly string[] | null): List
 export async function queryPage<T>(table: Table, query: ListQuery, page: PageRequest): Promise<Page<T>> {
   const keys = cursorAttributes(query.index);
   const partitionKey = query.index ? globalIndex(query.index).partitionKey : Resources.table.partitionKey;
+  const list = listIdentity(table, query);
   const items: Item[] = [];
-  let start = startKeyFrom(page.after, keys);
+  let start = startKeyFrom(table, list, page.after, keys);
   do {
     const result = await table.documents.send(
       new QueryCommand({
@@ -136,7 +150,7 @@ export async function queryPage<T>(table: Table, query: ListQuery, page: PageReq
     items.push(...(result.Items ?? []));
     start = result.LastEvaluatedKey;
   } while (start && items.length <= page.limit);
-  return pageOf<T>(items.slice(0, page.limit + 1), page, keys);
+  return pageOf<T>(items.slice(0, page.limit + 1), page, (last) => cursorFrom(table, list, last, keys));
 }
 
 /** Raw items of the sparse `due` index in `queue` that are due at `now`, oldest first. */

@@ -16,7 +16,8 @@ import type {
   Verification,
 } from '@svc/core';
 import type * as v from 'valibot';
-import type { HttpClient } from './http.ts';
+import { CliError, ExitCode, LocalCode, localProblem } from './errors.ts';
+import type { HttpClient, Method } from './http.ts';
 
 export type CreateRequest = v.InferInput<typeof Compositions.CreateCompositionBody>;
 export type UpdateRequest = v.InferInput<typeof Compositions.UpdateCompositionBody>;
@@ -50,18 +51,62 @@ const frontendRevision = (p: string, frontend: string, revision: string) =>
   `${project(p)}/frontends/${encodeURIComponent(frontend)}/revisions/${encodeURIComponent(revision)}`;
 const body = async <T>(answer: Promise<{ body: T }>): Promise<T> => (await answer).body;
 
+/** The last release without the draft, plan and diagnosis routes (interface spec, part 9). */
+const releaseBeforeNewerRoutes = '0.8.0';
+
+type ServerBuild = { service: string; release: string; commit: string };
+const serverBuild = (http: HttpClient) =>
+  body(http.request<ServerBuild>('GET', '/version', { auth: false, timeoutSeconds: 3 }));
+
+/**
+ * The server has no such route: a 405 (the path matches another route, as `POST
+ * /v1/compositions/plan` matches `/v1/compositions/{id}`), or a 404 that is the server's "No route"
+ * answer rather than a missing resource.
+ */
+function isNoRoute(error: unknown): boolean {
+  if (!(error instanceof CliError)) return false;
+  const { status, code, detail } = error.problem;
+  return (
+    (status === 405 && code === 'method_not_allowed') || (status === 404 && /^No route for /.test(detail))
+  );
+}
+
+/**
+ * A route added after release 0.8.0: on a server without it, the answer says which release the
+ * server runs (`GET /version`) and that the command needs a newer one, instead of a bare 404.
+ */
+async function newerRoute<T>(http: HttpClient, method: Method, path: string, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (!isNoRoute(error)) throw error;
+    const server = await serverBuild(http).catch(() => null);
+    const runs = server
+      ? `runs release ${server.release} (commit ${server.commit})`
+      : 'does not say which release it runs (GET /version failed)';
+    throw new CliError(
+      localProblem(
+        LocalCode.ServerTooOld,
+        `the server ${runs} and has no route for ${method} ${path}: this command needs a server release newer than ${releaseBeforeNewerRoutes}. Upgrade the server, or use the CLI of the server's release.`,
+        [{ path: `${method} ${path}`, message: 'no such route on this server' }],
+      ),
+      ExitCode.Failure,
+      { cause: error },
+    );
+  }
+}
+
 export function api(http: HttpClient) {
   return {
-    version: () =>
-      body(
-        http.request<{ service: string; release: string; commit: string }>('GET', '/version', {
-          auth: false,
-          timeoutSeconds: 3,
-        }),
-      ),
+    version: () => serverBuild(http),
 
     planComposition: (request: unknown) =>
-      body(http.request<Compositions.PlanView>('POST', '/v1/compositions/plan', { body: request })),
+      newerRoute(
+        http,
+        'POST',
+        '/v1/compositions/plan',
+        body(http.request<Compositions.PlanView>('POST', '/v1/compositions/plan', { body: request })),
+      ),
     createComposition: (request: CreateRequest, idempotencyKey?: string) =>
       body(
         http.request<Compositions.CompositionView>('POST', '/v1/compositions', {
@@ -93,7 +138,12 @@ export function api(http: HttpClient) {
     compositionLogs: (id: string, component: string, query: LogsQuery) =>
       body(http.request<Insight.LogSnapshot>('GET', componentLogs(id, component), { query: { ...query } })),
     compositionDiagnosis: (id: string) =>
-      body(http.request<Insight.DiagnosisView>('GET', `${composition(id)}/diagnosis`)),
+      newerRoute(
+        http,
+        'GET',
+        `${composition(id)}/diagnosis`,
+        body(http.request<Insight.DiagnosisView>('GET', `${composition(id)}/diagnosis`)),
+      ),
     compositionVerification: (id: string, query: PageQuery) =>
       body(http.request<CheckPage>('GET', `${composition(id)}/verification`, { query: { ...query } })),
 
@@ -116,11 +166,27 @@ export function api(http: HttpClient) {
         }),
       ),
 
-    getDraft: (name: string) => body(http.request<Drafts.Draft>('GET', `${project(name)}/onboarding-draft`)),
+    getDraft: (name: string) =>
+      newerRoute(
+        http,
+        'GET',
+        `${project(name)}/onboarding-draft`,
+        body(http.request<Drafts.Draft>('GET', `${project(name)}/onboarding-draft`)),
+      ),
     saveDraft: (name: string, draft: unknown) =>
-      body(http.request<Drafts.Draft>('PUT', `${project(name)}/onboarding-draft`, { body: draft })),
+      newerRoute(
+        http,
+        'PUT',
+        `${project(name)}/onboarding-draft`,
+        body(http.request<Drafts.Draft>('PUT', `${project(name)}/onboarding-draft`, { body: draft })),
+      ),
     deleteDraft: (name: string, revision: number) =>
-      body(http.request<null>('DELETE', `${project(name)}/onboarding-draft`, { query: { revision } })),
+      newerRoute(
+        http,
+        'DELETE',
+        `${project(name)}/onboarding-draft`,
+        body(http.request<null>('DELETE', `${project(name)}/onboarding-draft`, { query: { revision } })),
+      ),
 
     bindFrontend: (p: string, frontend: string, revision: string, compositionId: string) =>
       body(

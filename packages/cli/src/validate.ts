@@ -10,9 +10,9 @@ import {
   Id,
   Idempotency,
   imageProblem,
-  issuesToFieldErrors,
   maxPageSize,
   parseDuration,
+  parseFields,
   ResourceName,
 } from '@svc/core';
 import * as v from 'valibot';
@@ -31,9 +31,9 @@ export const checkWith = (schema: v.GenericSchema<unknown, string>, value: strin
   checkSchema(schema, value, flag);
 /** A `--file` body checked against the schema the server parses it with; problems name `--file/<pointer>`. */
 export function checkFileBody<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
-  const result = v.safeParse(schema, body);
+  const result = parseFields(schema, body);
   if (result.success) return result.output;
-  const errors = issuesToFieldErrors(result.issues).map((e) => ({ ...e, path: `--file${e.path}` }));
+  const errors = result.errors.map((e) => ({ ...e, path: `--file${e.path}` }));
   throw new CliError(
     localProblem(
       LocalCode.InvalidArgument,

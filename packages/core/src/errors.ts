@@ -125,7 +125,11 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     title: 'Version mismatch',
     description: "expected_version differs from the frontend binding's current version.",
   },
-  payload_too_large: { status: 413, title: 'Payload too large', description: 'The body exceeds 256 KiB.' },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    description: 'The body exceeds 256 KiB, or nests arrays and objects deeper than 32 levels.',
+  },
   unsupported_media_type: {
     status: 415,
     title: 'Unsupported media type',
@@ -228,4 +232,88 @@ export class DependencyUnavailableError extends Error {
     super(detail, { cause });
     this.dependency = dependency;
   }
+}
+
+/** Socket and undici codes of a connection that could not be made or was lost. */
+const connectionCode =
+  /^(ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|UND_ERR_[A-Z_]+)$/;
+const deniedName =
+  /AccessDenied|Unauthori[sz]ed|UnrecognizedClient|InvalidClientTokenId|ExpiredToken|Forbidden/i;
+const throttledName = /Throttl|TooManyRequests|RequestLimitExceeded/i;
+const wordOnly = /^[A-Za-z]{1,40}$/;
+
+type ErrorLike = {
+  name?: unknown;
+  code?: unknown;
+  status?: unknown;
+  statusCode?: unknown;
+  body?: unknown;
+  cause?: unknown;
+  $metadata?: { httpStatusCode?: unknown };
+};
+
+/** The error and its causes, outermost first (a few levels: causes can be cyclic). */
+function errorChain(error: unknown): ErrorLike[] {
+  const chain: ErrorLike[] = [];
+  for (let e = error; e && typeof e === 'object' && chain.length < 5; e = (e as ErrorLike).cause) {
+    chain.push(e as ErrorLike);
+  }
+  return chain;
+}
+
+function httpStatusOf(e: ErrorLike): number | undefined {
+  const status = [e.code, e.status, e.statusCode, e.$metadata?.httpStatusCode].find(
+    (value) => typeof value === 'number' && value >= 100 && value <= 599,
+  );
+  return status as number | undefined;
+}
+
+/** The `reason` of a Kubernetes Status body (`Forbidden`, `NotFound`…): a fixed word, or nothing. */
+function statusReasonOf(e: ErrorLike): string {
+  let body = e.body;
+  if (typeof body === 'string') {
+    try {
+      body = JSON.parse(body);
+    } catch {
+      return '';
+    }
+  }
+  const reason = (body as { reason?: unknown } | null | undefined)?.reason;
+  return typeof reason === 'string' && wordOnly.test(reason) ? reason : '';
+}
+
+/**
+ * A short cause of a failure, safe to show outside the server (health answers, blockers, log
+ * snapshots): a fixed phrase chosen from the error's kind, name, code and status — never its
+ * message, which can carry addresses, ARNs, credentials' identities, response headers and bodies.
+ * The detail belongs in the server log, next to the request or operation id.
+ */
+export function outwardCause(error: unknown): string {
+  if (error instanceof ProblemError) return error.message;
+  if (error instanceof DependencyUnavailableError) {
+    const inner = errorChain(error).slice(1);
+    return `${error.dependency} unavailable${inner.length ? `: ${causeOf(inner)}` : ''}`;
+  }
+  return causeOf(errorChain(error));
+}
+
+function causeOf(chain: ErrorLike[]): string {
+  const names = chain.map((e) => (typeof e.name === 'string' ? e.name : ''));
+  if (names.some((name) => name === 'TimeoutError' || name === 'AbortError')) return 'no answer in time';
+  const code = chain
+    .map((e) => e.code)
+    .find((c): c is string => typeof c === 'string' && connectionCode.test(c));
+  if (code) return `connection failed (${code})`;
+  const statuses = chain.map(httpStatusOf);
+  const status = statuses.find((s) => s !== undefined);
+  if (names.some((name) => deniedName.test(name)) || status === 401 || status === 403) {
+    return status === 401 || status === 403 ? `access denied (HTTP ${status})` : 'access denied';
+  }
+  if (status === 429 || names.some((name) => throttledName.test(name))) return 'throttled';
+  if (status !== undefined) {
+    const reason = chain.map(statusReasonOf).find(Boolean);
+    return `answered HTTP ${status}${reason ? ` ${reason}` : ''}`;
+  }
+  const name = names.find((n) => wordOnly.test(n) && n !== 'Error');
+  return name ? `an unexpected error (${name})` : 'an unexpected error';
 }

@@ -15,7 +15,15 @@ export * as Cluster from './cluster/index.ts';
 export * as Compositions from './compositions/index.ts';
 export * as Drafts from './drafts/index.ts';
 export { formatDuration, parseDuration } from './duration.ts';
-export { Dependency, DependencyUnavailableError, ErrorCode, errorCatalog, ProblemError } from './errors.ts';
+export {
+  Dependency,
+  DependencyUnavailableError,
+  ErrorCode,
+  errorCatalog,
+  outwardCause,
+  ProblemError,
+  validationFailed,
+} from './errors.ts';
 export * as Frontends from './frontends/index.ts';
 export { type DependencyCheck, DependencyStatus } from './health.ts';
 export * as Idempotency from './idempotency/index.ts';
@@ -26,14 +34,15 @@ export * as Jobs from './jobs/index.ts';
 export * as Messaging from './messaging/index.ts';
 export { CompositionName, Id, IdPrefix, isDnsLabel, newId, ResourceName } from './names.ts';
 export {
-  decodeCursor,
+  type Cursors,
+  cursors,
   defaultPageSize,
-  encodeCursor,
   maxPageSize,
+  minCursorKeyLength,
   type Page,
   type PageRequest,
   pageSchema,
 } from './paging.ts';
 export * as Resources from './resources.ts';
-export { issuesToFieldErrors } from './validation.ts';
+export { bodyLimits, bodyProblems, parseFields } from './validation.ts';
 export * as Verification from './verification/index.ts';

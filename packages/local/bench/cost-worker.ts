@@ -7,7 +7,15 @@
 import { awsStores, createAwsClients, snsSqsMessaging } from '@svc/aws';
 import { systemClock } from '@svc/core';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
-import { defaultWorkerSettings, handleJob, httpProbe, startPoller, type WorkerDeps } from '@svc/worker';
+import {
+  countingMetrics,
+  defaultWorkerSettings,
+  handleJob,
+  httpProbe,
+  startPoller,
+  type WorkerDeps,
+} from '@svc/worker';
+import { localCursorKey } from '../src/stack.ts';
 import {
   type ClusterMeter,
   type DynamoMeter,
@@ -58,7 +66,7 @@ const { cluster, meter: clusterMeter } = meterCluster(
 );
 const logs = { entries: 0, bytes: 0 };
 const invocations = { count: 0, totalMs: 0, failed: 0 };
-const stores = awsStores(clients, settings, systemClock);
+const stores = awsStores(clients, settings, systemClock, localCursorKey);
 const deps: WorkerDeps = {
   ...stores,
   clock: systemClock,
@@ -66,6 +74,7 @@ const deps: WorkerDeps = {
   messaging: snsSqsMessaging(clients),
   probe: httpProbe(),
   settings: defaultWorkerSettings,
+  metrics: countingMetrics(),
   log: (entry) => {
     logs.entries++;
     logs.bytes += Buffer.byteLength(JSON.stringify(entry)) + 1;

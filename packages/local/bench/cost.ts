@@ -20,7 +20,7 @@ import { awsStores, createAwsClients, Keys } from '@svc/aws';
 import { type Compositions, Resources, systemClock } from '@svc/core';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
-import { startStack } from '../src/stack.ts';
+import { localCursorKey, startStack } from '../src/stack.ts';
 import { type Counts, meterDynamoDb, meterKubeRequests, meterQueue, snapshot } from './meters.ts';
 import { type CountName, minimums } from './minimums.ts';
 import {
@@ -82,7 +82,7 @@ const observer = createAwsClients({
   dynamodbEndpoint: stack.endpoints.dynamodb,
   sqsEndpoint: stack.endpoints.sqs,
 });
-const compositions = awsStores(observer, stack.resources, systemClock).compositions;
+const compositions = awsStores(observer, stack.resources, systemClock, localCursorKey).compositions;
 
 async function until(id: string, done: (record: Compositions.CompositionRecord) => boolean): Promise<void> {
   const deadline = Date.now() + 120_000;

@@ -16,6 +16,7 @@ import { sweeps } from '@svc/worker';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { provision } from '../src/provision.ts';
+import { localCursorKey } from '../src/stack.ts';
 import { meterDynamoDb, meterQueue, snapshot } from './meters.ts';
 
 const live = Number(process.env.BENCH_LIVE ?? 9900);
@@ -118,7 +119,9 @@ console.log(`seeded ${live} live compositions in ${((performance.now() - seedSta
 const meters = { dynamodb: meterDynamoDb(clients.dynamodb), sqs: meterQueue(clients.sqs, 'benchSqsMeter') };
 const log = () => {};
 const sweepOf = (table: { tableName: string; jobQueueUrl: string }) =>
-  sweeps({ ...awsStores(clients, table, systemClock), clock: systemClock, log })['expiry-sweep'];
+  sweeps({ ...awsStores(clients, table, systemClock, localCursorKey), clock: systemClock, log })[
+    'expiry-sweep'
+  ];
 
 async function timedSweep(which: 'small' | 'large'): Promise<number> {
   const started = performance.now();

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { freePort } from './ports.ts';
 
 export interface DynamoDbLocal {
@@ -38,9 +39,14 @@ function jarDirectory(): string {
   return join(lib, folder);
 }
 
+/** DynamoDB Local's own `main`, wrapped to listen on loopback only (it has no option for that). */
+const loopbackLauncher = fileURLToPath(new URL('./loopback-dynamodb-local.java', import.meta.url));
+
 /**
- * Starts AWS's DynamoDB Local. The JVM runs under a small shell guard that kills it when our
- * stdin pipe closes, so the JVM cannot outlive this process even if it dies by SIGKILL.
+ * Starts AWS's DynamoDB Local on 127.0.0.1 (through a launcher run from source, which costs about
+ * a second of compilation at start), without telemetry. The JVM runs under a small shell guard
+ * that kills it when our stdin pipe closes, so the JVM cannot outlive this process even if it dies
+ * by SIGKILL.
  */
 export async function startDynamoDbLocal(
   options: { port?: number; dbPath?: string } = {},
@@ -53,10 +59,12 @@ export async function startDynamoDbLocal(
   const args = [
     `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
     '-Xmx512m',
-    '-jar',
-    join(dir, 'DynamoDBLocal.jar'),
+    '-cp',
+    [join(dir, 'DynamoDBLocal.jar'), join(dir, 'DynamoDBLocal_lib', '*')].join(delimiter),
+    loopbackLauncher,
     ...storage,
     '-sharedDb',
+    '-disableTelemetry',
     '-port',
     String(port),
   ];

@@ -6,6 +6,7 @@ import { Auth, type Clock, type Cluster, type Compositions, Resources, systemClo
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
 import {
+  countingMetrics,
   defaultWorkerSettings,
   handleJob,
   httpProbe,
@@ -58,7 +59,16 @@ export interface StackOptions {
   workerSettings?: Partial<WorkerSettings>;
   /** Release and commit `/version` reports (default: `dev`, `unknown`). */
   build?: { release: string; commit: string };
+  /** Seals page cursors (default: {@link localCursorKey}). */
+  cursorKey?: string;
 }
+
+/**
+ * The local stack's cursor key. Not a secret: a cursor only names a position in a list, the seal
+ * binds it to its list, and the local stack listens on loopback only. Installations configure
+ * their own (`CURSOR_KEY`).
+ */
+export const localCursorKey = 'local-stack-cursor-key-not-a-secret';
 
 export interface Stack {
   readonly apiUrl: string;
@@ -77,6 +87,8 @@ export interface Stack {
   readonly localCluster: LocalCluster;
   /** What the worker runs with, for driving its Lambda handler in tests. */
   readonly workerDeps: WorkerDeps;
+  /** What the worker counted (messages for unknown operations, lost chain writes). */
+  workerCounts(): Readonly<Record<string, number>>;
   /** Runs one job message the way the poller does; tests use it to deliver a message twice. */
   handle(body: string, receiveCount?: number): Promise<void>;
   stop(): Promise<void>;
@@ -120,7 +132,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     });
     const resources = await provision(clients, options.resourcePrefix);
     const clock = options.clock ?? systemClock;
-    const stores = awsStores(clients, resources, clock);
+    const stores = awsStores(clients, resources, clock, options.cursorKey ?? localCursorKey);
     const jobs = options.wrapJobs ? options.wrapJobs(stores.jobs) : stores.jobs;
     const services = {
       ...stores,
@@ -162,6 +174,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const apiUrl = `http://${host}:${typeof listening === 'object' && listening ? listening.port : options.port}`;
     auth.identityProvider?.register(`${apiUrl}/auth/callback`);
 
+    const metrics = countingMetrics();
     const workerDeps: WorkerDeps = {
       ...services,
       compositions: options.wrapWorkerStore
@@ -170,6 +183,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       messaging: snsSqsMessaging(clients),
       probe: httpProbe(),
       settings: { ...defaultWorkerSettings, ...options.workerSettings },
+      metrics,
     };
     const handle = (body: string, receiveCount = 1) => handleJob(workerDeps, body, receiveCount);
     if (options.worker !== false) {
@@ -202,6 +216,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       cluster,
       localCluster,
       workerDeps,
+      workerCounts: () => metrics.counts(),
       handle,
       stop,
     };

@@ -1,4 +1,5 @@
 import type { Catalog, Clock, Cluster, Compositions, Idempotency, Messaging } from '@svc/core';
+import type { Metrics } from './metrics.ts';
 import type { Probe } from './prober.ts';
 
 export interface WorkerSettings {
@@ -38,4 +39,6 @@ export interface WorkerDeps {
   probe: Probe;
   settings: WorkerSettings;
   log: (entry: Record<string, unknown>) => void;
+  /** Counts of what the worker drops or loses (alongside the log line naming it). */
+  metrics: Metrics;
 }

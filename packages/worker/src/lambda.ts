@@ -3,6 +3,7 @@ import { runtimeFromEnvironment, snsSqsMessaging } from '@svc/aws';
 import { clusterFromEnvironment } from '@svc/kube';
 import { defaultWorkerSettings } from './deps.ts';
 import { lambdaHandler } from './lambda-handler.ts';
+import { embeddedMetrics } from './metrics.ts';
 import { httpProbe } from './prober.ts';
 import { sweeps } from './sweeps.ts';
 
@@ -16,6 +17,7 @@ const deps = {
   probe: httpProbe(),
   settings: defaultWorkerSettings,
   log,
+  metrics: embeddedMetrics(),
 };
 
 export const handler = lambdaHandler(deps, runtime.clients.sqs, runtime.names.jobQueueUrl, sweeps(deps));

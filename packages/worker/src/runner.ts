@@ -9,8 +9,9 @@
  * the next step enqueued). A crash in between is what a lost send is: the operation's `due_at`
  * passes and the redispatch sweep re-enqueues its next step; every step is safe to run again.
  */
-import { Compositions, Jobs } from '@svc/core';
+import { Compositions, Jobs, outwardCause } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
+import { WorkerMetric } from './metrics.ts';
 import { steps } from './steps/index.ts';
 import { Superseded } from './steps/step.ts';
 
@@ -40,9 +41,22 @@ async function runOperation(deps: WorkerDeps, job: Jobs.Job, receiveCount: numbe
     deps.compositions.getOperation(job.composition_id, job.operation_id),
     deps.compositions.get(job.composition_id),
   ]);
-  if (!found || !Compositions.isUnfinished(found)) return;
+  if (!found || !current) {
+    // A finished operation's late message is normal; one naming nothing that exists is not.
+    deps.log({
+      level: 'warn',
+      msg: 'job names an unknown operation; dropped',
+      operation_id: job.operation_id,
+      composition_id: job.composition_id,
+      step: job.step,
+      found: { operation: found !== null, composition: current !== null },
+    });
+    deps.metrics.count(WorkerMetric.UnknownOperationMessages);
+    return;
+  }
+  if (!Compositions.isUnfinished(found)) return;
   const step = Compositions.nextStep(found);
-  if (step === undefined || step !== job.step || !current) return;
+  if (step === undefined || step !== job.step) return;
   if (!Compositions.isCurrentOperation(current, found)) {
     await supersede(deps, found);
     return;
@@ -51,7 +65,10 @@ async function runOperation(deps: WorkerDeps, job: Jobs.Job, receiveCount: numbe
   let operation = found;
   if (operation.status === Compositions.OperationStatus.Pending) {
     const started = Compositions.startOperation(composition, operation, deps.clock.now());
-    if (!(await deps.compositions.commit(started))) return;
+    if (!(await deps.compositions.commit(started))) {
+      await lostWrite(deps, operation, 'start');
+      return;
+    }
     composition = started.composition.record;
     operation = started.operation.record;
   }
@@ -78,8 +95,7 @@ async function runChain(run: Run, start: Compositions.Chain, first: Compositions
     }
     const advanced = Compositions.advanceOperation(chain, composition, step, now);
     if (advanced.next === null) {
-      const final = outcome.composition ?? composition;
-      await deps.compositions.commit(Compositions.completeOperation(composition, advanced.chain, final, now));
+      await complete(deps, composition, advanced.chain, outcome.composition ?? composition);
       return;
     }
     chain = advanced.chain;
@@ -130,18 +146,76 @@ async function runStep(
     });
     const saved = await save(deps, chain);
     if (run.receiveCount >= deps.settings.maxReceiveCount) {
-      const blocker = Compositions.stepFailedBlocker(step, run.receiveCount, messageOf(error));
+      const blocker = Compositions.stepFailedBlocker(step, run.receiveCount, outwardCause(error), written.id);
       await fail(deps, composition, Compositions.chainFrom(saved ?? written), [blocker]);
     }
     throw error;
   }
 }
 
-/** Writes the chain's progress, conditional on the operation as last written; null when that changed. */
+/**
+ * Writes the chain's progress, conditional on the operation as last written; null when that changed
+ * (another chain of the operation wrote first and carries it on: this one stops, logged and counted).
+ */
 async function save(deps: WorkerDeps, chain: Compositions.Chain): Promise<Compositions.Operation | null> {
   const write = Compositions.chainWrite(chain);
   if (!write) return chain.written;
-  return (await deps.compositions.commit(write)) ? write.operation.record : null;
+  if (await deps.compositions.commit(write)) return write.operation.record;
+  await lostWrite(deps, chain.written, 'progress', Compositions.nextStep(chain.operation) ?? null);
+  return null;
+}
+
+/**
+ * Records the end of the last step. When the write's condition fails, reads again: an operation
+ * another chain finished or moved on, or that a later operation superseded, is theirs (logged and
+ * counted); otherwise (the composition alone changed) the completion is written over what was read.
+ */
+async function complete(
+  deps: WorkerDeps,
+  composition: Compositions.CompositionRecord,
+  chain: Compositions.Chain,
+  final: Compositions.CompositionRecord,
+): Promise<void> {
+  const last = chain.operation.steps.at(-1) ?? null;
+  let read = { composition, chain };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const write = Compositions.completeOperation(read.composition, read.chain, final, deps.clock.now());
+    if (await deps.compositions.commit(write)) return;
+    const latest = await reread(deps, chain.written);
+    const ours =
+      latest !== null &&
+      latest.chain.written.lock_version === chain.written.lock_version &&
+      Compositions.isCurrentOperation(latest.composition, latest.chain.written);
+    if (!latest || !ours) {
+      await lostWrite(deps, chain.written, 'complete', last);
+      return;
+    }
+    read = { composition: latest.composition, chain: { ...chain, written: latest.chain.written } };
+  }
+  await lostWrite(deps, chain.written, 'complete', last);
+}
+
+/**
+ * A chain write whose condition failed and that this chain gives up: logged with its ids, the step
+ * it was at and what the operation is now, and counted.
+ */
+async function lostWrite(
+  deps: WorkerDeps,
+  operation: Compositions.Operation,
+  write: string,
+  step: string | null = Compositions.nextStep(operation) ?? null,
+): Promise<void> {
+  const latest = await deps.compositions.getOperation(operation.composition_id, operation.id);
+  deps.log({
+    level: 'warn',
+    msg: 'chain write lost to another writer',
+    write,
+    operation_id: operation.id,
+    composition_id: operation.composition_id,
+    step,
+    now: latest ? { status: latest.status, step: Compositions.nextStep(latest) ?? null } : null,
+  });
+  deps.metrics.count(WorkerMetric.LostChainWrites);
 }
 
 /**
@@ -181,5 +255,6 @@ async function supersede(deps: WorkerDeps, operation: Compositions.Operation): P
   const latest = await deps.compositions.getOperation(operation.composition_id, operation.id);
   if (!latest || !Compositions.isUnfinished(latest)) return;
   const composition = await deps.compositions.get(operation.composition_id);
-  await deps.compositions.commit(Compositions.supersedeOperation(latest, composition, deps.clock.now()));
+  const write = Compositions.supersedeOperation(latest, composition, deps.clock.now());
+  if (!(await deps.compositions.commit(write))) await lostWrite(deps, latest, 'supersede');
 }

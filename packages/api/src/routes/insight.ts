@@ -57,17 +57,23 @@ export function insightRoutes(registry: Registry, deps: Insight.InsightDeps): vo
     },
     async (c) =>
       c.json(
-        await Insight.componentLogs(deps, c.get('identity'), compositionId(c), componentName(c), {
-          tail_lines:
-            integerQuery(c, 'tail_lines', { min: 1, max: Insight.logLimits.tailLines.max }) ??
-            Insight.logLimits.tailLines.default,
-          since_seconds:
-            integerQuery(c, 'since_seconds', { min: 1, max: Insight.logLimits.sinceSeconds.max }) ?? null,
-          max_bytes:
-            integerQuery(c, 'max_bytes', { min: 1, max: Insight.logLimits.maxBytes.max }) ??
-            Insight.logLimits.maxBytes.default,
-          previous: booleanQuery(c, 'previous'),
-        }),
+        await Insight.componentLogs(
+          { ...deps, log: c.get('log') },
+          c.get('identity'),
+          compositionId(c),
+          componentName(c),
+          {
+            tail_lines:
+              integerQuery(c, 'tail_lines', { min: 1, max: Insight.logLimits.tailLines.max }) ??
+              Insight.logLimits.tailLines.default,
+            since_seconds:
+              integerQuery(c, 'since_seconds', { min: 1, max: Insight.logLimits.sinceSeconds.max }) ?? null,
+            max_bytes:
+              integerQuery(c, 'max_bytes', { min: 1, max: Insight.logLimits.maxBytes.max }) ??
+              Insight.logLimits.maxBytes.default,
+            previous: booleanQuery(c, 'previous'),
+          },
+        ),
       ),
   );
 

@@ -26,6 +26,50 @@ const hostname = v.pipe(
   ),
 );
 
+/**
+ * Bounds on every list and map of a manifest, so a body's size in entries is bounded as well as in
+ * bytes (docs/catalog.md, "Limits").
+ */
+const manifestLimits = {
+  componentsPerProject: 200,
+  baselinesPerProject: 20,
+  dependencies: 50,
+  logSelectorLabels: 10,
+  messageSubscriptions: 10,
+  observabilityLinks: 20,
+  topics: 20,
+} as const;
+
+const boundedList = <TItem extends v.GenericSchema>(item: TItem, max: number) =>
+  v.pipe(v.array(item), v.maxLength(max, `at most ${max} entries`));
+const boundedMap = <TKey extends v.GenericSchema<string, string>, TValue extends v.GenericSchema>(
+  key: TKey,
+  value: TValue,
+  max: number,
+) => v.pipe(v.record(key, value), v.maxEntries(max, `at most ${max} entries`));
+
+/**
+ * A path on the preview host, nothing else: it starts with one `/` and holds only URL path and
+ * query characters, so it cannot name another host (`//host`, `/\host`) or smuggle one through
+ * characters a URL parser drops (tabs, newlines).
+ */
+const previewPath = v.pipe(
+  v.string(),
+  v.maxLength(1024),
+  v.regex(
+    /^\/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*$/,
+    'a path on the preview host: "/" then URL path characters, not "//"',
+  ),
+);
+
+/** A link template: http(s) only, so a catalog cannot hand a client a `javascript:` or `data:` link. */
+const linkTemplate = v.pipe(
+  v.string(),
+  v.maxLength(2048),
+  v.url(),
+  v.regex(/^https?:\/\//i, 'an http or https URL'),
+);
+
 const WorkloadRef = v.strictObject({
   kind: v.optional(v.picklist(['Deployment']), 'Deployment'),
   /** The baseline Deployment's name in the baseline namespace. */
@@ -51,7 +95,7 @@ const MessageSubscription = v.strictObject({
 
 const VerificationContract = v.strictObject({
   /** Path requested through the preview URL by the routing check. */
-  path: v.optional(v.pipe(v.string(), v.startsWith('/'), v.maxLength(1024)), '/'),
+  path: v.optional(previewPath, '/'),
   expect_status: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599)), 200),
 });
 
@@ -61,9 +105,9 @@ export const ComponentProfile = v.strictObject({
   /** Container port the workload listens on. */
   port,
   service: ServiceRef,
-  dependencies: v.optional(v.array(ResourceName), []),
+  dependencies: v.optional(boundedList(ResourceName, manifestLimits.dependencies), []),
   /** Labels selecting the component's pods for log snapshots; defaults to the workload's name label. */
-  log_selector: v.optional(v.record(labelKey, labelValue)),
+  log_selector: v.optional(boundedMap(labelKey, labelValue, manifestLimits.logSelectorLabels)),
   resources: v.optional(
     v.strictObject({
       cpu_millicores: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(64_000)),
@@ -71,7 +115,10 @@ export const ComponentProfile = v.strictObject({
     }),
     { cpu_millicores: 100, memory_mib: 128 },
   ),
-  message_subscriptions: v.optional(v.array(MessageSubscription), []),
+  message_subscriptions: v.optional(
+    boundedList(MessageSubscription, manifestLimits.messageSubscriptions),
+    [],
+  ),
   verification: v.optional(VerificationContract, {}),
 });
 export type ComponentProfile = v.InferOutput<typeof ComponentProfile>;
@@ -83,7 +130,10 @@ const BaselineComponent = v.strictObject({
 
 const Messaging = v.strictObject({
   /** SNS topics (name or ARN) whose subscriptions the operator set up to exclude routed messages. */
-  topics: v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(256))), v.minLength(1)),
+  topics: v.pipe(
+    boundedList(v.pipe(v.string(), v.minLength(1), v.maxLength(256)), manifestLimits.topics),
+    v.minLength(1),
+  ),
   /** Message attribute carrying the routing key. */
   routing_attribute: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,256}$/)), 'preview_route'),
 });
@@ -103,10 +153,14 @@ export const Baseline = v.strictObject({
   ),
   /** Link templates resolved by GET …/observability; placeholders are listed in docs/catalog.md. */
   observability: v.optional(
-    v.record(v.pipe(v.string(), v.regex(/^[a-z0-9_-]{1,63}$/)), v.pipe(v.string(), v.url())),
+    boundedMap(
+      v.pipe(v.string(), v.regex(/^[a-z0-9_-]{1,63}$/)),
+      linkTemplate,
+      manifestLimits.observabilityLinks,
+    ),
     {},
   ),
-  components: v.record(ResourceName, BaselineComponent),
+  components: boundedMap(ResourceName, BaselineComponent, manifestLimits.componentsPerProject),
   messaging: v.optional(v.nullable(Messaging), null),
 });
 export type Baseline = v.InferOutput<typeof Baseline>;
@@ -114,8 +168,8 @@ export type Baseline = v.InferOutput<typeof Baseline>;
 export const ProjectManifest = v.strictObject({
   name: ResourceName,
   default_baseline: ResourceName,
-  components: v.array(ComponentProfile),
-  baselines: v.array(Baseline),
+  components: boundedList(ComponentProfile, manifestLimits.componentsPerProject),
+  baselines: boundedList(Baseline, manifestLimits.baselinesPerProject),
 });
 export type ProjectManifest = v.InferOutput<typeof ProjectManifest>;
 

@@ -4,7 +4,7 @@ import type { Identity } from '../auth/identity.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { newId } from '../names.ts';
-import { type Page, type PageRequest, pageByName } from '../paging.ts';
+import { type Cursors, type Page, type PageRequest, pageByName } from '../paging.ts';
 import { nextProjectVersion, type ProjectVersion } from './model.ts';
 import type { CatalogStore } from './ports.ts';
 import { type CatalogProblem, validateManifest } from './validate.ts';
@@ -20,6 +20,8 @@ export interface CatalogDeps {
   catalog: CatalogStore;
   audit: AuditStore;
   clock: Clock;
+  /** Seals the cursors of the in-memory lists (components, baselines). */
+  cursors: Cursors;
 }
 
 export interface ApplyResult {
@@ -122,7 +124,7 @@ export async function listComponents(
 ): Promise<Page<ComponentView>> {
   const version = await requireProject(deps, project);
   const entries = Object.values(version.components).map((c) => ({ name: c.spec.name, entry: c }));
-  return mapPage(entries, page, (e) => componentView(e.entry));
+  return mapPage(deps, { list: 'components', project }, entries, page, (e) => componentView(e.entry));
 }
 
 export async function listBaselines(
@@ -132,11 +134,17 @@ export async function listBaselines(
 ): Promise<Page<BaselineView>> {
   const version = await requireProject(deps, project);
   const entries = Object.values(version.baselines).map((b) => ({ name: b.spec.name, entry: b }));
-  return mapPage(entries, page, (e) => baselineView(e.entry));
+  return mapPage(deps, { list: 'baselines', project }, entries, page, (e) => baselineView(e.entry));
 }
 
-function mapPage<T extends { name: string }, U>(items: T[], page: PageRequest, map: (item: T) => U): Page<U> {
-  const result = pageByName(items, page);
+function mapPage<T extends { name: string }, U>(
+  deps: CatalogDeps,
+  list: unknown,
+  items: T[],
+  page: PageRequest,
+  map: (item: T) => U,
+): Page<U> {
+  const result = pageByName(items, page, { cursors: deps.cursors, list });
   if (!result)
     throw new ProblemError(ErrorCode.InvalidQuery, 'after is not a cursor this list returned', {
       errors: [{ path: 'after', message: 'unknown cursor' }],

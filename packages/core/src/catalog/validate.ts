@@ -1,5 +1,4 @@
-import * as v from 'valibot';
-import { issuesToFieldErrors } from '../validation.ts';
+import { parseFields } from '../validation.ts';
 import { CatalogManifest } from './manifest.ts';
 
 export interface CatalogProblem {
@@ -26,11 +25,11 @@ export type ValidationResult =
 
 /** Checks shape and every cross-reference; lists every problem, not just the first. */
 export function validateManifest(input: unknown): ValidationResult {
-  const parsed = v.safeParse(CatalogManifest, input);
+  const parsed = parseFields(CatalogManifest, input);
   if (!parsed.success) {
     return {
       valid: false,
-      problems: issuesToFieldErrors(parsed.issues).map((e) => ({ ...e, code: ProblemCode.InvalidShape })),
+      problems: parsed.errors.map((e) => ({ ...e, code: ProblemCode.InvalidShape })),
     };
   }
   const problems: CatalogProblem[] = [];

@@ -9,6 +9,7 @@ interface ObjectMeta {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   ownerReferences?: OwnerReference[];
+  creationTimestamp?: string;
   deletionTimestamp?: string;
 }
 
@@ -97,7 +98,13 @@ interface ContainerStatus {
 }
 
 export interface Pod extends ClusterObject {
-  status?: { phase?: string; conditions?: Condition[]; containerStatuses?: ContainerStatus[] };
+  spec?: { containers: Container[]; [field: string]: unknown };
+  status?: {
+    phase?: string;
+    startTime?: string;
+    conditions?: Condition[];
+    containerStatuses?: ContainerStatus[];
+  };
 }
 
 export const Label = {

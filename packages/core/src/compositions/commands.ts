@@ -272,6 +272,14 @@ function startDestroy(
     epoch,
   });
   const events: CompositionEvent[] = [];
+  if (record.active_operation) {
+    const message = `${record.latest_operation.kind} superseded by a destroy`;
+    events.push(
+      eventFor(composition, EventType.Superseded, actor, record.active_operation, now, message, {
+        superseded_by: operation.id,
+      }),
+    );
+  }
   if (reason === 'expired') {
     const message = `expired at ${record.expires_at}`;
     events.push(eventFor(composition, EventType.Expired, actor, operation.id, now, message, {}));

@@ -11,6 +11,7 @@ import {
   isUnfinished,
   newOperation,
   nextStep,
+  overdueAt,
   redispatchAfterSeconds,
   startOperation,
   supersedeOperation,
@@ -51,6 +52,13 @@ describe('a new operation', () => {
   });
 });
 
+describe('when an operation is overdue', () => {
+  it('leaves a chain a whole worker invocation after the pickup allowance', () => {
+    expect(overdueAt(now)).toBe(inSeconds(now, redispatchAfterSeconds + 60));
+    expect(overdueAt(now, 5)).toBe(inSeconds(now, 5 + redispatchAfterSeconds + 60));
+  });
+});
+
 describe('guarded writes', () => {
   it('are conditional on the version read and one version past it', () => {
     expect(guardedWrite({ lock_version: 4 }, { lock_version: 4, name: 'x' })).toEqual({
@@ -80,7 +88,7 @@ describe('start', () => {
     });
     expect(write.composition.expected_lock_version).toBe(created.lock_version);
     expect(write.operation).toMatchObject({
-      record: { status: OperationStatus.Running, lock_version: 2 },
+      record: { status: OperationStatus.Running, lock_version: 2, due_at: overdueAt(now) },
       expected_lock_version: 1,
     });
     expect(write.events).toMatchObject([
@@ -106,7 +114,7 @@ describe('advance', () => {
       next_step: 1,
       status: OperationStatus.Running,
       observations: { bad_since: {}, ready: null },
-      due_at: inSeconds(later, redispatchAfterSeconds),
+      due_at: overdueAt(later),
     });
     expect(chain.written).toBe(waited);
     expect(chain.events.map((e) => e.message)).toEqual([
@@ -140,7 +148,7 @@ describe('wait', () => {
     );
     expect(chain.operation).toMatchObject({
       observations,
-      due_at: inSeconds(later, 1 + redispatchAfterSeconds),
+      due_at: overdueAt(later, 1),
     });
     expect(chain.events).toEqual([]);
   });

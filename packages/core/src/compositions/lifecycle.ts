@@ -5,6 +5,7 @@
  */
 import { addSeconds } from '../clock.ts';
 import { IdPrefix, newId } from '../names.ts';
+import { workerTimeoutSeconds } from '../resources.ts';
 import { eventFor } from './events.ts';
 import {
   type Blocker,
@@ -24,6 +25,16 @@ import {
 
 /** An operation whose next step was not picked up this long after it was due is re-enqueued. */
 export const redispatchAfterSeconds = 30;
+
+/**
+ * When an operation whose next step is sent now (after `delaySeconds`) is overdue: the step must be
+ * picked up within `redispatchAfterSeconds`, and once picked up a chain of steps may run for a whole
+ * worker invocation before it writes again. A chain that runs this long is not lost, so the
+ * redispatch sweep leaves it alone until then (and even past it, never undoes its writes).
+ */
+export function overdueAt(now: Date, delaySeconds = 0): string {
+  return addSeconds(now, delaySeconds + redispatchAfterSeconds + workerTimeoutSeconds).toISOString();
+}
 
 /** What a step answers: done (with the composition's final state after the last step), wait, or fail. */
 export type StepOutcome = StepDone | StepWait | StepFailure;
@@ -140,7 +151,10 @@ function stepEvent(
   );
 }
 
-/** pending → running; a create's composition goes created → provisioning. */
+/**
+ * pending → running; a create's composition goes created → provisioning. The operation is due again
+ * only once the chain that starts now may have run a whole invocation.
+ */
 export function startOperation(
   composition: CompositionRecord,
   operation: Operation,
@@ -156,7 +170,12 @@ export function startOperation(
   const first = operation.steps[0];
   return {
     composition: running,
-    operation: guardedWrite(operation, { ...operation, status: OperationStatus.Running, updated_at: at }),
+    operation: guardedWrite(operation, {
+      ...operation,
+      status: OperationStatus.Running,
+      due_at: overdueAt(now),
+      updated_at: at,
+    }),
     events: first ? [stepEvent(running.record, operation, EventType.StepStarted, first, now)] : [],
   };
 }
@@ -175,7 +194,7 @@ export function advanceOperation(
     next_step: index,
     status: next ? chain.operation.status : OperationStatus.Succeeded,
     observations: noObservations(),
-    due_at: next ? addSeconds(now, redispatchAfterSeconds).toISOString() : null,
+    due_at: next ? overdueAt(now) : null,
     updated_at: now.toISOString(),
   };
   const events = [...chain.events, stepEvent(composition, operation, EventType.StepFinished, step, now)];
@@ -193,7 +212,7 @@ export function waitOperation(
   const operation: Operation = {
     ...chain.operation,
     observations: wait.observations,
-    due_at: addSeconds(now, wait.delaySeconds + redispatchAfterSeconds).toISOString(),
+    due_at: overdueAt(now, wait.delaySeconds),
     updated_at: now.toISOString(),
   };
   const progress = wait.progress

@@ -47,8 +47,15 @@ export interface CompositionStore {
     events?: CompositionEvent[] | undefined;
   }): Promise<boolean>;
   getOperation(compositionId: string, operationId: string): Promise<Operation | null>;
-  /** Conditional on `expected_lock_version`; false when the operation changed meanwhile. */
-  replaceOperation(operation: Operation, expected_lock_version: number): Promise<boolean>;
+  /**
+   * Moves an unfinished operation's `due_at` from the value read to `dueAt`, and nothing else:
+   * `lock_version` stays, so a chain running the operation keeps its writes. False when the
+   * operation was written meanwhile (its `due_at` changed) or has finished.
+   */
+  postponeDue(
+    operation: Pick<Operation, 'composition_id' | 'id' | 'due_at'>,
+    dueAt: string,
+  ): Promise<boolean>;
   appendEvents(events: readonly CompositionEvent[]): Promise<void>;
   /** Newest first. */
   listEvents(compositionId: string, page: PageRequest): Promise<Page<CompositionEvent>>;

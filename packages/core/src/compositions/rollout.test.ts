@@ -18,7 +18,7 @@ import {
   rolloutFinished,
   rolloutTarget,
   rolloutWait,
-  unhealthyReason,
+  unhealthyFork,
   watchBoundMs,
 } from './rollout.ts';
 
@@ -187,6 +187,12 @@ describe('the watch bound', () => {
     expect(watchBoundMs({ bad_since: {}, ready: null }, now, settings)).toBe(20_000);
   });
 
+  it('is never longer than the grace, so a fork turning unhealthy during the watch is seen in time', () => {
+    expect(
+      watchBoundMs({ bad_since: {}, ready: null }, now, { failureGraceMs: 1_500, watchBoundMs: 3_000 }),
+    ).toBe(1_550);
+  });
+
   it('ends just past the moment a fork failure grace ends, and is never below 50 ms', () => {
     const bad = (seconds: number) => ({
       bad_since: { 'service-b': { reason: 'ErrImagePull', since: secondsAgo(seconds) } },
@@ -233,21 +239,41 @@ describe('the progress deadline', () => {
 });
 
 describe('unhealthy forks', () => {
+  const fork = { component: 'service-b', image: b2, container: 'app' };
+
   it("read the waiting reason of the profile's container in the component's pods", () => {
-    expect(unhealthyReason([waitingPod('service-b', 'ImagePullBackOff')], 'service-b', 'app')).toBe(
-      'ImagePullBackOff',
-    );
+    expect(unhealthyFork([waitingPod('service-b', 'ImagePullBackOff')], fork)).toEqual({
+      reason: 'ImagePullBackOff',
+      since: undefined,
+    });
     expect(
-      unhealthyReason([waitingPod('service-b', 'CrashLoopBackOff', 'sidecar')], 'service-b', 'app'),
+      unhealthyFork([waitingPod('service-b', 'CrashLoopBackOff', { container: 'sidecar' })], fork),
     ).toBeUndefined();
-    expect(unhealthyReason([waitingPod('service-c', 'ErrImagePull')], 'service-b', 'app')).toBeUndefined();
+    expect(unhealthyFork([waitingPod('service-c', 'ErrImagePull')], fork)).toBeUndefined();
   });
 
   it('ignore reasons that pass on their own', () => {
-    expect(
-      unhealthyReason([waitingPod('service-b', 'ContainerCreating')], 'service-b', 'app'),
-    ).toBeUndefined();
-    expect(unhealthyReason([waitingPod('service-b', 'toString')], 'service-b', 'app')).toBeUndefined();
+    expect(unhealthyFork([waitingPod('service-b', 'ContainerCreating')], fork)).toBeUndefined();
+    expect(unhealthyFork([waitingPod('service-b', 'toString')], fork)).toBeUndefined();
+  });
+
+  it("ignore pods of another image: the previous generation's pods are not this rollout's", () => {
+    const previous = waitingPod('service-b', 'ImagePullBackOff', { image: image('service-b', '1.9.0') });
+    expect(unhealthyFork([previous], fork)).toBeUndefined();
+  });
+
+  it('say since when, from the earliest unhealthy pod, by its containers becoming not ready', () => {
+    const pods = [
+      waitingPod('service-b', 'ImagePullBackOff', { notReadySince: secondsAgo(5) }),
+      waitingPod('service-b', 'ErrImagePull', { notReadySince: secondsAgo(12) }),
+    ];
+    expect(unhealthyFork(pods, fork)).toEqual({ reason: 'ErrImagePull', since: secondsAgo(12) });
+  });
+
+  it("fall back to the pod's start time when no condition says", () => {
+    const pod = waitingPod('service-b', 'ErrImagePull');
+    const started = { ...pod, status: { ...pod.status, startTime: secondsAgo(7) } };
+    expect(unhealthyFork([started], fork)?.since).toBe(secondsAgo(7));
   });
 });
 
@@ -268,6 +294,25 @@ describe('the failure grace', () => {
     expect(failureGrace([pull], previous, now, graceMs)).toEqual({
       kind: 'within_grace',
       bad_since: { 'service-b': { reason: 'ErrImagePull', since } },
+    });
+  });
+
+  it("starts when the fork's pod says it became unhealthy, not when a wait first looked", () => {
+    const reported = { ...pull, since: secondsAgo(31) };
+    expect(failureGrace([reported], {}, now, graceMs)).toMatchObject({
+      kind: 'fail',
+      blockers: [{ code: 'image_pull_failed', component: 'service-b' }],
+    });
+    expect(failureGrace([{ ...pull, since: secondsAgo(10) }], {}, now, graceMs)).toEqual({
+      kind: 'within_grace',
+      bad_since: { 'service-b': { reason: 'ErrImagePull', since: secondsAgo(10) } },
+    });
+  });
+
+  it('keeps the earlier of the time a wait saw and the time the pod reports', () => {
+    const previous = { 'service-b': { reason: 'ErrImagePull', since: secondsAgo(20) } };
+    expect(failureGrace([{ ...pull, since: secondsAgo(5) }], previous, now, graceMs)).toMatchObject({
+      bad_since: { 'service-b': { since: secondsAgo(20) } },
     });
   });
 
@@ -311,6 +356,7 @@ describe('waiting for the rollout', () => {
     observations: { bad_since: {}, ready: null },
     now,
     failureGraceMs: 30_000,
+    operationStart: secondsAgo(60),
   };
 
   it('notes progress when the number of rolled-out forks changed', () => {
@@ -339,6 +385,18 @@ describe('waiting for the rollout', () => {
     expect(rolloutWait({ ...input, pods, observations })).toMatchObject({
       kind: 'fail',
       blockers: [{ code: 'crash_loop' }],
+    });
+  });
+
+  it("counts the grace from the pod's own time, but never from before the operation started", () => {
+    const pods = [waitingPod('service-c', 'ImagePullBackOff', { notReadySince: secondsAgo(31) })];
+    expect(rolloutWait({ ...input, pods })).toMatchObject({
+      kind: 'fail',
+      blockers: [{ code: 'image_pull_failed' }],
+    });
+    expect(rolloutWait({ ...input, pods, operationStart: secondsAgo(10) })).toMatchObject({
+      kind: 'wait',
+      observations: { bad_since: { 'service-c': { since: secondsAgo(10) } } },
     });
   });
 });

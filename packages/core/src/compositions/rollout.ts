@@ -64,11 +64,19 @@ export function rolloutFailure(
   return { kind: 'fail', blockers: [rolloutBlocker(code, message, component)] };
 }
 
-/** A step that kept failing until the queue's last receive. */
-export function stepFailedBlocker(step: string, receiveCount: number, lastError: string): RolloutBlocker {
+/**
+ * A step that kept failing until the queue's last receive. `cause` is a short, outward cause
+ * (core's `outwardCause`); the error itself is in the worker log under the operation id.
+ */
+export function stepFailedBlocker(
+  step: string,
+  receiveCount: number,
+  cause: string,
+  operationId: string,
+): RolloutBlocker {
   return rolloutBlocker(
     RolloutBlockerCode.StepFailed,
-    `step ${step} failed ${receiveCount} times; last error: ${lastError}`,
+    `step ${step} failed ${receiveCount} times; last error: ${cause} (the worker log has the detail under operation ${operationId})`,
   );
 }
 
@@ -229,8 +237,9 @@ export function rolloutComplete(deployments: readonly Deployment[], forks: reado
 }
 
 /**
- * How long the rollout wait may watch: the watch bound, cut short to just past the moment a fork's
- * failure grace ends, so the failure is noticed on time.
+ * How long the rollout wait may watch: the watch bound, never longer than the failure grace (so a
+ * fork that turns unhealthy during the watch is seen within its grace), and cut short to just past
+ * the moment a fork already seen unhealthy reaches the end of its grace.
  */
 export function watchBoundMs(
   observations: Observations,
@@ -240,7 +249,7 @@ export function watchBoundMs(
   const graceLeft = Object.values(observations.bad_since).map(
     (bad) => settings.failureGraceMs - (now.getTime() - Date.parse(bad.since)) + 50,
   );
-  return Math.max(50, Math.min(settings.watchBoundMs, ...graceLeft));
+  return Math.max(50, Math.min(settings.watchBoundMs, settings.failureGraceMs + 50, ...graceLeft));
 }
 
 /** A fork whose Deployment gave up (`ProgressDeadlineExceeded`) fails the rollout at once. */
@@ -273,30 +282,56 @@ export type UnhealthyReason = keyof typeof unhealthyReasons;
 const isUnhealthyReason = (reason: string | undefined): reason is UnhealthyReason =>
   reason !== undefined && Object.hasOwn(unhealthyReasons, reason);
 
-/** Why a fork's container cannot start, read from its pods; undefined when nothing says so. */
-export function unhealthyReason(
+/**
+ * When a pod started being unhealthy, as the pod itself reports it. Kubernetes gives a waiting
+ * container no time, so it is the moment the pod's containers last became not ready (the
+ * `ContainersReady` condition's `lastTransitionTime`, False): for a pod that never became ready,
+ * its start; for a crash loop, its last crash. Without that condition, the pod's start time, then
+ * its creation. Times are whole seconds, so the grace can end up to a second early.
+ */
+function unhealthySince(pod: Pod): string | undefined {
+  const ready = pod.status?.conditions?.find((c) => c.type === 'ContainersReady');
+  if (ready?.status === 'False' && ready.lastTransitionTime) return ready.lastTransitionTime;
+  return pod.status?.startTime ?? pod.metadata.creationTimestamp;
+}
+
+/**
+ * Why a fork's container cannot start and since when, read from the pods of the fork that run its
+ * target image (a pod of the previous image is not this rollout's); undefined when nothing says so.
+ */
+export function unhealthyFork(
   pods: readonly Pod[],
-  component: string,
-  container: string,
-): UnhealthyReason | undefined {
-  return pods
-    .filter((pod) => pod.metadata.labels?.[Label.Component] === component)
-    .flatMap((pod) => pod.status?.containerStatuses ?? [])
-    .filter((status) => status.name === container)
-    .map((status) => status.state?.waiting?.reason)
-    .find(isUnhealthyReason);
+  fork: Pick<ForkTarget, 'component' | 'image'> & { container: string },
+): { reason: UnhealthyReason; since: string | undefined } | undefined {
+  const unhealthy = pods.flatMap((pod) => {
+    if (pod.metadata.labels?.[Label.Component] !== fork.component) return [];
+    if (pod.spec?.containers.find((c) => c.name === fork.container)?.image !== fork.image) return [];
+    const reason = pod.status?.containerStatuses
+      ?.filter((status) => status.name === fork.container)
+      .map((status) => status.state?.waiting?.reason)
+      .find(isUnhealthyReason);
+    return reason ? [{ reason, since: unhealthySince(pod) }] : [];
+  });
+  const earliest = unhealthy
+    .filter((u) => u.since !== undefined && !Number.isNaN(Date.parse(u.since)))
+    .sort((a, b) => Date.parse(a.since as string) - Date.parse(b.since as string));
+  return earliest[0] ?? unhealthy[0];
 }
 
 export interface UnhealthyFork {
   component: string;
   image: string;
   reason: UnhealthyReason;
+  /** When its pod says it became unhealthy; undefined when the pod does not say. */
+  since?: string | undefined;
 }
 
 /**
- * The failure grace: a fork first seen unhealthy at `since` fails the rollout once `graceMs` has
- * passed; a fork not unhealthy now is forgotten, so its grace starts over. Answers the failure of the
- * first fork past its grace, or when each unhealthy fork was first seen so.
+ * The failure grace: a fork unhealthy since `since` fails the rollout once `graceMs` has passed.
+ * Since is the earlier of when its pod says it became unhealthy and when a wait first saw it so
+ * (now, the first time, when the pod says nothing); a fork not unhealthy now is forgotten, so its
+ * grace starts over. Answers the failure of the first fork past its grace, or each unhealthy fork's
+ * since.
  */
 export function failureGrace(
   unhealthy: readonly UnhealthyFork[],
@@ -305,8 +340,14 @@ export function failureGrace(
   graceMs: number,
 ): StepFailure | { kind: 'within_grace'; bad_since: Observations['bad_since'] } {
   const badSince: Observations['bad_since'] = {};
-  for (const { component, image, reason } of unhealthy) {
-    const since = previous[component]?.since ?? now.toISOString();
+  for (const { component, image, reason, since: reported } of unhealthy) {
+    const seen = previous[component]?.since;
+    const candidates = [seen, reported].filter(
+      (t): t is string => t !== undefined && !Number.isNaN(Date.parse(t)),
+    );
+    const since = candidates.length
+      ? new Date(Math.min(...candidates.map((t) => Date.parse(t)))).toISOString()
+      : now.toISOString();
     badSince[component] = { reason, since };
     if (now.getTime() - Date.parse(since) >= graceMs) {
       const code = unhealthyReasons[reason];
@@ -320,7 +361,11 @@ export function failureGrace(
   return { kind: 'within_grace', bad_since: badSince };
 }
 
-/** Not rolled out yet: fail a fork past its failure grace, or wait, noting progress when it changed. */
+/**
+ * Not rolled out yet: fail a fork past its failure grace, or wait, noting progress when it changed.
+ * A pod's own time counts from `operationStart` at the earliest: a rollout gets its grace whatever
+ * an older pod says (or a clock a little ahead of ours).
+ */
 export function rolloutWait(input: {
   forks: readonly ForkTarget[];
   deployments: readonly Deployment[];
@@ -328,11 +373,16 @@ export function rolloutWait(input: {
   observations: Observations;
   now: Date;
   failureGraceMs: number;
+  operationStart: string;
 }): StepWait | StepFailure {
   const { forks, deployments, observations } = input;
+  const start = Date.parse(input.operationStart);
   const unhealthy = forks.flatMap(({ component, image, profile }) => {
-    const reason = unhealthyReason(input.pods, component, profile.workload.container);
-    return reason ? [{ component, image, reason }] : [];
+    const found = unhealthyFork(input.pods, { component, image, container: profile.workload.container });
+    if (!found) return [];
+    const since =
+      found.since !== undefined && Date.parse(found.since) < start ? input.operationStart : found.since;
+    return [{ component, image, reason: found.reason, since }];
   });
   const grace = failureGrace(unhealthy, observations.bad_since, input.now, input.failureGraceMs);
   if (grace.kind === 'fail') return grace;

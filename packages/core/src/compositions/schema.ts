@@ -8,6 +8,12 @@ import { pageSchema } from '../paging.ts';
 import { EventType, OperationKind, OperationStatus, OwnerKind, Phase } from './model.ts';
 
 export const maxOverrides = 3;
+/**
+ * Keys an `overrides` or `expected_preview_revisions` map may hold at all. More than
+ * `maxOverrides` overrides is a rule the planner reports (a blocker on the plan route); this bound
+ * only keeps a body from carrying thousands of entries into it.
+ */
+const maxMapEntries = 64;
 export const defaultTtlSeconds = 4 * 3600;
 export const minTtlSeconds = 60;
 export const maxTtlSeconds = 24 * 3600;
@@ -19,26 +25,35 @@ const revision = v.pipe(v.number(), v.integer(), v.minValue(1));
  * override count, TTL bounds) is checked by the planner so the plan route can report it as a
  * blocker instead of refusing the request.
  */
-const OverrideInput = v.strictObject({
-  image: v.optional(v.string()),
-  build_id: v.optional(v.string()),
-});
+const selector = v.optional(
+  v.pipe(
+    v.nullable(v.string()),
+    v.transform((value) => value ?? undefined),
+  ),
+);
+/** Absent and null mean the same, so an override entry as a composition answers it can be sent back. */
+const OverrideInput = v.strictObject({ image: selector, build_id: selector });
+
+const boundedMap = <TValue extends v.GenericSchema>(value: TValue) =>
+  v.pipe(v.record(v.string(), value), v.maxEntries(maxMapEntries, `at most ${maxMapEntries} entries`));
+const Overrides = boundedMap(OverrideInput);
+const ExpectedRevisions = boundedMap(revision);
 
 export const CreateCompositionBody = v.strictObject({
   project: ResourceName,
   baseline: ResourceName,
   name: CompositionName,
-  overrides: v.optional(v.record(v.string(), OverrideInput), {}),
+  overrides: v.optional(Overrides, {}),
   ttl: v.optional(v.string()),
   message_isolation: v.optional(v.boolean(), false),
-  expected_preview_revisions: v.optional(v.record(v.string(), revision), {}),
+  expected_preview_revisions: v.optional(ExpectedRevisions, {}),
 });
 export type CreateCompositionBody = v.InferOutput<typeof CreateCompositionBody>;
 
 export const UpdateCompositionBody = v.strictObject({
   expected_generation: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  overrides: v.record(v.string(), OverrideInput),
-  expected_preview_revisions: v.optional(v.record(v.string(), revision), {}),
+  overrides: Overrides,
+  expected_preview_revisions: v.optional(ExpectedRevisions, {}),
 });
 export type UpdateCompositionBody = v.InferOutput<typeof UpdateCompositionBody>;
 

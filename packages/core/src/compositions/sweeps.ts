@@ -1,10 +1,9 @@
 /** The sweeps the worker runs on schedule. Each can run twice: every write in them is conditional. */
 import { grantsOfRole, Role } from '../auth/identity.ts';
-import { addSeconds } from '../clock.ts';
 import { destroy } from './commands.ts';
 import type { CompositionDeps } from './deps.ts';
 import { enqueueNextStep } from './dispatch.ts';
-import { guardedWrite, redispatchAfterSeconds } from './lifecycle.ts';
+import { overdueAt } from './lifecycle.ts';
 
 type SweepDeps = Pick<CompositionDeps, 'compositions' | 'jobs' | 'clock' | 'log'>;
 
@@ -36,19 +35,18 @@ export async function expireDue(deps: SweepDeps, limit = 100): Promise<number> {
 
 /**
  * Re-enqueues operations whose next step is overdue: a crash between the write and the send, or a
- * lost message, cannot strand an operation. Sending twice is harmless (steps are idempotent).
+ * lost message, cannot strand an operation. Sending twice is harmless (steps are idempotent). Only
+ * `due_at` moves, conditional on the value read: a chain still running the operation (a message
+ * that waited long in the queue, a long chain) keeps every write it makes, and a chain that wrote
+ * meanwhile makes this sweep leave the operation alone.
  */
 export async function redispatchOverdue(deps: SweepDeps, limit = 100): Promise<number> {
   const now = deps.clock.now();
   const due = await deps.compositions.dueOperations(now, limit);
   let sent = 0;
   for (const operation of due) {
-    const { record, expected_lock_version } = guardedWrite(operation, {
-      ...operation,
-      due_at: addSeconds(now, redispatchAfterSeconds).toISOString(),
-    });
-    if (!(await deps.compositions.replaceOperation(record, expected_lock_version))) continue;
-    if (await enqueueNextStep(deps, record)) sent++;
+    if (!(await deps.compositions.postponeDue(operation, overdueAt(now)))) continue;
+    if (await enqueueNextStep(deps, operation)) sent++;
   }
   return sent;
 }

@@ -49,7 +49,7 @@ const messagingWords = new Set(['sns', 'sqs']);
 export function keyWords(key: string): string[] {
   return key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
@@ -87,29 +87,39 @@ export function refusedKey(key: string): { code: RefusedContent; message: string
   return null;
 }
 
-/** Shapes of secrets and environment assignments, wherever they appear in a string. */
+/**
+ * Shapes of secrets and environment assignments, wherever they appear in a string. Every pattern
+ * runs in time linear in the text (a draft is 64 KiB of untrusted input): a token's start may not
+ * follow a character of the token itself (lookbehind), so a long run of token characters is
+ * scanned from its start only, and no quantifier can cross a line (`[ \t]`, not `\s`) where a
+ * line start anchors the pattern.
+ */
 const secretShapes: { pattern: RegExp; what: string; code: RefusedContent }[] = [
   { pattern: /-----BEGIN [A-Z0-9 ]+-----/, what: 'a PEM block (key or certificate)', code: 'secret_value' },
   { pattern: /\b(AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/, what: 'an AWS access key id', code: 'secret_value' },
   { pattern: /\bgh[pousr]_[A-Za-z0-9]{36,}/, what: 'a GitHub token', code: 'secret_value' },
   { pattern: /\bgithub_pat_[A-Za-z0-9_]{22,}/, what: 'a GitHub token', code: 'secret_value' },
-  { pattern: /\bglpat-[A-Za-z0-9_-]{20,}/, what: 'a GitLab token', code: 'secret_value' },
-  { pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/, what: 'a Slack token', code: 'secret_value' },
+  { pattern: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}/, what: 'a GitLab token', code: 'secret_value' },
+  { pattern: /(?<![A-Za-z0-9-])xox[abposr]-[A-Za-z0-9-]{10,}/, what: 'a Slack token', code: 'secret_value' },
   { pattern: /\b[rs]k_(live|test)_[A-Za-z0-9]{16,}/, what: 'a payment API key', code: 'secret_value' },
-  { pattern: /\bAIza[0-9A-Za-z_-]{35}/, what: 'a Google API key', code: 'secret_value' },
-  { pattern: /\bsvc_[A-Za-z0-9_-]{40,}/, what: 'a token of this service', code: 'secret_value' },
+  { pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/, what: 'a Google API key', code: 'secret_value' },
   {
-    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/,
+    pattern: /(?<![A-Za-z0-9_-])svc_[A-Za-z0-9_-]{40,}/,
+    what: 'a token of this service',
+    code: 'secret_value',
+  },
+  {
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/,
     what: 'a JSON Web Token',
     code: 'secret_value',
   },
   {
-    pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i,
+    pattern: /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i,
     what: 'a URL with a password',
     code: 'secret_value',
   },
   {
-    pattern: /^\s*(export\s+)?[A-Z_][A-Z0-9_]*=/m,
+    pattern: /^[ \t]*(?:export[ \t]+)?[A-Z_][A-Z0-9_]*=/m,
     what: 'an environment assignment (NAME=value)',
     code: 'environment_values',
   },

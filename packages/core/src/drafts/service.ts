@@ -2,7 +2,7 @@
 import type { Identity } from '../auth/identity.ts';
 import { addSeconds, type Clock } from '../clock.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
-import { parseOrThrow } from '../validation.ts';
+import { bodyProblems, parseOrThrow } from '../validation.ts';
 import {
   type Draft,
   DraftBody,
@@ -35,7 +35,7 @@ export function parseBody(input: unknown): DraftBody {
     });
   }
   for (const part of ['configuration', 'selections'] as const) {
-    if (depth(body[part]) > maxDraftDepth) {
+    if (bodyProblems(body[part], maxDraftDepth).tooDeep) {
       bounds.push({ path: `/${part}`, message: `nested deeper than ${maxDraftDepth} levels` });
     }
   }
@@ -52,13 +52,6 @@ export function parseBody(input: unknown): DraftBody {
     );
   }
   return body;
-}
-
-function depth(value: unknown): number {
-  if (value === null || typeof value !== 'object') return 0;
-  let deepest = 0;
-  for (const item of Object.values(value)) deepest = Math.max(deepest, depth(item));
-  return deepest + 1;
 }
 
 function noDraft(project: string): ProblemError {

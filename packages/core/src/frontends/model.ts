@@ -27,16 +27,22 @@ const version = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 3
 export const BindFrontendBody = v.strictObject({ composition_id: Id });
 export type BindFrontendBody = v.InferOutput<typeof BindFrontendBody>;
 
+/** The URL, or null when it is none (`v.url` reports that; the checks after it still run). */
+const parsedUrl = (url: string) => (URL.canParse(url) ? new URL(url) : null);
+
 export const PublishFrontendBody = v.strictObject({
   expected_version: version,
   url: v.pipe(
     v.string(),
     v.maxLength(2048),
     v.url('url must be an absolute URL'),
-    v.check((url) => /^https?:$/.test(new URL(url).protocol), 'url must be http or https'),
     v.check((url) => {
-      const parsed = new URL(url);
-      return parsed.username === '' && parsed.password === '';
+      const parsed = parsedUrl(url);
+      return parsed === null || /^https?:$/.test(parsed.protocol);
+    }, 'url must be http or https'),
+    v.check((url) => {
+      const parsed = parsedUrl(url);
+      return parsed === null || (parsed.username === '' && parsed.password === '');
     }, 'url must not carry credentials'),
   ),
 });

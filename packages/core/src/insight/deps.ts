@@ -12,4 +12,6 @@ export interface InsightDeps {
   clock: Clock;
   /** Frontend checks are stale once their binding changed. */
   frontends: FrontendStore;
+  /** The server log: what an answer only names by a short cause is written here in full. */
+  log?: (entry: Record<string, unknown>) => void;
 }

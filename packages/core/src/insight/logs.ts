@@ -10,7 +10,7 @@ import { Label, type Pod } from '../cluster/objects.ts';
 import { forkSelector } from '../cluster/render.ts';
 import type { CompositionRecord } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
-import { ErrorCode, ProblemError } from '../errors.ts';
+import { ErrorCode, outwardCause, ProblemError } from '../errors.ts';
 import type { InsightDeps } from './deps.ts';
 
 export const logLimits = {
@@ -67,7 +67,14 @@ export async function componentLogs(
       a.metadata.name < b.metadata.name ? -1 : 1,
     );
   } catch (error) {
-    const message = `the cluster could not be read: ${(error as Error).message}`;
+    deps.log?.({
+      level: 'warn',
+      msg: 'log snapshot: the cluster could not be read',
+      composition_id: id,
+      component,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    const message = `the cluster could not be read: ${outwardCause(error)}`;
     return { message, ...base, streams: [], partial: true, truncated: false };
   }
   const read = await readLogs(deps, record.namespace, pods, profile.workload.container, query);
@@ -132,7 +139,7 @@ async function readLogs(
       const cut = cutLog(text, query.tail_lines, budget);
       budget -= cut.bytes;
       streams.push({ pod: pod.metadata.name, container, text: cut.text, truncated: cut.truncated });
-      if (cut.cutByBytes) truncated = true;
+      if (cut.truncated) truncated = true;
     } catch {
       unread++;
     }
@@ -148,12 +155,12 @@ export function cutLog(
   text: string,
   tailLines: number,
   budget: number,
-): { text: string; truncated: boolean; cutByBytes: boolean; bytes: number } {
+): { text: string; truncated: boolean; bytes: number } {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
   const cutByTail = lines.length > tailLines;
   const kept = `${lines.slice(cutByTail ? 1 : 0).join('\n')}${lines.length && text.endsWith('\n') ? '\n' : ''}`;
   const bytes = Buffer.byteLength(text);
   const cutByBytes = bytes >= budget;
-  return { text: kept, truncated: cutByTail || cutByBytes, cutByBytes, bytes: Math.min(bytes, budget) };
+  return { text: kept, truncated: cutByTail || cutByBytes, bytes: Math.min(bytes, budget) };
 }

@@ -11,6 +11,16 @@ export const ObservabilityView = v.object({
 });
 export type ObservabilityView = v.InferOutput<typeof ObservabilityView>;
 
+/** Only http(s) links are handed out: the catalog refuses other schemes, and so does this, for what it stored earlier. */
+export function isWebLink(url: string): boolean {
+  try {
+    const { protocol } = new URL(url);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The baseline's link templates resolved for this composition. Placeholders: `{composition_id}`,
  * `{project}`, `{baseline}`, `{namespace}`, `{label_selector}`, `{from}`, `{to}` (ISO times of the
@@ -40,7 +50,7 @@ export async function observability(
       links.push({ name, component: null, url: fill(template, {}) });
     }
   }
-  return { composition_id: id, links };
+  return { composition_id: id, links: links.filter((link) => isWebLink(link.url)) };
 }
 
 function placeholderValues(record: CompositionRecord, now: string): Record<string, string> {

@@ -20,10 +20,18 @@ import {
 export const now = new Date('2026-03-01T12:00:00.000Z');
 export const image = (component: string, tag: string) => `registry.example.com/demo/${component}:${tag}`;
 
-/** service-a (the entry) → service-b → service-c, baseline `staging` with two replicas of service-b. */
-export function demoCatalog(changes: { messaging?: boolean } = {}): ProjectVersion {
+/**
+ * service-a (the entry) → service-b → service-c, baseline `staging` with two replicas of
+ * service-b: the manifest as sent, its entries plain records so a test can change any field.
+ */
+export function demoProject(changes: { messaging?: boolean } = {}): {
+  name: string;
+  default_baseline: string;
+  components: Record<string, unknown>[];
+  baselines: Record<string, unknown>[];
+} {
   const names = ['service-a', 'service-b', 'service-c'];
-  const manifest = v.parse(ProjectManifest, {
+  return {
     name: 'demo',
     default_baseline: 'staging',
     components: names.map((name, index) => ({
@@ -50,7 +58,12 @@ export function demoCatalog(changes: { messaging?: boolean } = {}): ProjectVersi
         messaging: changes.messaging ? { topics: ['demo-events'] } : null,
       },
     ],
-  });
+  };
+}
+
+/** The demo project as the catalog holds it after its first apply. */
+export function demoCatalog(changes: { messaging?: boolean } = {}): ProjectVersion {
+  const manifest = v.parse(ProjectManifest, demoProject(changes));
   const version = nextProjectVersion(null, manifest, now.toISOString(), 'version-1');
   if (!version) throw new Error('a first version always exists');
   return version;
@@ -161,14 +174,32 @@ export function forkDeployment(
 }
 
 /** A fork pod of `component` whose container `container` waits for `reason`. */
-export function waitingPod(component: string, reason: string, container = 'app'): Pod {
+/**
+ * A fork pod whose container waits for `reason`, running `image` (default: the component at
+ * 2.0.0); `notReadySince` is its `ContainersReady` condition's transition to False.
+ */
+export function waitingPod(
+  component: string,
+  reason: string,
+  options: { container?: string; image?: string; notReadySince?: string } = {},
+): Pod {
+  const container = options.container ?? 'app';
+  const podImage = options.image ?? image(component, '2.0.0');
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: `${component}-c-1-abc`, labels: { [Label.Component]: component } },
+    spec: { containers: [{ name: container, image: podImage }] },
     status: {
+      ...(options.notReadySince
+        ? {
+            conditions: [
+              { type: 'ContainersReady', status: 'False', lastTransitionTime: options.notReadySince },
+            ],
+          }
+        : {}),
       containerStatuses: [
-        { name: container, image: 'x', ready: false, restartCount: 3, state: { waiting: { reason } } },
+        { name: container, image: podImage, ready: false, restartCount: 3, state: { waiting: { reason } } },
       ],
     },
   };

@@ -26,6 +26,12 @@ export const HopReport = v.object({
 });
 export type HopReport = v.InferInput<typeof HopReport>;
 
+/** One level of the report: the answers of calls are read level by level, never by one deep parse. */
+const HopReportLevel = v.object({
+  ...HopReport.entries,
+  calls: v.optional(v.array(v.object({ body: v.optional(v.unknown()) })), []),
+});
+
 /** One workload a request went through. */
 export interface Hop {
   component: string;
@@ -35,14 +41,42 @@ export interface Hop {
 }
 
 /**
+ * A preview's answer is untrusted evidence: a workload (or anything posing as one) decides its
+ * shape. Reading it stops at these bounds, and what lies beyond them adds no hop.
+ */
+export const hopLimits = { maxDepth: 32, maxHops: 256 } as const;
+
+/**
  * Every hop of a report that names its component and image, depth first; a call whose answer is
  * not such a report adds none. Null when `body` itself is not one: it says nothing of what served.
+ * Calls nested deeper than `hopLimits.maxDepth` and hops past `hopLimits.maxHops` are not read.
  */
 export function hopsOf(body: unknown): Hop[] | null {
-  const parsed = v.safeParse(HopReport, body);
+  if (reportOf(body) === null) return null;
+  const hops: Hop[] = [];
+  // Depth first without recursion: the next answer to read is on top.
+  const pending: { body: unknown; depth: number }[] = [{ body, depth: 0 }];
+  for (let next = pending.pop(); next && hops.length < hopLimits.maxHops; next = pending.pop()) {
+    const report = reportOf(next.body);
+    if (report === null) continue;
+    hops.push(report.hop);
+    if (next.depth + 1 >= hopLimits.maxDepth) continue;
+    const calls = report.calls.slice(0, hopLimits.maxHops - hops.length);
+    for (const call of calls.reverse()) pending.push({ body: call.body, depth: next.depth + 1 });
+  }
+  return hops;
+}
+
+interface ReadableReport {
+  hop: Hop;
+  calls: { body?: unknown }[];
+}
+
+/** One level of a report: its own hop and its calls, their answers not yet read. */
+function reportOf(body: unknown): ReadableReport | null {
+  const parsed = v.safeParse(HopReportLevel, body);
   if (!parsed.success) return null;
   const { component, image, pod, routing_key, calls } = parsed.output;
   if (component === null || image === null) return null;
-  const own: Hop = { component, image, pod: pod ?? null, routing_key: routing_key ?? null };
-  return [own, ...calls.flatMap((call) => hopsOf(call.body) ?? [])];
+  return { hop: { component, image, pod: pod ?? null, routing_key: routing_key ?? null }, calls };
 }

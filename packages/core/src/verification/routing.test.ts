@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hopsOf } from './hop-report.ts';
-import { routingVerdict } from './routing.ts';
+import { hopLimits, hopsOf } from './hop-report.ts';
+import { routingTarget, routingVerdict } from './routing.ts';
 
 const a1 = 'registry.example.com/demo/service-a:1.0.0';
 const b1 = 'registry.example.com/demo/service-b:1.0.0';
@@ -51,6 +51,42 @@ describe('the hop report', () => {
   ])('says nothing of what served for %s', (_, body) => {
     expect(hopsOf(body)).toBeNull();
   });
+});
+
+describe('reading an untrusted preview answer', () => {
+  it(`reads at most ${hopLimits.maxDepth} levels of calls from a hostile body of 20,000 levels`, () => {
+    let body: unknown = report('service-c', c1);
+    for (let i = 0; i < 20_000; i++) body = report('service-b', b2, body);
+    const hops = hopsOf(body);
+    expect(hops).toHaveLength(hopLimits.maxDepth);
+    expect(hops?.[0]).toMatchObject({ component: 'service-b', image: b2 });
+  });
+
+  it(`reads at most ${hopLimits.maxHops} hops of a wide body`, () => {
+    const wide = report('service-a', a1, ...Array.from({ length: 5_000 }, () => report('service-b', b2)));
+    expect(hopsOf(wide)).toHaveLength(hopLimits.maxHops);
+  });
+});
+
+describe('the routing target', () => {
+  const preview = 'http://c-1.preview.localhost:8082/';
+
+  it.each([
+    ['/', 'http://c-1.preview.localhost:8082/'],
+    ['/health?full=1', 'http://c-1.preview.localhost:8082/health?full=1'],
+    ['/http://127.0.0.1:9299/x', 'http://c-1.preview.localhost:8082/http://127.0.0.1:9299/x'],
+    ['//127.0.0.1:9299/x', 'http://c-1.preview.localhost:8082//127.0.0.1:9299/x'],
+    ['/../../etc', 'http://c-1.preview.localhost:8082/etc'],
+  ])('keeps %s on the preview URL', (path, url) => {
+    expect(routingTarget(preview, path)).toBe(url);
+  });
+
+  it.each(['http://127.0.0.1:9299/x', '@127.0.0.1:9299/x', '/\\127.0.0.1:9299/x', '/\t/127.0.0.1/x', ''])(
+    'refuses %j: it is not a path',
+    (path) => {
+      expect(routingTarget(preview, path)).toBeNull();
+    },
+  );
 });
 
 describe('the routing verdict', () => {

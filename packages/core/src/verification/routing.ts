@@ -6,6 +6,23 @@
 import { hopsOf } from './hop-report.ts';
 import { type CheckRecord, CheckStatus, Coverage } from './model.ts';
 
+/**
+ * The URL the routing check requests: the catalog's verification `path` on the preview URL. A path
+ * is never a URL of its own: the answer is null unless the result stays on the preview URL's
+ * origin (the catalog refuses such paths; this also holds for anything stored before it did).
+ */
+export function routingTarget(publicUrl: string, path: string): string | null {
+  if (!path.startsWith('/') || /[\\\s]/.test(path)) return null;
+  const base = new URL(publicUrl);
+  let target: URL;
+  try {
+    target = new URL(`${base.origin}${base.pathname.replace(/\/$/, '')}${path}`);
+  } catch {
+    return null;
+  }
+  return target.origin === base.origin ? target.toString() : null;
+}
+
 /** What a GET of the preview URL came back with; `status` null when nothing answered. */
 export interface ProbeResult {
   status: number | null;
@@ -30,6 +47,16 @@ function routingCoverage(body: unknown, images: Readonly<Record<string, string>>
 
 const componentsWith = (coverage: Record<string, Coverage>, wanted: (c: Coverage) => boolean) =>
   Object.entries(coverage).filter(([, c]) => wanted(c));
+
+/** The verdict when the verification path does not stay on the preview URL: nothing was requested. */
+export function offPreviewVerdict(path: string, images: Readonly<Record<string, string>>): RoutingVerdict {
+  return {
+    status: CheckStatus.Failed,
+    message: `the verification path ${JSON.stringify(path.slice(0, 200))} does not stay on the preview URL; nothing was requested`,
+    http_status: null,
+    coverage: Object.fromEntries(Object.keys(images).map((c) => [c, Coverage.Unknown])),
+  };
+}
 
 /** The verdict on one probe of the preview URL; `images` are the override images by component. */
 export function routingVerdict(

@@ -31,6 +31,7 @@ export const awaitRollout: Step = async (context) => {
     observations: operation.observations,
     now: deps.clock.now(),
     failureGraceMs: deps.settings.failureGraceMs,
+    operationStart: operation.created_at,
   });
 };
 

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { isWebLink } from '../insight/observability.ts';
+import { demoProject } from '../testing/fixtures.ts';
+import { validateManifest } from './validate.ts';
+
+const image = 'registry.example.com/demo/service-a:1.0.0';
+
+function manifest(changes: { component?: Record<string, unknown>; baseline?: Record<string, unknown> } = {}) {
+  const project = demoProject();
+  Object.assign(project.components[0] ?? {}, changes.component);
+  Object.assign(project.baselines[0] ?? {}, changes.baseline);
+  return { projects: [project] };
+}
+
+const problemsOf = (input: unknown) => {
+  const result = validateManifest(input);
+  return result.valid ? [] : result.problems.map(({ path, code }) => ({ path, code }));
+};
+
+describe('catalog manifest limits', () => {
+  it('accepts the plain manifest', () => {
+    expect(problemsOf(manifest())).toEqual([]);
+  });
+
+  it.each(['//127.0.0.1:9299/x', '/\\127.0.0.1/x', 'http://127.0.0.1:9299/x', '/a\tb', '/a b'])(
+    'refuses the verification path %j: a path on the preview host only',
+    (path) => {
+      expect(problemsOf(manifest({ component: { verification: { path } } }))).toEqual([
+        { path: '/projects/0/components/0/verification/path', code: 'invalid_shape' },
+      ]);
+    },
+  );
+
+  it.each(['javascript:alert(document.cookie)', 'data:text/html,<script>x</script>', 'ftp://logs/x'])(
+    'refuses the observability link %j: http(s) only',
+    (url) => {
+      expect(problemsOf(manifest({ baseline: { observability: { logs: url } } }))).toEqual([
+        { path: '/projects/0/baselines/0/observability/logs', code: 'invalid_shape' },
+      ]);
+    },
+  );
+
+  it('refuses an array where a map belongs, naming it', () => {
+    expect(problemsOf(manifest({ baseline: { components: [{ image }] } }))).toEqual([
+      { path: '/projects/0/baselines/0/components', code: 'invalid_shape' },
+    ]);
+    expect(problemsOf(manifest({ component: { log_selector: [] } }))).toEqual([
+      { path: '/projects/0/components/0/log_selector', code: 'invalid_shape' },
+    ]);
+  });
+
+  it('bounds the entries of lists and maps', () => {
+    const links = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`l${i}`, `https://logs/${i}`]));
+    expect(problemsOf(manifest({ baseline: { observability: links } }))).toEqual([
+      { path: '/projects/0/baselines/0/observability', code: 'invalid_shape' },
+    ]);
+  });
+});
+
+describe('observability links', () => {
+  it.each([
+    ['https://grafana.example.com/d/x?var=c-1', true],
+    ['http://logs.internal/x', true],
+    ['javascript:alert(1)', false],
+    ['data:text/html,x', false],
+    ['not a url', false],
+  ])('%s is handed out: %s', (url, expected) => {
+    expect(isWebLink(url)).toBe(expected);
+  });
+});
