@@ -38,6 +38,18 @@ describe('create and update forms', () => {
     expect(createBody({ override_component_0: 'service-b' }).overrides).toEqual({ 'service-b': {} });
   });
 
+  it('a reserved key is refused as the JSON routes refuse it, naming it', () => {
+    const refusal = (() => {
+      try {
+        createBody({ override_component_0: '__proto__', override_image_0: 'registry.example.com/x:1' });
+      } catch (error) {
+        return error;
+      }
+    })() as ProblemError;
+    expect(refusal.code).toBe(ErrorCode.ValidationFailed);
+    expect(refusal.errors[0]?.path).toBe('/overrides/__proto__');
+  });
+
   it('no TTL leaves the default to the use case', () => {
     expect(createBody({ ttl: ' ' })).not.toHaveProperty('ttl');
   });

@@ -2,7 +2,7 @@
  * Form fields ⇄ use-case bodies. The forms send strings; the bodies are what the REST routes take,
  * validated by the same core schemas and rules, so a form can say nothing the API would not.
  */
-import { Compositions, ErrorCode, Insight, ProblemError } from '@svc/core';
+import { bodyProblems, Compositions, ErrorCode, Insight, ProblemError, validationFailed } from '@svc/core';
 
 export type Fields = Record<string, string>;
 
@@ -25,37 +25,47 @@ export function overrideRows(fields: Fields): OverrideRow[] {
   return rows;
 }
 
-/** Rows with a component chosen become overrides; an empty selector is left out for the planner to name. */
+/**
+ * Rows with a component chosen become overrides; an empty selector is left out for the planner to
+ * name. Own entries (never `obj[key] =`), so a component named `__proto__` is a key the body check
+ * sees, not a prototype.
+ */
 function overridesOf(fields: Fields): Record<string, { image?: string; build_id?: string }> {
-  const overrides: Record<string, { image?: string; build_id?: string }> = {};
-  for (const row of overrideRows(fields)) {
-    if (!row.component) continue;
-    overrides[row.component] = {
-      ...(row.image ? { image: row.image } : {}),
-      ...(row.build_id ? { build_id: row.build_id } : {}),
-    };
-  }
-  return overrides;
+  return Object.fromEntries(
+    overrideRows(fields)
+      .filter((row) => row.component)
+      .map((row) => [
+        row.component,
+        { ...(row.image ? { image: row.image } : {}), ...(row.build_id ? { build_id: row.build_id } : {}) },
+      ]),
+  );
+}
+
+/** The check every JSON body passes before a route sees it: reserved keys are refused, naming them. */
+function checked<T extends Record<string, unknown>>(body: T): T {
+  const { reserved } = bodyProblems(body);
+  if (reserved.length) throw validationFailed(reserved);
+  return body;
 }
 
 export function createBody(fields: Fields): Record<string, unknown> {
   const ttl = (fields.ttl ?? '').trim();
-  return {
+  return checked({
     project: (fields.project ?? '').trim(),
     baseline: (fields.baseline ?? '').trim(),
     name: (fields.name ?? '').trim(),
     overrides: overridesOf(fields),
     ...(ttl ? { ttl } : {}),
     message_isolation: fields.message_isolation === 'on',
-  };
+  });
 }
 
 export function updateBody(fields: Fields): Record<string, unknown> {
   const generation = fields.expected_generation ?? '';
-  return {
+  return checked({
     expected_generation: /^\d{1,10}$/.test(generation) ? Number(generation) : generation,
     overrides: overridesOf(fields),
-  };
+  });
 }
 
 /** The form fields showing a composition's current overrides, for the update form. */

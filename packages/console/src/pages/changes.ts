@@ -215,9 +215,9 @@ export function changePages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets):
     const viewer = c.get('viewer');
     const fields = { ...c.get('fields') };
     const input = await createFormInput(deps, viewer, fields.project);
-    const body = createBody({ ...fields, project: input.project });
     let plan: Compositions.PlanView | null = null;
     try {
+      const body = createBody({ ...fields, project: input.project });
       plan = await Compositions.plan(deps, viewer.identity, body);
       fields.planned = plannedFingerprint(body);
       fields.idempotency_key = randomUUID();
@@ -233,7 +233,13 @@ export function changePages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets):
   app.post('/compositions', async (c) => {
     const viewer = c.get('viewer');
     const fields = c.get('fields');
-    const body = createBody(fields);
+    let body: ReturnType<typeof createBody>;
+    try {
+      body = createBody(fields);
+    } catch {
+      // The plan shows the same refusal, with the form as it was.
+      return planned(c, null);
+    }
     if (!fields.planned || fields.planned !== plannedFingerprint(body)) {
       return planned(c, 'The form changed since it was planned: here is the plan for what it says now.');
     }
