@@ -105,3 +105,58 @@ it('an unknown page is an HTML 404 inside the console', async () => {
   expect(missing.status).toBe(404);
   expect(await missing.text()).toContain('not_found');
 });
+
+interface Control {
+  labels: { length: number } | null;
+  getAttribute(name: string): string | null;
+  outerHTML: string;
+  textContent: string | null;
+}
+
+it('pages are labelled, landmarked and usable from the keyboard with a visible focus', async () => {
+  const created = await createComposition(http, {}, { name: 'keyboard' });
+  const page = await browser.newPage();
+  for (const path of [
+    '/console/compositions',
+    `/console/compositions/${created.id}`,
+    '/console/compositions/new',
+    `/console/compositions/${created.id}/destroy`,
+    '/console/catalog',
+    '/console/tokens',
+  ]) {
+    await page.goto(`${stack.apiUrl}${path}`);
+    expect(await page.locator('html').getAttribute('lang'), path).toBe('en');
+    expect(await page.locator('h1').count(), path).toBe(1);
+    expect(await page.locator('main').count(), path).toBe(1);
+    const unlabelled = await page.$$eval('input:not([type=hidden]), select, textarea', (controls) =>
+      (controls as unknown as Control[])
+        .filter((c) => !c.labels?.length && !c.getAttribute('aria-label'))
+        .map((c) => c.outerHTML),
+    );
+    expect(unlabelled, path).toEqual([]);
+    const nameless = await page.$$eval('button:not([hidden]), a', (elements) =>
+      (elements as unknown as Control[])
+        .filter((e) => !e.textContent?.trim() && !e.getAttribute('aria-label'))
+        .map((e) => e.outerHTML),
+    );
+    expect(nameless, path).toEqual([]);
+  }
+
+  await page.goto(`${stack.apiUrl}/console/compositions`);
+  await page.keyboard.press('Tab');
+  expect(await page.locator(':focus').textContent()).toBe('Skip to content');
+  await page.keyboard.press('Enter');
+  expect(await page.locator(':focus').getAttribute('id')).toBe('main');
+  await page.keyboard.press('Tab');
+  const ring = await page.locator(':focus').evaluate((element) => {
+    const style = (
+      globalThis as unknown as {
+        getComputedStyle(e: unknown): { outlineStyle: string; outlineWidth: string };
+      }
+    ).getComputedStyle(element);
+    return { outlineStyle: style.outlineStyle, outlineWidth: style.outlineWidth };
+  });
+  expect(ring.outlineStyle).toBe('solid');
+  expect(ring.outlineWidth).toBe('3px');
+  await page.close();
+});
