@@ -123,6 +123,19 @@ describe('a developer in the console', () => {
     await page.close();
   });
 
+  it('signs out, ending the session, and is asked to sign in again', async () => {
+    const page = await signedIn('bob');
+    const session = await page.context().cookies();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${stack.apiUrl}/console/sign-in`);
+    // The old cookie, put back, is worth nothing: the session ended on the server.
+    await page.context().addCookies(session);
+    await page.goto(`${stack.apiUrl}/console/compositions`);
+    expect(new URL(page.url()).pathname).toBe('/console/sign-in');
+    expect(await page.getByRole('button', { name: 'Sign in' }).count()).toBe(1);
+    await page.close();
+  });
+
   it('sees blockers in the plan and cannot create', async () => {
     const page = await signedIn('bob');
     await page.getByRole('link', { name: 'New composition' }).click();
