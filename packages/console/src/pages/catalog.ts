@@ -33,10 +33,12 @@ function projectSection(
       (b) => html`<table>
         <caption>Baseline ${b.name}: namespace <code>${b.namespace}</code> on ${b.cluster}, previews at <code>*.${b.preview_domain}</code>, entry ${b.entry_component}${b.messaging ? ', messaging set up' : ''}</caption>
         <thead><tr><th scope="col">Component</th><th scope="col">Baseline image</th><th scope="col">Replicas</th></tr></thead>
-        <tbody>${Object.entries(b.components).map(
-          ([name, component]) =>
-            html`<tr><th scope="row">${name}</th><td><code>${component.image}</code></td><td>${component.replicas}</td></tr>`,
-        )}</tbody>
+        <tbody>${Object.entries(b.components)
+          .sort(([x], [y]) => x.localeCompare(y))
+          .map(
+            ([name, component]) =>
+              html`<tr><th scope="row">${name}</th><td><code>${component.image}</code></td><td>${component.replicas}</td></tr>`,
+          )}</tbody>
       </table>`,
     )}
   </section>`;

@@ -217,7 +217,8 @@ export function changePages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets):
     const input = await createFormInput(deps, viewer, fields.project);
     let plan: Compositions.PlanView | null = null;
     try {
-      const body = createBody({ ...fields, project: input.project });
+      // The project as posted: one the viewer may not use is the plan's blocker, as over REST.
+      const body = createBody(fields);
       plan = await Compositions.plan(deps, viewer.identity, body);
       fields.planned = plannedFingerprint(body);
       fields.idempotency_key = randomUUID();
