@@ -22,7 +22,7 @@ export default {
         'packages/core is the domain: no AWS SDK, no HTTP framework, no Kubernetes client, not even their types; ports are written in its own terms.',
       severity: 'error',
       from: { path: workspace('core') },
-      to: { path: 'node_modules/(@aws-sdk|@smithy|hono|@hono|@kubernetes/client-node)/' },
+      to: { path: 'node_modules/(@aws-sdk|@smithy|hono|@hono|@kubernetes/client-node|@octokit)/' },
     },
     {
       name: 'core-imports-no-workspace-package',
@@ -34,9 +34,9 @@ export default {
     {
       name: 'adapters-point-inward',
       comment:
-        'aws and kube implement core’s ports; they never reach up into api, worker or the CLI, nor into each other.',
+        'aws, kube and github implement core’s ports; they never reach up into api, worker or the CLI, nor into each other.',
       severity: 'error',
-      from: { path: workspace('aws', 'kube'), pathNot: testCode },
+      from: { path: workspace('aws', 'kube', 'github'), pathNot: testCode },
       to: { path: '^packages/', pathNot: [workspace('core'), '^packages/$1/'] },
     },
     {
@@ -45,7 +45,7 @@ export default {
         'api and worker are built on core (and on the adapters, see below); neither imports the other, the CLI or the local stack.',
       severity: 'error',
       from: { path: workspace('api', 'worker'), pathNot: testCode },
-      to: { path: '^packages/', pathNot: [workspace('core', 'aws', 'kube', 'console'), '^packages/$1/'] },
+      to: { path: '^packages/', pathNot: [workspace('core', 'aws', 'kube', 'github', 'console'), '^packages/$1/'] },
     },
     {
       name: 'only-the-api-mounts-the-console',
@@ -65,17 +65,17 @@ export default {
     {
       name: 'adapters-only-at-composition-roots',
       comment:
-        'Handlers and steps see ports, not adapters: only the entries that wire a deployed process (the Lambda handlers, the API runtime, token issuing) pick the AWS and Kubernetes implementations.',
+        'Handlers and steps see ports, not adapters: only the entries that wire a deployed process (the Lambda handlers, the API runtime, token issuing) pick the AWS, Kubernetes and GitHub implementations.',
       severity: 'error',
       from: {
         path: workspace('api', 'worker'),
         pathNot: [
-          '^packages/api/src/(runtime|issue-token|create-user)\\.ts$',
+          '^packages/api/src/(runtime|issue-token|create-user|webhook-lambda)\\.ts$',
           '^packages/worker/src/lambda\\.ts$',
           testCode,
         ],
       },
-      to: { path: workspace('aws', 'kube') },
+      to: { path: workspace('aws', 'kube', 'github') },
     },
     {
       name: 'cli-speaks-http-only',

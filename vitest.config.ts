@@ -14,6 +14,7 @@ const unitTests = [
   'packages/console/src/**/*.test.ts',
   'packages/aws/src/**/*.test.ts',
   'packages/kube/src/**/*.test.ts',
+  'packages/github/src/**/*.test.ts',
   'packages/local-cluster/src/**/*.test.ts',
   'infra/**/*.test.ts',
   'stacks/**/*.test.ts',
@@ -44,6 +45,7 @@ export default defineConfig({
       pkg('cli', { needsEmulators: true }),
       pkg('local-cluster', { unitTestsInSrc: true }),
       pkg('local-forge'),
+      pkg('github', { unitTestsInSrc: true }),
       pkg('local', { needsEmulators: true }),
       {
         extends: false,

@@ -31,6 +31,11 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
       ? { AUTH_SHARED_TOKEN: new sst.Secret('AuthSharedToken').value }
       : {}),
     ...(settings.authMode === 'oidc' ? { OIDC_CLIENT_SECRET: new sst.Secret('OidcClientSecret').value } : {}),
+    // The GitHub App's (docs/forge.md); empty until set, which leaves the forge unconfigured.
+    FORGE_APP_ID: new sst.Secret('ForgeAppId', '').value,
+    FORGE_PRIVATE_KEY: new sst.Secret('ForgePrivateKey', '').value,
+    FORGE_WEBHOOK_SECRET: new sst.Secret('ForgeWebhookSecret', '').value,
+    FORGE_WEBHOOK_SECRET_PREVIOUS: new sst.Secret('ForgeWebhookSecretPrevious', '').value,
   };
   const common = {
     runtime: lambdaRuntime,
@@ -53,8 +58,7 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
 
   const webhook = new sst.aws.Function('Webhook', {
     ...common,
-    ...apiBundle,
-    handler: 'packages/api/src/lambda.handler',
+    handler: 'packages/api/src/webhook-lambda.handler',
     timeout: apiTimeout,
     url: true,
   });

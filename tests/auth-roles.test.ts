@@ -34,8 +34,10 @@ const clients = {} as Record<Role, HttpClient>;
 /** A composition of project demo, and one of project other. */
 let demoComposition: string;
 let otherComposition: string;
+/** A pull-request preview of project demo. */
+let demoPreview: string;
 
-useTestStack({ authMode: Auth.AuthMode.Token }, async (started) => {
+useTestStack({ authMode: Auth.AuthMode.Token, forge: { publishOnPush: false } }, async (started) => {
   stack = started.stack;
   for (const role of roles) {
     const token = await started.token(role.replace(/[^a-z]+/g, '-'), grants[role]);
@@ -48,6 +50,18 @@ useTestStack({ authMode: Auth.AuthMode.Token }, async (started) => {
   demoComposition = (await create('demo')).body.id;
   otherComposition = (await create('other')).body.id;
   await create('other');
+  const { pullRequest } = await (stack.forge as NonNullable<Stack['forge']>).open({
+    repository: 'demo-org/service-b',
+    head: 'roles',
+    labels: ['preview'],
+  });
+  for (let tries = 0; !demoPreview && tries < 100; tries++) {
+    const { body } = await admin.get('/v1/forge/previews?project=demo');
+    demoPreview = body.items.find(
+      (p: { pull_request: { number: number } }) => p.pull_request.number === pullRequest?.number,
+    )?.id;
+    if (!demoPreview) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 });
 
 type Expected = number | 'ok';
@@ -189,6 +203,47 @@ const table: Row[] = [
       }),
     // The publisher grant names a repository; checks are only for publishers of the whole project.
     expect: { ...all(201), [Role.Viewer]: 403, [Role.Publisher]: 403, [Role.Outsider]: 404 },
+  },
+  {
+    route: 'POST /v1/compositions/{id}/checks (demo)',
+    call: (http) =>
+      http.post(`/v1/compositions/${demoComposition}/checks`, {
+        composition_generation: 1,
+        status: 'passed',
+        message: 'ok',
+      }),
+    expect: { ...all(201), [Role.Viewer]: 403, [Role.Publisher]: 403, [Role.Outsider]: 404 },
+  },
+  {
+    route: 'PUT /v1/projects/{project}/repositories/{repository}/preview-policy (demo)',
+    call: (http) =>
+      http.put('/v1/projects/demo/repositories/acme%2Fx/preview-policy', {
+        enabled: false,
+        trigger_label: 'preview',
+        baseline: 'staging',
+        components: ['service-b'],
+      }),
+    expect: { ...all(403), [Role.Maintainer]: 'ok', [Role.Admin]: 'ok', [Role.Outsider]: 404 },
+  },
+  {
+    route: 'GET /v1/projects/{project}/repositories/{repository}/preview-policy (demo)',
+    call: (http) => http.get('/v1/projects/demo/repositories/acme%2Fx/preview-policy'),
+    expect: { ...all(200), [Role.Publisher]: 403, [Role.Outsider]: 404 },
+  },
+  {
+    route: 'GET /v1/forge/previews/{id} (demo)',
+    call: (http) => http.get(`/v1/forge/previews/${demoPreview}`),
+    expect: { ...all(200), [Role.Publisher]: 403, [Role.Outsider]: 404 },
+  },
+  {
+    route: 'POST /v1/forge/previews/{id}/stop (demo)',
+    call: (http) => http.post(`/v1/forge/previews/${demoPreview}/stop`),
+    expect: { ...all(200), [Role.Viewer]: 403, [Role.Publisher]: 403, [Role.Outsider]: 404 },
+  },
+  {
+    route: 'GET /v1/forge/status',
+    call: (http) => http.get('/v1/forge/status'),
+    expect: { ...all(403), [Role.Admin]: 200 },
   },
   {
     route: 'POST /v1/tokens',

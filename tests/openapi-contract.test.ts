@@ -1,4 +1,5 @@
 import { Auth } from '@svc/core';
+import type { Stack } from '@svc/local';
 import { type HttpAnswer, type HttpClient, useTestStack } from '@svc/local/testing';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
@@ -7,14 +8,16 @@ import { describe, expect, it } from 'vitest';
 type Json = Record<string, any>;
 
 let http: HttpClient;
+let stack: Stack;
 let document: Json;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
 ajv.addFormat('uri', /^[a-z][a-z0-9+.-]*:/i);
 const exercised = new Set<string>();
 
-useTestStack({}, async (started) => {
+useTestStack({ forge: { publishOnPush: false, writeIntervalMs: 0 } }, async (started) => {
   http = started.http;
+  stack = started.stack;
   document = (await http.get('/v1/openapi.json')).body;
 });
 
@@ -189,12 +192,76 @@ describe('OpenAPI contract', () => {
       '/v1/compositions/{id}/verification',
       await http.get(`/v1/compositions/${live}/verification`),
     );
+    const testCheck = { composition_generation: 1, status: 'passed', message: 'e2e passed' };
+    const checks = '/v1/compositions/{id}/checks';
+    const tested = await http.post(`/v1/compositions/${live}/checks`, testCheck);
+    expect(tested.status).toBe(201);
+    conforms('post', checks, tested);
+    conforms(
+      'post',
+      checks,
+      await http.post(`/v1/compositions/${live}/checks`, { ...testCheck, composition_generation: 9 }),
+    );
+    conforms('post', checks, await http.post('/v1/compositions/c-none/checks', testCheck));
     conforms('get', '/v1/auth/identity', await http.get('/v1/auth/identity'));
     conforms('post', '/v1/installation/check', await http.post('/v1/installation/check', {}));
     conforms(
       'post',
       '/v1/installation/check',
       await http.post('/v1/installation/check', { targets: [{ project: 'nowhere' }] }),
+    );
+
+    conforms('get', '/v1/forge/status', await http.get('/v1/forge/status'));
+    conforms('get', '/v1/forge/installations', await http.get('/v1/forge/installations?page=1'));
+    conforms('get', '/v1/forge/installations', await http.get('/v1/forge/installations?page=0'));
+    const installation = stack.forge?.state().installations[0]?.id;
+    const repositories = '/v1/forge/installations/{id}/repositories';
+    conforms('get', repositories, await http.get(`/v1/forge/installations/${installation}/repositories`));
+    conforms('get', repositories, await http.get('/v1/forge/installations/999999/repositories'));
+    const policy = '/v1/projects/{project}/repositories/{repository}/preview-policy';
+    const contractPolicy = '/v1/projects/demo/repositories/contract-org%2Fapi/preview-policy';
+    const body = { enabled: true, trigger_label: 'preview', baseline: 'staging', components: ['service-a'] };
+    conforms('get', policy, await http.get(contractPolicy));
+    conforms('put', policy, await http.put(contractPolicy, body));
+    conforms('put', policy, await http.put(contractPolicy, { ...body, expected_revision: 1 }));
+    conforms('put', policy, await http.put(contractPolicy, { ...body, expected_revision: 1 }));
+    conforms('put', policy, await http.put(contractPolicy, { ...body, baseline: 'nowhere' }));
+    conforms('put', policy, await http.put(contractPolicy, { ...body, ttl: '99h' }));
+    conforms('get', policy, await http.get(contractPolicy));
+    conforms('get', '/v1/forge/preview-policies', await http.get('/v1/forge/preview-policies'));
+
+    const { pullRequest } = await (stack.forge as NonNullable<Stack['forge']>).open({
+      repository: 'demo-org/service-b',
+      head: 'contract',
+      labels: ['preview'],
+    });
+    let previews = await http.get('/v1/forge/previews?project=demo');
+    for (let tries = 0; previews.body.items.length === 0 && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      previews = await http.get('/v1/forge/previews?project=demo');
+    }
+    conforms('get', '/v1/forge/previews', previews);
+    const preview = previews.body.items.find(
+      (p: { pull_request: { number: number } }) => p.pull_request.number === pullRequest?.number,
+    );
+    conforms('get', '/v1/forge/previews/{id}', await http.get(`/v1/forge/previews/${preview.id}`));
+    conforms('get', '/v1/forge/previews/{id}', await http.get('/v1/forge/previews/pr-missing'));
+    conforms(
+      'post',
+      '/v1/forge/previews/{id}/restart',
+      await http.post(`/v1/forge/previews/${preview.id}/restart`),
+    );
+    conforms(
+      'post',
+      '/v1/forge/previews/{id}/stop',
+      await http.post(`/v1/forge/previews/${preview.id}/stop`),
+    );
+    conforms('post', '/v1/forge/previews/{id}/stop', await http.post('/v1/forge/previews/pr-missing/stop'));
+    await stack.forge?.close({ repository: 'demo-org/service-b', number: pullRequest?.number as number });
+    conforms(
+      'post',
+      '/v1/forge/previews/{id}/restart',
+      await http.post(`/v1/forge/previews/${preview.id}/restart`),
     );
   });
 

@@ -9,6 +9,7 @@ import {
   type DependencyCheck,
   type Drafts,
   ErrorCode,
+  type Forge,
   type Frontends,
   ProblemError,
 } from '@svc/core';
@@ -26,6 +27,7 @@ import { authRoutes } from './routes/auth.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { compositionRoutes } from './routes/compositions.ts';
 import { draftRoutes } from './routes/drafts.ts';
+import { forgeRoutes } from './routes/forge.ts';
 import { frontendRoutes } from './routes/frontends.ts';
 import { insightRoutes } from './routes/insight.ts';
 import { installationRoutes } from './routes/installation.ts';
@@ -33,7 +35,7 @@ import { sourceRoutes } from './routes/sources.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 import { userRoutes } from './routes/users.ts';
 
-export interface AppDeps extends Compositions.CompositionDeps {
+export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   /** The installation's auth mode and its settings, parsed once at the edge. */
   auth: Auth.AuthSettings;
   /** `oidc` mode's identity provider. */
@@ -48,6 +50,8 @@ export interface AppDeps extends Compositions.CompositionDeps {
   cluster: Cluster.ClusterPort;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
+  /** What /v1/forge/status says of the app's configuration (presence only, never a secret). */
+  forgeConfiguration: Forge.ForgeConfiguration;
   cursors: Cursors;
   /** Release and commit reported by `/version`. */
   build?: { release: string; commit: string };
@@ -137,6 +141,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   frontendRoutes(registry, deps);
   authRoutes(registry, { ...deps, settings: deps.auth });
   installationRoutes(registry, deps);
+  forgeRoutes(registry, deps);
 
   app.route('/console', consoleApp({ ...deps, browser: browserAuth(authDeps) }));
   app.get('/', (c) => c.redirect('/console/compositions', 302));

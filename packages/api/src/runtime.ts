@@ -1,5 +1,6 @@
 import { dynamodbCheck, runtimeFromEnvironment, sqsCheck } from '@svc/aws';
-import { Auth } from '@svc/core';
+import { Auth, Forge } from '@svc/core';
+import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
 import { clusterFromEnvironment } from '@svc/kube';
 import { type AppDeps, createApp } from './app.ts';
 import { openIdProvider } from './auth-oidc.ts';
@@ -16,8 +17,12 @@ export function appFromEnvironment(
   const auth = Auth.parseAuthSettings(env, options);
   const runtime = runtimeFromEnvironment(env);
   const cluster = clusterFromEnvironment(env);
+  const forge = forgeWiring(gitHubAppFromEnvironment(env));
   const deps: AppDeps = {
     ...runtime.stores,
+    forge: forge.forge,
+    forgeSettings: Forge.defaultForgeSettings,
+    forgeConfiguration: forge.configuration,
     clock: runtime.clock,
     previewUrl: runtime.previewUrl,
     cluster,

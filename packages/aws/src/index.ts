@@ -4,6 +4,7 @@ export * from './clients.ts';
 export * from './composition-store.ts';
 export * from './draft-store.ts';
 export * from './environment.ts';
+export * from './forge-store.ts';
 export * from './frontend-store.ts';
 export * from './idempotency-store.ts';
 export * from './job-queue.ts';

@@ -66,6 +66,10 @@ const values: Record<string, string> = {
   '<first 32 hex of sha256(key)>': sha256('changes\nuser:alice').slice(0, 32),
   '<window start>': at,
   '<audit id>': 'au-1',
+  '<preview id>': 'pr-1',
+  '<commit>': 'abc1',
+  '<delivery id>': 'd-1',
+  '<installation>': '42',
 };
 
 const fill = (span: string) =>
@@ -157,6 +161,29 @@ const built: Record<string, Record<Column, string[]>> = {
     Keys.auditEvent('au-1'),
     Keys.listedAuditEvent({ id: 'au-1', at, project: 'demo' }),
   ),
+  'preview policy': layout(
+    [Keys.ItemType.PreviewPolicy],
+    Keys.previewPolicy('demo', 'Org/svc-a'),
+    Keys.listedPolicy({ project: 'demo', repository: 'org/svc-a' }),
+  ),
+  'forge preview': layout([Keys.ItemType.Preview], Keys.preview('pr-1'), {
+    ...Keys.listedPreview({ id: 'pr-1', created_at: at }),
+    ...Keys.waitingPreview({ id: 'pr-1', repository: 'org/SVC-a', head_sha: 'abc1' }),
+  }),
+  'preview pointer': layout([Keys.ItemType.PreviewPointer], Keys.previewPointer('org/svc-a', 'pr-1')),
+  'forge delivery': layout(
+    [Keys.ItemType.ForgeDelivery],
+    Keys.delivery('d-1'),
+    Keys.dueEntry(Keys.DueQueue.Forge, at, 'd-1'),
+  ),
+  'forge health': {
+    item: [Keys.ItemType.ForgeHealth, Keys.ItemType.ForgeRateBudget, Keys.ItemType.ForgeReconciliation],
+    pk: [Keys.forgeHealth.pk],
+    sk: [Keys.forgeHealth.sk, Keys.rateBudget('42').sk, Keys.reconciliation.sk],
+    gsi1: [],
+    gsi2: [],
+    due: [],
+  },
 };
 
 describe('the table layout', () => {

@@ -56,11 +56,18 @@ export const ItemType = {
   RateWindow: 'rate_window',
   ProjectQuota: 'project_quota',
   AuditEvent: 'audit_event',
+  PreviewPolicy: 'preview_policy',
+  Preview: 'preview',
+  PreviewPointer: 'preview_pointer',
+  ForgeDelivery: 'forge_delivery',
+  ForgeHealth: 'forge_health',
+  ForgeRateBudget: 'forge_rate_budget',
+  ForgeReconciliation: 'forge_reconciliation',
 } as const;
 export type ItemType = (typeof ItemType)[keyof typeof ItemType];
 
 /** Partitions of the sparse `due` index: one work queue per sweep. */
-export const DueQueue = { Expiry: 'EXPIRY', Operations: 'OPS', Idempotency: 'IDEM' } as const;
+export const DueQueue = { Expiry: 'EXPIRY', Operations: 'OPS', Idempotency: 'IDEM', Forge: 'FORGE' } as const;
 export type DueQueue = (typeof DueQueue)[keyof typeof DueQueue];
 
 export const dueEntry = (queue: DueQueue, at: string, id: string) =>
@@ -219,3 +226,48 @@ export const listedAuditEvent = (event: { id: string; at: string; project: strin
     ...(event.project ? indexEntry('gsi2', projectAuditEvents(event.project), order) : {}),
   };
 };
+/** Forge keys use the repository in lower case: the forge compares `owner/name` case-insensitively. */
+const repo = (repository: string) => repository.toLowerCase();
+
+export const previewPolicy = (project: string, repository: string): Key => ({
+  pk: `POLICY#${project}#${repo(repository)}`,
+  sk: 'POLICY',
+});
+/** gsi1: every policy, by project and repository; gsi2: a repository's policies (one per project). */
+export const allPolicies = 'POLICIES';
+export const repositoryPolicies = (repository: string) => `POLICIES#${repo(repository)}`;
+export const listedPolicy = (policy: { project: string; repository: string }) => ({
+  ...indexEntry('gsi1', allPolicies, `${policy.project}#${repo(policy.repository)}`),
+  ...indexEntry('gsi2', repositoryPolicies(policy.repository), policy.project),
+});
+
+export const preview = (id: string): Key => ({ pk: `PREVIEW#${id}`, sk: 'PREVIEW' });
+/** gsi1: every preview, newest first. */
+export const allPreviews = 'PREVIEWS';
+export const listedPreview = (record: { id: string; created_at: string }) =>
+  indexEntry('gsi1', allPreviews, timeOrdered(record.created_at, record.id));
+/** gsi2, sparse: previews waiting for a build of one commit, found when that build is published. */
+export const waitingForBuild = (repository: string, commitSha: string) =>
+  `FORGEWAIT#${repo(repository)}#${commitSha}`;
+export const waitingPreview = (record: { id: string; repository: string; head_sha: string }) =>
+  indexEntry('gsi2', waitingForBuild(record.repository, record.head_sha), record.id);
+
+/** One pointer per preview in its repository's partition, with its state: the reconciliation's list. */
+export const repositoryPreviews = (repository: string) => `FORGEREPO#${repo(repository)}`;
+export const previewPointer = (repository: string, id: string): Key => ({
+  pk: repositoryPreviews(repository),
+  sk: `PREVIEW#${id}`,
+});
+
+export const delivery = (id: string): Key => ({ pk: `DELIVERY#${id}`, sk: 'DELIVERY' });
+
+/** The forge's health items share one small partition. */
+const forgePartition = 'FORGE';
+export const forgeHealth: Key = { pk: forgePartition, sk: 'HEALTH' };
+const budgetPrefix = 'BUDGET#';
+export const rateBudget = (installation: string): Key => ({
+  pk: forgePartition,
+  sk: `${budgetPrefix}${installation}`,
+});
+export const budgetsOf: PartitionPrefix = { partition: forgePartition, prefix: budgetPrefix };
+export const reconciliation: Key = { pk: forgePartition, sk: 'RECONCILIATION' };

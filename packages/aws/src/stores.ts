@@ -7,6 +7,7 @@ import {
   type Cursors,
   cursors,
   type Drafts,
+  type Forge,
   type Frontends,
   type Idempotency,
 } from '@svc/core';
@@ -16,6 +17,7 @@ import { dynamoCatalogStore } from './catalog-store.ts';
 import type { AwsClients } from './clients.ts';
 import { dynamoCompositionStore } from './composition-store.ts';
 import { dynamoDraftStore } from './draft-store.ts';
+import { dynamoForgeStore } from './forge-store.ts';
 import { dynamoFrontendStore } from './frontend-store.ts';
 import { dynamoIdempotencyStore } from './idempotency-store.ts';
 import { sqsJobQueue } from './job-queue.ts';
@@ -37,6 +39,7 @@ export interface AwsStores {
   signIns: Auth.SignInStore;
   rateLimiter: Auth.RateLimiter;
   audit: Auth.AuditStore;
+  forgeStore: Forge.ForgeStore;
   /** The seal of every list's cursors, for lists paged in memory too. */
   cursors: Cursors;
 }
@@ -66,6 +69,7 @@ export function awsStores(
     signIns: dynamoSignInStore(table),
     rateLimiter: dynamoRateLimiter(table),
     audit: dynamoAuditStore(table),
+    forgeStore: dynamoForgeStore(table),
     cursors: seal,
   };
 }

@@ -9,6 +9,7 @@ import type {
   Catalog,
   Compositions,
   Drafts,
+  Forge,
   Frontends,
   Insight,
   Installation,
@@ -49,6 +50,7 @@ const componentLogs = (id: string, component: string) =>
 const project = (name: string) => `/v1/projects/${encodeURIComponent(name)}`;
 const frontendRevision = (p: string, frontend: string, revision: string) =>
   `${project(p)}/frontends/${encodeURIComponent(frontend)}/revisions/${encodeURIComponent(revision)}`;
+const forgePreview = (id: string) => `/v1/forge/previews/${encodeURIComponent(id)}`;
 const body = async <T>(answer: Promise<{ body: T }>): Promise<T> => (await answer).body;
 
 /** The last release without the draft, plan and diagnosis routes (interface spec, part 9). */
@@ -146,6 +148,10 @@ export function api(http: HttpClient) {
       ),
     compositionVerification: (id: string, query: PageQuery) =>
       body(http.request<CheckPage>('GET', `${composition(id)}/verification`, { query: { ...query } })),
+    recordCompositionCheck: (
+      id: string,
+      request: { composition_generation: number; status: string; message: string },
+    ) => body(http.request<Verification.CheckView>('POST', `${composition(id)}/checks`, { body: request })),
 
     validateCatalog: (manifest: unknown) =>
       body(http.request<CatalogValidation>('POST', '/v1/catalog/validate', { body: manifest })),
@@ -153,6 +159,8 @@ export function api(http: HttpClient) {
       body(http.request<Catalog.ApplyResult>('POST', '/v1/catalog/apply', { body: manifest })),
     listProjects: (query: PageQuery) =>
       body(http.request<Page<Catalog.ProjectView>>('GET', '/v1/projects', { query: { ...query } })),
+    publishBuild: (p: string, request: v.InferInput<typeof Builds.PublishBuildBody>) =>
+      body(http.request<Builds.Build>('POST', `${project(p)}/builds`, { body: request })),
     listBuilds: (project: string, query: BuildsQuery) =>
       body(
         http.request<Page<Builds.Build>>('GET', `/v1/projects/${encodeURIComponent(project)}/builds`, {
@@ -236,6 +244,22 @@ export function api(http: HttpClient) {
         http.request<Verification.CheckView>('POST', `${frontendRevision(p, frontend, revision)}/checks`, {
           body: request,
         }),
+      ),
+
+    listForgePreviews: (query: PageQuery & { project: string }) =>
+      body(http.request<Page<Forge.PreviewView>>('GET', '/v1/forge/previews', { query: { ...query } })),
+    getForgePreview: (id: string) => body(http.request<Forge.PreviewView>('GET', forgePreview(id))),
+    stopForgePreview: (id: string) =>
+      body(http.request<Forge.PreviewView>('POST', `${forgePreview(id)}/stop`)),
+    restartForgePreview: (id: string) =>
+      body(http.request<Forge.PreviewView>('POST', `${forgePreview(id)}/restart`)),
+    putPreviewPolicy: (p: string, repository: string, policy: unknown) =>
+      body(
+        http.request<Forge.PreviewPolicy>(
+          'PUT',
+          `${project(p)}/repositories/${encodeURIComponent(repository)}/preview-policy`,
+          { body: policy },
+        ),
       ),
 
     checkInstallation: (spec: unknown) =>

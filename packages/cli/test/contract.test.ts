@@ -20,6 +20,8 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
       called.push(
         `${method.toLowerCase()} ${path
           .replace('/c-sample', '/{id}')
+          .replace('/pr-sample', '/{id}')
+          .replace('/repositories/a%2Fb', '/repositories/{repository}')
           .replace('/projects/demo', '/projects/{project}')
           .replace('/components/service-b', '/components/{component}')
           .replace(
@@ -73,6 +75,21 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
     probeAuth: () => client.probeAuth(),
     identity: () => client.identity(),
     checkInstallation: () => client.checkInstallation({}),
+    recordCompositionCheck: () =>
+      client.recordCompositionCheck(id, { composition_generation: 1, status: 'passed', message: 'ok' }),
+    publishBuild: () =>
+      client.publishBuild('demo', {
+        component: 'x',
+        repository: 'a/b',
+        commit_sha: sha,
+        ref: 'main',
+        image: 'x',
+      }),
+    listForgePreviews: () => client.listForgePreviews({ project: 'demo' }),
+    getForgePreview: () => client.getForgePreview('pr-sample'),
+    stopForgePreview: () => client.stopForgePreview('pr-sample'),
+    restartForgePreview: () => client.restartForgePreview('pr-sample'),
+    putPreviewPolicy: () => client.putPreviewPolicy('demo', 'a/b', {}),
   };
   for (const call of Object.values(calls)) await call();
 

@@ -41,6 +41,9 @@ export const ErrorCode = {
   CsrfRejected: 'csrf_rejected',
   DependencyUnavailable: 'dependency_unavailable',
   Internal: 'internal_error',
+  SignatureInvalid: 'signature_invalid',
+  PreviewNotRestartable: 'preview_not_restartable',
+  ForgeNotConfigured: 'forge_not_configured',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -156,6 +159,22 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     description:
       'An onboarding draft never stores environment values, ConfigMap values, credentials or messaging configuration; `errors` names each field.',
   },
+  signature_invalid: {
+    status: 401,
+    title: 'Signature invalid',
+    description: 'A forge webhook without a valid X-Hub-Signature-256 for the raw body; nothing was stored.',
+  },
+  preview_not_restartable: {
+    status: 409,
+    title: 'Preview not restartable',
+    description:
+      'A restart needs an open pull request carrying the trigger label and an enabled policy; `errors` names what is missing.',
+  },
+  forge_not_configured: {
+    status: 409,
+    title: 'Forge not configured',
+    description: 'No forge application (GitHub App) is configured on this installation.',
+  },
   rate_limited: {
     status: 429,
     title: 'Rate limited',
@@ -214,6 +233,7 @@ export const Dependency = {
   Sqs: 'sqs',
   Sns: 'sns',
   Cluster: 'cluster',
+  Forge: 'forge',
 } as const;
 export type Dependency = (typeof Dependency)[keyof typeof Dependency];
 

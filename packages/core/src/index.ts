@@ -24,6 +24,7 @@ export {
   ProblemError,
   validationFailed,
 } from './errors.ts';
+export * as Forge from './forge/index.ts';
 export * as Frontends from './frontends/index.ts';
 export { type DependencyCheck, DependencyStatus } from './health.ts';
 export * as Idempotency from './idempotency/index.ts';

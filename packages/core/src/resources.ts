@@ -51,6 +51,8 @@ export const ScheduleName = {
   ExpirySweep: 'expiry-sweep',
   IdempotencySweep: 'idempotency-sweep',
   RedispatchSweep: 'redispatch-sweep',
+  ForgeDispatchSweep: 'forge-dispatch-sweep',
+  ForgeReconcile: 'forge-reconcile',
 } as const;
 export type ScheduleName = (typeof ScheduleName)[keyof typeof ScheduleName];
 
@@ -69,5 +71,15 @@ export const schedules: readonly { name: ScheduleName; periodSeconds: number; de
     name: ScheduleName.RedispatchSweep,
     periodSeconds: 60,
     description: 're-enqueue operations whose next step is overdue',
+  },
+  {
+    name: ScheduleName.ForgeDispatchSweep,
+    periodSeconds: 60,
+    description: 'send stored forge deliveries whose processing job was lost',
+  },
+  {
+    name: ScheduleName.ForgeReconcile,
+    periodSeconds: 300,
+    description: 'converge every policy repository with the forge and ask it to redeliver failed deliveries',
   },
 ];

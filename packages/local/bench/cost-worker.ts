@@ -5,7 +5,7 @@
  * messages over IPC.
  */
 import { awsStores, createAwsClients, snsSqsMessaging } from '@svc/aws';
-import { systemClock } from '@svc/core';
+import { Forge, systemClock } from '@svc/core';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import {
   countingMetrics,
@@ -74,6 +74,9 @@ const deps: WorkerDeps = {
   messaging: snsSqsMessaging(clients),
   probe: httpProbe(),
   settings: defaultWorkerSettings,
+  previewUrl: (id, domain) => `http://${id}.${domain}/`,
+  forge: null,
+  forgeSettings: Forge.defaultForgeSettings,
   metrics: countingMetrics(),
   log: (entry) => {
     logs.entries++;

@@ -8,7 +8,7 @@
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { awsStores, compositionItem, createAwsClients } from '@svc/aws';
-import { Compositions, IdPrefix, newId, systemClock } from '@svc/core';
+import { Compositions, Forge, IdPrefix, newId, systemClock } from '@svc/core';
 
 const { OperationKind, OperationStatus, OwnerKind, Phase } = Compositions;
 
@@ -119,9 +119,14 @@ console.log(`seeded ${live} live compositions in ${((performance.now() - seedSta
 const meters = { dynamodb: meterDynamoDb(clients.dynamodb), sqs: meterQueue(clients.sqs, 'benchSqsMeter') };
 const log = () => {};
 const sweepOf = (table: { tableName: string; jobQueueUrl: string }) =>
-  sweeps({ ...awsStores(clients, table, systemClock, localCursorKey), clock: systemClock, log })[
-    'expiry-sweep'
-  ];
+  sweeps({
+    ...awsStores(clients, table, systemClock, localCursorKey),
+    clock: systemClock,
+    log,
+    previewUrl: (id, domain) => `http://${id}.${domain}/`,
+    forge: null,
+    forgeSettings: Forge.defaultForgeSettings,
+  })['expiry-sweep'];
 
 async function timedSweep(which: 'small' | 'large'): Promise<number> {
   const started = performance.now();

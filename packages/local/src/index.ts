@@ -1,2 +1,3 @@
+export { ciImage } from './forge.ts';
 export { sourceBuild } from './release.ts';
 export type { Stack } from './stack.ts';

@@ -9,6 +9,7 @@ import { Auth } from '@svc/core';
 import { localUsers } from './auth.ts';
 import { image } from './demo.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
+import { demoRepository } from './forge.ts';
 import { portInUse } from './ports.ts';
 import { sourceBuild } from './release.ts';
 import { startStack } from './stack.ts';
@@ -32,7 +33,7 @@ the worker and the schedules. State is kept in .svc/ across restarts.
                   oidc (seeded users at a local OpenID provider); see docs/auth.md
 
 Environment: HOST (default 127.0.0.1), PORT (default 8081), GATEWAY_PORT (default 8082),
-POD_READY_DELAY_MS (default 1000), SVC_STATE_DIR (default .svc).`);
+FORGE_PORT (default 8083), POD_READY_DELAY_MS (default 1000), SVC_STATE_DIR (default .svc).`);
   process.exit(0);
 }
 
@@ -54,11 +55,15 @@ if (!Number.isInteger(gatewayPort) || gatewayPort < 1 || gatewayPort > 65535) {
   fail(`GATEWAY_PORT must be a TCP port number, got ${process.env.GATEWAY_PORT}.`);
 }
 const podReadyDelayMs = Number(process.env.POD_READY_DELAY_MS ?? 1000);
+const forgePort = Number(process.env.FORGE_PORT ?? 8083);
+if (!Number.isInteger(forgePort) || forgePort < 1 || forgePort > 65535)
+  fail(`FORGE_PORT must be a TCP port number, got ${process.env.FORGE_PORT}.`);
 const stateDir = resolve(process.env.SVC_STATE_DIR ?? '.svc');
 
 for (const [name, taken] of [
   ['PORT', port],
   ['GATEWAY_PORT', gatewayPort],
+  ['FORGE_PORT', forgePort],
 ] as const) {
   if (await portInUse(taken, host)) {
     fail(
@@ -79,6 +84,7 @@ try {
     stateDir,
     authMode,
     build: sourceBuild(),
+    forge: { port: forgePort },
     log: (entry) => {
       if (entry.level !== 'debug') console.error(JSON.stringify(entry));
     },
@@ -109,12 +115,18 @@ Preview Composition Service is running (${Math.round(performance.now() - started
   Health           ${stack.apiUrl}/healthz
   Preview gateway  http://<composition-id>.preview.localhost:${gatewayPort}/
   Kubernetes API   ${stack.clusterUrl}   (kubectl --kubeconfig ${stateDir}/kubeconfig get pods -n staging)
+  Local forge      ${stack.forge?.url}   (GitHub stand-in: the app is installed on ${demoRepository})
   State            ${stateDir}${flags.fresh ? ' (fresh)' : ''}
 
 Try it:
   npx svc composition create --name my-first --image ${image('service-b')}
   npx svc composition wait <id>
   curl -s http://<id>.preview.localhost:${gatewayPort}/
+
+A pull-request preview (label "preview"; the local CI publishes a build for every push):
+  npm run forge -- open ${demoRepository} --head my-feature --label preview
+  npx svc pr-preview list --project demo --limit 10
+  npm run forge -- push ${demoRepository}#1      # then: unlabel ${demoRepository}#1 preview, close ${demoRepository}#1
 
 Ctrl-C stops everything.
 `);

@@ -1,10 +1,12 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApp, listenNode, openIdProvider } from '@svc/api';
+import { createApp, createWebhookApp, listenNode, openIdProvider } from '@svc/api';
 import { awsStores, createAwsClients, dynamodbCheck, snsSqsMessaging, sqsCheck } from '@svc/aws';
-import { Auth, type Clock, type Cluster, type Compositions, Resources, systemClock } from '@svc/core';
+import { Auth, type Clock, type Cluster, type Compositions, Forge, Resources, systemClock } from '@svc/core';
+import { forgeWiring } from '@svc/github';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
+import type { LocalForge } from '@svc/local-forge';
 import {
   countingMetrics,
   defaultWorkerSettings,
@@ -22,6 +24,7 @@ import { type LocalAuthOptions, localAuth, localUsers, seedUsers } from './auth.
 import { deployDemoBaseline, seedDemoCatalog, setUpDemoMessaging } from './demo.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import { startSqsEmulator } from './fauxqs.ts';
+import { type LocalForgeOptions, seedDemoPolicy, startStackForge } from './forge.ts';
 import type { LocalIdentityProvider } from './identity-provider.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
 
@@ -59,6 +62,10 @@ export interface StackOptions {
   workerSettings?: Partial<WorkerSettings>;
   /** Release and commit `/version` reports (default: `dev`, `unknown`). */
   build?: { release: string; commit: string };
+  /** The local forge (a GitHub stand-in with the app installed on demo-org/service-b); false: none. */
+  forge?: LocalForgeOptions | false;
+  /** Forge timings (tests poll faster). */
+  forgeSettings?: Partial<Forge.ForgeSettings>;
   /** Seals page cursors (default: {@link localCursorKey}). */
   cursorKey?: string;
 }
@@ -85,6 +92,8 @@ export interface Stack {
   readonly clients: ReturnType<typeof createAwsClients>;
   readonly cluster: Cluster.ClusterPort;
   readonly localCluster: LocalCluster;
+  /** The local forge, unless turned off. */
+  readonly forge: LocalForge | null;
   /** What the worker runs with, for driving its Lambda handler in tests. */
   readonly workerDeps: WorkerDeps;
   /** What the worker counted (messages for unknown operations, lost chain writes). */
@@ -134,6 +143,44 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const clock = options.clock ?? systemClock;
     const stores = awsStores(clients, resources, clock, options.cursorKey ?? localCursorKey);
     const jobs = options.wrapJobs ? options.wrapJobs(stores.jobs) : stores.jobs;
+    const authMode = options.authMode ?? Auth.AuthMode.Dev;
+    let apiUrl = '';
+    let ciToken: Promise<string> | undefined;
+    const forgeOptions = options.forge === false ? null : (options.forge ?? {});
+    const localForge =
+      forgeOptions === null
+        ? null
+        : await startStackForge({
+            stateDir: options.stateDir,
+            apiUrl: () => apiUrl,
+            // Outside dev mode the stand-in CI publishes with a machine token of its own, as CI does:
+            // a publisher grant on the demo project, nothing else.
+            token: async () => {
+              if (authMode === Auth.AuthMode.Dev || authMode === Auth.AuthMode.Anonymous) return null;
+              ciToken ??= Auth.mintToken(stores.tokens, {
+                name: 'local-ci',
+                grants: [{ role: 'publisher', project: 'demo', repository: null }],
+                createdBy: 'npm start',
+                now: clock.now(),
+                expiresAt: null,
+              }).then((issued) => issued.token);
+              return ciToken;
+            },
+            forge: forgeOptions,
+            log,
+          });
+    if (localForge) cleanups.push(() => localForge.stop());
+    const forge = forgeWiring(
+      localForge
+        ? {
+            appId: String(localForge.appId),
+            privateKey: localForge.privateKey,
+            webhookSecret: localForge.webhookSecret,
+            apiUrl: localForge.url,
+            writeIntervalMs: forgeOptions?.writeIntervalMs ?? 250,
+          }
+        : null,
+    );
     const services = {
       ...stores,
       jobs,
@@ -141,10 +188,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       log,
       cluster,
       previewUrl: (id: string, domain: string) => `http://${id}.${domain}:${gatewayPort}/`,
+      forge: forge.forge,
+      forgeSettings: { ...Forge.defaultForgeSettings, pollSeconds: 1, ...options.forgeSettings },
     };
     if (options.seed !== false) {
       const messaging = await setUpDemoMessaging(clients);
-      await Promise.all([seedDemoCatalog(services), deployDemoBaseline(cluster, messaging)]);
+      await Promise.all([
+        seedDemoCatalog(services),
+        deployDemoBaseline(cluster, messaging),
+        localForge ? seedDemoPolicy(stores.forgeStore) : null,
+      ]);
     }
 
     const auth = await localAuth({ mode: options.authMode ?? Auth.AuthMode.Dev, ...options.auth }, host);
@@ -166,13 +219,24 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         sqsCheck(clients.sqs, resources.jobQueueUrl),
         cluster.health,
       ],
+      forgeConfiguration: forge.configuration,
       ...(options.build ? { build: options.build } : {}),
     });
-    const server = await listenNode(app.fetch, host, options.port ?? 8081);
+    // Locally the webhook is mounted on the API's server; on AWS it is a function of its own.
+    const webhook = createWebhookApp({ ...services, verify: forge.verify });
+    const server = await listenNode(
+      (request, env) =>
+        new URL(request.url).pathname.startsWith('/webhooks/')
+          ? webhook.fetch(request)
+          : app.fetch(request, env),
+      host,
+      options.port ?? 8081,
+    );
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const listening = server.address();
-    const apiUrl = `http://${host}:${typeof listening === 'object' && listening ? listening.port : options.port}`;
+    apiUrl = `http://${host}:${typeof listening === 'object' && listening ? listening.port : options.port}`;
     auth.identityProvider?.register(`${apiUrl}/auth/callback`);
+    localForge?.setWebhookUrl(`${apiUrl}/webhooks/forge`);
 
     const metrics = countingMetrics();
     const workerDeps: WorkerDeps = {
@@ -203,6 +267,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
     return {
       apiUrl,
+      forge: localForge,
       identityProvider: auth.identityProvider,
       authSettings: auth.settings,
       gatewayUrl: localCluster.gatewayUrl,

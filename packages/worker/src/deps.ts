@@ -1,4 +1,4 @@
-import type { Catalog, Clock, Cluster, Compositions, Idempotency, Messaging } from '@svc/core';
+import type { Catalog, Clock, Cluster, Compositions, Forge, Idempotency, Messaging } from '@svc/core';
 import type { Metrics } from './metrics.ts';
 import type { Probe } from './prober.ts';
 
@@ -26,7 +26,8 @@ export const defaultWorkerSettings: WorkerSettings = {
   progressDeadlineSeconds: 120,
 };
 
-export interface WorkerDeps {
+/** Forge jobs run pull-request automation, which creates and updates compositions itself. */
+export interface WorkerDeps extends Forge.ForgeDeps {
   compositions: Compositions.CompositionStore;
   catalog: Catalog.CatalogStore;
   /** For the idempotency sweep the worker runs on schedule. */

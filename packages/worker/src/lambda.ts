@@ -1,5 +1,7 @@
 /** AWS Lambda entry of the worker: the job queue's event source and the schedules' target. */
 import { runtimeFromEnvironment, snsSqsMessaging } from '@svc/aws';
+import { Forge } from '@svc/core';
+import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
 import { clusterFromEnvironment } from '@svc/kube';
 import { defaultWorkerSettings } from './deps.ts';
 import { lambdaHandler } from './lambda-handler.ts';
@@ -12,6 +14,9 @@ const log = (entry: Record<string, unknown>) => console.log(JSON.stringify(entry
 const deps = {
   ...runtime.stores,
   clock: runtime.clock,
+  previewUrl: runtime.previewUrl,
+  forge: forgeWiring(gitHubAppFromEnvironment(process.env)).forge,
+  forgeSettings: Forge.defaultForgeSettings,
   cluster: clusterFromEnvironment(process.env),
   messaging: snsSqsMessaging(runtime.clients),
   probe: httpProbe(),

@@ -11,6 +11,7 @@
  */
 import { Compositions, Jobs, outwardCause } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
+import { handleForgeJob } from './forge.ts';
 import { WorkerMetric } from './metrics.ts';
 import { steps } from './steps/index.ts';
 import { Superseded } from './steps/step.ts';
@@ -23,6 +24,7 @@ export async function handleJob(deps: WorkerDeps, body: string, receiveCount: nu
     // Unreadable: fail every receive so the queue moves it to the dead-letter queue.
     throw new Error(`unreadable job message: ${messageOf(error)}`);
   }
+  if (job.kind !== 'step') return handleForgeJob(deps, job, receiveCount);
   await runOperation(deps, job, receiveCount);
 }
 
@@ -31,12 +33,12 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 /** What the steps of one chain share: the job that started it and the composition as the chain began. */
 interface Run {
   deps: WorkerDeps;
-  job: Jobs.Job;
+  job: Jobs.StepJob;
   receiveCount: number;
   composition: Compositions.CompositionRecord;
 }
 
-async function runOperation(deps: WorkerDeps, job: Jobs.Job, receiveCount: number): Promise<void> {
+async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: number): Promise<void> {
   const [found, current] = await Promise.all([
     deps.compositions.getOperation(job.composition_id, job.operation_id),
     deps.compositions.get(job.composition_id),

@@ -1,4 +1,4 @@
-import { Compositions, ErrorCode } from '@svc/core';
+import { Compositions, ErrorCode, Forge } from '@svc/core';
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.ts';
 import type { QueryParam, Registry } from '../registry.ts';
@@ -13,7 +13,7 @@ const idempotencyHeader: QueryParam = {
 };
 const missing = [ErrorCode.NotFound];
 
-export function compositionRoutes(registry: Registry, deps: Compositions.CompositionDeps): void {
+export function compositionRoutes(registry: Registry, deps: Forge.ForgeDeps): void {
   registry.add(
     {
       method: 'post',
@@ -196,7 +196,8 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
       path: '/v1/compositions/{id}',
       operationId: 'destroyComposition',
       permission: 'composition:write',
-      summary: 'Destroy (asynchronous); accepted in every phase, supersedes any operation in flight.',
+      summary:
+        'Destroy (asynchronous); accepted in every phase, supersedes any operation in flight. A pull-request preview records a stop.',
       tag,
       responses: { 202: { description: 'Accepted; cleanup follows.', schema: Compositions.CompositionView } },
       errors: missing,
@@ -208,6 +209,8 @@ export function compositionRoutes(registry: Registry, deps: Compositions.Composi
         { actor: { kind: 'user', subject: identity.subject }, grants: identity.grants },
         compositionId(c),
       );
+      // A pull-request preview deleted by hand stays deleted: its automation records a stop.
+      await Forge.stopForComposition(deps, result.body);
       return c.json(result.body, 202);
     },
   );

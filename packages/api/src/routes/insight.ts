@@ -1,7 +1,7 @@
-import { ErrorCode, Insight, Verification } from '@svc/core';
+import { type Auth, ErrorCode, Insight, Verification } from '@svc/core';
 import type { Context } from 'hono';
 import type { Registry } from '../registry.ts';
-import { integerQuery, invalidQuery, pageQuery } from '../request.ts';
+import { integerQuery, invalidQuery, pageQuery, readJson } from '../request.ts';
 import { compositionId, pageParams, pathName } from './params.ts';
 
 const tag = 'compositions';
@@ -15,7 +15,10 @@ function booleanQuery(c: Context, name: string): boolean {
 
 const componentName = (c: Context) => pathName(c, 'component', 'component');
 
-export function insightRoutes(registry: Registry, deps: Insight.InsightDeps): void {
+export function insightRoutes(
+  registry: Registry,
+  deps: Insight.InsightDeps & { audit: Auth.AuditStore },
+): void {
   registry.add(
     {
       method: 'get',
@@ -106,6 +109,29 @@ export function insightRoutes(registry: Registry, deps: Insight.InsightDeps): vo
     },
     async (c) =>
       c.json(await Insight.listVerification(deps, c.get('identity'), compositionId(c), pageQuery(c))),
+  );
+
+  registry.add(
+    {
+      method: 'post',
+      path: '/v1/compositions/{id}/checks',
+      operationId: 'recordCompositionCheck',
+      permission: 'verification:record',
+      summary: 'Record a test result (CI ran its tests against the preview) in the verification list.',
+      tag,
+      body: Insight.CompositionCheckBody,
+      responses: {
+        201: { description: 'Recorded, as the verification list shows it.', schema: Verification.CheckView },
+      },
+      errors: [
+        ErrorCode.NotFound,
+        ErrorCode.MalformedJson,
+        ErrorCode.ValidationFailed,
+        ErrorCode.UnsupportedMediaType,
+      ],
+    },
+    async (c) =>
+      c.json(await Insight.recordCheck(deps, c.get('identity'), compositionId(c), await readJson(c)), 201),
   );
 
   registry.add(

@@ -1,4 +1,4 @@
-import { Builds, Catalog, ErrorCode } from '@svc/core';
+import { Builds, Catalog, ErrorCode, Forge } from '@svc/core';
 import type { Registry } from '../registry.ts';
 import { invalidQuery, nameQuery, pageQuery, readJson } from '../request.ts';
 import { pageParams, projectName } from './params.ts';
@@ -6,7 +6,10 @@ import { pageParams, projectName } from './params.ts';
 const tag = 'sources';
 
 /** Published builds and the resolution of a source ref to one of them. */
-export function sourceRoutes(registry: Registry, deps: Builds.BuildDeps): void {
+export function sourceRoutes(
+  registry: Registry,
+  deps: Builds.BuildDeps & Pick<Forge.ForgeDeps, 'forgeStore' | 'jobs' | 'log'>,
+): void {
   registry.add(
     {
       method: 'post',
@@ -36,6 +39,10 @@ export function sourceRoutes(registry: Registry, deps: Builds.BuildDeps): void {
         c.get('identity'),
         projectName(c),
         await readJson(c),
+      );
+      // Previews waiting for this commit proceed now; a failure here is repaired by the reconciliation.
+      await Forge.buildPublished(deps, build).catch((error: unknown) =>
+        deps.log?.({ level: 'warn', msg: 'waiting previews not triggered', error: String(error) }),
       );
       return c.json(build, created ? 201 : 200);
     },

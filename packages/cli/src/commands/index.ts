@@ -9,6 +9,7 @@ export const root = defineGroup({
     catalog: () => import('./catalog/index.ts'),
     source: () => import('./source/index.ts'),
     frontend: () => import('./frontend/index.ts'),
+    'pr-preview': () => import('./pr-preview/index.ts'),
     installation: () => import('./installation/index.ts'),
     auth: () => import('./auth/index.ts'),
     version: () => import('./version.ts'),

@@ -13,6 +13,8 @@ import type { Identity } from './identity.ts';
 export const AuditAction = {
   BuildPublished: 'build.published',
   FrontendCheckRecorded: 'frontend.check_recorded',
+  TestResultRecorded: 'composition.test_recorded',
+  PreviewPolicySaved: 'preview_policy.saved',
   FrontendPublished: 'frontend.published',
   CatalogApplied: 'catalog.applied',
   TokenIssued: 'token.issued',

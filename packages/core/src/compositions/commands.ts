@@ -43,21 +43,43 @@ export async function create(
   return idempotent(
     deps,
     { scope: identity.subject, key: idempotencyKey, method: 'POST', path: '/v1/compositions', body },
-    async (lock) => ({ status: 202, body: await acceptCreate(deps, identity, input, lock) }),
+    async (lock) => ({
+      status: 202,
+      body: await acceptCreate(deps, identity, input, lock, {
+        id: newId(IdPrefix.Composition),
+        owner: { kind: OwnerKind.User, subject: identity.subject },
+      }),
+    }),
   );
+}
+
+/**
+ * A preview driven by pull-request automation: owned by the forge (`subject` names the pull
+ * request), with an id the caller allocated first, so a retry after a crash creates the same one.
+ */
+export async function createForForge(
+  deps: CompositionDeps,
+  caller: Pick<Identity, 'grants'>,
+  body: CreateCompositionBody,
+  made: { id: string; subject: string },
+): Promise<CompositionView> {
+  const input = parseOrThrow(CreateCompositionBody, body);
+  return acceptCreate(deps, caller, input, null, {
+    id: made.id,
+    owner: { kind: OwnerKind.Forge, subject: made.subject },
+  });
 }
 
 async function acceptCreate(
   deps: CompositionDeps,
-  identity: Identity,
+  caller: Pick<Identity, 'grants'>,
   input: CreateCompositionBody,
   lock: IdempotencyLock | null,
+  { id, owner }: { id: string; owner: Owner },
 ): Promise<CompositionView> {
   const now = deps.clock.now();
-  const result = await planFor(deps, identity, 'composition:write', input, now);
+  const result = await planFor(deps, caller, 'composition:write', input, now);
   rejectBlocked(result.blockers);
-  const id = newId(IdPrefix.Composition);
-  const owner: Owner = { kind: OwnerKind.User, subject: identity.subject };
   const operation = newOperation(id, OperationKind.Create, 1, 1, owner, now);
   const composition = newComposition(deps, id, input, result, owner, operation, now);
   const view = compositionView(composition, now);
@@ -128,13 +150,37 @@ export async function update(
 ): Promise<Accepted> {
   const input = parseOrThrow(UpdateCompositionBody, body);
   const owner: Owner = { kind: OwnerKind.User, subject: identity.subject };
+  return applyUpdate(deps, identity, id, input, owner);
+}
+
+/** Pull-request automation moving its own preview to new builds (generic updates refuse forge-owned ones). */
+export function updateForForge(
+  deps: CompositionDeps,
+  caller: Pick<Identity, 'grants'>,
+  id: string,
+  input: UpdateCompositionBody,
+  subject: string,
+): Promise<Accepted> {
+  return applyUpdate(deps, caller, id, parseOrThrow(UpdateCompositionBody, input), {
+    kind: OwnerKind.Forge,
+    subject,
+  });
+}
+
+async function applyUpdate(
+  deps: CompositionDeps,
+  caller: Pick<Identity, 'grants'>,
+  id: string,
+  input: UpdateCompositionBody,
+  owner: Owner,
+): Promise<Accepted> {
   for (let attempt = 0; attempt < maxConflictRetries; attempt++) {
-    const record = await requireComposition(deps, identity, id, 'composition:write');
+    const record = await requireComposition(deps, caller, id, 'composition:write');
     const now = deps.clock.now();
-    refuseUpdate(record, input.expected_generation, now);
+    refuseUpdate(record, input.expected_generation, now, owner.kind);
     const result = await planFor(
       deps,
-      identity,
+      caller,
       'composition:write',
       {
         project: record.project,
@@ -188,8 +234,8 @@ function nextGeneration(
   return { composition, expected_lock_version, operation, events: [requested] };
 }
 
-function refuseUpdate(record: CompositionRecord, expectedGeneration: number, now: Date): void {
-  if (record.owner.kind === OwnerKind.Forge) {
+function refuseUpdate(record: CompositionRecord, expectedGeneration: number, now: Date, by: OwnerKind): void {
+  if (record.owner.kind === OwnerKind.Forge && by !== OwnerKind.Forge) {
     throw new ProblemError(
       ErrorCode.ForgeOwned,
       'This preview is managed by pull-request automation; use the pr-preview commands.',

@@ -5,7 +5,7 @@
  * verification list.
  */
 import { authorize } from '../auth/access.ts';
-import { type AuditStore, recordAudit } from '../auth/audit.ts';
+import { AuditAction, type AuditStore, recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
@@ -238,15 +238,15 @@ export async function publish(
 }
 
 /**
- * Why a frontend check no longer holds, beyond its fingerprint: it ran against another generation
- * than the one observed now, or the binding it ran for has changed or gone.
+ * Why a recorded check (frontend or test) no longer holds, beyond its fingerprint: it ran against
+ * another generation than the one observed now, or the binding it ran for has changed or gone.
  */
 export function frontendStaleReasons(
   check: CheckRecord,
   record: Pick<CompositionRecord, 'observed_generation'>,
   binding: FrontendBinding | null,
 ): string[] {
-  if (check.kind !== CheckKind.Frontend) return [];
+  if (check.kind === CheckKind.Routing) return [];
   const reasons: string[] = [];
   if (check.generation !== record.observed_generation) {
     reasons.push(
@@ -266,7 +266,10 @@ export function frontendStaleReasons(
 }
 
 /** The fingerprint of a composition now, or a marker that never matches when it cannot be read. */
-async function fingerprintNow(deps: FrontendDeps, record: CompositionRecord): Promise<Fingerprint | null> {
+async function fingerprintNow(
+  deps: Pick<FrontendDeps, 'catalog' | 'cluster'>,
+  record: CompositionRecord,
+): Promise<Fingerprint | null> {
   if (isTornDown(record.phase)) return null;
   const catalog = await deps.catalog.readProject(record.project);
   if (!catalog) return null;
@@ -291,7 +294,37 @@ export async function recordCheck(
   if (binding.version !== body.expected_version)
     throw versionMismatch(body.expected_version, binding.version);
   const record = await requireComposition(deps, caller, binding.composition_id, 'frontend:check');
-  if (body.composition_generation > record.generation) {
+  return storeResult(
+    deps,
+    caller,
+    record,
+    binding,
+    {
+      kind: CheckKind.Frontend,
+      generation: body.composition_generation,
+      status: body.status,
+      message: body.message,
+      target: binding.published?.url ?? null,
+      frontend: { name: ref.frontend, revision: ref.revision, version: binding.version },
+    },
+    { action: AuditAction.FrontendCheckRecorded, data: { frontend: ref.frontend, revision: ref.revision } },
+  );
+}
+
+/**
+ * Stores a result someone ran against a generation of the composition (a frontend check, a test
+ * run), with the fingerprint of what it ran against, and answers it as the verification list shows
+ * it. A generation the composition never had is a 422.
+ */
+export async function storeResult(
+  deps: Pick<FrontendDeps, 'compositions' | 'catalog' | 'cluster' | 'clock' | 'audit'>,
+  caller: Identity,
+  record: CompositionRecord,
+  binding: FrontendBinding | null,
+  result: Pick<CheckRecord, 'kind' | 'generation' | 'status' | 'message' | 'target' | 'frontend'>,
+  audit: { action: AuditAction; data: Record<string, unknown> },
+): Promise<CheckView> {
+  if (result.generation > record.generation) {
     throw validationFailed([
       {
         path: '/composition_generation',
@@ -303,29 +336,18 @@ export async function recordCheck(
   const check: CheckRecord = {
     id: newId(IdPrefix.Check),
     composition_id: record.id,
-    kind: CheckKind.Frontend,
-    generation: body.composition_generation,
-    status: body.status,
-    message: body.message,
+    ...result,
     ran_at: deps.clock.now().toISOString(),
-    target: binding.published?.url ?? null,
     http_status: null,
     coverage: {},
     fingerprint: current ?? { inputs: {}, hash: 'unreadable' },
-    frontend: { name: ref.frontend, revision: ref.revision, version: binding.version },
   };
   await deps.compositions.putCheck(check);
   await recordAudit(deps, caller, {
-    action: 'frontend.check_recorded',
-    project: ref.project,
+    action: audit.action,
+    project: record.project,
     target: record.id,
-    data: {
-      check_id: check.id,
-      frontend: ref.frontend,
-      revision: ref.revision,
-      status: check.status,
-      generation: check.generation,
-    },
+    data: { check_id: check.id, ...audit.data, status: check.status, generation: check.generation },
   });
   const gone = isTornDown(record.phase);
   return checkView(

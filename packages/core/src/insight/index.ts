@@ -1,3 +1,4 @@
+export { CompositionCheckBody, recordCheck } from './checks.ts';
 export type { InsightDeps } from './deps.ts';
 export { DiagnosisView, diagnose } from './diagnosis.ts';
 export { componentLogs, LogSnapshot, logLimits } from './logs.ts';

@@ -1,1 +1,1 @@
-export { Job, parse } from './job.ts';
+export { type ForgeJob, Job, parse, type StepJob } from './job.ts';

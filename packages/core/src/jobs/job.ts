@@ -11,8 +11,28 @@ const StepJob = v.object({
   step: v.string(),
 });
 
-export const Job = v.variant('kind', [StepJob]);
+/** Process one stored forge delivery (`POST /webhooks/forge` stored it first). */
+const ForgeDeliveryJob = v.object({ kind: v.literal('forge-delivery'), delivery_id: v.string() });
+
+/** Converge one pull request's preview: after a build, a stop or restart, or while its composition moves. */
+const ForgePreviewJob = v.object({
+  kind: v.literal('forge-preview'),
+  project: v.string(),
+  repository: v.string(),
+  number: v.number(),
+});
+
+/** Converge every pull request of one repository (a policy changed). */
+const ForgeRepositoryJob = v.object({
+  kind: v.literal('forge-repository'),
+  project: v.string(),
+  repository: v.string(),
+});
+
+export const Job = v.variant('kind', [StepJob, ForgeDeliveryJob, ForgePreviewJob, ForgeRepositoryJob]);
 export type Job = v.InferOutput<typeof Job>;
+export type StepJob = v.InferOutput<typeof StepJob>;
+export type ForgeJob = Exclude<Job, StepJob>;
 
 export function parse(body: string): Job {
   return v.parse(Job, JSON.parse(body));

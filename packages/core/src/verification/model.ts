@@ -25,7 +25,8 @@ export const Coverage = {
 } as const;
 export type Coverage = (typeof Coverage)[keyof typeof Coverage];
 
-export const CheckKind = { Routing: 'routing', Frontend: 'frontend' } as const;
+/** `test`: a result CI (or anyone allowed) recorded against a composition's generation. */
+export const CheckKind = { Routing: 'routing', Frontend: 'frontend', Test: 'test' } as const;
 export type CheckKind = (typeof CheckKind)[keyof typeof CheckKind];
 
 export interface Fingerprint {

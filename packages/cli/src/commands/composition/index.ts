@@ -15,6 +15,7 @@ export default defineGroup({
     events: () => import('./events.ts'),
     diagnosis: () => import('./diagnosis.ts'),
     verification: () => import('./verification.ts'),
+    check: () => import('./check.ts'),
     destroy: () => import('./destroy.ts'),
     list: () => import('./list.ts'),
   },

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { summarize } from './deliveries.ts';
+
+const pullRequest = (action: string, extra: Record<string, unknown> = {}) => ({
+  action,
+  number: 4,
+  pull_request: { number: 4, title: '$(curl evil) `rm -rf /`', head: { ref: 'feature;reboot' } },
+  repository: { full_name: 'demo-org/service-b' },
+  ...extra,
+});
+
+describe('summarize', () => {
+  it.each(['opened', 'reopened', 'synchronize', 'labeled', 'unlabeled', 'closed'])(
+    'acts on pull_request.%s and keeps only the repository and number',
+    (action) => {
+      expect(summarize('pull_request', pullRequest(action))).toEqual({
+        action,
+        repository: 'demo-org/service-b',
+        number: 4,
+        repositories: [],
+        relevant: true,
+      });
+    },
+  );
+
+  it('acts on an edit only when the base changed', () => {
+    expect(
+      summarize('pull_request', pullRequest('edited', { changes: { title: { from: 'x' } } })).relevant,
+    ).toBe(false);
+    expect(
+      summarize('pull_request', pullRequest('edited', { changes: { base: { ref: { from: 'main' } } } }))
+        .relevant,
+    ).toBe(true);
+  });
+
+  it('ignores other actions, other events and payloads it cannot read', () => {
+    expect(summarize('pull_request', pullRequest('assigned')).relevant).toBe(false);
+    expect(summarize('push', { ref: 'refs/heads/main' }).relevant).toBe(false);
+    expect(
+      summarize('pull_request', { action: 'opened', repository: { full_name: 'not a repo' } }).relevant,
+    ).toBe(false);
+  });
+
+  it('lists the repositories of installation events', () => {
+    const added = summarize('installation_repositories', {
+      action: 'added',
+      repositories_added: [{ full_name: 'demo-org/a' }],
+      repositories_removed: [{ full_name: 'demo-org/b' }],
+    });
+    expect(added).toMatchObject({ relevant: true, repositories: ['demo-org/a', 'demo-org/b'] });
+    expect(
+      summarize('installation', { action: 'deleted', repositories: [{ full_name: 'demo-org/a' }] })
+        .repositories,
+    ).toEqual(['demo-org/a']);
+  });
+});

@@ -1,0 +1,261 @@
+/**
+ * Webhook deliveries: verified, stored (a conditional put on the delivery id) before the 202, then
+ * processed from the queue. A redelivery keeps its id: a stored delivery that never finished is
+ * dispatched again, a finished one is a 202 that does nothing. Processing reads the pull request
+ * as it is now (`convergePullRequest`), never the payload's copy of it, so order does not matter.
+ */
+import * as v from 'valibot';
+import { addSeconds } from '../clock.ts';
+import { ErrorCode, ProblemError } from '../errors.ts';
+import type { ForgeDeps } from './deps.ts';
+import { convergePullRequest } from './drive.ts';
+import { type Delivery, DeliveryState, finishedDelivery, RepositoryName } from './model.ts';
+import { ForgeRateLimitedError } from './ports.ts';
+
+/** Checks `X-Hub-Signature-256` against the raw body with the current (or previous) secret. */
+export type SignatureCheck = (body: string, signature: string) => Promise<boolean>;
+
+export interface WebhookRequest {
+  header(name: string): string | undefined;
+  body: string;
+}
+
+const pullRequestActions = new Set([
+  'opened',
+  'reopened',
+  'synchronize',
+  'labeled',
+  'unlabeled',
+  'closed',
+  'edited',
+]);
+
+const PullRequestPayload = v.object({
+  action: v.string(),
+  repository: v.object({ full_name: RepositoryName }),
+  pull_request: v.object({ number: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
+  changes: v.optional(v.object({ base: v.optional(v.unknown()) })),
+});
+const Repositories = v.optional(v.array(v.object({ full_name: RepositoryName })), []);
+const InstallationPayload = v.object({
+  action: v.string(),
+  repositories: Repositories,
+  repositories_added: Repositories,
+  repositories_removed: Repositories,
+});
+
+type Summary = Pick<Delivery, 'action' | 'repository' | 'number' | 'repositories'> & { relevant: boolean };
+
+/** What processing needs from a payload, and whether previews act on it at all. */
+export function summarize(event: string, payload: unknown): Summary {
+  const none: Summary = { action: null, repository: null, number: null, repositories: [], relevant: false };
+  const action =
+    typeof (payload as { action?: unknown })?.action === 'string'
+      ? (payload as { action: string }).action
+      : null;
+  if (event === 'pull_request') {
+    const parsed = v.safeParse(PullRequestPayload, payload);
+    if (!parsed.success) return { ...none, action };
+    const { output } = parsed;
+    // An edit matters only when the base changed; a title or body edit changes no preview.
+    const relevant =
+      pullRequestActions.has(output.action) &&
+      (output.action !== 'edited' || output.changes?.base !== undefined);
+    return {
+      action,
+      repository: output.repository.full_name,
+      number: output.pull_request.number,
+      repositories: [],
+      relevant,
+    };
+  }
+  if (event === 'installation' || event === 'installation_repositories') {
+    const parsed = v.safeParse(InstallationPayload, payload);
+    if (!parsed.success) return { ...none, action };
+    const { repositories, repositories_added, repositories_removed } = parsed.output;
+    const names = [...repositories, ...repositories_added, ...repositories_removed].map((r) => r.full_name);
+    return { action, repository: null, number: null, repositories: [...new Set(names)], relevant: true };
+  }
+  return { ...none, action };
+}
+
+const deliveryId = /^[A-Za-z0-9-]{1,100}$/;
+
+/**
+ * POST /webhooks/forge. 401 `signature_invalid` (nothing stored) for a missing or wrong
+ * signature; otherwise the delivery is stored, then dispatched, and the answer is 202 even when
+ * the queue does not answer in time (the dispatch sweep sends what was stored).
+ */
+export async function ingest(
+  deps: Pick<ForgeDeps, 'forgeStore' | 'jobs' | 'clock' | 'forgeSettings' | 'log'>,
+  verify: SignatureCheck,
+  request: WebhookRequest,
+): Promise<{ delivery: string; state: string; duplicate: boolean }> {
+  const signature = request.header('x-hub-signature-256');
+  if (!signature || !(await verify(request.body, signature))) {
+    throw new ProblemError(
+      ErrorCode.SignatureInvalid,
+      'X-Hub-Signature-256 is missing or does not match the body.',
+    );
+  }
+  const id = request.header('x-github-delivery') ?? '';
+  const event = request.header('x-github-event') ?? '';
+  if (!deliveryId.test(id) || !/^[a-z_]{1,64}$/.test(event)) {
+    throw new ProblemError(ErrorCode.ValidationFailed, 'X-GitHub-Delivery and X-GitHub-Event are required.', {
+      errors: [
+        {
+          path: deliveryId.test(id) ? 'X-GitHub-Event' : 'X-GitHub-Delivery',
+          message: 'missing or malformed',
+        },
+      ],
+    });
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(request.body);
+  } catch {
+    throw new ProblemError(ErrorCode.MalformedJson, 'The delivery body is not JSON.');
+  }
+  const now = deps.clock.now();
+  const summary = summarize(event, payload);
+  const { relevant, ...fields } = summary;
+  const delivery: Delivery = {
+    id,
+    event,
+    ...fields,
+    state: relevant ? DeliveryState.Received : DeliveryState.Ignored,
+    received_at: now.toISOString(),
+    due_at: relevant ? addSeconds(now, deps.forgeSettings.dispatchGraceSeconds).toISOString() : null,
+    finished_at: relevant ? null : now.toISOString(),
+    attempts: 0,
+    error: null,
+  };
+  const [stored] = await Promise.all([
+    deps.forgeStore.putDelivery(delivery),
+    deps.forgeStore.noteReceived(delivery.received_at),
+  ]);
+  if (!stored) {
+    const existing = await deps.forgeStore.getDelivery(id);
+    if (!existing || finishedDelivery(existing.state))
+      return { delivery: id, state: existing?.state ?? 'processed', duplicate: true };
+    await dispatch(deps, id);
+    return { delivery: id, state: existing.state, duplicate: true };
+  }
+  if (relevant) await dispatch(deps, id);
+  return { delivery: id, state: delivery.state, duplicate: false };
+}
+
+/** Sends the processing job, waiting for the queue only so long: a stored delivery is never lost. */
+async function dispatch(deps: Pick<ForgeDeps, 'jobs' | 'forgeSettings' | 'log'>, id: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, deps.forgeSettings.enqueueTimeoutMs);
+  });
+  const send = deps.jobs.send({ kind: 'forge-delivery', delivery_id: id }).catch((error: unknown) => {
+    deps.log?.({
+      level: 'warn',
+      msg: 'delivery not enqueued; the dispatch sweep will send it',
+      delivery: id,
+      error: String(error),
+    });
+  });
+  await Promise.race([send, timeout]);
+  clearTimeout(timer);
+}
+
+/** What processing asks of the queue: nothing, or to come back after a rate limit. */
+export type Processed = { deferSeconds: number } | null;
+
+/**
+ * The queue's `forge-delivery` job. Converges every pull request the delivery concerns, in every
+ * project whose policy names its repository. A rate limit defers it (re-enqueued with a delay,
+ * visible in /v1/forge/status); other errors are retried by the queue until the last attempt,
+ * which records it as failed (the reconciliation sweep still converges what it concerned).
+ */
+export async function processDelivery(deps: ForgeDeps, id: string, receiveCount: number): Promise<Processed> {
+  const delivery = await deps.forgeStore.getDelivery(id);
+  if (!delivery || finishedDelivery(delivery.state)) return null;
+  const now = () => deps.clock.now().toISOString();
+  try {
+    await converge(deps, delivery);
+    await deps.forgeStore.updateDelivery({
+      ...delivery,
+      state: DeliveryState.Processed,
+      finished_at: now(),
+      due_at: null,
+      attempts: delivery.attempts + 1,
+      error: null,
+    });
+    return null;
+  } catch (error) {
+    if (error instanceof ForgeRateLimitedError) {
+      const until = addSeconds(deps.clock.now(), error.retryAfterSeconds).toISOString();
+      await deps.forgeStore.updateDelivery({
+        ...delivery,
+        state: DeliveryState.Deferred,
+        due_at: until,
+        error: error.message,
+      });
+      return { deferSeconds: error.retryAfterSeconds };
+    }
+    const last = receiveCount >= deps.forgeSettings.maxAttempts;
+    await deps.forgeStore.updateDelivery({
+      ...delivery,
+      state: last ? DeliveryState.Failed : delivery.state,
+      finished_at: last ? now() : null,
+      due_at: last ? null : delivery.due_at,
+      attempts: delivery.attempts + 1,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    if (last) {
+      await deps.forgeStore.noteFailure(now());
+      return null;
+    }
+    throw error;
+  }
+}
+
+async function converge(deps: ForgeDeps, delivery: Delivery): Promise<void> {
+  if (delivery.repository !== null && delivery.number !== null) {
+    const { repository, number } = delivery;
+    const policies = await deps.forgeStore.policiesOf(repository);
+    for (const policy of policies)
+      await convergePullRequest(deps, { project: policy.project, repository, number });
+    return;
+  }
+  deps.forge?.forgetRepositories(delivery.repositories);
+  for (const repository of delivery.repositories) {
+    for (const policy of await deps.forgeStore.policiesOf(repository)) {
+      await convergeRepository(deps, { project: policy.project, repository });
+    }
+  }
+}
+
+/**
+ * Every pull request of a repository in one project: those open with the label, and every preview
+ * still holding something. Answers how many previews were created or stopped (drift).
+ */
+export async function convergeRepository(
+  deps: ForgeDeps,
+  target: { project: string; repository: string },
+): Promise<{ found: number; fixed: number }> {
+  const policy = await deps.forgeStore.getPolicy(target.project, target.repository);
+  const labelled =
+    policy?.enabled && deps.forge
+      ? await deps.forge.listOpenPullRequests(target.repository, policy.trigger_label)
+      : [];
+  const active = (await deps.forgeStore.activePreviewsOf(target.repository)).filter(
+    (p) => p.project === target.project,
+  );
+  const numbers = new Set([...labelled.map((pr) => pr.number), ...active.map((p) => p.number)]);
+  let found = 0;
+  let fixed = 0;
+  for (const number of [...numbers].sort((a, b) => a - b)) {
+    const { decision } = await convergePullRequest(deps, { ...target, number });
+    if (decision.action.kind === 'create' || decision.action.kind === 'destroy') {
+      found += 1;
+      fixed += 1;
+    }
+  }
+  return { found, fixed };
+}

@@ -1,0 +1,394 @@
+/**
+ * Moves one pull request's preview: reads everything as it is now, asks `converge` for the next
+ * step, does it, records the preview, and writes feedback to the pull request when it changed.
+ * Safe to run any number of times, concurrently too: the preview record is written conditionally
+ * (a lost race reads again), the composition id is allocated and recorded before the composition
+ * is created, and the composition commands themselves are conditional.
+ */
+import { createForForge, destroy, updateForForge } from '../compositions/commands.ts';
+import { type CompositionRecord, effectivePhase, isTornDown, Phase } from '../compositions/model.ts';
+import { ErrorCode, ProblemError } from '../errors.ts';
+import { IdPrefix, newId } from '../names.ts';
+import { type Action, converge, type Decision, type ObservedComposition } from './converge.ts';
+import { type ForgeDeps, forgeCaller } from './deps.ts';
+import { commentMarker, feedbackFor } from './feedback.ts';
+import {
+  ownerSubject,
+  type PreviewPolicy,
+  type PreviewRecord,
+  PreviewState,
+  type PullRequest,
+  previewId,
+} from './model.ts';
+import type { ForgePort } from './ports.ts';
+
+export interface PullRequestRef {
+  project: string;
+  repository: string;
+  number: number;
+}
+
+const maxRaces = 4;
+
+export function requireForge(deps: Pick<ForgeDeps, 'forge'>): ForgePort {
+  if (!deps.forge) {
+    throw new ProblemError(ErrorCode.ForgeNotConfigured, 'No GitHub App is configured on this installation.');
+  }
+  return deps.forge;
+}
+
+/** The builds CI published for `sha`, per component the policy names (the newest of each). */
+async function buildsOf(deps: ForgeDeps, policy: PreviewPolicy | null, sha: string | undefined) {
+  const found: Record<string, string> = {};
+  if (!policy || !sha) return found;
+  await Promise.all(
+    policy.components.map(async (component) => {
+      const page = await deps.builds.list(
+        policy.project,
+        { component, repository: policy.repository, commit_sha: sha },
+        { limit: 1, after: null },
+      );
+      const build = page.items[0];
+      if (build) found[component] = build.id;
+    }),
+  );
+  return found;
+}
+
+function observedComposition(record: CompositionRecord | null, now: Date): ObservedComposition | null {
+  if (!record) return null;
+  const builds: Record<string, string> = {};
+  for (const [component, selector] of Object.entries(record.overrides)) {
+    if (selector.build_id) builds[component] = selector.build_id;
+  }
+  return { phase: effectivePhase(record, now), builds };
+}
+
+function freshRecord(ref: PullRequestRef, pr: PullRequest, now: string): PreviewRecord {
+  return {
+    id: previewId(ref.project, ref.repository, ref.number),
+    project: ref.project,
+    repository: ref.repository,
+    number: ref.number,
+    state: PreviewState.WaitingForBuild,
+    head_sha: pr.head_sha,
+    fork: pr.fork,
+    builds: {},
+    deployed_sha: null,
+    composition_id: null,
+    url: null,
+    expires_at: null,
+    last_error: null,
+    suppressed: false,
+    restart_pending: false,
+    feedback: { comment_id: null, check_run_id: null, check_run_sha: null, fingerprint: null },
+    poll_at: null,
+    created_at: now,
+    updated_at: now,
+    lock_version: 0,
+  };
+}
+
+export interface Converged {
+  decision: Decision;
+  preview: PreviewRecord | null;
+}
+
+/** Converges the preview of one pull request in one project; answers what it decided. */
+export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef): Promise<Converged> {
+  const forge = requireForge(deps);
+  for (let attempt = 0; attempt < maxRaces; attempt++) {
+    const id = previewId(ref.project, ref.repository, ref.number);
+    const [policy, pr, preview] = await Promise.all([
+      deps.forgeStore.getPolicy(ref.project, ref.repository),
+      forge.getPullRequest(ref.repository, ref.number),
+      deps.forgeStore.getPreview(id),
+    ]);
+    const [builds, composition] = await Promise.all([
+      buildsOf(deps, policy, pr?.head_sha),
+      preview?.composition_id ? deps.compositions.get(preview.composition_id) : null,
+    ]);
+    const now = deps.clock.now();
+    const decision = converge({
+      policy,
+      pr,
+      preview,
+      builds,
+      composition: observedComposition(composition, now),
+    });
+    if (decision.state === null) return { decision, preview: null };
+    const base = preview ?? freshRecord(ref, pr as PullRequest, now.toISOString());
+    const outcome = await act(deps, { policy, pr, base, composition, headBuilds: builds, decision, now });
+    if (outcome === 'raced') continue;
+    if (outcome.poll) {
+      await deps.jobs
+        .send({ kind: 'forge-preview', ...ref }, { delaySeconds: deps.forgeSettings.pollSeconds })
+        .catch((error: unknown) =>
+          deps.log?.({ level: 'warn', msg: 'forge poll not enqueued', error: String(error) }),
+        );
+    }
+    const written = await writeFeedback(deps, forge, outcome.record, composition);
+    return { decision, preview: written };
+  }
+  throw new Error(`preview of ${ref.repository}#${ref.number} kept changing under the worker`);
+}
+
+interface Step {
+  policy: PreviewPolicy | null;
+  pr: PullRequest | null;
+  base: PreviewRecord;
+  composition: CompositionRecord | null;
+  /** The builds published for the head commit. */
+  headBuilds: Record<string, string>;
+  decision: Decision;
+  now: Date;
+}
+
+/** Does the decided action and records the preview; 'raced' when another writer got there first. */
+async function act(deps: ForgeDeps, step: Step): Promise<'raced' | { record: PreviewRecord; poll: boolean }> {
+  const { base, decision, now } = step;
+  const at = now.toISOString();
+  let record: PreviewRecord = {
+    ...base,
+    state: decision.state as PreviewState,
+    head_sha: step.pr?.head_sha ?? base.head_sha,
+    fork: step.pr?.fork ?? base.fork,
+    updated_at: at,
+  };
+  if (step.composition && !isTornDown(step.composition.phase)) {
+    // What the composition runs, read again each time, so a lost write of the record heals.
+    const running = observedComposition(step.composition, now)?.builds ?? {};
+    record.url = step.composition.public_url;
+    record.expires_at = step.composition.expires_at;
+    record.builds = running;
+    if (sameBuilds(running, step.headBuilds)) record.deployed_sha = record.head_sha;
+  }
+  if (decision.state === PreviewState.Stopped) {
+    record = {
+      ...record,
+      builds: {},
+      deployed_sha: null,
+      url: null,
+      expires_at: null,
+      restart_pending: false,
+    };
+  }
+  if (decision.state === PreviewState.Failed && step.composition) {
+    record.last_error = { code: 'composition_failed', message: `composition ${step.composition.id} failed` };
+  } else if (decision.state === PreviewState.Ready) {
+    record.last_error = null;
+  }
+  const action: Action = decision.action;
+  if (action.kind === 'create') return create(deps, step, record, action.builds);
+  if (action.kind === 'update') {
+    const composition = step.composition as CompositionRecord;
+    try {
+      await updateForForge(
+        deps,
+        forgeCaller(ownerSubject(base.repository, base.number)),
+        composition.id,
+        {
+          expected_generation: composition.generation,
+          overrides: overridesOf(action.builds),
+          expected_preview_revisions: {},
+        },
+        ownerSubject(base.repository, base.number),
+      );
+    } catch (error) {
+      // Someone else moved the composition meanwhile: look again shortly.
+      if (error instanceof ProblemError && error.status === 409) return save(deps, base, record, true);
+      if (error instanceof ProblemError && error.status === 422) {
+        return save(
+          deps,
+          base,
+          { ...record, state: PreviewState.Failed, last_error: { code: error.code, message: error.message } },
+          false,
+        );
+      }
+      throw error;
+    }
+    const headSha = step.pr?.head_sha ?? base.head_sha;
+    return save(
+      deps,
+      base,
+      { ...record, builds: action.builds, deployed_sha: headSha, last_error: null },
+      true,
+    );
+  }
+  if (action.kind === 'destroy') {
+    const composition = step.composition as CompositionRecord;
+    await destroy(deps, forgeCaller(ownerSubject(base.repository, base.number)), composition.id);
+    return save(deps, base, record, true);
+  }
+  return save(deps, base, record, action.kind === 'poll');
+}
+
+const sameBuilds = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, id]) => b[k] === id);
+
+const overridesOf = (builds: Record<string, string>) =>
+  Object.fromEntries(Object.entries(builds).map(([component, build_id]) => [component, { build_id }]));
+
+/**
+ * Records the composition id first, then creates it: a crash in between leaves an id whose
+ * composition does not exist, and the next convergence creates it under that same id.
+ */
+async function create(
+  deps: ForgeDeps,
+  step: Step,
+  record: PreviewRecord,
+  builds: Record<string, string>,
+): Promise<'raced' | { record: PreviewRecord; poll: boolean }> {
+  const { base } = step;
+  const policy = step.policy as PreviewPolicy;
+  const reuse = base.composition_id !== null && step.composition === null;
+  const compositionId = reuse ? (base.composition_id as string) : newId(IdPrefix.Composition);
+  const headSha = step.pr?.head_sha ?? base.head_sha;
+  const planned: PreviewRecord = {
+    ...record,
+    composition_id: compositionId,
+    builds,
+    deployed_sha: headSha,
+    restart_pending: false,
+    last_error: null,
+    url: null,
+    expires_at: null,
+    lock_version: base.lock_version + 1,
+  };
+  if (!(await deps.forgeStore.putPreview(planned, base.lock_version))) return 'raced';
+  const subject = ownerSubject(base.repository, base.number);
+  try {
+    const view = await createForForge(
+      deps,
+      forgeCaller(subject),
+      {
+        project: policy.project,
+        baseline: policy.baseline,
+        name: `pr-${base.number}`,
+        overrides: overridesOf(builds),
+        ttl: policy.ttl,
+        message_isolation: false,
+        expected_preview_revisions: {},
+      },
+      { id: compositionId, subject },
+    );
+    return save(
+      deps,
+      planned,
+      { ...planned, url: view.endpoints.public.url, expires_at: view.expires_at },
+      true,
+    );
+  } catch (error) {
+    if (!(error instanceof ProblemError) || error.status >= 500) throw error;
+    const failed = {
+      ...planned,
+      state: PreviewState.Failed,
+      composition_id: null,
+      last_error: { code: error.code, message: error.message },
+    };
+    return save(deps, planned, failed, false);
+  }
+}
+
+/** A poll due further off than this is pending: a look now starts no second chain of polls. */
+const pollPendingMs = 1000;
+
+/**
+ * Records the preview over the version read. `poll` asks for a later look: it is sent only when no
+ * other one is pending (`poll_at`), so concurrent triggers during a rollout do not multiply polls.
+ */
+async function save(
+  deps: ForgeDeps,
+  read: PreviewRecord,
+  proposed: PreviewRecord,
+  wantsPoll: boolean,
+): Promise<'raced' | { record: PreviewRecord; poll: boolean }> {
+  const now = deps.clock.now().getTime();
+  const pending = read.poll_at !== null && Date.parse(read.poll_at) - now > pollPendingMs;
+  const poll = wantsPoll && !pending;
+  const next = poll
+    ? { ...proposed, poll_at: new Date(now + deps.forgeSettings.pollSeconds * 1000).toISOString() }
+    : proposed;
+  if (JSON.stringify({ ...next, updated_at: read.updated_at }) === JSON.stringify(read))
+    return { record: read, poll };
+  const record = { ...next, lock_version: read.lock_version + 1 };
+  return (await deps.forgeStore.putPreview(record, read.lock_version)) ? { record, poll } : 'raced';
+}
+
+/** A claim older than this was left by a convergence that died: it may be taken over. */
+const claimExpiryMs = 60_000;
+
+/**
+ * Writes the check run and the comment when what they would say changed. The new fingerprint is
+ * claimed on the record first (a conditional write), so of concurrent convergences only one makes
+ * the calls; a first comment or check run is claimed with id 0 until it exists, so two can never be
+ * created. Ids are stored afterwards; a lost id is found again by the comment's marker.
+ */
+async function writeFeedback(
+  deps: ForgeDeps,
+  forge: ForgePort,
+  record: PreviewRecord,
+  composition: CompositionRecord | null,
+): Promise<PreviewRecord> {
+  const blockers =
+    composition && record.state === PreviewState.Failed && composition.phase === Phase.Failed
+      ? composition.observed.blockers
+      : [];
+  const feedback = feedbackFor(record, blockers);
+  const current = record.feedback;
+  if (feedback.fingerprint === current.fingerprint) return record;
+  const stale = deps.clock.now().getTime() - Date.parse(record.updated_at) > claimExpiryMs;
+  // 0: being created by another convergence; leave it to that one unless it died.
+  if ((current.comment_id === 0 || current.check_run_id === 0) && !stale) return record;
+  const sameRun = current.check_run_sha === record.head_sha && current.check_run_id;
+  const claimed: PreviewRecord = {
+    ...record,
+    feedback: {
+      fingerprint: feedback.fingerprint,
+      comment_id: current.comment_id || 0,
+      check_run_id: sameRun ? current.check_run_id : 0,
+      check_run_sha: record.head_sha,
+    },
+    lock_version: record.lock_version + 1,
+  };
+  if (!(await deps.forgeStore.putPreview(claimed, record.lock_version))) return record;
+  let checkRunId: number;
+  let commentId: number;
+  try {
+    [checkRunId, commentId] = await Promise.all([
+      forge.upsertCheckRun(record.repository, claimed.feedback.check_run_id || null, feedback.checkRun),
+      forge.upsertComment(record.repository, record.number, {
+        id: claimed.feedback.comment_id || null,
+        marker: commentMarker(record.id),
+        body: feedback.comment,
+      }),
+    ]);
+  } catch (error) {
+    // Give the claim back, so the retry (after a rate limit, say) writes this feedback again.
+    await deps.forgeStore.putPreview(
+      { ...claimed, feedback: current, lock_version: claimed.lock_version + 1 },
+      claimed.lock_version,
+    );
+    throw error;
+  }
+  let latest: PreviewRecord | null = claimed;
+  for (let attempt = 0; attempt < maxRaces && latest; attempt++) {
+    const next: PreviewRecord = {
+      ...latest,
+      feedback: {
+        ...latest.feedback,
+        comment_id: commentId,
+        check_run_id:
+          latest.feedback.check_run_sha === record.head_sha ? checkRunId : latest.feedback.check_run_id,
+      },
+      lock_version: latest.lock_version + 1,
+    };
+    if (await deps.forgeStore.putPreview(next, latest.lock_version)) {
+      // Convergences that moved the preview meanwhile left their feedback to this one.
+      const moved = next.state !== record.state || next.head_sha !== record.head_sha;
+      return moved ? writeFeedback(deps, forge, next, composition) : next;
+    }
+    latest = await deps.forgeStore.getPreview(record.id);
+  }
+  return latest ?? claimed;
+}

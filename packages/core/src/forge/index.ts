@@ -1,0 +1,31 @@
+export { convergeRepository, ingest, processDelivery, type SignatureCheck } from './deliveries.ts';
+export { defaultForgeSettings, type ForgeDeps, type ForgeSettings } from './deps.ts';
+export { convergePullRequest } from './drive.ts';
+export { listInstallations, listRepositories } from './installations.ts';
+export {
+  type Delivery,
+  ForgeStatusView,
+  InstallationPage,
+  PreviewList,
+  type PreviewPolicy,
+  PreviewPolicyBody,
+  PreviewPolicyList,
+  PreviewPolicyView,
+  type PreviewRecord,
+  PreviewView,
+  type PullRequest,
+  type RateBudget,
+  type ReconciliationRun,
+  RepositoryPage,
+  type WebhookHealth,
+} from './model.ts';
+export { getPolicy, listPolicies, putPolicy } from './policies.ts';
+export {
+  type ForgeDeliveryAttempt,
+  type ForgePort,
+  ForgeRateLimitedError,
+  type ForgeStore,
+} from './ports.ts';
+export { buildPublished, getPreview, listPreviews, restart, stop, stopForComposition } from './previews.ts';
+export { type ForgeConfiguration, status } from './status.ts';
+export { dispatchDeliveries, reconcile, recordBudgets } from './sweeps.ts';

@@ -1,0 +1,111 @@
+import type { Page, PageRequest } from '../paging.ts';
+import type {
+  Delivery,
+  InstallationPage,
+  PreviewPolicy,
+  PreviewRecord,
+  PullRequest,
+  RateBudget,
+  ReconciliationRun,
+  RepositoryPage,
+  WebhookHealth,
+} from './model.ts';
+
+/** A forge refused a call for its rate limit: the work waits `retryAfterSeconds` instead of stalling. */
+export class ForgeRateLimitedError extends Error {
+  override name = 'ForgeRateLimitedError';
+  readonly installation: string;
+  readonly retryAfterSeconds: number;
+  constructor(installation: string, retryAfterSeconds: number, options?: { cause?: unknown }) {
+    super(`the forge rate-limited installation ${installation} for ${retryAfterSeconds} s`, options);
+    this.installation = installation;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+export interface CheckRunInput {
+  head_sha: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: 'success' | 'failure' | 'neutral' | 'cancelled' | null;
+  title: string;
+  summary: string;
+  details_url: string | null;
+}
+
+/** A failed attempt of a delivery the forge recorded (its hook-deliveries API). */
+export interface ForgeDeliveryAttempt {
+  id: number;
+  guid: string;
+  delivered_at: string;
+  ok: boolean;
+}
+
+/**
+ * The forge as previews need it (GitHub through packages/github; another forge could follow).
+ * Every call may throw `ForgeRateLimitedError`.
+ */
+export interface ForgePort {
+  /** The pull request now; null when it does not exist or the app cannot see it (uninstalled). */
+  getPullRequest(repository: string, number: number): Promise<PullRequest | null>;
+  /** Open pull requests carrying `label` (conditional requests spare the rate limit). */
+  listOpenPullRequests(repository: string, label: string): Promise<PullRequest[]>;
+  /** Creates the comment, or edits it in place (`commentId`, else the one carrying `marker`); answers its id. */
+  upsertComment(
+    repository: string,
+    number: number,
+    comment: { id: number | null; marker: string; body: string },
+  ): Promise<number>;
+  /** Creates the check run on `head_sha`, or updates run `id`; answers its id. */
+  upsertCheckRun(repository: string, id: number | null, run: CheckRunInput): Promise<number>;
+  listInstallations(page: number): Promise<InstallationPage>;
+  listRepositories(installationId: number, page: number): Promise<RepositoryPage>;
+  /** Whether the app's credentials work (a JWT call), never the credentials themselves. */
+  checkApp(): Promise<{
+    app_id: string | null;
+    private_key: 'valid' | 'invalid' | 'missing';
+    error: string | null;
+  }>;
+  /** Delivery attempts since `since`, newest first. */
+  deliveries(since: Date): Promise<ForgeDeliveryAttempt[]>;
+  redeliver(attemptId: number): Promise<void>;
+  /** An installation event changed which repositories the app reaches: forget what was cached of them. */
+  forgetRepositories(repositories: readonly string[]): void;
+  /** The rate-limit budgets this process observed, per installation. */
+  budgets(): RateBudget[];
+}
+
+export interface ForgeStore {
+  getPolicy(project: string, repository: string): Promise<PreviewPolicy | null>;
+  /** Conditional on `expected_revision` when given (0: must not exist); false when that failed. */
+  putPolicy(policy: PreviewPolicy, expected_revision: number | undefined): Promise<boolean>;
+  listPolicies(page: PageRequest): Promise<Page<PreviewPolicy>>;
+  /** Every policy (any project) of a repository. */
+  policiesOf(repository: string): Promise<PreviewPolicy[]>;
+
+  getPreview(id: string): Promise<PreviewRecord | null>;
+  /** Writes the record if its `lock_version` is still `expected` (0: must not exist). */
+  putPreview(record: PreviewRecord, expected: number): Promise<boolean>;
+  listPreviews(filter: { project: string | null }, page: PageRequest): Promise<Page<PreviewRecord>>;
+  /** Previews of a repository that still hold or wait for something (not stopped). */
+  activePreviewsOf(repository: string): Promise<PreviewRecord[]>;
+  /** Previews waiting for a build of this commit (an index query, not a scan). */
+  waitingFor(repository: string, commitSha: string): Promise<PreviewRecord[]>;
+
+  /** Stores a new delivery; false when one with its id exists. */
+  putDelivery(delivery: Delivery): Promise<boolean>;
+  getDelivery(id: string): Promise<Delivery | null>;
+  /** Replaces the delivery; the due entry follows `due_at`. */
+  updateDelivery(delivery: Delivery): Promise<void>;
+  /** Unfinished deliveries whose `due_at` passed, oldest first. */
+  dueDeliveries(now: Date, limit: number): Promise<Delivery[]>;
+  /** Unfinished deliveries: how many (up to `limit`) and the oldest. */
+  unprocessed(limit: number): Promise<{ count: number; oldest: string | null }>;
+
+  webhookHealth(): Promise<WebhookHealth>;
+  noteReceived(at: string): Promise<void>;
+  noteFailure(at: string): Promise<void>;
+  putBudget(budget: RateBudget): Promise<void>;
+  budgets(): Promise<RateBudget[]>;
+  putReconciliation(run: ReconciliationRun): Promise<void>;
+  lastReconciliation(): Promise<ReconciliationRun | null>;
+}

@@ -1,0 +1,50 @@
+/** GET /v1/forge/status: is the app configured and working, are webhooks arriving and being processed, did reconciliation find drift, how much rate limit is left. Never a secret, only whether it is there. */
+import { addSeconds } from '../clock.ts';
+import type { ForgeDeps } from './deps.ts';
+import type { ForgeStatusView } from './model.ts';
+
+export interface ForgeConfiguration {
+  app_id: string | null;
+  webhook_secret: boolean;
+  previous_webhook_secret: boolean;
+}
+
+export async function status(
+  deps: Pick<ForgeDeps, 'forge' | 'forgeStore' | 'clock'>,
+  configuration: ForgeConfiguration,
+): Promise<ForgeStatusView> {
+  const since = addSeconds(deps.clock.now(), -24 * 3600);
+  const [check, health, unprocessed, reconciliation, budgets, forgeFailures] = await Promise.all([
+    deps.forge?.checkApp().catch((error: unknown) => ({
+      app_id: configuration.app_id,
+      private_key: 'unchecked' as const,
+      error: String(error),
+    })),
+    deps.forgeStore.webhookHealth(),
+    deps.forgeStore.unprocessed(1000),
+    deps.forgeStore.lastReconciliation(),
+    deps.forgeStore.budgets(),
+    deps.forge
+      ?.deliveries(since)
+      .then((attempts) => attempts.filter((a) => !a.ok).length)
+      .catch(() => null),
+  ]);
+  return {
+    app: {
+      configured: deps.forge !== null,
+      app_id: configuration.app_id,
+      private_key: check?.private_key ?? 'missing',
+      webhook_secret: configuration.webhook_secret ? 'present' : 'missing',
+      previous_webhook_secret: configuration.previous_webhook_secret ? 'present' : 'absent',
+      error: check?.error ?? null,
+    },
+    webhooks: {
+      ...health,
+      unprocessed: unprocessed.count,
+      oldest_unprocessed_at: unprocessed.oldest,
+      forge_failed_deliveries: forgeFailures ?? null,
+    },
+    reconciliation,
+    rate_limits: budgets,
+  };
+}

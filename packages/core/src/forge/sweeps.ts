@@ -1,0 +1,100 @@
+/**
+ * The forge's schedules. The dispatch sweep sends stored deliveries whose job was lost (the queue
+ * was down when they came in). The reconciliation converges every policy's repository as the
+ * forge sees it now (repairing missed webhooks) and asks the forge to redeliver what it failed to
+ * deliver in the last three days.
+ */
+import { addSeconds } from '../clock.ts';
+import { convergeRepository } from './deliveries.ts';
+import type { ForgeDeps } from './deps.ts';
+import type { PreviewPolicy, ReconciliationRun } from './model.ts';
+import { ForgeRateLimitedError } from './ports.ts';
+
+/** GitHub redelivers (on request) what it attempted in the last three days. */
+const redeliveryWindowSeconds = 3 * 24 * 3600;
+
+export async function dispatchDeliveries(deps: ForgeDeps, limit = 100): Promise<number> {
+  const now = deps.clock.now();
+  const due = await deps.forgeStore.dueDeliveries(now, limit);
+  let sent = 0;
+  for (const delivery of due) {
+    try {
+      await deps.jobs.send({ kind: 'forge-delivery', delivery_id: delivery.id });
+    } catch (error) {
+      // Still due: the next run tries again.
+      deps.log?.({
+        level: 'warn',
+        msg: 'delivery not dispatched',
+        delivery: delivery.id,
+        error: String(error),
+      });
+      continue;
+    }
+    const next = addSeconds(now, deps.forgeSettings.dispatchGraceSeconds).toISOString();
+    await deps.forgeStore.updateDelivery({ ...delivery, due_at: next });
+    sent += 1;
+  }
+  return sent;
+}
+
+async function allPolicies(deps: ForgeDeps): Promise<PreviewPolicy[]> {
+  const policies: PreviewPolicy[] = [];
+  let after: string | null = null;
+  do {
+    const page = await deps.forgeStore.listPolicies({ limit: 200, after });
+    policies.push(...page.items);
+    after = page.next_cursor;
+  } while (after);
+  return policies;
+}
+
+export async function reconcile(deps: ForgeDeps): Promise<ReconciliationRun> {
+  const started_at = deps.clock.now().toISOString();
+  const run = { policies: 0, drift_found: 0, drift_fixed: 0, redelivered: 0, error: null as string | null };
+  if (deps.forge) {
+    try {
+      for (const policy of await allPolicies(deps)) {
+        run.policies += 1;
+        const drift = await convergeRepository(deps, policy);
+        run.drift_found += drift.found;
+        run.drift_fixed += drift.fixed;
+      }
+      run.redelivered = await redeliverFailed(deps);
+    } catch (error) {
+      run.error = error instanceof ForgeRateLimitedError ? error.message : String(error);
+      deps.log?.({ level: 'warn', msg: 'reconciliation stopped', error: run.error });
+    } finally {
+      await recordBudgets(deps);
+    }
+  } else {
+    run.error = 'no forge application is configured';
+  }
+  const result: ReconciliationRun = { started_at, finished_at: deps.clock.now().toISOString(), ...run };
+  await deps.forgeStore.putReconciliation(result);
+  return result;
+}
+
+/** Deliveries the forge never got an answer for, which we never stored: ask for them again, once each. */
+async function redeliverFailed(deps: ForgeDeps): Promise<number> {
+  const forge = deps.forge;
+  if (!forge) return 0;
+  const since = addSeconds(deps.clock.now(), -redeliveryWindowSeconds);
+  const attempts = await forge.deliveries(since);
+  const byGuid = new Map<string, typeof attempts>();
+  for (const attempt of attempts) byGuid.set(attempt.guid, [...(byGuid.get(attempt.guid) ?? []), attempt]);
+  let redelivered = 0;
+  for (const [guid, tries] of byGuid) {
+    if (tries.some((t) => t.ok)) continue;
+    if (await deps.forgeStore.getDelivery(guid)) continue;
+    const newest = tries[0];
+    if (!newest) continue;
+    await forge.redeliver(newest.id);
+    redelivered += 1;
+  }
+  return redelivered;
+}
+
+/** Keeps what the forge said of its rate limits where /v1/forge/status reads it. */
+export async function recordBudgets(deps: Pick<ForgeDeps, 'forge' | 'forgeStore'>): Promise<void> {
+  for (const budget of deps.forge?.budgets() ?? []) await deps.forgeStore.putBudget(budget);
+}

@@ -1,0 +1,2 @@
+export { gitHubAppFromEnvironment } from './settings.ts';
+export { forgeWiring } from './wiring.ts';

@@ -1,0 +1,138 @@
+/** The forge store on DynamoDB Local: the conditional writes and index queries forge previews rely on. */
+import type { Forge } from '@svc/core';
+import { useTestStack } from '@svc/local/testing';
+import { describe, expect, it } from 'vitest';
+
+let store: Forge.ForgeStore;
+useTestStack({ forge: false, seed: false }, ({ stack }) => {
+  store = stack.stores.forgeStore;
+});
+
+const at = '2030-01-01T00:00:00.000Z';
+const sha = (c: string) => c.repeat(40);
+
+const preview = (changes: Partial<Forge.PreviewRecord>): Forge.PreviewRecord => ({
+  id: 'pr-store',
+  project: 'demo',
+  repository: 'Demo-Org/Service-B',
+  number: 3,
+  state: 'waiting_for_build',
+  head_sha: sha('a'),
+  fork: false,
+  builds: {},
+  deployed_sha: null,
+  composition_id: null,
+  url: null,
+  expires_at: null,
+  last_error: null,
+  suppressed: false,
+  restart_pending: false,
+  feedback: { comment_id: null, check_run_id: null, check_run_sha: null, fingerprint: null },
+  poll_at: null,
+  created_at: at,
+  updated_at: at,
+  lock_version: 1,
+  ...changes,
+});
+
+const delivery = (id: string, changes: Partial<Forge.Delivery> = {}): Forge.Delivery => ({
+  id,
+  event: 'pull_request',
+  action: 'labeled',
+  repository: 'demo-org/service-b',
+  number: 3,
+  repositories: [],
+  state: 'received',
+  received_at: at,
+  due_at: at,
+  finished_at: null,
+  attempts: 0,
+  error: null,
+  ...changes,
+});
+
+describe('the forge store', () => {
+  it('writes a preview only over the version read, and finds it waiting for exactly its head commit', async () => {
+    expect(await store.putPreview(preview({}), 0)).toBe(true);
+    expect(await store.putPreview(preview({}), 0)).toBe(false);
+    expect((await store.waitingFor('demo-org/service-b', sha('a'))).map((p) => p.id)).toEqual(['pr-store']);
+    expect(await store.waitingFor('demo-org/service-b', sha('b'))).toEqual([]);
+
+    const pushed = preview({ head_sha: sha('b'), lock_version: 2 });
+    expect(await store.putPreview(pushed, 1)).toBe(true);
+    expect(await store.waitingFor('demo-org/service-b', sha('a'))).toEqual([]);
+    expect((await store.waitingFor('demo-org/service-b', sha('b'))).map((p) => p.id)).toEqual(['pr-store']);
+
+    expect(await store.putPreview(preview({ state: 'deploying', lock_version: 3 }), 2)).toBe(true);
+    expect(await store.waitingFor('demo-org/service-b', sha('b'))).toEqual([]);
+    expect((await store.activePreviewsOf('demo-org/service-b')).map((p) => p.state)).toEqual(['deploying']);
+    expect(await store.putPreview(preview({ state: 'stopped', lock_version: 4 }), 3)).toBe(true);
+    expect(await store.activePreviewsOf('DEMO-ORG/service-b')).toEqual([]);
+    expect((await store.listPreviews({ project: 'demo' }, { limit: 10, after: null })).items).toHaveLength(1);
+    expect((await store.listPreviews({ project: 'other' }, { limit: 10, after: null })).items).toEqual([]);
+  });
+
+  it('stores a delivery once, keeps it due until it is finished, and counts what is unprocessed', async () => {
+    expect(await store.putDelivery(delivery('d-1'))).toBe(true);
+    expect(await store.putDelivery(delivery('d-1', { action: 'closed' }))).toBe(false);
+    expect((await store.getDelivery('d-1'))?.action).toBe('labeled');
+    expect(await store.putDelivery(delivery('d-2', { due_at: '2030-01-01T00:10:00.000Z' }))).toBe(true);
+
+    const now = new Date('2030-01-01T00:05:00.000Z');
+    expect((await store.dueDeliveries(now, 10)).map((d) => d.id)).toEqual(['d-1']);
+    expect(await store.unprocessed(10)).toEqual({ count: 2, oldest: at });
+
+    await store.updateDelivery(delivery('d-1', { state: 'processed', due_at: null, finished_at: at }));
+    expect(await store.dueDeliveries(now, 10)).toEqual([]);
+    expect((await store.unprocessed(10)).count).toBe(1);
+  });
+
+  it('keeps policies per project and repository, guarded by their revision', async () => {
+    const policy: Forge.PreviewPolicy = {
+      project: 'demo',
+      repository: 'demo-org/service-b',
+      enabled: true,
+      trigger_label: 'preview',
+      baseline: 'staging',
+      ttl: '2h',
+      components: ['service-b'],
+      fork_pull_requests: false,
+      build_selection: 'head_sha',
+      revision: 1,
+      updated_at: at,
+      updated_by: 'admin',
+    };
+    expect(await store.putPolicy(policy, 0)).toBe(true);
+    expect(await store.putPolicy({ ...policy, revision: 2 }, 0)).toBe(false);
+    expect(await store.putPolicy({ ...policy, project: 'other' }, 0)).toBe(true);
+    expect(await store.getPolicy('demo', 'Demo-Org/Service-B')).toEqual(policy);
+    expect((await store.policiesOf('demo-org/service-b')).map((p) => p.project).sort()).toEqual([
+      'demo',
+      'other',
+    ]);
+    expect((await store.listPolicies({ limit: 1, after: null })).next_cursor).not.toBeNull();
+  });
+
+  it('keeps the webhook health, the budgets and the last reconciliation', async () => {
+    await store.noteReceived('2030-01-01T00:00:02.000Z');
+    await store.noteReceived('2030-01-01T00:00:01.000Z');
+    await store.noteFailure(at);
+    await store.noteFailure(at);
+    expect(await store.webhookHealth()).toEqual({
+      last_received_at: '2030-01-01T00:00:02.000Z',
+      processing_failures: 2,
+      last_failure_at: at,
+    });
+    const budget = {
+      installation: '7',
+      limit: 5000,
+      remaining: 12,
+      reset_at: at,
+      throttled_until: null,
+      observed_at: at,
+    };
+    await store.putBudget(budget);
+    expect(await store.budgets()).toEqual([budget]);
+    expect(await store.lastReconciliation()).toBeNull();
+  });
+});

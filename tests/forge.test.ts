@@ -1,0 +1,365 @@
+/**
+ * Pull-request previews end to end through the local forge: real webhooks (signed, delivered to
+ * /webhooks/forge), the real GitHub App adapter (octokit) reading pull requests and writing the
+ * check run and comment, builds published through the build-publication route as CI does.
+ */
+import { createAppAuth } from '@octokit/auth-app';
+import { Octokit } from '@octokit/core';
+import { sign } from '@octokit/webhooks-methods';
+import { type Compositions, type Forge, Resources, Verification } from '@svc/core';
+import { ciImage, type Stack } from '@svc/local';
+import type { HttpClient } from '@svc/local/testing';
+import { useTestStack } from '@svc/local/testing';
+import { gatewayFetch } from '@svc/local-cluster';
+import type { LocalForge } from '@svc/local-forge';
+import { describe, expect, it } from 'vitest';
+
+const repository = 'demo-org/service-b';
+let stack: Stack;
+let http: HttpClient;
+let forge: LocalForge;
+/** Sends of the job queue hang while set: the queue is "down". */
+let queueDown = false;
+
+useTestStack(
+  {
+    forge: { publishOnPush: false, writeIntervalMs: 0 },
+    forgeSettings: { pollSeconds: 1, dispatchGraceSeconds: 1, enqueueTimeoutMs: 300 },
+    wrapJobs: (jobs) => ({
+      // Down: a send fails after a while, as the SDK gives up on an unreachable queue.
+      send: (job, options) =>
+        queueDown
+          ? new Promise<void>((_, reject) => setTimeout(() => reject(new Error('queue unreachable')), 2000))
+          : jobs.send(job, options),
+    }),
+  },
+  (environment) => {
+    stack = environment.stack;
+    http = environment.http;
+    forge = stack.forge as LocalForge;
+  },
+);
+
+/** CI: publishes the build of `sha` through the normal route. */
+async function publish(sha: string, branch = 'feature') {
+  const answer = await http.post('/v1/projects/demo/builds', {
+    component: 'service-b',
+    repository,
+    commit_sha: sha,
+    ref: branch,
+    image: ciImage('service-b', { headSha: sha, branch }),
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
+  return answer.body;
+}
+
+async function previewOf(number: number): Promise<Forge.PreviewView | undefined> {
+  const { body } = await http.get('/v1/forge/previews?project=demo&limit=200');
+  return (body.items as Forge.PreviewView[]).find((p) => p.pull_request.number === number);
+}
+
+/** Polls the preview of pull request `number` until `done` holds; the message shows where it stopped. */
+async function until(number: number, done: (preview: Forge.PreviewView) => boolean, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const preview = await previewOf(number);
+    if (preview && done(preview)) return preview;
+    if (Date.now() > deadline) throw new Error(`preview of #${number} is ${JSON.stringify(preview)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function compositionsOf(number: number): Promise<Compositions.CompositionView[]> {
+  const { body } = await http.get('/v1/compositions?project=demo&limit=200');
+  return (body.items as Compositions.CompositionView[]).filter(
+    (c) => c.owner.kind === 'forge' && c.owner.subject === `${repository}#${number}`,
+  );
+}
+
+/** The image serving service-b behind a preview URL, from the demo workloads' hop report. */
+async function servingImage(url: string): Promise<string | undefined> {
+  const response = await gatewayFetch(stack.gatewayUrl, url);
+  const hops = Verification.hopsOf(await response.json().catch(() => null)) ?? [];
+  return hops.find((hop) => hop.component === 'service-b')?.image;
+}
+
+function installationClient(): Octokit {
+  const installationId = forge.state().installations[0]?.id as number;
+  return new Octokit({
+    baseUrl: forge.url,
+    authStrategy: createAppAuth,
+    auth: { appId: forge.appId, privateKey: forge.privateKey, installationId },
+  });
+}
+
+async function comments(number: number): Promise<string[]> {
+  const { data } = await installationClient().request(
+    'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+    {
+      owner: 'demo-org',
+      repo: 'service-b',
+      issue_number: number,
+    },
+  );
+  return data.map((comment) => comment.body ?? '');
+}
+
+/** Waits for the pull request's one preview comment to say `text`. */
+async function commented(number: number, text: string) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const all = await comments(number);
+    if (all.length === 1 && all[0]?.includes(text)) return all[0];
+    if (Date.now() > deadline) throw new Error(`comments of #${number}: ${JSON.stringify(all)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Waits until the service finished processing these deliveries. */
+async function processed(deliveries: { guid: string }[]) {
+  const deadline = Date.now() + 10_000;
+  for (const { guid } of deliveries) {
+    while ((await stack.stores.forgeStore.getDelivery(guid))?.state !== 'processed') {
+      if (Date.now() > deadline) throw new Error(`delivery ${guid} was not processed`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+const open = async (head: string, labels = ['preview']) => {
+  const { pullRequest } = await forge.open({ repository, head, labels });
+  if (!pullRequest) throw new Error('the forge opened no pull request');
+  return pullRequest;
+};
+
+describe('pull-request previews', () => {
+  it('waits for the head build, becomes ready, follows pushes (never to an older build) and stops on unlabel', async () => {
+    const pr = await open('feature-follow');
+    await until(pr.number, (p) => p.state === 'waiting_for_build');
+    expect(await compositionsOf(pr.number)).toEqual([]);
+
+    await publish(pr.headSha);
+    const ready = await until(pr.number, (p) => p.state === 'ready');
+    expect(ready.builds['service-b']).toMatch(/^b-/);
+    expect(await servingImage(ready.url ?? '')).toBe(
+      ciImage('service-b', { headSha: pr.headSha, branch: 'feature' }),
+    );
+    await commented(pr.number, ready.url ?? 'no url');
+
+    const composition = (await compositionsOf(pr.number))[0] as Compositions.CompositionView;
+    const patch = await http.patch(`/v1/compositions/${composition.id}`, {
+      expected_generation: 1,
+      overrides: {},
+    });
+    expect(patch.status).toBe(409);
+    expect(patch.body.code).toBe('forge_owned');
+
+    // Two pushes; the newer commit's build arrives first, the older one's after it.
+    const second = (await forge.push({ repository, number: pr.number })).pullRequest?.headSha as string;
+    const third = (await forge.push({ repository, number: pr.number })).pullRequest?.headSha as string;
+    await until(pr.number, (p) => p.state === 'waiting_for_build' && p.pull_request.head_sha === third);
+    await publish(third);
+    const moved = await until(pr.number, (p) => p.state === 'ready' && p.deployed_sha === third);
+    await publish(second);
+    await stack.scheduler.run(Resources.ScheduleName.ForgeReconcile);
+    const after = await until(pr.number, (p) => p.state === 'ready');
+    expect(after.deployed_sha).toBe(third);
+    expect(after.builds).toEqual(moved.builds);
+    expect(await servingImage(after.url ?? '')).toBe(
+      ciImage('service-b', { headSha: third, branch: 'feature' }),
+    );
+    expect(await comments(pr.number)).toHaveLength(1);
+
+    await forge.unlabel({ repository, number: pr.number, label: 'preview' });
+    await until(pr.number, (p) => p.state === 'stopped');
+    const [gone] = await compositionsOf(pr.number);
+    expect(gone === undefined || gone.phase === 'destroying').toBe(true);
+  });
+
+  it('a pull request closed before its preview existed leaves nothing behind', async () => {
+    const pr = await open('feature-closed-early');
+    await until(pr.number, (p) => p.state === 'waiting_for_build');
+    await forge.close({ repository, number: pr.number });
+    await until(pr.number, (p) => p.state === 'stopped');
+    await publish(pr.headSha);
+    await stack.scheduler.run(Resources.ScheduleName.ForgeReconcile);
+    expect(await compositionsOf(pr.number)).toEqual([]);
+    expect((await previewOf(pr.number))?.state).toBe('stopped');
+  });
+
+  it('a closed unlabelled pull request never gets a record at all', async () => {
+    const pr = await open('feature-unlabelled', []);
+    await forge.close({ repository, number: pr.number });
+    await stack.scheduler.run(Resources.ScheduleName.ForgeReconcile);
+    expect(await previewOf(pr.number)).toBeUndefined();
+  });
+
+  it('stop suppresses automation; restart gives a fresh URL and TTL; a closed pull request cannot restart', async () => {
+    const pr = await open('feature-restart');
+    await publish(pr.headSha);
+    const first = await until(pr.number, (p) => p.state === 'ready');
+
+    const stopped = await http.post(`/v1/forge/previews/${first.id}/stop`);
+    expect(stopped.status).toBe(200);
+    expect(stopped.body.automation).toBe('suppressed');
+    await until(pr.number, (p) => p.state === 'stopped');
+    // The label is still there: automation stays out of the way until a restart.
+    await stack.scheduler.run(Resources.ScheduleName.ForgeReconcile);
+    expect((await previewOf(pr.number))?.state).toBe('stopped');
+
+    const restarted = await http.post(`/v1/forge/previews/${first.id}/restart`);
+    expect(restarted.status).toBe(200);
+    const fresh = await until(
+      pr.number,
+      (p) => p.state === 'ready' && p.composition_id !== first.composition_id,
+    );
+    expect(fresh.url).not.toBe(first.url);
+    expect(Date.parse(fresh.expires_at ?? '')).toBeGreaterThan(Date.parse(first.expires_at ?? ''));
+
+    await forge.close({ repository, number: pr.number });
+    await until(pr.number, (p) => p.state === 'stopped');
+    const refused = await http.post(`/v1/forge/previews/${first.id}/restart`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('preview_not_restartable');
+    expect(refused.body.errors[0].code).toBe('pull_request_closed');
+  });
+
+  it('a generic DELETE of a preview records a stop', async () => {
+    const pr = await open('feature-deleted');
+    await publish(pr.headSha);
+    const ready = await until(pr.number, (p) => p.state === 'ready');
+    const deleted = await http.delete(`/v1/compositions/${ready.composition_id}`);
+    expect(deleted.status).toBe(202);
+    const stopped = await until(pr.number, (p) => p.state === 'stopped');
+    expect(stopped.automation).toBe('suppressed');
+  });
+});
+
+describe('webhook ingestion', () => {
+  const deliver = async (id: string, body: string, signature: string, event = 'pull_request') =>
+    fetch(`${stack.apiUrl}/webhooks/forge`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': event,
+        'x-github-delivery': id,
+        'x-hub-signature-256': signature,
+      },
+      body,
+    });
+
+  const labelledPayload = (number: number) =>
+    JSON.stringify({
+      action: 'labeled',
+      number,
+      label: { name: 'preview' },
+      pull_request: { number },
+      repository: { full_name: repository },
+    });
+
+  it('a duplicate delivery acts once', async () => {
+    const pr = await open('feature-duplicate', []);
+    await forge.label({ repository, number: pr.number, label: 'preview' });
+    await publish(pr.headSha);
+    const body = labelledPayload(pr.number);
+    const signature = await sign(forge.webhookSecret, body);
+    const id = crypto.randomUUID();
+    const answers = await Promise.all([deliver(id, body, signature), deliver(id, body, signature)]);
+    expect(answers.map((a) => a.status)).toEqual([202, 202]);
+    await until(pr.number, (p) => p.state === 'ready');
+    const again = await deliver(id, body, signature);
+    expect(again.status).toBe(202);
+    expect(((await again.json()) as { duplicate: boolean }).duplicate).toBe(true);
+    expect(await compositionsOf(pr.number)).toHaveLength(1);
+  });
+
+  it('1,000 mutated signatures: 1,000 × 401, nothing stored', async () => {
+    const body = labelledPayload(999);
+    const good = await sign(forge.webhookSecret, body);
+    const ids: string[] = [];
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 20; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, async (_, i) => {
+          const id = `mutated-${batch}-${i}`;
+          ids.push(id);
+          const position = 7 + ((batch * 50 + i) % 64);
+          const flipped = good[position] === 'a' ? 'b' : 'a';
+          const signature = `${good.slice(0, position)}${flipped}${good.slice(position + 1)}`;
+          return (await deliver(id, body, signature)).status;
+        }),
+      );
+      statuses.push(...answers);
+    }
+    expect(statuses.filter((s) => s === 401)).toHaveLength(1000);
+    const stored = await Promise.all(ids.map((id) => stack.stores.forgeStore.getDelivery(id)));
+    expect(stored.filter((d) => d !== null)).toEqual([]);
+    expect((await deliver('unsigned', body, '')).status).toBe(401);
+  });
+
+  it('answers 202 in under a second with the queue down, and processes the delivery once it is back', async () => {
+    const { pullRequest, deliveries: opened } = await forge.open({ repository, head: 'feature-queue-down' });
+    const pr = pullRequest as NonNullable<typeof pullRequest>;
+    await processed(opened);
+    await publish(pr.headSha);
+    queueDown = true;
+    try {
+      const started = performance.now();
+      const { deliveries } = await forge.label({ repository, number: pr.number, label: 'preview' });
+      expect(deliveries.map((d) => d.statusCode)).toEqual([202]);
+      expect(performance.now() - started).toBeLessThan(1000);
+    } finally {
+      queueDown = false;
+    }
+    expect(await previewOf(pr.number)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await stack.scheduler.run(Resources.ScheduleName.ForgeDispatchSweep);
+    await until(pr.number, (p) => p.state === 'ready');
+  });
+
+  it('a dropped webhook is repaired by the reconciliation, which also asks for a redelivery', async () => {
+    forge.setFaults({ webhookFailures: 2 });
+    const pr = await open('feature-dropped');
+    await publish(pr.headSha);
+    expect(await previewOf(pr.number)).toBeUndefined();
+    await stack.scheduler.run(Resources.ScheduleName.ForgeReconcile);
+    await until(pr.number, (p) => p.state === 'ready' || p.state === 'deploying');
+    const { body: status } = await http.get('/v1/forge/status');
+    expect(status.reconciliation.drift_found).toBeGreaterThanOrEqual(1);
+    expect(status.reconciliation.redelivered).toBeGreaterThanOrEqual(1);
+    expect(status.app).toMatchObject({ configured: true, private_key: 'valid', webhook_secret: 'present' });
+    expect(JSON.stringify(status)).not.toContain(forge.webhookSecret);
+    await until(pr.number, (p) => p.state === 'ready');
+  });
+
+  it('a rate-limited delivery is deferred, shows in the status, and is processed after the reset', async () => {
+    const pr = await open('feature-throttled', []);
+    await publish(pr.headSha);
+    forge.setFaults({ rateLimit: { count: 1, kind: 'secondary', retryAfterSeconds: 2 } });
+    await forge.label({ repository, number: pr.number, label: 'preview' });
+    const deadline = Date.now() + 10_000;
+    let throttled = false;
+    while (!throttled && Date.now() < deadline) {
+      const { body } = await http.get('/v1/forge/status');
+      throttled = body.rate_limits.some(
+        (b: { throttled_until: string | null }) => b.throttled_until !== null,
+      );
+      if (!throttled) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(throttled).toBe(true);
+    await until(pr.number, (p) => p.state === 'ready');
+  });
+});
+
+describe('installation', () => {
+  it('removing the repository from the installation stops its previews; adding it back starts them again', async () => {
+    const pr = await open('feature-uninstall');
+    await publish(pr.headSha);
+    await until(pr.number, (p) => p.state === 'ready');
+    await forge.uninstall({ target: repository });
+    await until(pr.number, (p) => p.state === 'stopped');
+    expect((await compositionsOf(pr.number)).every((c) => c.phase === 'destroying')).toBe(true);
+    await forge.install({ repository });
+    await until(pr.number, (p) => p.state === 'ready');
+  });
+});
