@@ -45,7 +45,10 @@ export default {
         'api and worker are built on core (and on the adapters, see below); neither imports the other, the CLI or the local stack.',
       severity: 'error',
       from: { path: workspace('api', 'worker'), pathNot: testCode },
-      to: { path: '^packages/', pathNot: [workspace('core', 'aws', 'kube', 'github', 'console'), '^packages/$1/'] },
+      to: {
+        path: '^packages/',
+        pathNot: [workspace('core', 'aws', 'kube', 'github', 'console'), '^packages/$1/'],
+      },
     },
     {
       name: 'only-the-api-mounts-the-console',
