@@ -186,6 +186,51 @@ describe('a developer in the console', () => {
   });
 });
 
+describe('pull-request previews', () => {
+  async function previewOf(number: number): Promise<{ id: string; composition_id: string | null }> {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const { body } = await admin.get('/v1/forge/previews?project=demo&limit=200');
+      const found = body.items.find(
+        (p: { pull_request: { number: number } }) => p.pull_request.number === number,
+      );
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no preview for pull request #${number}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('a developer stops a preview and restarts it with a fresh composition; a viewer only reads', async () => {
+    const forge = stack.forge;
+    if (!forge) throw new Error('the test stack runs the local forge');
+    const { pullRequest } = await forge.open({
+      repository: 'demo-org/service-b',
+      head: 'console-preview',
+      labels: ['preview'],
+    });
+    const preview = await previewOf(pullRequest?.number as number);
+    const page = await signedIn('bob');
+    await page.getByRole('link', { name: 'Pull-request previews' }).click();
+    const row = page.locator(`#preview-${preview.id}`);
+    await row.locator('[data-state=ready]').waitFor({ timeout: 45_000 });
+    const first = (await admin.get(`/v1/forge/previews/${preview.id}`)).body.composition_id;
+    expect(await row.getByRole('link', { name: `composition ${first}` }).count()).toBe(1);
+
+    await row.getByRole('button', { name: /^Stop the preview/ }).click();
+    await row.locator('[data-state=stopped]').waitFor({ timeout: 30_000 });
+    await row.getByRole('button', { name: /^Restart the preview/ }).click();
+    await row.locator('[data-state=ready]').waitFor({ timeout: 45_000 });
+    const second = (await admin.get(`/v1/forge/previews/${preview.id}`)).body.composition_id;
+    expect(second).not.toBe(first);
+
+    const viewer = await signedIn('carol');
+    await viewer.goto(`${stack.apiUrl}/console/pr-previews`);
+    await viewer.locator(`#preview-${preview.id}`).waitFor();
+    expect(await viewer.getByRole('button', { name: /the preview of/ }).count()).toBe(0);
+    await Promise.all([page.close(), viewer.close()]);
+  });
+});
+
 describe('refusals', () => {
   let evil: Server;
   let evilOrigin: string;

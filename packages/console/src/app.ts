@@ -12,6 +12,7 @@ import { catalogPages } from './pages/catalog.ts';
 import { changePages } from './pages/changes.ts';
 import { compositionPages } from './pages/composition.ts';
 import { compositionListPages } from './pages/compositions.ts';
+import { prPreviewPages } from './pages/pr-previews.ts';
 import { signInPages } from './pages/sign-in.ts';
 import { tokenPages } from './pages/tokens.ts';
 import { problemNotice, render } from './parts.ts';
@@ -78,6 +79,7 @@ export function consoleApp(deps: ConsoleDeps): ConsoleApp {
   compositionListPages(app, deps, assets);
   changePages(app, deps, assets);
   compositionPages(app, deps, assets);
+  prPreviewPages(app, deps, assets);
   catalogPages(app, deps, assets);
   tokenPages(app, deps, assets);
 

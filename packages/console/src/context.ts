@@ -1,4 +1,4 @@
-import type { Auth, Catalog, Compositions, Insight } from '@svc/core';
+import type { Auth, Catalog, Compositions, Forge, Insight } from '@svc/core';
 import type { Context, Hono } from 'hono';
 
 /**
@@ -16,7 +16,11 @@ export interface BrowserAuth {
   guardChange(c: Context, identity: Auth.Identity, formToken: string | undefined): Promise<void>;
 }
 
-export interface ConsoleDeps extends Compositions.CompositionDeps, Insight.InsightDeps, Catalog.CatalogDeps {
+export interface ConsoleDeps
+  extends Compositions.CompositionDeps,
+    Insight.InsightDeps,
+    Catalog.CatalogDeps,
+    Forge.ForgeDeps {
   tokens: Auth.TokenStore;
   audit: Auth.AuditStore;
   browser: BrowserAuth;

@@ -24,6 +24,7 @@ function navigation(viewer: Viewer, section: Section): Html {
     <ul>
       ${link('compositions', `${base}/compositions`, 'Compositions')}
       ${link('new', `${base}/compositions/new`, 'New composition')}
+      ${link('previews', `${base}/pr-previews`, 'Pull-request previews')}
       ${link('catalog', `${base}/catalog`, 'Catalog')}
       ${can(viewer.identity, 'token:manage', null) ? link('tokens', `${base}/tokens`, 'Tokens') : null}
     </ul>
