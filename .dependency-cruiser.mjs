@@ -42,12 +42,12 @@ export default {
     {
       name: 'services-point-inward',
       comment:
-        'api and worker are built on core (and on the adapters, see below); neither imports the other, the CLI or the local stack.',
+        'api and worker are built on core (and on the adapters, see below); neither imports the other, the CLI or the local stack. The API mounts the MCP tools (`/mcp`).',
       severity: 'error',
       from: { path: workspace('api', 'worker'), pathNot: testCode },
       to: {
         path: '^packages/',
-        pathNot: [workspace('core', 'aws', 'kube', 'github', 'console'), '^packages/$1/'],
+        pathNot: [workspace('core', 'aws', 'kube', 'github', 'console', 'mcp'), '^packages/$1/'],
       },
     },
     {
@@ -64,6 +64,13 @@ export default {
       severity: 'error',
       from: { path: workspace('console'), pathNot: testCode },
       to: { path: '^packages/', pathNot: workspace('core', 'console') },
+    },
+    {
+      name: 'only-the-api-mounts-mcp',
+      comment: 'The worker has no agents to serve.',
+      severity: 'error',
+      from: { path: workspace('worker') },
+      to: { path: workspace('mcp') },
     },
     {
       name: 'adapters-only-at-composition-roots',
@@ -83,10 +90,18 @@ export default {
     {
       name: 'cli-speaks-http-only',
       comment:
-        'The CLI talks to the service over HTTP; of the service it imports core’s schemas and rules only.',
+        'The CLI talks to the service over HTTP; of the service it imports core’s schemas and rules only, and the MCP tools it serves through its own HTTP client (svc mcp).',
       severity: 'error',
       from: { path: workspace('cli'), pathNot: testCode },
-      to: { path: '^packages/', pathNot: [workspace('core', 'cli')] },
+      to: { path: '^packages/', pathNot: [workspace('core', 'cli', 'mcp')] },
+    },
+    {
+      name: 'mcp-speaks-rest-only',
+      comment:
+        'The MCP tools are clients of the REST API through the call their host gives them (the CLI’s HTTP client, the API in process): of the service they import core’s schemas only, so both hosts run the same tools with the same authorization.',
+      severity: 'error',
+      from: { path: workspace('mcp'), pathNot: testCode },
+      to: { path: '^packages/', pathNot: [workspace('core', 'mcp')] },
     },
     {
       name: 'local-cluster-stands-alone',

@@ -14,6 +14,7 @@ const unitTests = [
   'packages/console/src/**/*.test.ts',
   'packages/aws/src/**/*.test.ts',
   'packages/kube/src/**/*.test.ts',
+  'packages/mcp/src/**/*.test.ts',
   'packages/github/src/**/*.test.ts',
   'packages/local-cluster/src/**/*.test.ts',
   'infra/**/*.test.ts',

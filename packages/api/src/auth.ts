@@ -79,7 +79,15 @@ async function bearerIdentity(deps: AuthDeps, token: string): Promise<Auth.Ident
   return null;
 }
 
-async function identify(deps: AuthDeps, c: Context<AppEnv>): Promise<Auth.Identity> {
+/**
+ * Who the request is. `cookies: false` (the MCP endpoint) accepts no session cookie: a browser's
+ * ambient credential then authorizes nothing there.
+ */
+export async function identify(
+  deps: AuthDeps,
+  c: Context<AppEnv>,
+  options: { cookies: boolean } = { cookies: true },
+): Promise<Auth.Identity> {
   const { settings } = deps;
   if (settings.mode === Auth.AuthMode.Dev) return Auth.devIdentity;
   if (settings.mode === Auth.AuthMode.Anonymous) return Auth.anonymousIdentity(settings.grants);
@@ -90,7 +98,8 @@ async function identify(deps: AuthDeps, c: Context<AppEnv>): Promise<Auth.Identi
     if (!identity) throw unauthenticated();
     return identity;
   }
-  const session = Auth.signInModes.includes(settings.mode) ? getCookie(c, sessionCookie, 'host') : undefined;
+  const cookies = options.cookies && Auth.signInModes.includes(settings.mode);
+  const session = cookies ? getCookie(c, sessionCookie, 'host') : undefined;
   if (session) {
     const identity = await Auth.sessionIdentity(signInDeps(deps), session);
     if (!identity) throw unauthenticated();

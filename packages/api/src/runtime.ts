@@ -35,6 +35,8 @@ export function appFromEnvironment(
       cluster.health,
     ],
     build: { release: env.SVC_RELEASE ?? 'dev', commit: env.SVC_COMMIT ?? 'unknown' },
+    // The installation's secret (checked by runtimeFromEnvironment): every instance derives the same key.
+    mcp: { secret: env.CURSOR_KEY ?? '' },
   };
   return createApp(deps);
 }
