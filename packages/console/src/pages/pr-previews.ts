@@ -10,7 +10,7 @@ import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context
 import { pullRequestUrl } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { base, csrfField, page } from '../layout.ts';
-import { asProblem, badge, countdown, problemNotice, render } from '../parts.ts';
+import { asProblem, countdown, problemNotice, render } from '../parts.ts';
 
 const refreshEvery = '3s';
 
