@@ -45,8 +45,11 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
     permissions: [{ actions: ['eks:DescribeCluster'], resources: ['*'] }],
   } as const;
 
+  // The console reads htmx from its npm package when the app starts: keep the package beside the bundle.
+  const apiBundle = { nodejs: { install: ['htmx.org'] } };
   const apiFunction = new sst.aws.Function('ApiFunction', {
     ...common,
+    ...apiBundle,
     handler: 'packages/api/src/lambda.handler',
     timeout: apiTimeout,
   });
