@@ -47,8 +47,23 @@ export default {
       from: { path: workspace('api', 'worker'), pathNot: testCode },
       to: {
         path: '^packages/',
-        pathNot: [workspace('core', 'aws', 'kube', 'github', 'mcp'), '^packages/$1/'],
+        pathNot: [workspace('core', 'aws', 'kube', 'github', 'console', 'mcp'), '^packages/$1/'],
       },
+    },
+    {
+      name: 'only-the-api-mounts-the-console',
+      comment: 'The console is served by the API on its own origin; nothing else imports it.',
+      severity: 'error',
+      from: { path: '^packages/', pathNot: [workspace('api', 'console')] },
+      to: { path: workspace('console') },
+    },
+    {
+      name: 'console-is-a-client-of-core',
+      comment:
+        'Pages call the same core use cases as the REST routes, with the identity the API’s auth edge hands them; they never reach into the API, the adapters or the stores’ implementations.',
+      severity: 'error',
+      from: { path: workspace('console'), pathNot: testCode },
+      to: { path: '^packages/', pathNot: workspace('core', 'console') },
     },
     {
       name: 'only-the-api-mounts-mcp',

@@ -11,6 +11,7 @@ const emulatorSetup = ['packages/local/src/testing/global-setup.ts'];
 const unitTests = [
   'packages/core/src/**/*.test.ts',
   'packages/api/src/**/*.test.ts',
+  'packages/console/src/**/*.test.ts',
   'packages/aws/src/**/*.test.ts',
   'packages/kube/src/**/*.test.ts',
   'packages/mcp/src/**/*.test.ts',

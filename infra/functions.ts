@@ -77,7 +77,7 @@ export function functions(settings: StageSettings, { table, jobs }: Resources) {
       environment: { ...environments[name], ...secretValues(name) },
       permissions: permissions[name],
       logging: { format: 'json' },
-      nodejs: { minify: true, splitting: bundling[name].splitting },
+      nodejs: { minify: true, ...bundling[name] },
       transform: { function: { tracingConfig: { mode: 'Active' } } },
     });
 

@@ -285,7 +285,8 @@ export const clusterClients: readonly FunctionName[] = [FunctionName.Api, Functi
  * chunk of its own loaded on first use instead of at every cold start (`npm run bench:bundle`).
  */
 export const bundling = {
-  api: { splitting: true },
+  // The console reads htmx from its npm package when the app starts: installed beside the bundle.
+  api: { splitting: true, install: ['htmx.org'] },
   webhook: { splitting: false },
   worker: { splitting: false },
 } as const;

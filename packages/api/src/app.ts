@@ -1,3 +1,4 @@
+import { consoleApp } from '@svc/console';
 import {
   Auth,
   type Builds,
@@ -14,7 +15,7 @@ import {
 } from '@svc/core';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { authenticate } from './auth.ts';
+import { authenticate, browserAuth } from './auth.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
 import { authServer, authWarning } from './auth-server.ts';
 import type { AppEnv } from './env.ts';
@@ -144,6 +145,9 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   authRoutes(registry, { ...deps, settings: deps.auth });
   installationRoutes(registry, deps);
   forgeRoutes(registry, deps);
+
+  app.route('/console', consoleApp({ ...deps, browser: browserAuth(authDeps) }));
+  app.get('/', (c) => c.redirect('/console/compositions', 302));
 
   const document = openApiDocument(registry.routes, { version: release.release });
   app.get('/v1/openapi.json', (c) => c.json(document));

@@ -16,4 +16,5 @@ export {
   forkService,
   meshRoute,
   ownerReference,
+  routingBaggage,
 } from './render.ts';
