@@ -6,7 +6,7 @@
  * a fresh Node process, next to a bare Hono handler built the same way. Alternating runs, medians.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,12 +20,17 @@ const runs = Number(process.env.BENCH_RUNS ?? 15);
 const out = mkdtempSync(join(tmpdir(), 'svc-bundle-'));
 
 /** SST's esbuild options for a deployed ESM Node function (`sst deploy`, not `sst dev`). */
-function sstOptions(entry: string, outfile: string, splitting: boolean): BuildOptions {
+function sstOptions(
+  entry: string,
+  outfile: string,
+  splitting: boolean,
+  install: readonly string[],
+): BuildOptions {
   const target = { 'nodejs24.x': 'es2024' }[lambdaRuntime];
   return {
     entryPoints: [entry],
     platform: 'node',
-    external: ['sharp', 'pg-native'],
+    external: ['sharp', 'pg-native', ...install],
     keepNames: true,
     bundle: true,
     metafile: true,
@@ -77,13 +82,20 @@ interface Bundle {
   totalBytes: number;
 }
 
-async function bundle(name: string, entry: string, splitting: boolean): Promise<Bundle> {
+async function bundle(
+  name: string,
+  entry: string,
+  splitting: boolean,
+  install: readonly string[] = [],
+): Promise<Bundle> {
   const dir = join(out, name);
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  // SST's `nodejs.install`: these packages sit in node_modules beside the bundle, not inside it.
+  for (const pkg of install) symlinkSync(join(root, 'node_modules', pkg), join(dir, 'node_modules', pkg));
   const outfile = join(dir, 'bundle.mjs');
   // The floor's entry sits outside the repository: it resolves hono from the repository's packages.
   const result = await build({
-    ...sstOptions(entry, outfile, splitting),
+    ...sstOptions(entry, outfile, splitting, install),
     absWorkingDir: root,
     nodePaths: [join(root, 'node_modules')],
   });
@@ -115,7 +127,7 @@ writeFileSync(
 
 const bundles = [
   await bundle('floor: bare Hono handler', floorEntry, false),
-  await bundle('api', join(root, 'packages/api/src/lambda.ts'), bundling.api.splitting),
+  await bundle('api', join(root, 'packages/api/src/lambda.ts'), bundling.api.splitting, bundling.api.install),
   await bundle('webhook', join(root, 'packages/api/src/webhook-lambda.ts'), bundling.webhook.splitting),
   await bundle('worker', join(root, 'packages/worker/src/lambda.ts'), bundling.worker.splitting),
 ];
