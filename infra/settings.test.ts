@@ -97,7 +97,7 @@ describe('infra settings', () => {
     );
   });
 
-  it("gives the auth mode's secret to the API only, the GitHub App's to every function", () => {
+  it("gives the auth mode's secret to the API only, the webhook secrets to every function and the app's key to the API and worker only", () => {
     const oidc = { ...staging, authMode: 'oidc' as const };
     expect(functionSecrets(oidc).api.OIDC_CLIENT_SECRET).toEqual({ secret: 'OidcClientSecret' });
     expect(functionSecrets({ ...staging, authMode: 'shared-token' }).api.AUTH_SHARED_TOKEN).toEqual({
@@ -108,6 +108,10 @@ describe('infra settings', () => {
       expect(secrets.FORGE_WEBHOOK_SECRET).toEqual({ secret: 'ForgeWebhookSecret', placeholder: '' });
     }
     expect(functionSecrets(oidc).worker).not.toHaveProperty('OIDC_CLIENT_SECRET');
+    expect(Object.keys(functionSecrets(oidc).webhook).sort()).toEqual([
+      'FORGE_WEBHOOK_SECRET',
+      'FORGE_WEBHOOK_SECRET_PREVIOUS',
+    ]);
   });
 
   it('names no wildcard action, and grants a wildcard resource only to actions without resource types', () => {

@@ -179,7 +179,10 @@ export function functionSecrets(
     ...(settings.authMode === 'shared-token' ? { AUTH_SHARED_TOKEN: { secret: 'AuthSharedToken' } } : {}),
     ...(settings.authMode === 'oidc' ? { OIDC_CLIENT_SECRET: { secret: 'OidcClientSecret' } } : {}),
   };
-  return { api: { ...auth, ...forgeSecrets }, worker: forgeSecrets, webhook: forgeSecrets };
+  // The webhook only checks signatures: the webhook secrets, never the app's private key.
+  const { FORGE_WEBHOOK_SECRET, FORGE_WEBHOOK_SECRET_PREVIOUS } = forgeSecrets;
+  const webhook = { FORGE_WEBHOOK_SECRET, FORGE_WEBHOOK_SECRET_PREVIOUS } as Record<string, SecretVariable>;
+  return { api: { ...auth, ...forgeSecrets }, worker: forgeSecrets, webhook };
 }
 
 /** One statement of a function's IAM policy, as SST's `permissions` takes it. */

@@ -137,6 +137,8 @@ describe('sst.config.ts wiring', () => {
     const webhook = fn(standIns, 'Webhook').environment;
     expect(webhook).not.toHaveProperty('EKS_CLUSTER_NAME');
     expect(webhook).not.toHaveProperty('AUTH_MODE');
+    expect(webhook).not.toHaveProperty('FORGE_PRIVATE_KEY');
+    expect(webhook).not.toHaveProperty('FORGE_APP_ID');
     expect(fn(standIns, 'Worker').environment).not.toHaveProperty('AUTH_MODE');
   });
 

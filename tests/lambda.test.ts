@@ -1,9 +1,10 @@
+import { sign } from '@octokit/webhooks-methods';
 import { appFromEnvironment } from '@svc/api/runtime';
 import { Auth, type MetricsSink, ServiceMetric } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { startTestStack, useTestStack } from '@svc/local/testing';
 import { handle } from 'hono/aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 let stack: Stack;
 useTestStack({}, (started) => {
@@ -167,6 +168,51 @@ describe('the worker on Lambda', () => {
       expect(lag[0]?.[1]).toBeGreaterThanOrEqual(3_000);
     } finally {
       await quiet.stop();
+    }
+  });
+});
+
+describe('the webhook on Lambda', () => {
+  it('stores a signed delivery (202) with only the webhook secrets, and refuses a bad signature (401)', async () => {
+    const secret = 'lambda-test-webhook-secret';
+    const environment = {
+      AWS_REGION: 'us-east-1',
+      TABLE_NAME: stack.resources.tableName,
+      JOB_QUEUE_URL: stack.resources.jobQueueUrl,
+      PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
+      CURSOR_KEY: 'lambda-test-cursor-key-of-32-characters',
+      DYNAMODB_ENDPOINT: stack.endpoints.dynamodb,
+      SQS_ENDPOINT: stack.endpoints.sqs,
+      FORGE_WEBHOOK_SECRET: secret,
+      // What the function is not given (infra/settings.ts): no app id, no private key.
+      FORGE_APP_ID: '',
+      FORGE_PRIVATE_KEY: '',
+    };
+    for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
+    try {
+      const { handler } = await import('../packages/api/src/webhook-lambda.ts');
+      const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 });
+      const delivery = async (guid: string, signature: string) =>
+        (await handler(
+          {
+            ...event('POST', '/webhooks/forge', {
+              'content-type': 'application/json',
+              'x-github-event': 'ping',
+              'x-github-delivery': guid,
+              'x-hub-signature-256': signature,
+            }),
+            body,
+          } as never,
+          {} as never,
+        )) as { statusCode: number };
+      const signed = await delivery('lambda-delivery-1', await sign(secret, body));
+      expect(signed.statusCode).toBe(202);
+      expect(await stack.stores.forgeStore.getDelivery('lambda-delivery-1')).not.toBeNull();
+      const forged = await delivery('lambda-delivery-2', await sign('another-secret-entirely', body));
+      expect(forged.statusCode).toBe(401);
+      expect(await stack.stores.forgeStore.getDelivery('lambda-delivery-2')).toBeNull();
+    } finally {
+      vi.unstubAllEnvs();
     }
   });
 });
