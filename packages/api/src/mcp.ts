@@ -7,7 +7,7 @@
  */
 import { hkdfSync } from 'node:crypto';
 import { ErrorCode, ProblemError } from '@svc/core';
-import { ApiProblemError, type CallApi, confirmations, handleHttp, isProblem } from '@svc/mcp';
+import type { CallApi, confirmations } from '@svc/mcp';
 import type { Context, Hono } from 'hono';
 import { type AuthDeps, expectedOrigin, identify } from './auth.ts';
 import type { AppEnv } from './env.ts';
@@ -24,8 +24,19 @@ export interface McpSettings {
   secret: string;
 }
 
+type McpModule = typeof import('@svc/mcp');
+let mcpModule: Promise<McpModule> | undefined;
+/**
+ * The MCP SDK (with its JSON Schema validators) is a third of the API's bundle: loaded by the first
+ * `/mcp` request, not at every cold start (`npm run bench:bundle`).
+ */
+const loadMcp = () => {
+  mcpModule ??= import('@svc/mcp');
+  return mcpModule;
+};
+
 /** A tool's REST call, answered by this same app in process. */
-function inProcess(app: Hono<AppEnv>, c: Context<AppEnv>): CallApi {
+function inProcess(mcp: McpModule, app: Hono<AppEnv>, c: Context<AppEnv>): CallApi {
   const authorization = c.req.header('authorization');
   return async ({ method, path, query, body, idempotencyKey }) => {
     const search = new URLSearchParams();
@@ -47,7 +58,7 @@ function inProcess(app: Hono<AppEnv>, c: Context<AppEnv>): CallApi {
     const text = await response.text();
     const answer: unknown = text === '' ? null : JSON.parse(text);
     if (response.ok) return answer;
-    if (isProblem(answer)) throw new ApiProblemError(answer);
+    if (mcp.isProblem(answer)) throw new mcp.ApiProblemError(answer);
     throw new Error(`${method} ${path} answered ${response.status} without a problem`);
   };
 }
@@ -62,9 +73,10 @@ export function mcpEndpoint(
   deps: { auth: AuthDeps; settings: McpSettings; version: string },
 ): void {
   // A key of its own (HKDF, labelled): confirmations and cursors never share one.
-  const signer = confirmations(
-    new Uint8Array(hkdfSync('sha256', deps.settings.secret, '', 'svc mcp confirmations', 32)),
+  const signingKey = new Uint8Array(
+    hkdfSync('sha256', deps.settings.secret, '', 'svc mcp confirmations', 32),
   );
+  let signer: ReturnType<typeof confirmations> | undefined;
 
   app.post('/mcp', async (c) => {
     // A browser page of another origin (or a DNS-rebound name) must not drive the tools.
@@ -73,8 +85,10 @@ export function mcpEndpoint(
       throw new ProblemError(ErrorCode.Forbidden, `/mcp refuses requests from the origin ${origin}.`);
     }
     const identity = await identify(deps.auth, c, { cookies: false });
-    return handleHttp(c.req.raw, {
-      call: inProcess(app, c),
+    const mcp = await loadMcp();
+    signer ??= mcp.confirmations(signingKey);
+    return mcp.handleHttp(c.req.raw, {
+      call: inProcess(mcp, app, c),
       session: sessionOf(identity),
       allowWrites: c.req.query('allow_writes') === 'true',
       confirmations: signer,
