@@ -42,10 +42,35 @@ export default {
     {
       name: 'services-point-inward',
       comment:
-        'api and worker are built on core (and on the adapters, see below); neither imports the other, the CLI or the local stack.',
+        'api and worker are built on core (and on the adapters, see below); neither imports the other, the CLI or the local stack. The API mounts the MCP tools (`/mcp`).',
       severity: 'error',
       from: { path: workspace('api', 'worker'), pathNot: testCode },
-      to: { path: '^packages/', pathNot: [workspace('core', 'aws', 'kube', 'github'), '^packages/$1/'] },
+      to: {
+        path: '^packages/',
+        pathNot: [workspace('core', 'aws', 'kube', 'github', 'console', 'mcp'), '^packages/$1/'],
+      },
+    },
+    {
+      name: 'only-the-api-mounts-the-console',
+      comment: 'The console is served by the API on its own origin; nothing else imports it.',
+      severity: 'error',
+      from: { path: '^packages/', pathNot: [workspace('api', 'console')] },
+      to: { path: workspace('console') },
+    },
+    {
+      name: 'console-is-a-client-of-core',
+      comment:
+        'Pages call the same core use cases as the REST routes, with the identity the API’s auth edge hands them; they never reach into the API, the adapters or the stores’ implementations.',
+      severity: 'error',
+      from: { path: workspace('console'), pathNot: testCode },
+      to: { path: '^packages/', pathNot: workspace('core', 'console') },
+    },
+    {
+      name: 'only-the-api-mounts-mcp',
+      comment: 'The worker has no agents to serve.',
+      severity: 'error',
+      from: { path: workspace('worker') },
+      to: { path: workspace('mcp') },
     },
     {
       name: 'adapters-only-at-composition-roots',
@@ -55,7 +80,7 @@ export default {
       from: {
         path: workspace('api', 'worker'),
         pathNot: [
-          '^packages/api/src/(runtime|issue-token|create-user|webhook-lambda)\\.ts$',
+          '^packages/api/src/(runtime|issue-token|create-user|lambda|webhook-lambda)\\.ts$',
           '^packages/worker/src/lambda\\.ts$',
           testCode,
         ],
@@ -65,10 +90,18 @@ export default {
     {
       name: 'cli-speaks-http-only',
       comment:
-        'The CLI talks to the service over HTTP; of the service it imports core’s schemas and rules only.',
+        'The CLI talks to the service over HTTP; of the service it imports core’s schemas and rules only, and the MCP tools it serves through its own HTTP client (svc mcp).',
       severity: 'error',
       from: { path: workspace('cli'), pathNot: testCode },
-      to: { path: '^packages/', pathNot: [workspace('core', 'cli')] },
+      to: { path: '^packages/', pathNot: [workspace('core', 'cli', 'mcp')] },
+    },
+    {
+      name: 'mcp-speaks-rest-only',
+      comment:
+        'The MCP tools are clients of the REST API through the call their host gives them (the CLI’s HTTP client, the API in process): of the service they import core’s schemas only, so both hosts run the same tools with the same authorization.',
+      severity: 'error',
+      from: { path: workspace('mcp'), pathNot: testCode },
+      to: { path: '^packages/', pathNot: [workspace('core', 'mcp')] },
     },
     {
       name: 'local-cluster-stands-alone',

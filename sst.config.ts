@@ -1,24 +1,49 @@
 /// <reference path="./.sst/platform/config.d.ts" />
 
 // Thin by design: stage settings live in stacks/, resources in infra/ (computed from the shared
-// declaration in packages/core/src/resources.ts). Deploy:
-// AWS_REGION=<region> SVC_COMMIT=$(git rev-parse HEAD) npx sst deploy --stage <stage>
+// declaration in packages/core/src/resources.ts); infra/wiring.test.ts loads this file with
+// recording stand-ins for SST. Deploy (docs/deploy.md):
+// SVC_COMMIT=$(git rev-parse HEAD) npx sst deploy --stage <stage>
+async function stageSettings(stage: string) {
+  const { deployProblems } = await import('./stacks/schema.ts');
+  // A stage is a file: stacks/<stage>.ts (validated by its defineStage when it loads).
+  const { default: settings } = await import(`./stacks/${stage}.ts`);
+  const problems = deployProblems(stage, settings);
+  if (problems.length > 0) throw new Error(`stage "${stage}" cannot be deployed: ${problems.join('; ')}`);
+  return settings as import('./stacks/schema.ts').StageSettings;
+}
+
 export default $config({
-  app(input) {
+  async app(input) {
+    const settings = await stageSettings(input.stage);
     return {
       name: 'preview-composition',
       home: 'aws',
-      removal: input?.stage === 'production' ? 'retain' : 'remove',
+      removal: settings.retainData ? 'retain' : 'remove',
+      // The stage file's region, not the deployer's AWS_REGION: one stage, one region.
+      providers: { aws: { region: settings.region } },
     };
   },
   async run() {
-    const { default: settings } = await import(`./stacks/${$app.stage}.ts`);
+    const settings = await stageSettings($app.stage);
     const { storage } = await import('./infra/storage.ts');
     const { queues } = await import('./infra/queues.ts');
     const { functions } = await import('./infra/functions.ts');
+    const { alarms } = await import('./infra/alarms.ts');
     const { table } = storage(settings);
     const { jobs, deadLetter } = queues();
-    const { api, webhook } = functions(settings, { table, jobs, deadLetter });
-    return { api: api.url, webhook: webhook.url, table: table.name };
+    const { api, apiFunction, webhook, worker } = functions(settings, { table, jobs });
+    const { topic } = alarms(settings, { api, apiFunction, webhook, worker, jobs, deadLetter });
+    return {
+      api: api.url,
+      webhook: webhook.url,
+      table: table.name,
+      jobQueue: jobs.url,
+      deadLetterQueue: deadLetter.url,
+      apiRole: apiFunction.nodes.role.arn,
+      workerRole: worker.nodes.role.arn,
+      webhookRole: webhook.nodes.role.arn,
+      alarmTopic: topic.arn,
+    };
   },
 });

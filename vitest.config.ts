@@ -11,8 +11,10 @@ const emulatorSetup = ['packages/local/src/testing/global-setup.ts'];
 const unitTests = [
   'packages/core/src/**/*.test.ts',
   'packages/api/src/**/*.test.ts',
+  'packages/console/src/**/*.test.ts',
   'packages/aws/src/**/*.test.ts',
   'packages/kube/src/**/*.test.ts',
+  'packages/mcp/src/**/*.test.ts',
   'packages/github/src/**/*.test.ts',
   'packages/local-cluster/src/**/*.test.ts',
   'infra/**/*.test.ts',

@@ -8,7 +8,9 @@ import { StageSettings } from '../stacks/schema.ts';
 import staging from '../stacks/staging.ts';
 import {
   deployedBuild,
-  functionEnvironment,
+  functionEnvironments,
+  functionPermissions,
+  functionSecrets,
   lambdaRuntime,
   queueArgs,
   rateExpression,
@@ -68,35 +70,73 @@ describe('infra settings', () => {
   const build = { release: '0.1.0', commit: 'a'.repeat(40) };
   const cursorKey = 'k'.repeat(48);
 
+  const names = { tableName: 't', jobQueueUrl: 'q' };
+
   it('passes the stage auth mode, names and build to the functions', () => {
-    const env = functionEnvironment(staging, { tableName: 't', jobQueueUrl: 'q' }, build, cursorKey);
-    expect(env).toMatchObject({
+    const { api } = functionEnvironments(staging, names, build, cursorKey);
+    expect(api).toMatchObject({
       AUTH_MODE: 'token',
       TABLE_NAME: 't',
       JOB_QUEUE_URL: 'q',
       CURSOR_KEY: cursorKey,
     });
-    expect(env.PREVIEW_URL_TEMPLATE).toBe('https://{id}.preview.staging.example.com/');
-    expect(env).toMatchObject({ SVC_RELEASE: '0.1.0', SVC_COMMIT: 'a'.repeat(40) });
+    expect(api.PREVIEW_URL_TEMPLATE).toBe('https://{id}.preview.staging.example.com/');
+    expect(api).toMatchObject({ SVC_RELEASE: '0.1.0', SVC_COMMIT: 'a'.repeat(40) });
   });
 
-  it('sets every variable the runtime requires and none it never reads', () => {
-    const env = functionEnvironment(production, { tableName: 't', jobQueueUrl: 'q' }, build, cursorKey);
+  it('sets every variable the runtime requires, and each function only what it reads', () => {
+    const environments = functionEnvironments(production, names, build, cursorKey);
     const required = Object.entries(RuntimeEnvironment.entries)
       .filter(([name, schema]) => schema.type !== 'optional' && name !== 'AWS_REGION')
       .map(([name]) => name);
-    for (const name of required) expect(env).toHaveProperty(name);
-    expect(Object.keys(env).sort()).toEqual(
-      [
-        ...required,
-        'AUTH_MODE',
-        'AUTH_SETTINGS',
-        'EKS_CLUSTER_NAME',
-        'SVC_RELEASE',
-        'SVC_COMMIT',
-        'NODE_OPTIONS',
-      ].sort(),
+    const common = [...required, 'SVC_RELEASE', 'SVC_COMMIT', 'NODE_OPTIONS'];
+    expect(Object.keys(environments.webhook).sort()).toEqual(common.sort());
+    expect(Object.keys(environments.worker).sort()).toEqual([...common, 'EKS_CLUSTER_NAME'].sort());
+    expect(Object.keys(environments.api).sort()).toEqual(
+      [...common, 'EKS_CLUSTER_NAME', 'AUTH_MODE', 'AUTH_SETTINGS'].sort(),
     );
+  });
+
+  it("gives the auth mode's secret to the API only, the webhook secrets to every function and the app's key to the API and worker only", () => {
+    const oidc = { ...staging, authMode: 'oidc' as const };
+    expect(functionSecrets(oidc).api.OIDC_CLIENT_SECRET).toEqual({ secret: 'OidcClientSecret' });
+    expect(functionSecrets({ ...staging, authMode: 'shared-token' }).api.AUTH_SHARED_TOKEN).toEqual({
+      secret: 'AuthSharedToken',
+    });
+    expect(functionSecrets(staging).api).not.toHaveProperty('AUTH_SHARED_TOKEN');
+    for (const secrets of Object.values(functionSecrets(oidc))) {
+      expect(secrets.FORGE_WEBHOOK_SECRET).toEqual({ secret: 'ForgeWebhookSecret', placeholder: '' });
+    }
+    expect(functionSecrets(oidc).worker).not.toHaveProperty('OIDC_CLIENT_SECRET');
+    expect(Object.keys(functionSecrets(oidc).webhook).sort()).toEqual([
+      'FORGE_WEBHOOK_SECRET',
+      'FORGE_WEBHOOK_SECRET_PREVIOUS',
+    ]);
+  });
+
+  it('names no wildcard action, and grants a wildcard resource only to actions without resource types', () => {
+    const permissions = functionPermissions({
+      table: 'table',
+      tableIndexes: 'table/index/*',
+      jobs: 'jobs',
+      cluster: 'cluster',
+      previewQueues: 'preview-*',
+      topics: ['topic'],
+    });
+    const unscoped = new Set([
+      'sqs:ListQueues',
+      'sns:ListTopics',
+      'sns:GetSubscriptionAttributes',
+      'sns:Unsubscribe',
+      'xray:PutTraceSegments',
+      'xray:PutTelemetryRecords',
+    ]);
+    for (const statements of Object.values(permissions)) {
+      for (const { actions, resources } of statements) {
+        for (const action of actions) expect(action).not.toMatch(/\*/);
+        if (resources.includes('*')) for (const action of actions) expect(unscoped.has(action)).toBe(true);
+      }
+    }
   });
 
   it('reports the commit the deploy names, and the package version as the release', () => {
@@ -119,8 +159,8 @@ describe('infra settings', () => {
 
   it("passes auth settings the functions' parser accepts", () => {
     for (const stage of [staging, production]) {
-      const env = functionEnvironment(stage, { tableName: 't', jobQueueUrl: 'q' }, build, cursorKey);
-      expect(Auth.parseAuthSettings(env, { allowDev: false }).mode).toBe(stage.authMode);
+      const { api } = functionEnvironments(stage, names, build, cursorKey);
+      expect(Auth.parseAuthSettings(api, { allowDev: false }).mode).toBe(stage.authMode);
     }
   });
 

@@ -73,7 +73,8 @@ export function scheduleArgs() {
   return Resources.schedules.map((schedule) => ({
     id: schedule.name.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase()),
     schedule: rateExpression(schedule.periodSeconds),
-    event: { schedule: schedule.name },
+    // Scheduler fills in the time the run was due: the worker reports how late the sweep started.
+    event: { schedule: schedule.name, scheduled_at: '<aws.scheduler.scheduled-time>' },
   }));
 }
 
@@ -98,26 +99,200 @@ export function deployedBuild(env: Record<string, string | undefined>): Build {
   return { release: env.SVC_RELEASE?.trim() || service.version, commit };
 }
 
+/** What the functions need to find the table and the queue: deploy-time values (`V`) in SST. */
+export interface ResourceNames<V = string> {
+  tableName: V;
+  jobQueueUrl: V;
+}
+
+export const FunctionName = { Api: 'api', Worker: 'worker', Webhook: 'webhook' } as const;
+export type FunctionName = (typeof FunctionName)[keyof typeof FunctionName];
+
 /**
- * Environment of every function; names come from the linked resources at deploy time, the cursor
- * key from the stage's `CursorKey` secret (docs/runbooks.md).
+ * Environment every function reads (`RuntimeEnvironment` in packages/aws): names from the
+ * resources, the cursor key from the stage's `CursorKey` secret (docs/runbooks.md), the build.
  */
-export function functionEnvironment(
+function functionEnvironment<V = string>(
   settings: StageSettings,
-  names: { tableName: string; jobQueueUrl: string },
+  names: ResourceNames<V>,
   build: Build,
-  cursorKey: string,
-): Record<string, string> {
+  cursorKey: V,
+): Record<string, V | string> {
   return {
     CURSOR_KEY: cursorKey,
-    AUTH_MODE: settings.authMode,
-    AUTH_SETTINGS: JSON.stringify(settings.authSettings),
     TABLE_NAME: names.tableName,
     JOB_QUEUE_URL: names.jobQueueUrl,
-    EKS_CLUSTER_NAME: settings.eksClusterName,
     PREVIEW_URL_TEMPLATE: `https://{id}.${settings.previewDomain}/`,
     SVC_RELEASE: build.release,
     SVC_COMMIT: build.commit,
     NODE_OPTIONS: '--enable-source-maps',
   };
 }
+
+/**
+ * Each function's environment: the API parses the auth mode (packages/core `parseAuthSettings`)
+ * and, with the worker, reaches the cluster; the webhook needs neither.
+ */
+export function functionEnvironments<V = string>(
+  settings: StageSettings,
+  names: ResourceNames<V>,
+  build: Build,
+  cursorKey: V,
+): Record<FunctionName, Record<string, V | string>> {
+  const common = functionEnvironment(settings, names, build, cursorKey);
+  const cluster = { EKS_CLUSTER_NAME: settings.eksClusterName };
+  return {
+    api: {
+      ...common,
+      ...cluster,
+      AUTH_MODE: settings.authMode,
+      AUTH_SETTINGS: JSON.stringify(settings.authSettings),
+    },
+    worker: { ...common, ...cluster },
+    webhook: common,
+  };
+}
+
+/** An SST secret (`npx sst secret set <name> <value> --stage <stage>`) and the variable it fills. */
+export interface SecretVariable {
+  secret: string;
+  /** Absent: the secret must be set before a deploy. Empty: optional, unset leaves the feature off. */
+  placeholder?: string;
+}
+
+/** The GitHub App's secrets (docs/forge.md): unset, the forge stays unconfigured. */
+const forgeSecrets: Record<string, SecretVariable> = {
+  FORGE_APP_ID: { secret: 'ForgeAppId', placeholder: '' },
+  FORGE_PRIVATE_KEY: { secret: 'ForgePrivateKey', placeholder: '' },
+  FORGE_WEBHOOK_SECRET: { secret: 'ForgeWebhookSecret', placeholder: '' },
+  FORGE_WEBHOOK_SECRET_PREVIOUS: { secret: 'ForgeWebhookSecretPrevious', placeholder: '' },
+};
+
+/**
+ * Which secret fills which variable, per function. Secrets never sit in a stage file: the auth
+ * mode's own (AuthSharedToken for shared-token, OidcClientSecret for oidc) go to the API only.
+ */
+export function functionSecrets(
+  settings: StageSettings,
+): Record<FunctionName, Record<string, SecretVariable>> {
+  const auth: Record<string, SecretVariable> = {
+    ...(settings.authMode === 'shared-token' ? { AUTH_SHARED_TOKEN: { secret: 'AuthSharedToken' } } : {}),
+    ...(settings.authMode === 'oidc' ? { OIDC_CLIENT_SECRET: { secret: 'OidcClientSecret' } } : {}),
+  };
+  // The webhook only checks signatures: the webhook secrets, never the app's private key.
+  const { FORGE_WEBHOOK_SECRET, FORGE_WEBHOOK_SECRET_PREVIOUS } = forgeSecrets;
+  const webhook = { FORGE_WEBHOOK_SECRET, FORGE_WEBHOOK_SECRET_PREVIOUS } as Record<string, SecretVariable>;
+  return { api: { ...auth, ...forgeSecrets }, worker: forgeSecrets, webhook };
+}
+
+/** One statement of a function's IAM policy, as SST's `permissions` takes it. */
+export interface Permission<Arn> {
+  actions: string[];
+  resources: (Arn | string)[];
+}
+
+/** ARNs the policies name; computed at deploy (infra/functions.ts). */
+export interface PolicyArns<Arn> {
+  table: Arn;
+  /** `<table>/index/*`: queries on the global indexes. */
+  tableIndexes: Arn;
+  jobs: Arn;
+  cluster: Arn;
+  /** `arn:…:sqs:<region>:<account>:preview-*`: the queues message isolation creates. */
+  previewQueues: Arn;
+  /** The operator's topics (stage `messageTopics`). */
+  topics: Arn[];
+}
+
+/** Item reads and writes; TransactWriteItems is authorised per item as these. */
+const tableItemActions = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:Query',
+];
+
+/** What an event source mapping needs of its function's role to deliver a queue's messages. */
+const queueConsumerActions = [
+  'sqs:ReceiveMessage',
+  'sqs:DeleteMessage',
+  'sqs:ChangeMessageVisibility',
+  'sqs:GetQueueAttributes',
+];
+
+/** Active tracing: the function's X-Ray segments (X-Ray has no resource-level permissions). */
+const tracing: Permission<never> = {
+  actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+  resources: ['*'],
+};
+
+/**
+ * Least privilege per function. The API: the table's items (and DescribeTable for /healthz), send
+ * to the job queue, the cluster (its insight and installation routes). The worker: the table, the
+ * job queue as consumer and sender, the cluster, and message isolation — preview queues it creates
+ * and the operator's topics. The webhook: store a delivery (a conditional put, the received mark,
+ * the duplicate's read) and send its job; nothing else.
+ */
+export function functionPermissions<Arn>(arns: PolicyArns<Arn>): Record<FunctionName, Permission<Arn>[]> {
+  const table = { actions: tableItemActions, resources: [arns.table, arns.tableIndexes] };
+  const describeCluster = { actions: ['eks:DescribeCluster'], resources: [arns.cluster] };
+  const messageIsolation: Permission<Arn>[] = [
+    {
+      actions: ['sqs:CreateQueue', 'sqs:GetQueueAttributes', 'sqs:SetQueueAttributes', 'sqs:DeleteQueue'],
+      resources: [arns.previewQueues],
+    },
+    // Listing names no resource: ListQueues (filtered by the preview prefix) and ListTopics.
+    { actions: ['sqs:ListQueues', 'sns:ListTopics'], resources: ['*'] },
+    ...(arns.topics.length > 0
+      ? [{ actions: ['sns:Subscribe', 'sns:ListSubscriptionsByTopic'], resources: arns.topics }]
+      : []),
+    // These name a subscription, not a topic; the worker calls them only on the subscriptions it
+    // made or found on the operator's topics.
+    { actions: ['sns:GetSubscriptionAttributes', 'sns:Unsubscribe'], resources: ['*'] },
+  ];
+  return {
+    api: [
+      table,
+      { actions: ['dynamodb:DescribeTable'], resources: [arns.table] },
+      { actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes'], resources: [arns.jobs] },
+      describeCluster,
+      tracing,
+    ],
+    worker: [
+      table,
+      { actions: [...queueConsumerActions, 'sqs:SendMessage'], resources: [arns.jobs] },
+      describeCluster,
+      ...messageIsolation,
+      tracing,
+    ],
+    webhook: [
+      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem'], resources: [arns.table] },
+      { actions: ['sqs:SendMessage'], resources: [arns.jobs] },
+      tracing,
+    ],
+  };
+}
+
+/** The Kubernetes group the API's and the worker's roles join (EKS access entries); deploy/kubernetes binds it. */
+export const clusterGroup = 'preview-composition-service';
+
+/** The functions whose roles talk to the cluster, each given an EKS access entry. */
+export const clusterClients: readonly FunctionName[] = [FunctionName.Api, FunctionName.Worker];
+
+/**
+ * SST's `nodejs` build settings per function (esm and minified are SST's defaults). The API splits
+ * its bundle so the Kubernetes client, imported only by the routes that need the cluster, is a
+ * chunk of its own loaded on first use instead of at every cold start (`npm run bench:bundle`).
+ */
+export const bundling = {
+  // The console reads htmx from its npm package when the app starts: installed beside the bundle.
+  api: { splitting: true, install: ['htmx.org'] },
+  webhook: { splitting: false },
+  worker: { splitting: false },
+} as const;
+
+/** CloudWatch namespace of the service's own metrics (embedded metric format, docs/runbooks.md). */
+export const metricsNamespace = 'PreviewCompositionService';

@@ -2,7 +2,7 @@ import { defineStage } from './schema.ts';
 
 export default defineStage({
   region: 'eu-west-1',
-  eksClusterName: 'staging',
+  eksClusterName: 'change-me',
   previewDomain: 'preview.example.com',
   authMode: 'token',
 });

@@ -30,9 +30,44 @@ export const StageSettings = v.strictObject({
   authSettings: v.optional(v.record(v.string(), v.unknown()), {}),
   /** Keep the table (and its data) when the stage is removed. */
   retainData: v.optional(v.boolean(), true),
+  /**
+   * The operator's SNS topics that baselines publish to (catalog `messaging.topics`): message
+   * isolation subscribes preview queues to these and only these. Names, `*` for any run of characters.
+   */
+  messageTopics: v.optional(
+    v.array(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_*-]{1,256}$/, 'an SNS topic name'))),
+    [],
+  ),
+  /** Where the alarms (docs/runbooks.md) are mailed; without it they notify the Alarms topic only. */
+  alarmEmail: v.optional(v.pipe(v.string(), v.email())),
 });
 export type StageSettings = v.InferOutput<typeof StageSettings>;
 
 export function defineStage(input: v.InferInput<typeof StageSettings>): StageSettings {
   return v.parse(StageSettings, input);
+}
+
+/** Names that mark a value as not filled in yet: the examples the repository ships. */
+const placeholderDomain = /(^|\.)(example\.(com|org|net)|example|test|invalid|localhost)$/;
+const placeholderClusterNames = new Set(['change-me', 'example', 'my-cluster']);
+
+/** The stage whose settings must be real: no example domain, no placeholder cluster name. */
+const productionStage = 'production';
+
+/**
+ * Why these settings cannot be deployed to this stage (empty when they can). Only the production
+ * stage is strict: a staging stage on an example domain still answers on its API URL.
+ */
+export function deployProblems(stage: string, settings: StageSettings): string[] {
+  if (stage !== productionStage) return [];
+  return [
+    ...(placeholderDomain.test(settings.previewDomain)
+      ? [`previewDomain "${settings.previewDomain}" is a placeholder: set the domain previews answer on`]
+      : []),
+    ...(placeholderClusterNames.has(settings.eksClusterName)
+      ? [
+          `eksClusterName "${settings.eksClusterName}" is a placeholder: set the EKS cluster running the baselines`,
+        ]
+      : []),
+  ];
 }

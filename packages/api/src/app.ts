@@ -1,3 +1,4 @@
+import { consoleApp } from '@svc/console';
 import {
   Auth,
   type Builds,
@@ -14,11 +15,12 @@ import {
 } from '@svc/core';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { authenticate } from './auth.ts';
+import { authenticate, browserAuth } from './auth.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
 import { authServer, authWarning } from './auth-server.ts';
 import type { AppEnv } from './env.ts';
 import { probeDependencies } from './health.ts';
+import { type McpSettings, mcpEndpoint } from './mcp.ts';
 import { openApiDocument } from './openapi.ts';
 import { onError, problemResponse } from './problem.ts';
 import { createRegistry, type RouteSpec } from './registry.ts';
@@ -54,6 +56,8 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   cursors: Cursors;
   /** Release and commit reported by `/version`. */
   build?: { release: string; commit: string };
+  /** The agent endpoint `/mcp`. */
+  mcp: McpSettings;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
@@ -142,8 +146,17 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   installationRoutes(registry, deps);
   forgeRoutes(registry, deps);
 
+  app.route('/console', consoleApp({ ...deps, browser: browserAuth(authDeps) }));
+  app.get('/', (c) => c.redirect('/console/compositions', 302));
+
   const document = openApiDocument(registry.routes, { version: release.release });
   app.get('/v1/openapi.json', (c) => c.json(document));
+
+  mcpEndpoint(app, {
+    auth: authDeps,
+    settings: deps.mcp,
+    version: release.release,
+  });
 
   app.notFound((c) => {
     const allowed = registry.allowed(c.req.path);

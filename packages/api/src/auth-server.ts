@@ -222,14 +222,16 @@ export function authServer(app: Hono<AppEnv>, deps: AuthDeps & { provider: Ident
   app.post('/auth/logout', async (c) => {
     requireSignInMode();
     const current = await liveSession(c);
+    const fields = c.req.header('content-type')?.startsWith('application/x-www-form-urlencoded')
+      ? await form(c)
+      : {};
     if (current) {
-      const fields = c.req.header('content-type')?.startsWith('application/x-www-form-urlencoded')
-        ? await form(c)
-        : {};
       requireCsrf(deps, c, current.secret, fields.csrf_token);
       await Auth.endSession(flows, current.secret);
     }
     deleteCookie(c, sessionCookie, cookieOptions);
+    // A sign-out form of the console names the page to land on.
+    if (fields.return_to) return c.redirect(safeReturnTo(fields.return_to), 303);
     return c.body(null, 204);
   });
 

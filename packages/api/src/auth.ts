@@ -3,6 +3,8 @@
  * accepts (a bearer token, a session cookie, the shared token, or nothing) into one core Identity,
  * refuses cookie-authenticated changes without CSRF proof, and rate-limits changes per identity.
  */
+
+import type { BrowserAuth } from '@svc/console';
 import { Auth, type Clock, ErrorCode, ProblemError } from '@svc/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
@@ -40,16 +42,20 @@ export function expectedOrigin(deps: AuthDeps, c: Context): string {
   return configured ?? new URL(c.req.url).origin;
 }
 
-/** A cookie-authenticated change must come from our own pages: same-origin `Origin` and the session's CSRF token. */
-export function requireCsrf(deps: AuthDeps, c: Context, sessionSecret: string, formToken?: string): void {
+function requireSameOrigin(deps: AuthDeps, c: Context): void {
   const origin = c.req.header('origin');
-  const token = c.req.header('x-csrf-token') ?? formToken;
   if (!origin || origin !== expectedOrigin(deps, c)) {
     throw new ProblemError(
       ErrorCode.CsrfRejected,
       'A signed-in browser change needs a same-origin Origin header.',
     );
   }
+}
+
+/** A cookie-authenticated change must come from our own pages: same-origin `Origin` and the session's CSRF token. */
+export function requireCsrf(deps: AuthDeps, c: Context, sessionSecret: string, formToken?: string): void {
+  requireSameOrigin(deps, c);
+  const token = c.req.header('x-csrf-token') ?? formToken;
   if (!token || !Auth.sameSecret(token, Auth.csrfTokenOf(sessionSecret))) {
     throw new ProblemError(
       ErrorCode.CsrfRejected,
@@ -73,7 +79,15 @@ async function bearerIdentity(deps: AuthDeps, token: string): Promise<Auth.Ident
   return null;
 }
 
-async function identify(deps: AuthDeps, c: Context<AppEnv>): Promise<Auth.Identity> {
+/**
+ * Who the request is. `cookies: false` (the MCP endpoint) accepts no session cookie: a browser's
+ * ambient credential then authorizes nothing there.
+ */
+export async function identify(
+  deps: AuthDeps,
+  c: Context<AppEnv>,
+  options: { cookies: boolean } = { cookies: true },
+): Promise<Auth.Identity> {
   const { settings } = deps;
   if (settings.mode === Auth.AuthMode.Dev) return Auth.devIdentity;
   if (settings.mode === Auth.AuthMode.Anonymous) return Auth.anonymousIdentity(settings.grants);
@@ -84,7 +98,8 @@ async function identify(deps: AuthDeps, c: Context<AppEnv>): Promise<Auth.Identi
     if (!identity) throw unauthenticated();
     return identity;
   }
-  const session = Auth.signInModes.includes(settings.mode) ? getCookie(c, sessionCookie, 'host') : undefined;
+  const cookies = options.cookies && Auth.signInModes.includes(settings.mode);
+  const session = cookies ? getCookie(c, sessionCookie, 'host') : undefined;
   if (session) {
     const identity = await Auth.sessionIdentity(signInDeps(deps), session);
     if (!identity) throw unauthenticated();
@@ -94,22 +109,54 @@ async function identify(deps: AuthDeps, c: Context<AppEnv>): Promise<Auth.Identi
   throw unauthenticated();
 }
 
+async function limitChanges(deps: AuthDeps, identity: Auth.Identity): Promise<void> {
+  if (deps.settings.mode === Auth.AuthMode.Dev) return;
+  await Auth.enforceRateLimit(
+    deps.rateLimiter,
+    {
+      key: `changes\n${identity.subject}`,
+      limit: deps.settings.limits.mutations_per_minute,
+      windowSeconds: 60,
+      what: 'changes',
+    },
+    deps.clock.now(),
+  );
+}
+
 export function authenticate(deps: AuthDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const identity = await identify(deps, c);
     c.set('identity', identity);
-    if (mutating.has(c.req.method) && deps.settings.mode !== Auth.AuthMode.Dev) {
-      await Auth.enforceRateLimit(
-        deps.rateLimiter,
-        {
-          key: `changes\n${identity.subject}`,
-          limit: deps.settings.limits.mutations_per_minute,
-          windowSeconds: 60,
-          what: 'changes',
-        },
-        deps.clock.now(),
-      );
-    }
+    if (mutating.has(c.req.method)) await limitChanges(deps, identity);
     return next();
+  };
+}
+
+/**
+ * The console's browsers, identified as `/v1` identifies them: the session cookie in password and
+ * oidc modes, the mode's one identity in dev and anonymous modes, nobody in bearer-only modes.
+ * Their changes (form posts) pass the same CSRF and rate-limit checks as cookie-authenticated API calls.
+ */
+export function browserAuth(deps: AuthDeps): BrowserAuth {
+  const { settings } = deps;
+  const sessionSecret = (c: Context) =>
+    Auth.signInModes.includes(settings.mode) ? getCookie(c, sessionCookie, 'host') : undefined;
+  return {
+    mode: settings.mode,
+    async viewer(c) {
+      if (settings.mode === Auth.AuthMode.Dev) return { identity: Auth.devIdentity, csrfToken: null };
+      if (settings.mode === Auth.AuthMode.Anonymous) {
+        return { identity: Auth.anonymousIdentity(settings.grants), csrfToken: null };
+      }
+      const secret = sessionSecret(c);
+      const identity = secret ? await Auth.sessionIdentity(signInDeps(deps), secret) : null;
+      return identity && secret ? { identity, csrfToken: Auth.csrfTokenOf(secret) } : null;
+    },
+    async guardChange(c, identity, formToken) {
+      const secret = sessionSecret(c);
+      if (secret) requireCsrf(deps, c, secret, formToken);
+      else requireSameOrigin(deps, c);
+      await limitChanges(deps, identity);
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { dynamodbCheck, runtimeFromEnvironment, sqsCheck } from '@svc/aws';
-import { Auth, Forge } from '@svc/core';
+import { Auth, Forge, type MetricsSink, observedCompositionStore } from '@svc/core';
 import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
-import { clusterFromEnvironment } from '@svc/kube';
+import { lazyClusterFromEnvironment } from '@svc/kube/lazy';
 import { type AppDeps, createApp } from './app.ts';
 import { openIdProvider } from './auth-oidc.ts';
 
@@ -12,21 +12,30 @@ import { openIdProvider } from './auth-oidc.ts';
  */
 export function appFromEnvironment(
   env: Record<string, string | undefined>,
-  options: { allowDev: boolean },
+  options: {
+    allowDev: boolean;
+    /** Where log lines go; JSON on stdout by default. */
+    log?: (entry: Record<string, unknown>) => void;
+    /** Reports accepted compositions (the Lambda entry's embedded metrics). */
+    metrics?: MetricsSink;
+  },
 ): ReturnType<typeof createApp> {
   const auth = Auth.parseAuthSettings(env, options);
   const runtime = runtimeFromEnvironment(env);
-  const cluster = clusterFromEnvironment(env);
+  const cluster = lazyClusterFromEnvironment(env);
   const forge = forgeWiring(gitHubAppFromEnvironment(env));
   const deps: AppDeps = {
     ...runtime.stores,
+    compositions: options.metrics
+      ? observedCompositionStore(runtime.stores.compositions, options.metrics)
+      : runtime.stores.compositions,
     forge: forge.forge,
     forgeSettings: Forge.defaultForgeSettings,
     forgeConfiguration: forge.configuration,
     clock: runtime.clock,
     previewUrl: runtime.previewUrl,
     cluster,
-    log: (entry) => console.log(JSON.stringify(entry)),
+    log: options.log ?? ((entry) => console.log(JSON.stringify(entry))),
     auth,
     ...(auth.mode === Auth.AuthMode.Oidc ? { identityProvider: openIdProvider(auth) } : {}),
     health: [
@@ -35,6 +44,8 @@ export function appFromEnvironment(
       cluster.health,
     ],
     build: { release: env.SVC_RELEASE ?? 'dev', commit: env.SVC_COMMIT ?? 'unknown' },
+    // The installation's secret (checked by runtimeFromEnvironment): every instance derives the same key.
+    mcp: { secret: env.CURSOR_KEY ?? '' },
   };
   return createApp(deps);
 }

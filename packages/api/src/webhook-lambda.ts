@@ -1,18 +1,28 @@
 /** AWS Lambda entry of the webhook (its own function URL): only POST /webhooks/forge, nothing else wired. */
-import { runtimeFromEnvironment } from '@svc/aws';
-import { Forge } from '@svc/core';
-import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
+import { embeddedMetricsSink, lambdaLog, runtimeFromEnvironment } from '@svc/aws';
+import { Forge, ServiceMetric } from '@svc/core';
+import { webhookSecretsFromEnvironment, webhookVerifier } from '@svc/github';
 import { handle } from 'hono/aws-lambda';
 import { createWebhookApp } from './webhook.ts';
 
 const runtime = runtimeFromEnvironment(process.env);
+const verifier = (secrets: ReturnType<typeof webhookSecretsFromEnvironment>) =>
+  secrets ? webhookVerifier(secrets) : null;
+const metrics = embeddedMetricsSink('webhook');
 const app = createWebhookApp({
   forgeStore: runtime.stores.forgeStore,
   jobs: runtime.stores.jobs,
   clock: runtime.clock,
   forgeSettings: Forge.defaultForgeSettings,
-  log: (entry) => console.log(JSON.stringify(entry)),
-  verify: forgeWiring(gitHubAppFromEnvironment(process.env)).verify,
+  log: lambdaLog('webhook'),
+  verify: verifier(webhookSecretsFromEnvironment(process.env)),
 });
+const serve = handle(app);
 
-export const handler = handle(app);
+/** Deliveries stored (202) and refused for their signature (401): the webhook alarms read these. */
+export const handler: typeof serve = async (event, context) => {
+  const response = await serve(event, context);
+  if (response.statusCode === 202) metrics.count(ServiceMetric.WebhookDeliveriesAccepted);
+  if (response.statusCode === 401) metrics.count(ServiceMetric.WebhookDeliveriesRejected);
+  return response;
+};

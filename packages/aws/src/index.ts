@@ -9,6 +9,7 @@ export * from './frontend-store.ts';
 export * from './idempotency-store.ts';
 export * from './job-queue.ts';
 export * as Keys from './keys.ts';
+export * from './lambda-output.ts';
 export * from './messaging.ts';
 export * from './stores.ts';
 export * from './table.ts';

@@ -14,7 +14,12 @@ import { build } from 'esbuild';
 const cliDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outFile = join(cliDir, 'dist', 'svc.js');
 const stampFile = join(cliDir, 'dist', 'inputs.sha256');
-const inputDirs = [join(cliDir, 'src'), join(cliDir, '..', 'core', 'src'), join(cliDir, 'scripts')];
+const inputDirs = [
+  join(cliDir, 'src'),
+  join(cliDir, '..', 'core', 'src'),
+  join(cliDir, '..', 'mcp', 'src'),
+  join(cliDir, 'scripts'),
+];
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -18,7 +18,11 @@ export interface Context {
   /** A client that never sends a credential: the OAuth endpoints (`/auth/*`). */
   readonly anonymousHttp: HttpClient;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** The credential spec 5.6 selects; read on first use. */
+  /**
+   * The credential spec 5.6 selects; read on first use, and again once a saved login's access token
+   * is due for refresh, so a long-running command (svc mcp) keeps working. Concurrent requests
+   * share one resolution: a refresh token is spent once.
+   */
   credential(): Promise<Credential>;
   readonly http: HttpClient;
   /** Human hints: stderr, never stdout. */
@@ -55,6 +59,7 @@ function requestTimeout(env: Readonly<Record<string, string | undefined>>): numb
 export function createContext(env: Readonly<Record<string, string | undefined>>): Context {
   const apiUrl = apiUrlFrom(env);
   let credential: Promise<Credential> | undefined;
+  let renewAt: number | null = null;
   const anonymousHttp = httpClient({
     baseUrl: apiUrl,
     timeoutSeconds: requestTimeout(env),
@@ -65,9 +70,22 @@ export function createContext(env: Readonly<Record<string, string | undefined>>)
     anonymousHttp,
     env,
     credential: () => {
-      credential ??= resolveCredential(env, apiUrl, (refreshToken) =>
-        refreshLogin(anonymousHttp, refreshToken),
-      );
+      if (credential === undefined || (renewAt !== null && Date.now() >= renewAt)) {
+        renewAt = null;
+        const resolving = resolveCredential(env, apiUrl, (refreshToken) =>
+          refreshLogin(anonymousHttp, refreshToken),
+        );
+        credential = resolving;
+        resolving.then(
+          (resolved) => {
+            renewAt = resolved.renewAt;
+          },
+          () => {
+            // A failed resolution is answered to its callers, then tried afresh by the next.
+            if (credential === resolving) credential = undefined;
+          },
+        );
+      }
       return credential;
     },
     http: httpClient({

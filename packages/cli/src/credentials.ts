@@ -22,6 +22,8 @@ export interface Credential {
   token: string | null;
   /** The token file, when that is the source. */
   file: string | null;
+  /** When a long-running command (svc mcp) must resolve it again: a saved login's refresh time; null never. */
+  renewAt: number | null;
 }
 
 /** One server's saved login. Access tokens last 15 minutes; the refresh token up to 30 days. */
@@ -79,19 +81,20 @@ export async function resolveCredential(
     if (!tokenShape.test(token)) {
       throw invalidEnvironment('SVC_API_TOKEN_FILE', `${file} must hold one token of printable characters`);
     }
-    return { source: CredentialSource.TokenFile, token, file };
+    return { source: CredentialSource.TokenFile, token, file, renewAt: null };
   }
   const token = env.SVC_API_TOKEN?.trim();
   if (token) {
     if (!tokenShape.test(token)) {
       throw invalidEnvironment('SVC_API_TOKEN', 'must be one token of printable characters, no spaces');
     }
-    return { source: CredentialSource.Token, token, file: null };
+    return { source: CredentialSource.Token, token, file: null, renewAt: null };
   }
   const saved = await readSavedLogin(env, apiUrl);
   if (saved) {
-    if (Date.parse(saved.access_token_expires_at) - refreshMarginMs > Date.now()) {
-      return { source: CredentialSource.SavedLogin, token: saved.access_token, file: null };
+    const renewAt = Date.parse(saved.access_token_expires_at) - refreshMarginMs;
+    if (renewAt > Date.now()) {
+      return { source: CredentialSource.SavedLogin, token: saved.access_token, file: null, renewAt };
     }
     const refreshable =
       saved.refresh_token !== null &&
@@ -119,9 +122,14 @@ export async function resolveCredential(
       );
     }
     await saveLogin(env, apiUrl.origin, renewed);
-    return { source: CredentialSource.SavedLogin, token: renewed.access_token, file: null };
+    return {
+      source: CredentialSource.SavedLogin,
+      token: renewed.access_token,
+      file: null,
+      renewAt: Date.parse(renewed.access_token_expires_at) - refreshMarginMs,
+    };
   }
-  return { source: CredentialSource.None, token: null, file: null };
+  return { source: CredentialSource.None, token: null, file: null, renewAt: null };
 }
 
 /** The saved login for this server's origin, or null. Refuses a file others can read. */

@@ -4,6 +4,7 @@
  * (the last status of a `wait` that timed out). `main` prints it as one JSON line on stderr —
  * advice for the person or agent, never a stack trace.
  */
+import type { FieldError, ProblemBody } from '@svc/core';
 
 export const ExitCode = {
   Ok: 0,
@@ -28,23 +29,11 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-export interface FieldProblem {
-  /** The flag (`--ttl`), argument (`<id>`), variable (`SVC_API_URL`) or JSON pointer at fault. */
-  path: string;
-  message: string;
-}
+/** The flag (`--ttl`), argument (`<id>`), variable (`SVC_API_URL`) or JSON pointer at fault, and why. */
+export type FieldProblem = FieldError;
 
 /** What goes to stderr: the server's problem as received, or a local one of the same shape. */
-export interface Problem {
-  type: string;
-  title: string;
-  /** The HTTP status for server problems; null for problems found before or without an answer. */
-  status: number | null;
-  detail: string;
-  code: string;
-  errors: FieldProblem[];
-  [extra: string]: unknown;
-}
+export type Problem = ProblemBody;
 
 /** Codes of problems the CLI finds itself; each is described in docs/cli.md. */
 export const LocalCode = {

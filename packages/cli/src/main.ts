@@ -70,7 +70,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     command = target;
     const { flags, args } = parseCommandLine(target, rest);
     const output = await target.run({ flags, args, context: createContext(env) });
-    writeJson(output);
+    // A command that spoke on stdout itself (svc mcp) has no result to print.
+    if (output !== undefined) writeJson(output);
     return ExitCode.Ok;
   } catch (error) {
     if (error instanceof CliError) {

@@ -12,6 +12,21 @@ export interface FieldError {
   code?: string;
 }
 
+/**
+ * The problem+json body (RFC 9457) the API answers with. Clients (the CLI, the MCP adapter)
+ * describe the failures they find themselves in the same shape.
+ */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  /** The HTTP status; null for a problem a client found before, or without, an answer. */
+  status: number | null;
+  detail: string;
+  code: string;
+  errors: FieldError[];
+  [extra: string]: unknown;
+}
+
 export const ErrorCode = {
   MalformedJson: 'malformed_json',
   InvalidQuery: 'invalid_query',

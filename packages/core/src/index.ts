@@ -8,7 +8,7 @@
  */
 export * as Auth from './auth/index.ts';
 export * as Builds from './builds/index.ts';
-export { sha256 } from './canonical.ts';
+export { contentHash, sha256 } from './canonical.ts';
 export * as Catalog from './catalog/index.ts';
 export { addSeconds, type Clock, systemClock } from './clock.ts';
 export * as Cluster from './cluster/index.ts';
@@ -20,7 +20,9 @@ export {
   DependencyUnavailableError,
   ErrorCode,
   errorCatalog,
+  type FieldError,
   outwardCause,
+  type ProblemBody,
   ProblemError,
   validationFailed,
 } from './errors.ts';
@@ -45,5 +47,6 @@ export {
   pageSchema,
 } from './paging.ts';
 export * as Resources from './resources.ts';
+export { type MetricsSink, observedCompositionStore, ServiceMetric } from './service-metrics.ts';
 export { bodyLimits, bodyProblems, parseFields } from './validation.ts';
 export * as Verification from './verification/index.ts';

@@ -1,2 +1,3 @@
-export { gitHubAppFromEnvironment } from './settings.ts';
+export { gitHubAppFromEnvironment, webhookSecretsFromEnvironment } from './settings.ts';
+export { webhookVerifier } from './signature.ts';
 export { forgeWiring } from './wiring.ts';

@@ -37,3 +37,28 @@ export function gitHubAppFromEnvironment(env: Record<string, string | undefined>
   }
   return parsed.output;
 }
+
+const WebhookSecrets = v.object({
+  current: GitHubAppSettings.entries.webhookSecret,
+  previous: GitHubAppSettings.entries.previousWebhookSecret,
+});
+export type WebhookSecrets = v.InferOutput<typeof WebhookSecrets>;
+
+/**
+ * Only what checks a delivery's signature: `FORGE_WEBHOOK_SECRET` (and `…_PREVIOUS`); null when
+ * unset. The webhook function gets these and not the app's private key, which it never needs.
+ */
+export function webhookSecretsFromEnvironment(
+  env: Record<string, string | undefined>,
+): WebhookSecrets | null {
+  if (!env.FORGE_WEBHOOK_SECRET) return null;
+  const parsed = v.safeParse(WebhookSecrets, {
+    current: env.FORGE_WEBHOOK_SECRET,
+    ...(env.FORGE_WEBHOOK_SECRET_PREVIOUS ? { previous: env.FORGE_WEBHOOK_SECRET_PREVIOUS } : {}),
+  });
+  if (!parsed.success) {
+    const names = parsed.issues.map((issue) => issue.path?.map((p) => String(p.key)).join('.') ?? '?');
+    throw new Error(`invalid webhook secrets: ${[...new Set(names)].join(', ')}`);
+  }
+  return parsed.output;
+}

@@ -113,6 +113,8 @@ Preview Composition Service is running (${Math.round(performance.now() - started
 
   API              ${stack.apiUrl}   (auth mode: ${authBanner(authMode)})
   Health           ${stack.apiUrl}/healthz
+  Web console      ${stack.apiUrl}/console
+  MCP for agents   npx svc mcp   (stdio), or ${stack.apiUrl}/mcp (Streamable HTTP); see docs/mcp.md
   Preview gateway  http://<composition-id>.preview.localhost:${gatewayPort}/
   Kubernetes API   ${stack.clusterUrl}   (kubectl --kubeconfig ${stateDir}/kubeconfig get pods -n staging)
   Local forge      ${stack.forge?.url}   (GitHub stand-in: the app is installed on ${demoRepository})

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, createWebhookApp, listenNode, openIdProvider } from '@svc/api';
@@ -221,6 +222,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ],
       forgeConfiguration: forge.configuration,
       ...(options.build ? { build: options.build } : {}),
+      // One API process: a secret of its own for the agents' confirmations.
+      mcp: { secret: randomBytes(32).toString('base64url') },
     });
     // Locally the webhook is mounted on the API's server; on AWS it is a function of its own.
     const webhook = createWebhookApp({ ...services, verify: forge.verify });

@@ -1,6 +1,12 @@
 /** AWS Lambda entry of the worker: the job queue's event source and the schedules' target. */
-import { runtimeFromEnvironment, snsSqsMessaging } from '@svc/aws';
-import { Forge } from '@svc/core';
+import {
+  embeddedMetricsSink,
+  lambdaLog,
+  runtimeFromEnvironment,
+  snsSqsMessaging,
+  stdoutLine,
+} from '@svc/aws';
+import { Forge, observedCompositionStore } from '@svc/core';
 import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
 import { clusterFromEnvironment } from '@svc/kube';
 import { defaultWorkerSettings } from './deps.ts';
@@ -10,9 +16,11 @@ import { httpProbe } from './prober.ts';
 import { sweeps } from './sweeps.ts';
 
 const runtime = runtimeFromEnvironment();
-const log = (entry: Record<string, unknown>) => console.log(JSON.stringify(entry));
+const log = lambdaLog('worker');
+const metrics = embeddedMetricsSink('worker');
 const deps = {
   ...runtime.stores,
+  compositions: observedCompositionStore(runtime.stores.compositions, metrics),
   clock: runtime.clock,
   previewUrl: runtime.previewUrl,
   forge: forgeWiring(gitHubAppFromEnvironment(process.env)).forge,
@@ -22,7 +30,14 @@ const deps = {
   probe: httpProbe(),
   settings: defaultWorkerSettings,
   log,
-  metrics: embeddedMetrics(),
+  // Straight to stdout, as the JSON log format requires of embedded metrics (packages/aws lambda-output).
+  metrics: embeddedMetrics(stdoutLine),
 };
 
-export const handler = lambdaHandler(deps, runtime.clients.sqs, runtime.names.jobQueueUrl, sweeps(deps));
+export const handler = lambdaHandler(
+  deps,
+  runtime.clients.sqs,
+  runtime.names.jobQueueUrl,
+  sweeps(deps),
+  metrics,
+);

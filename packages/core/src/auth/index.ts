@@ -1,4 +1,4 @@
-export { authorize, Grant, type Permission, permissionNames, permissionRule } from './access.ts';
+export { authorize, Grant, GrantRole, type Permission, permissionNames, permissionRule } from './access.ts';
 export { type AuditEvent, AuditEventList, type AuditStore, auditRetentionDays } from './audit.ts';
 export {
   AuthMode,

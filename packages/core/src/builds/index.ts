@@ -9,6 +9,7 @@ export {
 export {
   type BuildDeps,
   publish,
+  ResolveSourceQuery,
   resolveSource,
   type SourceResolution,
   SourceResolutionView,

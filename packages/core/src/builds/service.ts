@@ -87,7 +87,7 @@ export async function publish(
 
 const commitPattern = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
 
-const ResolveSourceQuery = v.object({
+export const ResolveSourceQuery = v.object({
   repository: PublishBuildBody.entries.repository,
   component: ResourceName,
   ref: PublishBuildBody.entries.ref,

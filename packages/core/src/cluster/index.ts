@@ -17,4 +17,5 @@ export {
   forkService,
   meshRoute,
   ownerReference,
+  routingBaggage,
 } from './render.ts';

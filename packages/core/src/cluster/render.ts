@@ -20,6 +20,11 @@ import {
 /** The W3C baggage entry that carries the routing key. */
 const routingKeyName = 'preview-route';
 
+/** The `baggage` entry a request carries to be routed to composition `id`'s forks. */
+export function routingBaggage(id: string): string {
+  return `${routingKeyName}=${id}`;
+}
+
 /** Forks keep at least one pod serving while a new image rolls out; a failed rollout leaves the old one. */
 const forkProgressDeadlineSeconds = 120;
 
@@ -211,7 +216,7 @@ export function publicRoute(input: {
           filters: [
             {
               type: 'RequestHeaderModifier',
-              requestHeaderModifier: { add: [{ name: 'baggage', value: `${routingKeyName}=${input.id}` }] },
+              requestHeaderModifier: { add: [{ name: 'baggage', value: routingBaggage(input.id) }] },
             },
           ],
           backendRefs: [{ name: backend, port: service.port }],

@@ -1,4 +1,5 @@
 export { authorizeUrl, Browser, formOf, pkce, tokenRequest } from './browser.ts';
+export { launchChromium } from './chromium.ts';
 export { type TestClock, testClock } from './clock.ts';
 export {
   startTestStack,

@@ -1,0 +1,42 @@
+import { ServiceMetric } from '@svc/core';
+import { describe, expect, it } from 'vitest';
+import { embeddedMetricsSink, lambdaLog, metricsNamespace } from './lambda-output.ts';
+
+describe('Lambda output', () => {
+  it('writes one JSON object a line with the service, level and trace id', () => {
+    const lines: string[] = [];
+    process.env._X_AMZN_TRACE_ID = 'Root=1-5759e988-bd862e3fe1be46a994272793';
+    try {
+      lambdaLog('worker', (line) => lines.push(line))({
+        level: 'warn',
+        msg: 'job failed',
+        composition_id: 'c-1',
+      });
+    } finally {
+      delete process.env._X_AMZN_TRACE_ID;
+    }
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+      level: 'warn',
+      service: 'worker',
+      msg: 'job failed',
+      composition_id: 'c-1',
+      trace_id: 'Root=1-5759e988-bd862e3fe1be46a994272793',
+    });
+  });
+
+  it('writes metrics in the embedded metric format, dimensioned by service', () => {
+    const lines: string[] = [];
+    const sink = embeddedMetricsSink('api', (line) => lines.push(line));
+    sink.milliseconds(ServiceMetric.RolloutDuration, 1234);
+    const line = JSON.parse(lines[0] ?? '');
+    expect(line._aws.CloudWatchMetrics).toEqual([
+      {
+        Namespace: metricsNamespace,
+        Dimensions: [['service']],
+        Metrics: [{ Name: 'RolloutDuration', Unit: 'Milliseconds' }],
+      },
+    ]);
+    expect(line).toMatchObject({ service: 'api', RolloutDuration: 1234 });
+  });
+});

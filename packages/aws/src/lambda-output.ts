@@ -1,0 +1,59 @@
+/**
+ * Log lines and metrics of a function on Lambda. Both are JSON written straight to stdout, one
+ * object a line: with the functions' JSON log format (infra/functions.ts) Lambda wraps what
+ * `console` prints in an object of its own, which would hide our fields from Logs Insights and
+ * keep CloudWatch from reading the embedded metric format.
+ */
+import type { MetricsSink } from '@svc/core';
+
+/** CloudWatch namespace of the service's metrics; alarms name it (infra/settings.ts). */
+export const metricsNamespace = 'PreviewCompositionService';
+
+export const stdoutLine = (line: string) => {
+  process.stdout.write(`${line}\n`);
+};
+
+/**
+ * A log function for `service` (api, worker, webhook): each line has its time, level, the service
+ * and the X-Ray trace id of the invocation, which ties it to the trace across API, queue and worker.
+ */
+export function lambdaLog(service: string, write: (line: string) => void = stdoutLine) {
+  return (entry: Record<string, unknown>) =>
+    write(
+      JSON.stringify({
+        timestamp: new Date().toISOString(),
+        level: 'info',
+        service,
+        trace_id: process.env._X_AMZN_TRACE_ID ?? null,
+        ...entry,
+      }),
+    );
+}
+
+/** Metrics in CloudWatch's embedded metric format, one line each, with a `service` dimension. */
+export function embeddedMetricsSink(
+  service: string,
+  write: (line: string) => void = stdoutLine,
+): MetricsSink {
+  const emit = (metric: string, unit: 'Count' | 'Milliseconds', value: number) =>
+    write(
+      JSON.stringify({
+        _aws: {
+          Timestamp: Date.now(),
+          CloudWatchMetrics: [
+            {
+              Namespace: metricsNamespace,
+              Dimensions: [['service']],
+              Metrics: [{ Name: metric, Unit: unit }],
+            },
+          ],
+        },
+        service,
+        [metric]: value,
+      }),
+    );
+  return {
+    count: (metric) => emit(metric, 'Count', 1),
+    milliseconds: (metric, value) => emit(metric, 'Milliseconds', value),
+  };
+}

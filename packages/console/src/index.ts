@@ -1,0 +1,2 @@
+export { consoleApp } from './app.ts';
+export type { BrowserAuth } from './context.ts';

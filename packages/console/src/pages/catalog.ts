@@ -1,0 +1,67 @@
+/** The catalog as the viewer may read it: projects, their components and baselines. */
+import { Catalog, maxPageSize } from '@svc/core';
+import { can } from '../access.ts';
+import type { Assets } from '../assets.ts';
+import type { ConsoleApp, ConsoleDeps } from '../context.ts';
+import { type Html, html } from '../html.ts';
+import { page } from '../layout.ts';
+import { render } from '../parts.ts';
+
+function projectSection(
+  project: Catalog.ProjectView,
+  components: Catalog.ComponentView[],
+  baselines: Catalog.BaselineView[],
+): Html {
+  return html`<section aria-labelledby=${`project-${project.name}`}>
+    <h2 id=${`project-${project.name}`}>${project.name}</h2>
+    <p class="hint">Catalog version ${project.version}, applied ${project.applied_at}; default baseline ${project.default_baseline}.</p>
+    <table>
+      <caption>Components</caption>
+      <thead><tr><th scope="col">Component</th><th scope="col">Workload</th><th scope="col">Port</th><th scope="col">Depends on</th><th scope="col">Resources</th><th scope="col">Revision</th></tr></thead>
+      <tbody>${components.map(
+        (c) => html`<tr>
+          <th scope="row">${c.name}</th>
+          <td><code>${c.workload.kind}/${c.workload.name}</code> (${c.workload.container})</td>
+          <td>${c.port}</td>
+          <td>${c.dependencies.length ? c.dependencies.join(', ') : '—'}</td>
+          <td>${c.resources.cpu_millicores} mCPU, ${c.resources.memory_mib} MiB</td>
+          <td>${c.revision}</td>
+        </tr>`,
+      )}</tbody>
+    </table>
+    ${baselines.map(
+      (b) => html`<table>
+        <caption>Baseline ${b.name}: namespace <code>${b.namespace}</code> on ${b.cluster}, previews at <code>*.${b.preview_domain}</code>, entry ${b.entry_component}${b.messaging ? ', messaging set up' : ''}</caption>
+        <thead><tr><th scope="col">Component</th><th scope="col">Baseline image</th><th scope="col">Replicas</th></tr></thead>
+        <tbody>${Object.entries(b.components)
+          .sort(([x], [y]) => x.localeCompare(y))
+          .map(
+            ([name, component]) =>
+              html`<tr><th scope="row">${name}</th><td><code>${component.image}</code></td><td>${component.replicas}</td></tr>`,
+          )}</tbody>
+      </table>`,
+    )}
+  </section>`;
+}
+
+export function catalogPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): void {
+  app.get('/catalog', async (c) => {
+    const viewer = c.get('viewer');
+    const all = { limit: maxPageSize, after: null };
+    const projects = await Catalog.listProjects(deps, viewer.identity, all);
+    const sections = await Promise.all(
+      projects.items
+        .filter((p) => can(viewer.identity, 'catalog:read', p.name))
+        .map(async (p) => {
+          const [components, baselines] = await Promise.all([
+            Catalog.listComponents(deps, p.name, all),
+            Catalog.listBaselines(deps, p.name, all),
+          ]);
+          return projectSection(p, components.items, baselines.items);
+        }),
+    );
+    const body = html`<h1>Catalog</h1>
+      ${sections.length ? sections : html`<p>No project you may read is registered.</p>`}`;
+    return render(c, page(assets, { title: 'Catalog', section: 'catalog', viewer, body }));
+  });
+}

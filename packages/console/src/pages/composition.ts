@@ -1,0 +1,305 @@
+/**
+ * One composition: phase and reason, preview URL and curl line, TTL, components, owner, diagnosis,
+ * verification checks, events, and logs per component. The live part refreshes in place.
+ */
+import { Compositions, Insight, type ProblemError, type Verification } from '@svc/core';
+import { can } from '../access.ts';
+import type { Assets } from '../assets.ts';
+import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
+import { ago, curlCommand, phaseReason } from '../format.ts';
+import { logQuery } from '../forms.ts';
+import { type Html, html } from '../html.ts';
+import { base, page } from '../layout.ts';
+import {
+  asProblem,
+  badge,
+  countdown,
+  freshnessBadge,
+  owner,
+  phaseBadge,
+  problemNotice,
+  readyBadge,
+  render,
+  statusBadge,
+} from '../parts.ts';
+
+const refreshEvery = '2s';
+const finished: readonly Compositions.Phase[] = [Compositions.Phase.Destroying, Compositions.Phase.Destroyed];
+
+interface Live {
+  view: Compositions.CompositionView;
+  diagnosis: Insight.DiagnosisView;
+  events: Compositions.CompositionEvent[];
+  checks: Verification.CheckView[];
+}
+
+async function readLive(deps: ConsoleDeps, viewer: Viewer, id: string): Promise<Live> {
+  const view = await Compositions.get(deps, viewer.identity, id);
+  const page = { limit: 50, after: null };
+  const [diagnosis, events, checks] = await Promise.all([
+    Insight.diagnose(deps, viewer.identity, id),
+    Compositions.listEvents(deps, viewer.identity, id, page),
+    Insight.listVerification(deps, viewer.identity, id, { limit: 10, after: null }),
+  ]);
+  return { view, diagnosis, events: events.items, checks: checks.items };
+}
+
+function componentsTable(view: Compositions.CompositionView): Html {
+  const overridden = Object.entries(view.desired.images).map(([component, image]) => {
+    const observed = view.observed.components[component];
+    return html`<tr>
+      <th scope="row">${component}</th>
+      <td>${badge('busy', 'overridden')}</td>
+      <td><code>${image.image}</code>${image.build_id ? html`<br /><span class="hint">build ${image.build_id}</span>` : null}</td>
+      <td>${readyBadge(observed?.ready === true && observed.generation === view.generation)}</td>
+    </tr>`;
+  });
+  const inherited = view.desired.inherited.map(
+    (component) => html`<tr>
+      <th scope="row">${component}</th>
+      <td>${badge('idle', 'inherited')}</td>
+      <td class="hint">the baseline's</td>
+      <td class="hint">shared baseline</td>
+    </tr>`,
+  );
+  return html`<table>
+    <caption>Components</caption>
+    <thead><tr><th scope="col">Component</th><th scope="col">Source</th><th scope="col">Image</th><th scope="col">Readiness</th></tr></thead>
+    <tbody>${overridden}${inherited}</tbody>
+  </table>`;
+}
+
+function diagnosisSection(diagnosis: Insight.DiagnosisView): Html {
+  const v = diagnosis.verification;
+  return html`<section aria-labelledby="diagnosis-title">
+    <h2 id="diagnosis-title">Diagnosis</h2>
+    <dl class="facts">
+      <dt>State</dt><dd><strong data-diagnosis-state=${diagnosis.state}>${diagnosis.state}</strong></dd>
+      <dt>Verification</dt>
+      <dd>${statusBadge(v.status)} ${freshnessBadge(v.freshness)}
+        ${v.generation === null ? null : html` <span class="hint">generation ${v.generation}</span>`}
+        ${v.stale_reasons.length ? html`<span class="hint"> — ${v.stale_reasons.join('; ')}</span>` : null}</dd>
+      <dt>Cleanup</dt>
+      <dd>${diagnosis.cleanup.state}${diagnosis.cleanup.remaining?.length ? `: ${diagnosis.cleanup.remaining.join(', ')}` : ''}</dd>
+    </dl>
+    <h3>Blockers</h3>
+    ${
+      diagnosis.blockers.length
+        ? html`<ul>${diagnosis.blockers.map(
+            (b) =>
+              html`<li><code>${b.code}</code>${b.component ? html` <strong>${b.component}</strong>` : null}: ${b.message}</li>`,
+          )}</ul>`
+        : html`<p class="hint">None.</p>`
+    }
+    <h3>Notes</h3>
+    ${
+      diagnosis.notes.length
+        ? html`<ul>${diagnosis.notes.map((n) => html`<li><code>${n.code}</code>: ${n.message}</li>`)}</ul>`
+        : html`<p class="hint">None.</p>`
+    }
+  </section>`;
+}
+
+function checksSection(checks: Verification.CheckView[]): Html {
+  return html`<section aria-labelledby="checks-title">
+    <h2 id="checks-title">Verification checks</h2>
+    ${
+      checks.length === 0
+        ? html`<p class="hint">No check recorded yet.</p>`
+        : html`<table>
+            <thead><tr><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Freshness</th><th scope="col">Generation</th><th scope="col">Ran at (UTC)</th><th scope="col">Message</th></tr></thead>
+            <tbody>${checks.map(
+              (check) => html`<tr>
+                <td>${check.kind}</td>
+                <td>${statusBadge(check.status)}</td>
+                <td>${freshnessBadge(check.freshness)}${check.stale_reasons.length ? html`<br /><span class="hint">${check.stale_reasons.join('; ')}</span>` : null}</td>
+                <td>${check.generation}</td>
+                <td><time datetime=${check.ran_at}>${check.ran_at.replace('T', ' ').slice(0, 19)}</time></td>
+                <td>${check.message}</td>
+              </tr>`,
+            )}</tbody>
+          </table>`
+    }
+  </section>`;
+}
+
+function timeline(events: Compositions.CompositionEvent[], now: Date): Html {
+  return html`<section aria-labelledby="events-title">
+    <h2 id="events-title">Events</h2>
+    ${
+      events.length === 0
+        ? html`<p class="hint">No events.</p>`
+        : html`<ol class="timeline" reversed>${events.map(
+            (e) => html`<li>
+              <time datetime=${e.at} title=${e.at}>${ago(e.at, now)}</time>
+              <strong>${e.type}</strong> ${e.message}
+              <span class="hint"> — ${e.actor.subject}, generation ${e.generation}</span>
+            </li>`,
+          )}</ol>`
+    }
+  </section>`;
+}
+
+function liveSection(viewer: Viewer, live: Live, now: Date, forgeWebUrl: string): Html {
+  const { view } = live;
+  const url = view.endpoints.public.url;
+  const curlId = `curl-${view.id}`;
+  return html`<div
+    id="live"
+    hx-get=${`${base}/compositions/${view.id}/live`}
+    hx-trigger=${`every ${refreshEvery}`}
+    hx-swap="outerMorph"
+  >
+    ${actions(viewer, view)}
+    <section aria-labelledby="status-title">
+      <h2 id="status-title" class="visually-hidden">Status</h2>
+      <p aria-live="polite">
+        <span class="visually-hidden">Phase: </span>${phaseBadge(view.phase)}
+        <span data-reason="">${phaseReason(view)}</span>
+      </p>
+      <div class="columns">
+        <dl class="facts">
+          <dt>Project / baseline</dt><dd>${view.project} / ${view.baseline}</dd>
+          <dt>Owner</dt><dd>${owner(view.owner, forgeWebUrl)}</dd>
+          <dt>Generation</dt><dd>${view.generation} (observed ${view.observed_generation})</dd>
+          <dt>Expires in</dt><dd>${countdown(view.expires_at, now)} <span class="hint">(TTL ${view.ttl}, at ${view.expires_at})</span></dd>
+          <dt>Created</dt><dd><time datetime=${view.created_at}>${ago(view.created_at, now)}</time></dd>
+        </dl>
+        <dl class="facts">
+          <dt>Preview URL</dt>
+          <dd><a href=${url} data-preview-url="">${url}</a> ${readyBadge(view.endpoints.public.ready)}</dd>
+          <dt>With curl</dt>
+          <dd class="copy">
+            <pre id=${curlId}>${curlCommand(url, view.id)}</pre>
+            <button type="button" class="secondary" data-copy=${curlId} hidden>Copy</button>
+          </dd>
+        </dl>
+      </div>
+      ${componentsTable(view)}
+    </section>
+    ${diagnosisSection(live.diagnosis)}
+    ${checksSection(live.checks)}
+    ${timeline(live.events, now)}
+  </div>`;
+}
+
+function logsOutput(
+  component: string | null,
+  snapshot: Insight.LogSnapshot | null,
+  problem: ProblemError | null,
+): Html {
+  return html`<div id="logs-output" aria-live="polite">
+    ${problem ? problemNotice(problem) : null}
+    ${
+      snapshot
+        ? html`<p>${snapshot.message}${snapshot.truncated ? ' (truncated)' : ''}${snapshot.partial ? ' (partial)' : ''}</p>
+          ${
+            snapshot.streams.length === 0
+              ? html`<p class="hint">No pods to read.</p>`
+              : snapshot.streams.map(
+                  (s) => html`<h3 class="mono">${s.pod} / ${s.container}</h3>
+                    <pre data-logs=${component}>${s.text || '(no lines)'}</pre>`,
+                )
+          }`
+        : component
+          ? null
+          : html`<p class="hint">Choose a component to read its logs.</p>`
+    }
+  </div>`;
+}
+
+function logsSection(view: Compositions.CompositionView, query: Record<string, string>, output: Html): Html {
+  const components = [...Object.keys(view.desired.images), ...view.desired.inherited];
+  const chosen = query.component ?? '';
+  return html`<section id="logs" aria-labelledby="logs-title">
+    <h2 id="logs-title">Logs</h2>
+    <form
+      method="get"
+      action=${`${base}/compositions/${view.id}#logs`}
+      hx-get=${`${base}/compositions/${view.id}/logs`}
+      hx-target="#logs-output"
+      hx-swap="outerHTML"
+      class="filters"
+    >
+      <div>
+        <label for="logs-component">Component</label>
+        <select id="logs-component" name="component" required>
+          <option value="">Choose…</option>
+          ${components.map(
+            (c) =>
+              html`<option value=${c} selected=${chosen === c}>${c}${c in view.desired.images ? ' (override)' : ' (shared baseline)'}</option>`,
+          )}
+        </select>
+      </div>
+      <div>
+        <label for="logs-tail">Tail lines</label>
+        <input id="logs-tail" type="number" name="tail_lines" min="1" max=${Insight.logLimits.tailLines.max} value=${query.tail_lines ?? Insight.logLimits.tailLines.default} />
+      </div>
+      <div>
+        <label for="logs-since">Since (seconds)</label>
+        <input id="logs-since" type="number" name="since_seconds" min="1" max=${Insight.logLimits.sinceSeconds.max} value=${query.since_seconds ?? ''} />
+      </div>
+      <div>
+        <label for="logs-previous"><input id="logs-previous" type="checkbox" name="previous" checked=${query.previous === 'on'} /> Previous container</label>
+      </div>
+      <button type="submit">Show logs</button>
+    </form>
+    ${output}
+  </section>`;
+}
+
+async function readLogs(deps: ConsoleDeps, viewer: Viewer, id: string, query: Record<string, string>) {
+  const component = query.component ?? '';
+  if (!component) return logsOutput(null, null, null);
+  try {
+    const snapshot = await Insight.componentLogs(deps, viewer.identity, id, component, logQuery(query));
+    return logsOutput(component, snapshot, null);
+  } catch (error) {
+    return logsOutput(component, null, asProblem(error));
+  }
+}
+
+function actions(viewer: Viewer, view: Compositions.CompositionView): Html {
+  if (!can(viewer.identity, 'composition:write', view.project)) return null;
+  const updatable =
+    view.owner.kind === Compositions.OwnerKind.User &&
+    (view.phase === Compositions.Phase.Ready || view.phase === Compositions.Phase.Failed);
+  return html`<div class="actions">
+    ${updatable ? html`<a class="button" href=${`${base}/compositions/${view.id}/edit`}>Update overrides</a>` : null}
+    ${
+      finished.includes(view.phase)
+        ? null
+        : html`<a class="button danger" href=${`${base}/compositions/${view.id}/destroy`}>Destroy…</a>`
+    }
+  </div>`;
+}
+
+export function compositionPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): void {
+  const forgeWebUrl = deps.forgeWebUrl ?? 'https://github.com';
+  const id = (c: ConsoleContext) => c.req.param('id') ?? '';
+
+  app.get('/compositions/:id', async (c) => {
+    const viewer = c.get('viewer');
+    const query = c.req.query();
+    const [live, logs] = await Promise.all([
+      readLive(deps, viewer, id(c)),
+      readLogs(deps, viewer, id(c), query),
+    ]);
+    const { view } = live;
+    const body = html`
+      <p><a href=${`${base}/compositions`}>← All compositions</a></p>
+      <h1>${view.name} <code class="hint">${view.id}</code></h1>
+      ${liveSection(viewer, live, deps.clock.now(), forgeWebUrl)}
+      ${logsSection(view, query, logs)}`;
+    return render(c, page(assets, { title: view.name, section: 'compositions', viewer, body }));
+  });
+
+  app.get('/compositions/:id/live', async (c) => {
+    const live = await readLive(deps, c.get('viewer'), id(c));
+    return render(c, liveSection(c.get('viewer'), live, deps.clock.now(), forgeWebUrl), 200, true);
+  });
+
+  app.get('/compositions/:id/logs', async (c) =>
+    render(c, await readLogs(deps, c.get('viewer'), id(c), c.req.query()), 200, true),
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * Pull-request previews: their lifecycle state, pull request, commit and URL, refreshed in place;
+ * stop (automation leaves the pull request alone) and restart (a fresh URL and TTL) for those who
+ * may control them. The same core use cases as `POST /v1/forge/previews/{id}/stop|restart`.
+ */
+import { Forge, isDnsLabel, maxPageSize, type ProblemError } from '@svc/core';
+import { can } from '../access.ts';
+import type { Assets } from '../assets.ts';
+import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
+import { pullRequestUrl } from '../format.ts';
+import { type Html, html } from '../html.ts';
+import { base, csrfField, page } from '../layout.ts';
+import { asProblem, countdown, problemNotice, render } from '../parts.ts';
+
+const refreshEvery = '3s';
+
+const stateTone: Record<Forge.PreviewState, 'ok' | 'bad' | 'busy' | 'idle'> = {
+  waiting_for_build: 'busy',
+  deploying: 'busy',
+  ready: 'ok',
+  failed: 'bad',
+  stopping: 'idle',
+  stopped: 'idle',
+  restarting: 'busy',
+  expired: 'idle',
+};
+
+function actions(viewer: Viewer, preview: Forge.PreviewView, query: string): Html {
+  if (!can(viewer.identity, 'preview:control', preview.project)) return null;
+  const label = `${preview.repository}#${preview.pull_request.number}`;
+  const action = (verb: 'stop' | 'restart', text: string, tone: string) =>
+    html`<form method="post" action=${`${base}/pr-previews/${preview.id}/${verb}${query}`}>
+      ${csrfField(viewer)}
+      <button type="submit" class=${tone} aria-label=${`${text} the preview of ${label}`}>${text}</button>
+    </form>`;
+  const stoppable = preview.automation === 'active' && preview.state !== 'stopped';
+  return stoppable ? action('stop', 'Stop', 'danger') : action('restart', 'Restart', 'secondary');
+}
+
+function rows(
+  viewer: Viewer,
+  items: Forge.PreviewView[],
+  query: string,
+  now: Date,
+  forgeWebUrl: string,
+): Html {
+  return html`<tbody id="preview-rows" hx-get=${`${base}/pr-previews/rows${query}`} hx-trigger=${`every ${refreshEvery}`} hx-swap="outerMorph">
+    ${
+      items.length === 0
+        ? html`<tr><td colspan="6">No pull-request previews.</td></tr>`
+        : items.map((preview) => {
+            const subject = Forge.ownerSubject(preview.repository, preview.pull_request.number);
+            const link = pullRequestUrl(subject, forgeWebUrl);
+            return html`<tr id=${`preview-${preview.id}`}>
+              <th scope="row">${link ? html`<a href=${link}>${subject}</a>` : subject}<br /><code class="hint">${preview.id}</code></th>
+              <td><span class=${`badge ${stateTone[preview.state]}`} data-state=${preview.state}>${preview.state}</span>
+                ${preview.automation === 'suppressed' ? html`<br /><span class="hint">stopped by a person</span>` : null}
+                ${preview.last_error ? html`<br /><span class="hint">${preview.last_error.message}</span>` : null}</td>
+              <td><code>${preview.pull_request.head_sha.slice(0, 12)}</code>${
+                preview.deployed_sha && preview.deployed_sha !== preview.pull_request.head_sha
+                  ? html`<br /><span class="hint">running ${preview.deployed_sha.slice(0, 12)}</span>`
+                  : null
+              }</td>
+              <td>${preview.url ? html`<a href=${preview.url}>${preview.url}</a>` : html`<span class="hint">none yet</span>`}${
+                preview.composition_id
+                  ? html`<br /><a href=${`${base}/compositions/${preview.composition_id}`}>composition ${preview.composition_id}</a>`
+                  : null
+              }</td>
+              <td>${preview.expires_at ? countdown(preview.expires_at, now) : null}</td>
+              <td>${actions(viewer, preview, query)}</td>
+            </tr>`;
+          })
+    }
+  </tbody>`;
+}
+
+function projectOf(query: Record<string, string>): string | null {
+  const project = query.project ?? '';
+  return isDnsLabel(project, 63) ? project : null;
+}
+
+async function listed(deps: ConsoleDeps, viewer: Viewer, project: string | null) {
+  return Forge.listPreviews(deps, viewer.identity, { project }, { limit: maxPageSize, after: null });
+}
+
+export function prPreviewPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): void {
+  const forgeWebUrl = deps.forgeWebUrl ?? 'https://github.com';
+  const queryOf = (project: string | null) => (project ? `?project=${encodeURIComponent(project)}` : '');
+
+  const show = async (c: ConsoleContext, problem?: ProblemError) => {
+    const viewer = c.get('viewer');
+    const project = projectOf(c.req.query());
+    const list = await listed(deps, viewer, project);
+    const body = html`
+      <h1>Pull-request previews</h1>
+      <p>A pull request carrying its repository's preview label gets a preview from the build CI published for its head commit (see the repository's preview policy). Stop leaves the pull request alone until a restart; restart gives a fresh URL and lifetime.</p>
+      ${problem ? problemNotice(problem) : null}
+      <table>
+        <caption>${list.items.length} previews${project ? ` of ${project}` : ''}; states refresh every ${refreshEvery} while scripts run.</caption>
+        <thead><tr><th scope="col">Pull request</th><th scope="col">State</th><th scope="col">Head commit</th><th scope="col">Preview</th><th scope="col">Expires in</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        ${rows(viewer, list.items, queryOf(project), deps.clock.now(), forgeWebUrl)}
+      </table>`;
+    return render(
+      c,
+      page(assets, { title: 'Pull-request previews', section: 'previews', viewer, body }),
+      problem?.status ?? 200,
+    );
+  };
+
+  app.get('/pr-previews', (c) => show(c));
+
+  app.get('/pr-previews/rows', async (c) => {
+    const viewer = c.get('viewer');
+    const project = projectOf(c.req.query());
+    const list = await listed(deps, viewer, project);
+    return render(c, rows(viewer, list.items, queryOf(project), deps.clock.now(), forgeWebUrl), 200, true);
+  });
+
+  for (const verb of ['stop', 'restart'] as const) {
+    app.post(`/pr-previews/:id/${verb}`, async (c) => {
+      const viewer = c.get('viewer');
+      try {
+        await Forge[verb](deps, viewer.identity, c.req.param('id'));
+      } catch (error) {
+        return show(c, asProblem(error));
+      }
+      return c.redirect(`${base}/pr-previews${queryOf(projectOf(c.req.query()))}`, 303);
+    });
+  }
+}

@@ -1,0 +1,113 @@
+/** Machine tokens, for Admins: issue (the secret shown once), list, revoke. */
+import { Auth, type ProblemError } from '@svc/core';
+import type { Assets } from '../assets.ts';
+import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
+import type { Fields } from '../forms.ts';
+import { type Html, html } from '../html.ts';
+import { base, csrfField, page } from '../layout.ts';
+import { asProblem, badge, problemNotice, render } from '../parts.ts';
+
+type Token = Awaited<ReturnType<typeof Auth.issueToken>>;
+
+function state(token: { expires_at: string | null; revoked_at: string | null }, now: Date): Html {
+  if (token.revoked_at) return badge('bad', 'revoked');
+  if (token.expires_at && Date.parse(token.expires_at) <= now.getTime()) return badge('idle', 'expired');
+  return badge('ok', 'active');
+}
+
+/** The issue form's fields as the token route's body: one grant, a role on a project. */
+export function issueBody(fields: Fields): Record<string, unknown> {
+  const days = (fields.expires_in_days ?? '').trim();
+  return {
+    name: (fields.name ?? '').trim(),
+    grants: [{ role: fields.role ?? '', project: (fields.project ?? '').trim() || '*', repository: null }],
+    ...(days ? { expires_in_days: /^\d{1,4}$/.test(days) ? Number(days) : days } : {}),
+  };
+}
+
+export function tokenPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): void {
+  const show = async (
+    c: ConsoleContext,
+    viewer: Viewer,
+    extra: { issued?: Token; problem?: ProblemError; fields?: Fields },
+  ) => {
+    Auth.authorize(viewer.identity, 'token:manage', { project: null });
+    const tokens = await deps.tokens.list({ limit: 100, after: null });
+    const now = deps.clock.now();
+    const fields = extra.fields ?? {};
+    const machineTokens = viewer.mode !== Auth.AuthMode.Dev && viewer.mode !== Auth.AuthMode.Anonymous;
+    const roles = Object.values(Auth.GrantRole);
+    const body = html`
+      <h1>Machine tokens</h1>
+      ${machineTokens ? null : html`<p class="warning">This installation (${viewer.mode} mode) accepts no machine tokens; tokens issued here work only after a switch to another mode.</p>`}
+      ${extra.problem ? problemNotice(extra.problem) : null}
+      ${
+        extra.issued
+          ? html`<div class="notice" role="status">
+              <p>Token <strong>${extra.issued.name}</strong> issued. Copy it now: it is not shown again.</p>
+              <div class="copy"><pre id="issued-token">${extra.issued.token}</pre>
+                <button type="button" class="secondary" data-copy="issued-token" hidden>Copy</button></div>
+            </div>`
+          : null
+      }
+      <h2>Issue a token</h2>
+      <form method="post" action=${`${base}/tokens`} class="filters">
+        ${csrfField(viewer)}
+        <div><label for="token-name">Name</label><input type="text" id="token-name" name="name" required pattern="[a-z0-9._\\-]+" value=${fields.name ?? ''} /></div>
+        <div><label for="token-role">Role</label><select id="token-role" name="role">${roles.map(
+          (r) => html`<option value=${r} selected=${(fields.role ?? 'developer') === r}>${r}</option>`,
+        )}</select></div>
+        <div><label for="token-project">Project</label><input type="text" id="token-project" name="project" value=${fields.project ?? '*'} /></div>
+        <div><label for="token-days">Expires in (days)</label><input type="number" id="token-days" name="expires_in_days" min="1" max="365" value=${fields.expires_in_days ?? '90'} /></div>
+        <button type="submit">Issue</button>
+      </form>
+      <h2>Tokens</h2>
+      <table>
+        <thead><tr><th scope="col">Name</th><th scope="col">Grants</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody>${tokens.items.map(
+          (t) => html`<tr>
+            <th scope="row">${t.name}<br /><code class="hint">${t.id}</code></th>
+            <td>${t.grants.map((g) => `${g.role} on ${g.project}`).join(', ')}</td>
+            <td>${state(t, now)}</td>
+            <td>${t.created_at.slice(0, 10)} by ${t.created_by}</td>
+            <td>${t.expires_at?.slice(0, 10) ?? 'never'}</td>
+            <td>${
+              t.revoked_at
+                ? null
+                : html`<form method="post" action=${`${base}/tokens/${t.id}/revoke`}>
+                    ${csrfField(viewer)}
+                    <button type="submit" class="danger" aria-label=${`Revoke ${t.name} (${t.id})`}>Revoke</button>
+                  </form>`
+            }</td>
+          </tr>`,
+        )}</tbody>
+      </table>`;
+    c.header('cache-control', 'no-store');
+    return render(
+      c,
+      page(assets, { title: 'Tokens', section: 'tokens', viewer, body }),
+      extra.problem?.status ?? 200,
+    );
+  };
+
+  app.get('/tokens', (c) => show(c, c.get('viewer'), {}));
+
+  app.post('/tokens', async (c) => {
+    const viewer = c.get('viewer');
+    const fields = c.get('fields');
+    Auth.authorize(viewer.identity, 'token:manage', { project: null });
+    try {
+      const issued = await Auth.issueToken(deps, viewer.identity, issueBody(fields));
+      return show(c, viewer, { issued });
+    } catch (error) {
+      return show(c, viewer, { problem: asProblem(error), fields });
+    }
+  });
+
+  app.post('/tokens/:id/revoke', async (c) => {
+    const viewer = c.get('viewer');
+    Auth.authorize(viewer.identity, 'token:manage', { project: null });
+    await Auth.revokeMachineToken(deps, viewer.identity, c.req.param('id'));
+    return c.redirect(`${base}/tokens`, 303);
+  });
+}

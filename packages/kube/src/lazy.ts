@@ -1,0 +1,36 @@
+/**
+ * The cluster adapter for a process that needs the cluster on a few routes only (the API): the
+ * environment is checked at start, but @kubernetes/client-node (two thirds of the API's bundle)
+ * is imported on the first call, so a cold start that serves other routes never loads it. The
+ * Lambda build splits the import into a chunk of its own (infra/settings.ts `bundling`).
+ */
+import type { Cluster } from '@svc/core';
+import { clusterSettingsFromEnvironment } from './settings.ts';
+
+export function lazyClusterFromEnvironment(env: Record<string, string | undefined>): Cluster.ClusterPort {
+  const settings = clusterSettingsFromEnvironment(env);
+  let loading: Promise<Cluster.ClusterPort> | undefined;
+  const cluster = () => {
+    loading ??= import('./environment.ts').then((module) => module.clusterFromSettings(settings));
+    return loading;
+  };
+  return {
+    health: { name: 'cluster', check: async (signal) => (await cluster()).health.check(signal) },
+    getDeployment: async (namespace, name) => (await cluster()).getDeployment(namespace, name),
+    getService: async (namespace, name) => (await cluster()).getService(namespace, name),
+    get: async (ref) => (await cluster()).get(ref),
+    apply: async (object) => (await cluster()).apply(object),
+    delete: async (ref, propagation) => (await cluster()).delete(ref, propagation),
+    list: async (namespace, kinds, labelSelector) => (await cluster()).list(namespace, kinds, labelSelector),
+    listPods: async (namespace, labelSelector) => (await cluster()).listPods(namespace, labelSelector),
+    listDeployments: async (namespace, labelSelector) =>
+      (await cluster()).listDeployments(namespace, labelSelector),
+    watchDeployments: async (namespace, labelSelector, done, timeoutMs) =>
+      (await cluster()).watchDeployments(namespace, labelSelector, done, timeoutMs),
+    podLogs: async (namespace, pod, options) => (await cluster()).podLogs(namespace, pod, options),
+    serverVersion: async () => (await cluster()).serverVersion(),
+    servedResources: async (apiVersion) => (await cluster()).servedResources(apiVersion),
+    dryRunApply: async (object) => (await cluster()).dryRunApply(object),
+    reviewAccess: async (requests) => (await cluster()).reviewAccess(requests),
+  };
+}

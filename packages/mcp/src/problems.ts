@@ -1,0 +1,34 @@
+/** Problems the adapter finds itself, in the API's problem shape; each code is described in docs/mcp.md. */
+import type { ProblemBody } from '@svc/core';
+import { ApiProblemError } from './api.ts';
+
+export const McpCode = {
+  InvalidArguments: 'invalid_arguments',
+  UnknownTool: 'unknown_tool',
+  WritesDisabled: 'writes_disabled',
+  ConfirmationInvalid: 'confirmation_invalid',
+  ConfirmationExpired: 'confirmation_expired',
+  ConfirmationStale: 'confirmation_stale',
+  GenerationMismatch: 'generation_mismatch',
+  Internal: 'mcp_internal_error',
+} as const;
+export type McpCode = (typeof McpCode)[keyof typeof McpCode];
+
+const titles: Record<McpCode, string> = {
+  invalid_arguments: 'Invalid arguments',
+  unknown_tool: 'Unknown tool',
+  writes_disabled: 'Writes are not allowed',
+  confirmation_invalid: 'Confirmation invalid',
+  confirmation_expired: 'Confirmation expired',
+  confirmation_stale: 'Composition changed since the confirmation',
+  generation_mismatch: 'Generation mismatch',
+  mcp_internal_error: 'Internal error of the MCP adapter',
+};
+
+export function mcpProblem(code: McpCode, detail: string, errors: ProblemBody['errors'] = []): ProblemBody {
+  return { type: `/docs/mcp.md#${code}`, title: titles[code], status: null, detail, code, errors };
+}
+
+export function mcpError(code: McpCode, detail: string, errors: ProblemBody['errors'] = []): ApiProblemError {
+  return new ApiProblemError(mcpProblem(code, detail, errors));
+}
