@@ -16,12 +16,13 @@ import type { Fingerprint } from './model.ts';
  * own (unlabelled) Services and Deployments, and the composition's forks, fork Services and
  * routes. Selected by label, each list stays the size of the baseline or of one composition
  * however many other previews share the namespace (a get per object grew with the baseline: two
- * per component).
+ * per component). `known.forks`, the forks as the caller saw them a moment ago, saves their list.
  */
 export async function fingerprint(
   cluster: ClusterPort,
   catalog: ProjectVersion,
   composition: Pick<CompositionRecord, 'id' | 'baseline' | 'desired'>,
+  known: { forks?: readonly Deployment[] | undefined } = {},
 ): Promise<Fingerprint> {
   const baseline = catalog.baselines[composition.baseline]?.spec;
   if (!baseline) throw new Error(`baseline ${composition.baseline} is no longer registered`);
@@ -33,7 +34,7 @@ export async function fingerprint(
   const [services, workloads, forks, forkServices, routes] = await Promise.all([
     cluster.listServices(namespace, notPreviews),
     components.some((name) => !overridden.has(name)) ? cluster.listDeployments(namespace, notPreviews) : [],
-    cluster.listDeployments(namespace, ours),
+    known.forks ?? cluster.listDeployments(namespace, ours),
     overridden.size ? cluster.listServices(namespace, ours) : [],
     cluster.list(namespace, [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' }], ours),
   ]);

@@ -18,7 +18,9 @@ export const verify: Step = async (context) => {
   const { ran_at, verdict } = url
     ? await probeUntilPassed(deps, url, images, expect_status)
     : { ran_at: deps.clock.now().toISOString(), verdict: Verification.offPreviewVerdict(path, images) };
-  const print = await Verification.fingerprint(deps.cluster, target.catalog, composition).catch(() => ({
+  // The forks as await-rollout saw them rolled out, when it ran in this invocation.
+  const seen = { forks: context.seen.forks };
+  const print = await Verification.fingerprint(deps.cluster, target.catalog, composition, seen).catch(() => ({
     inputs: {},
     hash: 'unreadable',
   }));
