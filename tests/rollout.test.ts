@@ -182,6 +182,28 @@ describe('update', () => {
     );
   });
 
+  it('removes the fork a failed update left when the next update no longer overrides its component', async () => {
+    const b2 = { image: image('service-b', '2.0.0') };
+    const created = await createComposition(http, { 'service-b': b2 });
+    await waitForPhase(http, created.id, ['ready']);
+    await http.patch(`/v1/compositions/${created.id}`, {
+      expected_generation: 1,
+      overrides: { 'service-b': b2, 'service-c': { image: image('service-c', '5.0.0-missing') } },
+    });
+    const failed = await waitForPhase(http, created.id, ['failed', 'ready']);
+    expect(failed).toMatchObject({ phase: 'failed', observed_generation: 1 });
+    const forkOfC = () =>
+      stack.cluster.list('staging', Cluster.CompositionKinds, Cluster.forkSelector(created.id, 'service-c'));
+    expect(await forkOfC()).not.toEqual([]);
+    await http.patch(`/v1/compositions/${created.id}`, {
+      expected_generation: 2,
+      overrides: { 'service-b': b2 },
+    });
+    const ready = await waitForPhase(http, created.id, ['ready', 'failed']);
+    expect(ready).toMatchObject({ phase: 'ready', observed_generation: 3 });
+    await waitUntil(async () => (await forkOfC()).length === 0, 10_000, 'the fork of service-c to go');
+  });
+
   it('returns every component to the baseline with {} and removes forks and routes', async () => {
     const created = await createComposition(http, {
       'service-b': { image: image('service-b', '2.0.0') },

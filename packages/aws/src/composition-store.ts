@@ -192,7 +192,7 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
       return (await transact(items)) === null;
     },
 
-    async commit({ composition, operation, events = [] }) {
+    async commit({ composition, operation, events = [], checks = [] }) {
       const items: TransactItem[] = [];
       if (composition) {
         const finished = composition.record.phase === Compositions.Phase.Destroyed;
@@ -220,6 +220,7 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
         );
       }
       items.push(...events.map((event) => put(eventItem(event))));
+      items.push(...checks.map((check) => put(checkItem(check))));
       if (items.length === 0) return true;
       return (await transact(items)) === null;
     },
@@ -278,17 +279,7 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
     },
 
     async putCheck(check) {
-      await documents.send(
-        new PutCommand({
-          TableName: table.name,
-          Item: {
-            ...Keys.check(check),
-            item_type: Keys.ItemType.Check,
-            ...check,
-            ttl: epochSeconds(check.ran_at) + eventRetentionSeconds,
-          },
-        }),
-      );
+      await documents.send(new PutCommand({ TableName: table.name, Item: checkItem(check) }));
     },
 
     listChecks(compositionId, page) {
@@ -306,6 +297,15 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
     expired(now, limit) {
       return dueQuery<Compositions.CompositionRecord>(table, Keys.DueQueue.Expiry, now, limit);
     },
+  };
+}
+
+function checkItem(check: Verification.CheckRecord): Item {
+  return {
+    ...Keys.check(check),
+    item_type: Keys.ItemType.Check,
+    ...check,
+    ttl: epochSeconds(check.ran_at) + eventRetentionSeconds,
   };
 }
 

@@ -10,6 +10,7 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import { Cluster } from '@svc/core';
+import { connectionPool } from './connections.ts';
 import { classified, statusOf, statusText } from './failures.ts';
 import { defaultRetry, type RetryPolicy, withRetry } from './retry.ts';
 
@@ -62,19 +63,21 @@ export function kubeCluster(
   options: { retry?: RetryPolicy } = {},
 ): Cluster.ClusterPort {
   const retry = options.retry ?? defaultRetry;
+  const pooled = connectionPool();
   let clients: Clients | undefined;
 
   async function current(): Promise<Clients> {
     const config = await source.get();
     if (clients?.config !== config) {
+      const routed = await pooled(config);
       clients = {
         config,
-        objects: KubernetesObjectApi.makeApiClient(config),
-        core: config.makeApiClient(CoreV1Api),
-        custom: config.makeApiClient(CustomObjectsApi),
-        authorization: config.makeApiClient(AuthorizationV1Api),
-        version: config.makeApiClient(VersionApi),
-        watch: new Watch(config),
+        objects: KubernetesObjectApi.makeApiClient(routed),
+        core: routed.makeApiClient(CoreV1Api),
+        custom: routed.makeApiClient(CustomObjectsApi),
+        authorization: routed.makeApiClient(AuthorizationV1Api),
+        version: routed.makeApiClient(VersionApi),
+        watch: new Watch(routed),
       };
     }
     return clients;
@@ -182,15 +185,17 @@ export function kubeCluster(
       (await list<Cluster.Pod>(namespace, 'v1', 'Pod', labelSelector)).items,
     listDeployments: async (namespace, labelSelector) =>
       (await list<Cluster.Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector)).items,
+    listServices: async (namespace, labelSelector) =>
+      (await list<Cluster.Service>(namespace, 'v1', 'Service', labelSelector)).items,
 
     async watchDeployments(namespace, labelSelector, done, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       let latest: Cluster.Deployment[] = [];
+      let watched = false;
       while (Date.now() < deadline) {
-        const snapshot = await list<Cluster.Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector);
-        const byName = new Map(snapshot.items.map((d) => [d.metadata.name, d]));
-        latest = [...byName.values()];
-        if (done(latest)) return latest;
+        // A watch without a resourceVersion starts with every matching object as an ADDED event,
+        // so it needs no list before it; a new round starts over from those.
+        const byName = new Map<string, Cluster.Deployment>();
         const finished = await new Promise<boolean>((resolve) => {
           let settled = false;
           const settle = (value: boolean) => {
@@ -206,7 +211,7 @@ export function kubeCluster(
             .then((c) =>
               c.watch.watch(
                 resourcePath('apps/v1', 'deployments', namespace),
-                { labelSelector, resourceVersion: snapshot.resourceVersion, allowWatchBookmarks: true },
+                { labelSelector, allowWatchBookmarks: true },
                 (type, object) => {
                   if (type === 'BOOKMARK') return;
                   const deployment = {
@@ -219,11 +224,12 @@ export function kubeCluster(
                   latest = [...byName.values()];
                   if (done(latest)) settle(true);
                 },
-                // A closed or failed watch ends this round; the loop lists again and resumes.
+                // A closed or failed watch ends this round; the loop watches again.
                 () => settle(false),
               ),
             )
             .then((c) => {
+              watched = true;
               controller = c;
               if (settled) c.abort();
             })
@@ -231,7 +237,11 @@ export function kubeCluster(
         });
         if (finished) return latest;
       }
-      return latest;
+      // A watch that got through sent every match: nothing more to see. If none did, a list says
+      // what there is (or why the cluster cannot answer).
+      return watched
+        ? latest
+        : (await list<Cluster.Deployment>(namespace, 'apps/v1', 'Deployment', labelSelector)).items;
     },
 
     async serverVersion() {

@@ -25,6 +25,8 @@ export function lazyClusterFromEnvironment(env: Record<string, string | undefine
     listPods: async (namespace, labelSelector) => (await cluster()).listPods(namespace, labelSelector),
     listDeployments: async (namespace, labelSelector) =>
       (await cluster()).listDeployments(namespace, labelSelector),
+    listServices: async (namespace, labelSelector) =>
+      (await cluster()).listServices(namespace, labelSelector),
     watchDeployments: async (namespace, labelSelector, done, timeoutMs) =>
       (await cluster()).watchDeployments(namespace, labelSelector, done, timeoutMs),
     podLogs: async (namespace, pod, options) => (await cluster()).podLogs(namespace, pod, options),

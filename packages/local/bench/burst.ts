@@ -20,6 +20,7 @@ import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { startStack } from '../src/stack.ts';
 import { meterDynamoDb, meterQueue, snapshot } from './meters.ts';
+import { listPhases } from './observe.ts';
 
 const concurrent = Number(process.env.BENCH_CONCURRENT ?? 200);
 const podReadyDelayMs = Number(process.env.BENCH_POD_READY_DELAY_MS ?? 50);
@@ -110,21 +111,6 @@ async function phase(id: string): Promise<string> {
     .phase;
 }
 
-async function listAll(): Promise<{ id: string; phase: string }[]> {
-  const all: { id: string; phase: string }[] = [];
-  let after: string | null = null;
-  do {
-    const query: string = `limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`;
-    const page = (await (await fetch(`${stack.apiUrl}/v1/compositions?${query}`)).json()) as {
-      items: { id: string; phase: string }[];
-      next_cursor: string | null;
-    };
-    all.push(...page.items);
-    after = page.next_cursor;
-  } while (after);
-  return all;
-}
-
 /** user + system jiffies of a process, and of the whole machine (all cores, busy only). */
 function processJiffies(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
@@ -175,7 +161,7 @@ while (pending.size > 0) {
       }),
     );
   } else {
-    for (const composition of await listAll()) {
+    for (const composition of await listPhases(stack.apiUrl)) {
       if (composition.phase === 'ready') pending.delete(composition.id);
       if (composition.phase === 'failed' && pending.has(composition.id))
         throw new Error(`composition ${composition.id} failed`);

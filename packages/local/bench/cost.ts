@@ -18,6 +18,7 @@ import { writeFileSync } from 'node:fs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { awsStores, createAwsClients, Keys } from '@svc/aws';
 import { type Compositions, Resources, systemClock } from '@svc/core';
+import { defaultWorkerSettings } from '@svc/worker';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { localCursorKey, startStack } from '../src/stack.ts';
@@ -388,21 +389,39 @@ const snsRequests = sum(apiReport.sns.operations, 'count') + sum(workerReport.sn
 const messages = per(workerReport.invocations.count);
 const rollouts = 2;
 const measuredWorkerSeconds = per(workerReport.invocations.totalMs) / 1000;
-/** The worker holds its invocation while pods start (await-rollout's bounded watch): real pods take longer than local ones. */
+/**
+ * Real pods take longer than local ones. `await-rollout` holds its invocation for its first watch
+ * (up to `watchBoundMs`), then looks again every `recheckDelaySeconds` in a short invocation of
+ * its own until the pods are ready. What one such look costs was measured with
+ * BENCH_POD_READY_DELAY_MS=12000 and 30000 against the default run, 2026-11-26: 0.19 s of handler
+ * time, one message (3 SQS requests) and 2 reads; the first look of a rollout records what it saw
+ * (a progress write of 7 WCU), later ones that see nothing new write nothing for about a minute.
+ */
+const perLook = { seconds: 0.19, sqsRequests: 3, readUnits: 2 };
+const firstLookWriteUnits = 7;
+const watchSeconds = defaultWorkerSettings.watchBoundMs / 1000;
+const looksAfterWatch = (podSeconds: number) =>
+  Math.max(0, Math.ceil((podSeconds - watchSeconds) / defaultWorkerSettings.recheckDelaySeconds));
+const podReadySeconds = podReadyDelayMs / 1000;
+const extraLooks = rollouts * (looksAfterWatch(realPodReadySeconds) - looksAfterWatch(podReadySeconds));
+const waits = (podSeconds: number) => (looksAfterWatch(podSeconds) > 0 ? rollouts : 0);
+const extraLookWriteUnits = (waits(realPodReadySeconds) - waits(podReadySeconds)) * firstLookWriteUnits;
 const modelledWorkerSeconds =
-  measuredWorkerSeconds + rollouts * (realPodReadySeconds - podReadyDelayMs / 1000);
+  measuredWorkerSeconds +
+  rollouts * (Math.min(realPodReadySeconds, watchSeconds) - Math.min(podReadySeconds, watchSeconds)) +
+  extraLooks * perLook.seconds;
 /** A client waits on each rollout with `svc composition wait`, for as long as the pods take. */
 const polls = rollouts * waitPolls(realPodReadySeconds);
-const usage = (workerSeconds: number, clientPolls: number): PreviewUsage => ({
+const usage = (workerSeconds: number, clientPolls: number, looks = 0): PreviewUsage => ({
   apiRequests: 3 + clientPolls,
   apiSeconds: (per(apiReport.latencyMs) + clientPolls * statusReadMs) / 1000,
-  workerInvocations: messages,
+  workerInvocations: messages + looks,
   workerSeconds,
   // Each status read is one consistent GetItem of an item under 4 KB.
-  readUnits: per(apiUnits.rcu + workerUnits.rcu) + clientPolls,
-  writeUnits: per(apiUnits.wcu + workerUnits.wcu),
+  readUnits: per(apiUnits.rcu + workerUnits.rcu) + clientPolls + looks * perLook.readUnits,
+  writeUnits: per(apiUnits.wcu + workerUnits.wcu) + (looks ? extraLookWriteUnits : 0),
   // Lambda's event source receives and deletes in batches; one receive and one delete per message is the upper bound.
-  sqsRequests: per(sqsRequests),
+  sqsRequests: per(sqsRequests) + looks * perLook.sqsRequests,
   logBytes: per(workerReport.logs.bytes + apiReport.logs.bytes),
   storedBytes: stored,
   storedDays: 31,
@@ -412,11 +431,9 @@ const columns = {
     usage(measuredWorkerSeconds, 0),
     perDay,
   ),
-  [`pods ready in ${realPodReadySeconds} s (worker ${fmt(modelledWorkerSeconds, 1)} s)`]: monthlyCost(
-    usage(modelledWorkerSeconds, 0),
-    perDay,
-  ),
-  [`and ${polls} status polls`]: monthlyCost(usage(modelledWorkerSeconds, polls), perDay),
+  [`pods ready in ${realPodReadySeconds} s (worker ${fmt(modelledWorkerSeconds, 1)} s, ${fmt(messages + extraLooks, 2)} messages)`]:
+    monthlyCost(usage(modelledWorkerSeconds, 0, extraLooks), perDay),
+  [`and ${polls} status polls`]: monthlyCost(usage(modelledWorkerSeconds, polls, extraLooks), perDay),
 };
 const minutesPerMonth = 30 * 24 * 60;
 const scheduleInvocations = Resources.schedules.reduce(

@@ -100,12 +100,12 @@ export function monthlyCost(usage: PreviewUsage, perDay: number, logRetentionDay
 
 /**
  * Status reads of one `svc composition wait` lasting `seconds`: a read, then one after each sleep
- * of 250 ms doubling to 1 s (packages/cli/src/commands/composition/wait.ts).
+ * of 250 ms doubling to 2 s (packages/cli/src/commands/composition/wait.ts).
  */
 export function waitPolls(seconds: number): number {
   let polls = 1;
   let elapsed = 0;
-  for (let interval = 250; elapsed < seconds * 1000; interval = Math.min(interval * 2, 1000)) {
+  for (let interval = 250; elapsed < seconds * 1000; interval = Math.min(interval * 2, 2000)) {
     elapsed += interval;
     polls++;
   }

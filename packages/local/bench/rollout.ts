@@ -1,11 +1,13 @@
 /**
  * `npm run bench:rollout`: how long the control plane itself takes to roll a composition out.
  * Create → ready time minus the cluster's pod-ready delay, sequentially over 50 compositions
- * (p50/p95), then 200 compositions created at once and the time until all are ready.
+ * (p50/p95), then 200 compositions created at once and the time until all are ready, observed
+ * through the composition list every 250 ms (observe.ts).
  */
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { startStack } from '../src/stack.ts';
+import { listPhases } from './observe.ts';
 
 const sequential = Number(process.env.BENCH_SEQUENTIAL ?? 50);
 const concurrent = Number(process.env.BENCH_CONCURRENT ?? 200);
@@ -87,14 +89,12 @@ const burstStarted = performance.now();
 const ids = await Promise.all(Array.from({ length: concurrent }, (_, i) => create(1000 + i)));
 const pending = new Set(ids);
 while (pending.size > 0) {
-  await Promise.all(
-    [...pending].map(async (id) => {
-      const current = await phase(id);
-      if (current === 'ready') pending.delete(id);
-      if (current === 'failed') throw new Error(`composition ${id} failed`);
-    }),
-  );
-  if (pending.size) await new Promise((r) => setTimeout(r, 100));
+  for (const composition of await listPhases(stack.apiUrl)) {
+    if (composition.phase === 'ready') pending.delete(composition.id);
+    if (composition.phase === 'failed' && pending.has(composition.id))
+      throw new Error(`composition ${composition.id} failed`);
+  }
+  if (pending.size) await new Promise((r) => setTimeout(r, 250));
 }
 const burstSeconds = (performance.now() - burstStarted) / 1000;
 

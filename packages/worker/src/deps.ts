@@ -5,8 +5,18 @@ import type { Probe } from './prober.ts';
 export interface WorkerSettings {
   /** How long a fork may stay in ErrImagePull/ImagePullBackOff/CrashLoopBackOff before the rollout fails. */
   failureGraceMs: number;
-  /** Longest a step waits on the cluster before handing the wait to a new message. */
+  /**
+   * Longest a step waits on the cluster in one invocation before handing the wait to a new
+   * message: `await-rollout`'s first look watches this long (pods that start quickly are routed
+   * at once), `await-deletion` lists for this long. Lambda bills the wait.
+   */
   watchBoundMs: number;
+  /**
+   * Delay of the message that looks at a rollout again after a wait (SQS `DelaySeconds`). A later
+   * look only lists, so slow pods cost one short invocation per delay instead of a held one, and
+   * are seen up to this much later than a watch would have (docs/orchestration.md, Waiting).
+   */
+  recheckDelaySeconds: number;
   /** Receives after which a failing step fails its operation (the queue's maxReceiveCount). */
   maxReceiveCount: number;
   /** Attempts of the routing check within one verify step (routes may take a moment to propagate). */
@@ -19,7 +29,8 @@ export interface WorkerSettings {
 
 export const defaultWorkerSettings: WorkerSettings = {
   failureGraceMs: 30_000,
-  watchBoundMs: 20_000,
+  watchBoundMs: 3_000,
+  recheckDelaySeconds: 5,
   maxReceiveCount: 5,
   verifyAttempts: 5,
   chainBudgetMs: 25_000,

@@ -5,8 +5,8 @@
  * `advanceOperation`…); this file reads, calls them and commits what they answer.
  *
  * When a step completes, the next one runs in the same invocation while the chain budget lasts;
- * progress is written at every wait, failure and completion (and when the budget runs out, with
- * the next step enqueued). A crash in between is what a lost send is: the operation's `due_at`
+ * progress is written at every wait that saw something new, failure and completion (and when the
+ * budget runs out, with the next step enqueued). A crash in between is what a lost send is: the operation's `due_at`
  * passes and the redispatch sweep re-enqueues its next step; every step is safe to run again.
  */
 import { Compositions, Jobs, outwardCause } from '@svc/core';
@@ -14,7 +14,7 @@ import type { WorkerDeps } from './deps.ts';
 import { handleForgeJob } from './forge.ts';
 import { WorkerMetric } from './metrics.ts';
 import { steps } from './steps/index.ts';
-import { Superseded } from './steps/step.ts';
+import { type ChainSeen, Superseded } from './steps/step.ts';
 
 export async function handleJob(deps: WorkerDeps, body: string, receiveCount: number): Promise<void> {
   let job: Jobs.Job;
@@ -30,12 +30,16 @@ export async function handleJob(deps: WorkerDeps, body: string, receiveCount: nu
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** What the steps of one chain share: the job that started it and the composition as the chain began. */
+/**
+ * What the steps of one chain share: the job that started it, the composition as the chain began
+ * and what its steps saw.
+ */
 interface Run {
   deps: WorkerDeps;
   job: Jobs.StepJob;
   receiveCount: number;
   composition: Compositions.CompositionRecord;
+  seen: ChainSeen;
 }
 
 async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: number): Promise<void> {
@@ -74,7 +78,7 @@ async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: n
     composition = started.composition.record;
     operation = started.operation.record;
   }
-  await runChain({ deps, job, receiveCount, composition }, Compositions.chainFrom(operation), step);
+  await runChain({ deps, job, receiveCount, composition, seen: {} }, Compositions.chainFrom(operation), step);
 }
 
 async function runChain(run: Run, start: Compositions.Chain, first: Compositions.StepName): Promise<void> {
@@ -95,7 +99,7 @@ async function runChain(run: Run, start: Compositions.Chain, first: Compositions
       if (saved) await Compositions.enqueueNextStep(deps, saved, outcome.delaySeconds);
       return;
     }
-    const advanced = Compositions.advanceOperation(chain, composition, step, now);
+    const advanced = Compositions.advanceOperation(chain, composition, step, now, outcome.check);
     if (advanced.next === null) {
       await complete(deps, composition, advanced.chain, outcome.composition ?? composition);
       return;
@@ -127,6 +131,7 @@ async function runStep(
       deps,
       composition,
       operation: chain.operation,
+      seen: run.seen,
       async fence() {
         const latest = await deps.compositions.get(job.composition_id);
         if (!latest || !Compositions.isCurrentOperation(latest, written)) throw new Superseded();

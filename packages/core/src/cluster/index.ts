@@ -13,6 +13,7 @@ export {
   anchorName,
   compositionSelector,
   forkDeployment,
+  forkSelector,
   forkService,
   meshRoute,
   ownerReference,

@@ -68,6 +68,7 @@ export interface ClusterPort {
   ): Promise<ClusterObject[]>;
   listPods(namespace: string, labelSelector: string): Promise<Pod[]>;
   listDeployments(namespace: string, labelSelector: string): Promise<Deployment[]>;
+  listServices(namespace: string, labelSelector: string): Promise<Service[]>;
   /**
    * Watches Deployments matching the selector until `done` says so or `timeoutMs` passes; answers
    * the last state seen. This is how a step waits without a timer.

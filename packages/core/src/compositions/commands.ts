@@ -26,7 +26,7 @@ import {
 } from './model.ts';
 import type { Plan } from './plan.ts';
 import { desiredState, planFor, rejectBlocked, selectors } from './planning.ts';
-import { requireComposition } from './reads.ts';
+import { authorizedComposition, requireComposition } from './reads.ts';
 import { type CompositionView, CreateCompositionBody, UpdateCompositionBody } from './schema.ts';
 import { compositionView } from './view.ts';
 
@@ -276,10 +276,16 @@ export async function destroy(
   caller: { actor: CompositionEvent['actor']; grants: Identity['grants'] },
   id: string,
   reason: DestroyReason = 'requested',
+  /** The composition as the caller just read it (the expiry sweep's query): tried before reading. */
+  known?: CompositionRecord,
 ): Promise<Accepted> {
   const { actor } = caller;
   for (let attempt = 0; attempt < maxConflictRetries; attempt++) {
-    const record = await requireComposition(deps, caller, id, 'composition:write');
+    // A known record that changed meanwhile fails the conditional write and is read again.
+    const record =
+      attempt === 0 && known
+        ? authorizedComposition(caller, known, 'composition:write')
+        : await requireComposition(deps, caller, id, 'composition:write');
     const now = deps.clock.now();
     // Repeats change nothing, except that a destroy which failed (nothing active) is started again.
     const destroyInFlight = record.phase === Phase.Destroying && record.active_operation !== null;

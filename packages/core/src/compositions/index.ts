@@ -35,11 +35,13 @@ export type { CompositionStore, JobQueue } from './ports.ts';
 export { get, getEndpoints, getStatus, list, listEvents } from './reads.ts';
 export {
   destroyFinished,
+  entryOverridden,
   entryRoute,
   type ForkBase,
   type ForkTarget,
   forkableBases,
   inheritedAgain,
+  mayHaveInherited,
   progressDeadlineFailure,
   RolloutBlockerCode,
   type RolloutTarget,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { composition, now, withOperation } from '../testing/fixtures.ts';
+import { CheckKind, type CheckRecord, CheckStatus } from '../verification/model.ts';
 import {
   advanceOperation,
   chainFrom,
@@ -153,6 +154,21 @@ describe('wait', () => {
     expect(chain.events).toEqual([]);
   });
 
+  it('writes nothing for a look that saw nothing new while the due time covers the delayed message', () => {
+    const waited = { ...operation, observations, due_at: overdueAt(now, 5) };
+    const same = { kind: 'wait', delaySeconds: 5, observations } as const;
+    const unchanged = waitOperation(chainFrom(waited), record, same, later);
+    expect(chainWrite(unchanged)).toBeNull();
+    const dueSoon = new Date(Date.parse(waited.due_at) - (5 + redispatchAfterSeconds - 1) * 1000);
+    expect(
+      chainWrite(waitOperation(chainFrom(waited), record, same, dueSoon))?.operation.record,
+    ).toMatchObject({
+      due_at: overdueAt(dueSoon, 5),
+    });
+    const seenMore = { ...same, observations: { ...observations, ready: 1 } };
+    expect(chainWrite(waitOperation(chainFrom(waited), record, seenMore, later))).not.toBeNull();
+  });
+
   it('records progress as an event when the step reports some', () => {
     const progress = '0 of 1 forks rolled out';
     const chain = waitOperation(
@@ -180,6 +196,26 @@ describe('saving a chain', () => {
       expected_lock_version: operation.lock_version,
     });
     expect(write?.events).toHaveLength(2);
+  });
+
+  it('carries the check a step ran into the next write, whichever it is', () => {
+    const check = {
+      id: 'chk-1',
+      composition_id: 'c-1',
+      kind: CheckKind.Routing,
+      generation: 1,
+      ran_at: now.toISOString(),
+      target: 'https://c-1.preview.example.com/',
+      status: CheckStatus.Passed,
+      fingerprint: { inputs: {}, hash: 'h' },
+    } as CheckRecord;
+    const atVerify = chainFrom({ ...operation, next_step: 2 });
+    const { chain } = advanceOperation(atVerify, composition(), StepName.Verify, later, check);
+    expect(chainWrite(chain)?.checks).toEqual([check]);
+    expect(completeOperation(composition(), chain, composition(), later).checks).toEqual([check]);
+    expect(failOperation(composition(), chain, [blocker], later).checks).toEqual([check]);
+    const { chain: after } = advanceOperation(chainFrom(operation), composition(), StepName.Apply, later);
+    expect(chainWrite(after)?.checks).toEqual([]);
   });
 });
 

@@ -3,9 +3,11 @@
  * Each answers the write that records it; the worker reads, calls one and commits the answer
  * (`CompositionStore.commit`). `guardedWrite` is the one place such a write bumps `lock_version`.
  */
+import { canonicalJson } from '../canonical.ts';
 import { addSeconds } from '../clock.ts';
 import { IdPrefix, newId } from '../names.ts';
 import { workerTimeoutSeconds } from '../resources.ts';
+import type { CheckRecord } from '../verification/model.ts';
 import { eventFor } from './events.ts';
 import {
   type Blocker,
@@ -36,11 +38,15 @@ export function overdueAt(now: Date, delaySeconds = 0): string {
   return addSeconds(now, delaySeconds + redispatchAfterSeconds + workerTimeoutSeconds).toISOString();
 }
 
-/** What a step answers: done (with the composition's final state after the last step), wait, or fail. */
+/**
+ * What a step answers: done (with the composition's final state after the last step, and the check
+ * it ran, written with the chain's next write), wait, or fail.
+ */
 export type StepOutcome = StepDone | StepWait | StepFailure;
 interface StepDone {
   kind: 'done';
   composition?: CompositionRecord;
+  check?: CheckRecord;
 }
 export interface StepWait {
   kind: 'wait';
@@ -75,19 +81,27 @@ export interface OperationWrite {
   composition?: Guarded<CompositionRecord>;
   operation?: Guarded<Operation>;
   events: CompositionEvent[];
+  checks?: CheckRecord[];
 }
 
 /**
  * What a chain of steps did since its last write: the operation as last written, the operation as
- * it now stands, and the events since.
+ * it now stands, and the events and checks since. A check goes into the same write as the step
+ * that ran it: a chain that stops before writing runs that step again, check and all.
  */
 export interface Chain {
   written: Operation;
   operation: Operation;
   events: CompositionEvent[];
+  checks: CheckRecord[];
 }
 
-export const chainFrom = (operation: Operation): Chain => ({ written: operation, operation, events: [] });
+export const chainFrom = (operation: Operation): Chain => ({
+  written: operation,
+  operation,
+  events: [],
+  checks: [],
+});
 
 const worker = { kind: 'system', subject: 'worker' } as const;
 
@@ -159,7 +173,7 @@ export function startOperation(
   composition: CompositionRecord,
   operation: Operation,
   now: Date,
-): Required<OperationWrite> {
+): Required<Omit<OperationWrite, 'checks'>> {
   const at = now.toISOString();
   const running = guardedWrite(composition, {
     ...composition,
@@ -186,6 +200,7 @@ export function advanceOperation(
   composition: Pick<CompositionRecord, 'id'>,
   step: StepName,
   now: Date,
+  check?: CheckRecord,
 ): { chain: Chain; next: StepName | null } {
   const index = chain.operation.next_step + 1;
   const next = chain.operation.steps[index] ?? null;
@@ -199,16 +214,33 @@ export function advanceOperation(
   };
   const events = [...chain.events, stepEvent(composition, operation, EventType.StepFinished, step, now)];
   if (next) events.push(stepEvent(composition, operation, EventType.StepStarted, next, now));
-  return { chain: { ...chain, operation, events }, next };
+  const checks = check ? [...chain.checks, check] : chain.checks;
+  return { chain: { ...chain, operation, events, checks }, next };
 }
 
-/** The step waits: what it saw is kept, and the operation is due again once the delay has passed. */
+/**
+ * The step waits: what it saw is kept, and the operation is due again once the delay has passed.
+ * A look that saw nothing new changes nothing, so nothing is written (the chain comes back as it
+ * was), as long as the `due_at` last written still leaves the delayed message its pickup allowance:
+ * a wait on slow pods writes again only about once a minute.
+ */
 export function waitOperation(
   chain: Chain,
   composition: Pick<CompositionRecord, 'id' | 'generation'>,
   wait: StepWait,
   now: Date,
 ): Chain {
+  const { written } = chain;
+  const nothingNew =
+    chain.operation === written &&
+    chain.events.length === 0 &&
+    chain.checks.length === 0 &&
+    wait.progress === undefined &&
+    canonicalJson(wait.observations) === canonicalJson(written.observations);
+  const stillDue =
+    written.due_at !== null &&
+    Date.parse(written.due_at) >= now.getTime() + (wait.delaySeconds + redispatchAfterSeconds) * 1000;
+  if (nothingNew && stillDue) return chain;
   const operation: Operation = {
     ...chain.operation,
     observations: wait.observations,
@@ -223,8 +255,13 @@ export function waitOperation(
 
 /** The write that records a chain's progress; null when it changed nothing. */
 export function chainWrite(chain: Chain): (OperationWrite & { operation: Guarded<Operation> }) | null {
-  if (chain.operation === chain.written && chain.events.length === 0) return null;
-  return { operation: guardedWrite(chain.written, chain.operation), events: chain.events };
+  if (chain.operation === chain.written && chain.events.length === 0 && chain.checks.length === 0)
+    return null;
+  return {
+    operation: guardedWrite(chain.written, chain.operation),
+    events: chain.events,
+    checks: chain.checks,
+  };
 }
 
 /** After the last step: the operation succeeded and the composition takes its final state, nothing active. */
@@ -268,6 +305,7 @@ export function completeOperation(
     composition: done,
     operation: guardedWrite(chain.written, operation),
     events: [...chain.events, outcome],
+    checks: chain.checks,
   };
 }
 
@@ -310,6 +348,7 @@ export function failOperation(
       ...chain.events,
       eventFor(composition, EventType.Failed, worker, written.id, now, error.message, { blockers }),
     ],
+    checks: chain.checks,
   };
 }
 

@@ -39,12 +39,14 @@ export interface CompositionStore {
   }): Promise<boolean>;
   /**
    * The worker's write: the composition and/or an operation, each conditional on the
-   * `lock_version` it read, plus events, all or nothing. False when either changed meanwhile.
+   * `lock_version` it read, plus events and checks, all or nothing. False when either changed
+   * meanwhile.
    */
   commit(write: {
     composition?: { record: CompositionRecord; expected_lock_version: number } | undefined;
     operation?: { record: Operation; expected_lock_version: number } | undefined;
     events?: CompositionEvent[] | undefined;
+    checks?: CheckRecord[] | undefined;
   }): Promise<boolean>;
   getOperation(compositionId: string, operationId: string): Promise<Operation | null>;
   /**

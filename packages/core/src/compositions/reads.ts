@@ -18,10 +18,18 @@ export async function requireComposition(
   id: string,
   permission: Permission,
 ): Promise<CompositionRecord> {
-  const object = `composition "${id}"`;
   const record = await deps.compositions.get(id);
-  if (!record) throw new ProblemError(ErrorCode.NotFound, `${object} not found`);
-  authorize(caller, permission, { project: record.project, object });
+  if (!record) throw new ProblemError(ErrorCode.NotFound, `composition "${id}" not found`);
+  return authorizedComposition(caller, record, permission);
+}
+
+/** A composition already read, if the caller may act on it. */
+export function authorizedComposition(
+  caller: Pick<Identity, 'grants'>,
+  record: CompositionRecord,
+  permission: Permission,
+): CompositionRecord {
+  authorize(caller, permission, { project: record.project, object: `composition "${record.id}"` });
   return record;
 }
 

@@ -10,6 +10,7 @@ import {
   failureGrace,
   forkableBases,
   inheritedAgain,
+  mayHaveInherited,
   progressDeadlineFailure,
   RolloutBlockerCode,
   type RolloutTarget,
@@ -136,6 +137,39 @@ describe('routes', () => {
     const objects = [labelled('service-b'), labelled('service-c'), labelled()];
     expect(inheritedAgain(objects, composition()).map((o) => o.metadata.name)).toEqual(['x-service-c']);
   });
+
+  describe('are looked for', () => {
+    const observedAt = (generation: number, components: string[]) =>
+      composition(
+        { 'service-b': b2 },
+        {
+          generation: 3,
+          observed_generation: generation,
+          observed: {
+            components: Object.fromEntries(
+              components.map((c) => [c, { image: c2, ready: true, generation }]),
+            ),
+            blockers: [],
+            updated_at: null,
+          },
+        },
+      );
+
+    it('not on a create, nor when the previous generation succeeded and no component it forked went', () => {
+      expect(mayHaveInherited(composition({}, { observed_generation: 0 }), { generation: 1 })).toBe(false);
+      expect(mayHaveInherited(observedAt(2, ['service-b']), { generation: 3 })).toBe(false);
+      expect(mayHaveInherited(observedAt(2, []), { generation: 3 })).toBe(false);
+    });
+
+    it('when a component the previous generation forked is no longer overridden', () => {
+      expect(mayHaveInherited(observedAt(2, ['service-b', 'service-c']), { generation: 3 })).toBe(true);
+    });
+
+    it('when an operation in between failed or was superseded, whatever the record names', () => {
+      expect(mayHaveInherited(observedAt(1, ['service-b']), { generation: 3 })).toBe(true);
+      expect(mayHaveInherited(observedAt(1, []), { generation: 3 })).toBe(true);
+    });
+  });
 });
 
 describe('rolled out', () => {
@@ -181,25 +215,20 @@ describe('rolled out', () => {
 });
 
 describe('the watch bound', () => {
-  const settings = { failureGraceMs: 30_000, watchBoundMs: 20_000 };
+  const settings = { failureGraceMs: 30_000, watchBoundMs: 3_000 };
 
-  it('is the configured bound while no fork is unhealthy', () => {
-    expect(watchBoundMs({ bad_since: {}, ready: null }, now, settings)).toBe(20_000);
+  it('is the configured bound on the first look', () => {
+    expect(watchBoundMs({ bad_since: {}, ready: null }, settings)).toBe(3_000);
   });
 
   it('is never longer than the grace, so a fork turning unhealthy during the watch is seen in time', () => {
-    expect(
-      watchBoundMs({ bad_since: {}, ready: null }, now, { failureGraceMs: 1_500, watchBoundMs: 3_000 }),
-    ).toBe(1_550);
+    expect(watchBoundMs({ bad_since: {}, ready: null }, { failureGraceMs: 1_500, watchBoundMs: 3_000 })).toBe(
+      1_550,
+    );
   });
 
-  it('ends just past the moment a fork failure grace ends, and is never below 50 ms', () => {
-    const bad = (seconds: number) => ({
-      bad_since: { 'service-b': { reason: 'ErrImagePull', since: secondsAgo(seconds) } },
-      ready: 0,
-    });
-    expect(watchBoundMs(bad(25), now, settings)).toBe(5_050);
-    expect(watchBoundMs(bad(60), now, settings)).toBe(50);
+  it('is 0 on a later look: the step lists, the invocation is not held while pods start', () => {
+    expect(watchBoundMs({ bad_since: {}, ready: 0 }, settings)).toBe(0);
   });
 });
 
@@ -356,13 +385,14 @@ describe('waiting for the rollout', () => {
     observations: { bad_since: {}, ready: null },
     now,
     failureGraceMs: 30_000,
+    recheckDelaySeconds: 5,
     operationStart: secondsAgo(60),
   };
 
   it('notes progress when the number of rolled-out forks changed', () => {
     expect(rolloutWait(input)).toEqual({
       kind: 'wait',
-      delaySeconds: 0,
+      delaySeconds: 5,
       observations: { bad_since: {}, ready: 1 },
       progress: '1 of 2 forks rolled out',
     });
@@ -386,6 +416,14 @@ describe('waiting for the rollout', () => {
       kind: 'fail',
       blockers: [{ code: 'crash_loop' }],
     });
+  });
+
+  it('looks again after the recheck delay, or just after an unhealthy fork’s grace ends if sooner', () => {
+    const pods = [waitingPod('service-c', 'ImagePullBackOff', { notReadySince: secondsAgo(27.5) })];
+    expect(rolloutWait({ ...input, pods })).toMatchObject({ kind: 'wait', delaySeconds: 3 });
+    expect(rolloutWait({ ...input, pods, failureGraceMs: 60_000 })).toMatchObject({ delaySeconds: 5 });
+    const almost = [waitingPod('service-c', 'ImagePullBackOff', { notReadySince: secondsAgo(29.9) })];
+    expect(rolloutWait({ ...input, pods: almost })).toMatchObject({ delaySeconds: 1 });
   });
 
   it("counts the grace from the pod's own time, but never from before the operation started", () => {

@@ -178,6 +178,14 @@ export function forkableBases(
   return blockers.length ? { kind: 'fail', blockers } : { kind: 'forkable', bases: forkable };
 }
 
+/** Whether the baseline's entry component is overridden: the public route then waits for its fork. */
+export function entryOverridden(
+  composition: Pick<CompositionRecord, 'desired'>,
+  target: Pick<RolloutTarget, 'baseline'>,
+): boolean {
+  return target.baseline.entry_component in composition.desired.images;
+}
+
 /** The public route: to the entry's fork when the entry is overridden, else to the baseline entry. */
 export function entryRoute(
   composition: Pick<CompositionRecord, 'id' | 'desired'>,
@@ -188,7 +196,7 @@ export function entryRoute(
     id: composition.id,
     baseline: target.baseline,
     entry: target.entry,
-    entryOverridden: target.baseline.entry_component in composition.desired.images,
+    entryOverridden: entryOverridden(composition, target),
     owner,
   });
 }
@@ -202,6 +210,21 @@ export function inheritedAgain(
     const component = o.metadata.labels?.[Label.Component];
     return component !== undefined && !(component in composition.desired.images);
   });
+}
+
+/**
+ * Whether forks of components no longer overridden may exist, so `apply` must list them. Not when
+ * the previous generation succeeded (its observed components are exactly what it forked, and its
+ * own apply removed anything older) and this one keeps every component it forked. A failed or
+ * superseded operation in between, or one that never finished, may have left forks no record
+ * names: then it lists.
+ */
+export function mayHaveInherited(
+  composition: Pick<CompositionRecord, 'desired' | 'observed' | 'observed_generation'>,
+  operation: Pick<Operation, 'generation'>,
+): boolean {
+  if (composition.observed_generation !== operation.generation - 1) return true;
+  return Object.keys(composition.observed.components).some((c) => !(c in composition.desired.images));
 }
 
 function forkOf<T extends ClusterObject>(objects: readonly T[], component: string): T | undefined {
@@ -237,19 +260,17 @@ export function rolloutComplete(deployments: readonly Deployment[], forks: reado
 }
 
 /**
- * How long the rollout wait may watch: the watch bound, never longer than the failure grace (so a
- * fork that turns unhealthy during the watch is seen within its grace), and cut short to just past
- * the moment a fork already seen unhealthy reaches the end of its grace.
+ * How long a look at the rollout may watch. The step's first look watches up to the bound, so pods
+ * that start quickly are routed at once, but never longer than the failure grace (so a fork that
+ * turns unhealthy during the watch is seen within its grace). A later look, after a delayed
+ * re-enqueue (the invocation is not held while pods start, see `rolloutWait`), only lists: 0.
  */
 export function watchBoundMs(
   observations: Observations,
-  now: Date,
   settings: { failureGraceMs: number; watchBoundMs: number },
 ): number {
-  const graceLeft = Object.values(observations.bad_since).map(
-    (bad) => settings.failureGraceMs - (now.getTime() - Date.parse(bad.since)) + 50,
-  );
-  return Math.max(50, Math.min(settings.watchBoundMs, settings.failureGraceMs + 50, ...graceLeft));
+  if (observations.ready !== null) return 0;
+  return Math.min(settings.watchBoundMs, settings.failureGraceMs + 50);
 }
 
 /** A fork whose Deployment gave up (`ProgressDeadlineExceeded`) fails the rollout at once. */
@@ -363,8 +384,9 @@ export function failureGrace(
 
 /**
  * Not rolled out yet: fail a fork past its failure grace, or wait, noting progress when it changed.
- * A pod's own time counts from `operationStart` at the earliest: a rollout gets its grace whatever
- * an older pod says (or a clock a little ahead of ours).
+ * The next look comes `recheckDelaySeconds` later, or just after an unhealthy fork's grace ends if
+ * that is sooner. A pod's own time counts from `operationStart` at the earliest: a rollout gets its
+ * grace whatever an older pod says (or a clock a little ahead of ours).
  */
 export function rolloutWait(input: {
   forks: readonly ForkTarget[];
@@ -373,6 +395,7 @@ export function rolloutWait(input: {
   observations: Observations;
   now: Date;
   failureGraceMs: number;
+  recheckDelaySeconds: number;
   operationStart: string;
 }): StepWait | StepFailure {
   const { forks, deployments, observations } = input;
@@ -386,11 +409,14 @@ export function rolloutWait(input: {
   });
   const grace = failureGrace(unhealthy, observations.bad_since, input.now, input.failureGraceMs);
   if (grace.kind === 'fail') return grace;
+  const graceLeftSeconds = Object.values(grace.bad_since).map((bad) =>
+    Math.ceil((input.failureGraceMs - (input.now.getTime() - Date.parse(bad.since))) / 1000),
+  );
   const ready = forks.filter((fork) => forkRolledOut(deployments, fork)).length;
   const progress = ready !== observations.ready ? `${ready} of ${forks.length} forks rolled out` : undefined;
   return {
     kind: 'wait',
-    delaySeconds: 0,
+    delaySeconds: Math.max(1, Math.min(input.recheckDelaySeconds, ...graceLeftSeconds)),
     observations: { bad_since: grace.bad_since, ready },
     ...(progress ? { progress } : {}),
   };

@@ -13,13 +13,16 @@ const expirySweep = {
   grants: grantsOfRole(Role.Admin),
 } as const;
 
-/** The expiry sweep: starts the destroy (reason `expired`) of every composition past `expires_at`. */
+/**
+ * The expiry sweep: starts the destroy (reason `expired`) of every composition past `expires_at`,
+ * from the record its query returned (the destroy's write is conditional on its `lock_version`).
+ */
 export async function expireDue(deps: SweepDeps, limit = 100): Promise<number> {
   const due = await deps.compositions.expired(deps.clock.now(), limit);
   let started = 0;
   for (const record of due) {
     try {
-      await destroy(deps, expirySweep, record.id, 'expired');
+      await destroy(deps, expirySweep, record.id, 'expired', record);
       started++;
     } catch (error) {
       deps.log?.({

@@ -176,6 +176,7 @@ function fakeCluster(fake: FakeCluster = {}): ClusterPort {
       ),
     listPods: unused,
     listDeployments: unused,
+    listServices: unused,
     watchDeployments: unused,
     podLogs: unused,
     serverVersion: async () => ({ version: 'v1.32.1-eks-0', platform: 'linux/arm64' }),

@@ -5,58 +5,67 @@
  */
 import { contentHash } from '../canonical.ts';
 import type { ProjectVersion } from '../catalog/model.ts';
-import type { ClusterObject, Deployment } from '../cluster/objects.ts';
+import { type ClusterObject, type Deployment, Label, type Service } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
 import { compositionSelector, forkName } from '../cluster/render.ts';
 import type { CompositionRecord } from '../compositions/model.ts';
 import type { Fingerprint } from './model.ts';
 
+/**
+ * Reads the cluster in at most five lists, whatever the number of components: the namespace's
+ * own (unlabelled) Services and Deployments, and the composition's forks, fork Services and
+ * routes. Selected by label, each list stays the size of the baseline or of one composition
+ * however many other previews share the namespace (a get per object grew with the baseline: two
+ * per component). `known.forks`, the forks as the caller saw them a moment ago, saves their list.
+ */
 export async function fingerprint(
   cluster: ClusterPort,
   catalog: ProjectVersion,
   composition: Pick<CompositionRecord, 'id' | 'baseline' | 'desired'>,
+  known: { forks?: readonly Deployment[] | undefined } = {},
 ): Promise<Fingerprint> {
   const baseline = catalog.baselines[composition.baseline]?.spec;
   if (!baseline) throw new Error(`baseline ${composition.baseline} is no longer registered`);
   const namespace = baseline.namespace;
   const overridden = new Set(Object.keys(composition.desired.images));
-  const inputs: Record<string, string> = {};
-
   const components = Object.keys(baseline.components).sort();
-  await Promise.all(
-    components.map(async (name) => {
-      const profile = catalog.components[name];
-      if (!profile) return;
-      inputs[`contract:${name}`] = `${profile.revision}:${contentHash(profile.spec.verification)}`;
-      const service = await cluster.getService(namespace, profile.spec.service.name);
-      inputs[`service:${name}`] = contentHash(
-        service ? { selector: service.spec.selector, ports: service.spec.ports } : null,
-      );
-      if (overridden.has(name)) {
-        const fork = await cluster.getService(namespace, forkName(profile.spec.service.name, composition.id));
-        inputs[`fork-service:${name}`] = contentHash(
-          fork ? { selector: fork.spec.selector, ports: fork.spec.ports } : null,
-        );
-        return;
-      }
-      const workload = await cluster.getDeployment(namespace, profile.spec.workload.name);
-      inputs[`image:${name}`] = imageOf(workload, profile.spec.workload.container) ?? 'absent';
-    }),
-  );
+  const ours = compositionSelector(composition.id);
+  const notPreviews = `!${Label.Composition}`;
+  const [services, workloads, forks, forkServices, routes] = await Promise.all([
+    cluster.listServices(namespace, notPreviews),
+    components.some((name) => !overridden.has(name)) ? cluster.listDeployments(namespace, notPreviews) : [],
+    known.forks ?? cluster.listDeployments(namespace, ours),
+    overridden.size ? cluster.listServices(namespace, ours) : [],
+    cluster.list(namespace, [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' }], ours),
+  ]);
+  const named = <T extends ClusterObject>(objects: readonly T[], name: string) =>
+    objects.find((o) => o.metadata.name === name) ?? null;
 
-  const forks = await cluster.listDeployments(namespace, compositionSelector(composition.id));
+  const inputs: Record<string, string> = {};
+  for (const name of components) {
+    const profile = catalog.components[name];
+    if (!profile) continue;
+    inputs[`contract:${name}`] = `${profile.revision}:${contentHash(profile.spec.verification)}`;
+    inputs[`service:${name}`] = serviceHash(named(services, profile.spec.service.name));
+    if (overridden.has(name)) {
+      const fork = named(forkServices, forkName(profile.spec.service.name, composition.id));
+      inputs[`fork-service:${name}`] = serviceHash(fork);
+      continue;
+    }
+    const workload = named(workloads, profile.spec.workload.name);
+    inputs[`image:${name}`] = imageOf(workload, profile.spec.workload.container) ?? 'absent';
+  }
   for (const fork of forks) {
     inputs[`workload:${fork.metadata.name}`] = String(fork.metadata.generation ?? 0);
   }
-  const routes = await cluster.list(
-    namespace,
-    [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' }],
-    compositionSelector(composition.id),
-  );
   for (const route of routes) inputs[`route:${route.metadata.name}`] = contentHash(specOf(route));
 
   const sorted = Object.fromEntries(Object.entries(inputs).sort(([a], [b]) => (a < b ? -1 : 1)));
   return { inputs: sorted, hash: contentHash(sorted) };
+}
+
+function serviceHash(service: Service | null): string {
+  return contentHash(service ? { selector: service.spec.selector, ports: service.spec.ports } : null);
 }
 
 function imageOf(deployment: Deployment | null, container: string): string | null {

@@ -23,7 +23,8 @@ function uniquePrefix(): string {
 
 /**
  * The API, worker and a local cluster in process, on free ports, against the shared emulators and
- * fresh resources; pods get ready in tens of milliseconds and the failure grace is short.
+ * fresh resources; pods get ready in tens of milliseconds, and the failure grace and the delay
+ * between looks at a rollout are short.
  */
 export type TestStackOptions = Omit<StackOptions, 'emulators' | 'resourcePrefix' | 'port'>;
 
@@ -32,7 +33,12 @@ export function startTestStack(options: TestStackOptions = {}): Promise<Stack> {
     gatewayPort: 0,
     podReadyDelayMs: 20,
     ...options,
-    workerSettings: { failureGraceMs: 1500, watchBoundMs: 3000, ...options.workerSettings },
+    workerSettings: {
+      failureGraceMs: 1500,
+      watchBoundMs: 3000,
+      recheckDelaySeconds: 1,
+      ...options.workerSettings,
+    },
     port: 0,
     emulators: emulatorEndpoints(),
     resourcePrefix: uniquePrefix(),

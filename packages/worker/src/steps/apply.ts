@@ -23,13 +23,17 @@ export const apply: Step = async (context) => {
   );
   if (forkable.kind === 'fail') return forkable;
 
-  await context.fence();
+  // No fence: apply is an operation's first step, so it always runs first in its invocation, right
+  // after the runner read the operation as current (and, at pickup, wrote it so, conditional on the
+  // composition's version). A fence here re-read what was read a few milliseconds earlier.
   // Queues first: each fork's pods are told where their isolated queues are.
   const isolation = await isolate(deps, composition, target.baseline, target.profiles);
   if (isolation.blockers.length) return { kind: 'fail', blockers: isolation.blockers };
-  const owner = Cluster.ownerReference(
-    await deps.cluster.apply(Cluster.anchor(composition.id, composition.namespace, operation.generation)),
+  const anchor = await deps.cluster.apply(
+    Cluster.anchor(composition.id, composition.namespace, operation.generation),
   );
+  context.seen.anchor = anchor;
+  const owner = Cluster.ownerReference(anchor);
   await Promise.all(
     forkable.bases.flatMap((base) => {
       const input = {
@@ -51,11 +55,12 @@ export const apply: Step = async (context) => {
       ];
     }),
   );
-  // A public route to the baseline entry is right at any time; one to an entry fork waits until the fork is rolled out.
-  if (!(target.baseline.entry_component in composition.desired.images)) {
+  // A public route to the baseline entry is right at any time; one to an entry fork waits until the
+  // fork is rolled out (await-rollout applies it then).
+  if (!Compositions.entryOverridden(composition, target)) {
     await deps.cluster.apply(Compositions.entryRoute(composition, target, owner));
   }
-  await removeInherited(deps, composition);
+  if (Compositions.mayHaveInherited(composition, operation)) await removeInherited(deps, composition);
   return { kind: 'done' };
 };
 
@@ -76,7 +81,10 @@ function readBases(
   );
 }
 
-/** Components that went back to inheritance: their route goes first, so traffic returns to the baseline, then the fork. */
+/**
+ * Components that went back to inheritance: their route goes first, so traffic returns to the
+ * baseline, then the fork. Three lists, so only when forks of them may exist (`mayHaveInherited`).
+ */
 async function removeInherited(deps: WorkerDeps, composition: Compositions.CompositionRecord): Promise<void> {
   const selector = Cluster.compositionSelector(composition.id);
   for (const kinds of [routeKinds, forkKinds]) {

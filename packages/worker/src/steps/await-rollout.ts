@@ -2,8 +2,9 @@ import { Cluster, Compositions } from '@svc/core';
 import { readTarget, type Step, type StepContext } from './step.ts';
 
 /**
- * Waits on the forks' Deployment conditions (a bounded watch), then routes keyed and public traffic
- * to them. Safe to repeat: it re-reads the cluster, and applies are idempotent.
+ * Waits on the forks' Deployment conditions (a short watch on the first look, a list on later ones,
+ * each re-enqueued with a delay), then routes keyed and public traffic to them. Safe to repeat: it
+ * re-reads the cluster, and applies are idempotent.
  */
 export const awaitRollout: Step = async (context) => {
   const { deps, composition, operation } = context;
@@ -11,16 +12,21 @@ export const awaitRollout: Step = async (context) => {
   if ('kind' in target) return target;
   const { forks } = target;
   const selector = Cluster.compositionSelector(composition.id);
-  const bound = Compositions.watchBoundMs(operation.observations, deps.clock.now(), deps.settings);
-  const deployments = forks.length
-    ? await deps.cluster.watchDeployments(
-        composition.namespace,
-        selector,
-        (seen) => Compositions.rolloutComplete(seen, forks),
-        bound,
-      )
-    : [];
-  if (Compositions.rolloutComplete(deployments, forks)) return routeToForks(context, target);
+  const bound = Compositions.watchBoundMs(operation.observations, deps.settings);
+  const deployments = !forks.length
+    ? []
+    : bound > 0
+      ? await deps.cluster.watchDeployments(
+          composition.namespace,
+          selector,
+          (seen) => Compositions.rolloutComplete(seen, forks),
+          bound,
+        )
+      : await deps.cluster.listDeployments(composition.namespace, selector);
+  if (Compositions.rolloutComplete(deployments, forks)) {
+    context.seen.forks = deployments;
+    return routeToForks(context, target);
+  }
   const stalled = Compositions.progressDeadlineFailure(deployments, forks);
   if (stalled) return stalled;
   const pods = await deps.cluster.listPods(composition.namespace, selector);
@@ -31,11 +37,15 @@ export const awaitRollout: Step = async (context) => {
     observations: operation.observations,
     now: deps.clock.now(),
     failureGraceMs: deps.settings.failureGraceMs,
+    recheckDelaySeconds: deps.settings.recheckDelaySeconds,
     operationStart: operation.created_at,
   });
 };
 
-/** Every fork is rolled out: a mesh route per fork, and the public route (to the entry's fork if overridden). */
+/**
+ * Every fork is rolled out: a mesh route per fork, and the public route to the entry's fork when
+ * the entry is overridden (to the baseline entry, `apply` applied it already).
+ */
 async function routeToForks(
   context: StepContext,
   target: Compositions.RolloutTarget,
@@ -43,12 +53,11 @@ async function routeToForks(
   const { deps, composition } = context;
   await context.fence();
   const name = Cluster.anchorName(composition.id);
-  const anchorObject = await deps.cluster.get({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    namespace: composition.namespace,
-    name,
-  });
+  // apply answered the anchor seconds ago when it ran in this invocation; else it is read (it may
+  // have gone since, which fails the rollout).
+  const anchorObject =
+    context.seen.anchor ??
+    (await deps.cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: composition.namespace, name }));
   if (!anchorObject) {
     return Compositions.rolloutFailure(
       Compositions.RolloutBlockerCode.AnchorMissing,
@@ -61,7 +70,9 @@ async function routeToForks(
     ...target.forks.map(({ component, profile }) =>
       deps.cluster.apply(Cluster.meshRoute({ id: composition.id, component, profile, baseline, owner })),
     ),
-    deps.cluster.apply(Compositions.entryRoute(composition, target, owner)),
+    ...(Compositions.entryOverridden(composition, target)
+      ? [deps.cluster.apply(Compositions.entryRoute(composition, target, owner))]
+      : []),
   ]);
   return { kind: 'done' };
 }

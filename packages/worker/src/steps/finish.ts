@@ -11,19 +11,21 @@ const finishRollout: Step = async (context) => {
   const target = await readTarget(context);
   if ('kind' in target) return target;
   const isolation = await isolate(deps, composition, target.baseline, target.profiles);
-  const forks = await deps.cluster.listDeployments(
-    composition.namespace,
-    Cluster.compositionSelector(composition.id),
-  );
+  // await-rollout and verify ran in this invocation unless the chain was handed to a new message.
+  const forks =
+    context.seen.forks ??
+    (await deps.cluster.listDeployments(composition.namespace, Cluster.compositionSelector(composition.id)));
+  const latestCheck =
+    context.seen.check ??
+    (await deps.compositions.listChecks(composition.id, { limit: 1, after: null })).items[0];
   const now = deps.clock.now();
-  const checks = await deps.compositions.listChecks(composition.id, { limit: 1, after: null });
   return {
     kind: 'done',
     composition: Compositions.rolloutFinished({
       composition,
       operation,
       forks,
-      latestCheck: checks.items[0],
+      latestCheck,
       subscriptions: isolation.subscriptions,
       now,
     }),

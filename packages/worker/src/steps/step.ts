@@ -1,4 +1,4 @@
-import { Compositions } from '@svc/core';
+import { type Cluster, Compositions, type Verification } from '@svc/core';
 import type { WorkerDeps } from '../deps.ts';
 
 /** Thrown by `fence()`: a later operation took over, so this one stops before writing. */
@@ -10,8 +10,27 @@ export interface StepContext {
   deps: WorkerDeps;
   composition: Compositions.CompositionRecord;
   operation: Compositions.Operation;
-  /** Re-reads the composition; throws Superseded when this operation is no longer the current one. */
+  seen: ChainSeen;
+  /**
+   * Re-reads the composition; throws Superseded when this operation is no longer the current one.
+   * A step calls it before a cluster write that follows a wait: the runner has just read the
+   * operation as current when a step starts its invocation.
+   */
   fence(): Promise<Compositions.CompositionRecord>;
+}
+
+/**
+ * What the steps of one invocation learned, for a later step of the same invocation to use instead
+ * of reading it again a moment later. Empty for a step that starts an invocation (after a wait, a
+ * retry or a spent chain budget): that step reads for itself.
+ */
+export interface ChainSeen {
+  /** The anchor ConfigMap as `apply` applied it. */
+  anchor?: Cluster.ClusterObject;
+  /** The forks' Deployments as `await-rollout` saw them all rolled out. */
+  forks?: Cluster.Deployment[];
+  /** The routing check `verify` ran. */
+  check?: Verification.CheckRecord;
 }
 
 export type Step = (context: StepContext) => Promise<Compositions.StepOutcome>;

@@ -4,7 +4,7 @@ import { readTarget, type Step, sleep } from './step.ts';
 
 /**
  * The routing check: the preview URL must answer, with every overridden component served by its
- * override image. Safe to repeat: it writes a new check, and checks are history.
+ * override image. Safe to repeat: each run is a new check, and checks are history.
  */
 export const verify: Step = async (context) => {
   const { deps, composition, operation } = context;
@@ -18,11 +18,13 @@ export const verify: Step = async (context) => {
   const { ran_at, verdict } = url
     ? await probeUntilPassed(deps, url, images, expect_status)
     : { ran_at: deps.clock.now().toISOString(), verdict: Verification.offPreviewVerdict(path, images) };
-  const print = await Verification.fingerprint(deps.cluster, target.catalog, composition).catch(() => ({
+  // The forks as await-rollout saw them rolled out, when it ran in this invocation.
+  const seen = { forks: context.seen.forks };
+  const print = await Verification.fingerprint(deps.cluster, target.catalog, composition, seen).catch(() => ({
     inputs: {},
     hash: 'unreadable',
   }));
-  await deps.compositions.putCheck({
+  const check: Verification.CheckRecord = {
     id: newId(IdPrefix.Check),
     composition_id: composition.id,
     kind: Verification.CheckKind.Routing,
@@ -31,8 +33,10 @@ export const verify: Step = async (context) => {
     target: url ?? composition.public_url,
     ...verdict,
     fingerprint: print,
-  });
-  return { kind: 'done' };
+  };
+  // Written with the chain's next write, beside the step's progress.
+  context.seen.check = check;
+  return { kind: 'done', check };
 };
 
 /** Probes up to `verifyAttempts` times, backing off, since routes may take a moment to propagate. */

@@ -7,6 +7,7 @@ import { compositionId } from '../_shared.ts';
 
 export const defaultWaitSeconds = 30;
 export const maxWaitSeconds = 60;
+const maxPollIntervalMs = 2000;
 
 /** Phases a composition never leaves for `ready` on its own. */
 const ended = new Set(['destroying', 'destroyed', 'expired']);
@@ -88,7 +89,9 @@ export default defineCommand({
         );
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(interval, left)));
-      interval = Math.min(interval * 2, 1000);
+      // Up to 2 s apart: each read is an API request and a DynamoDB read, and real pods take tens
+      // of seconds (polling every second was a fifth of a preview's monthly cost).
+      interval = Math.min(interval * 2, maxPollIntervalMs);
     }
   },
 });
