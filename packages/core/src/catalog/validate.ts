@@ -23,6 +23,10 @@ export type ValidationResult =
   | { valid: true; manifest: CatalogManifest }
   | { valid: false; problems: CatalogProblem[] };
 
+type Project = CatalogManifest['projects'][number];
+type Component = Project['components'][number];
+type Baseline = Project['baselines'][number];
+
 /** Checks shape and every cross-reference; lists every problem, not just the first. */
 export function validateManifest(input: unknown): ValidationResult {
   const parsed = parseFields(CatalogManifest, input);
@@ -32,112 +36,133 @@ export function validateManifest(input: unknown): ValidationResult {
       problems: parsed.errors.map((e) => ({ ...e, code: ProblemCode.InvalidShape })),
     };
   }
-  const problems: CatalogProblem[] = [];
   const manifest = parsed.output;
+  const problems: CatalogProblem[] = [];
   duplicates(
     manifest.projects.map((p) => p.name),
     (i) => `/projects/${i}/name`,
     'project',
     problems,
   );
-
   manifest.projects.forEach((project, p) => {
-    const base = `/projects/${p}`;
-    const components = new Map(project.components.map((c) => [c.name, c]));
-    duplicates(
-      project.components.map((c) => c.name),
-      (i) => `${base}/components/${i}/name`,
-      'component',
-      problems,
-    );
-    duplicates(
-      project.baselines.map((b) => b.name),
-      (i) => `${base}/baselines/${i}/name`,
-      'baseline',
-      problems,
-    );
-    const services = project.components.map((c) => c.service.name);
-    services.forEach((name, i) => {
-      if (services.indexOf(name) !== i) {
-        problems.push({
-          path: `${base}/components/${i}/service/name`,
-          code: ProblemCode.DuplicateService,
-          message: `service "${name}" is already used by component "${project.components[services.indexOf(name)]?.name}"`,
-        });
-      }
-    });
+    problems.push(...projectProblems(project, `/projects/${p}`));
+  });
+  return problems.length ? { valid: false, problems } : { valid: true, manifest };
+}
 
-    if (!project.baselines.some((b) => b.name === project.default_baseline)) {
+function projectProblems(project: Project, base: string): CatalogProblem[] {
+  const problems: CatalogProblem[] = [];
+  const components = new Map(project.components.map((c) => [c.name, c]));
+  duplicates(
+    project.components.map((c) => c.name),
+    (i) => `${base}/components/${i}/name`,
+    'component',
+    problems,
+  );
+  duplicates(
+    project.baselines.map((b) => b.name),
+    (i) => `${base}/baselines/${i}/name`,
+    'baseline',
+    problems,
+  );
+  const services = project.components.map((c) => c.service.name);
+  services.forEach((name, i) => {
+    if (services.indexOf(name) !== i) {
       problems.push({
-        path: `${base}/default_baseline`,
-        code: ProblemCode.UnknownBaseline,
-        message: `default_baseline "${project.default_baseline}" is not one of the project's baselines`,
+        path: `${base}/components/${i}/service/name`,
+        code: ProblemCode.DuplicateService,
+        message: `service "${name}" is already used by component "${project.components[services.indexOf(name)]?.name}"`,
       });
     }
-
-    project.components.forEach((component, c) => {
-      component.dependencies.forEach((dependency, d) => {
-        if (!components.has(dependency)) {
-          problems.push({
-            path: `${base}/components/${c}/dependencies/${d}`,
-            code: ProblemCode.UnknownComponent,
-            message: `dependency "${dependency}" is not a component of project "${project.name}"`,
-          });
-        }
-      });
+  });
+  if (!project.baselines.some((b) => b.name === project.default_baseline)) {
+    problems.push({
+      path: `${base}/default_baseline`,
+      code: ProblemCode.UnknownBaseline,
+      message: `default_baseline "${project.default_baseline}" is not one of the project's baselines`,
     });
-    for (const cycle of dependencyCycles(project.components)) {
-      const index = project.components.findIndex((c) => c.name === cycle[0]);
-      problems.push({
-        path: `${base}/components/${index}/dependencies`,
-        code: ProblemCode.DependencyCycle,
-        message: `dependency cycle: ${cycle.join(' → ')}`,
-      });
-    }
+  }
+  problems.push(...dependencyProblems(project, components, base));
+  project.baselines.forEach((baseline, b) => {
+    problems.push(...baselineProblems(project.name, components, baseline, `${base}/baselines/${b}`));
+  });
+  return problems;
+}
 
-    project.baselines.forEach((baseline, b) => {
-      const at = `${base}/baselines/${b}`;
-      for (const name of Object.keys(baseline.components)) {
-        if (!components.has(name)) {
-          problems.push({
-            path: `${at}/components/${name}`,
-            code: ProblemCode.UnknownComponent,
-            message: `component "${name}" is not a component of project "${project.name}"`,
-          });
-        }
-      }
-      if (!(baseline.entry_component in baseline.components)) {
+function dependencyProblems(
+  project: Project,
+  components: ReadonlyMap<string, Component>,
+  base: string,
+): CatalogProblem[] {
+  const problems: CatalogProblem[] = [];
+  project.components.forEach((component, c) => {
+    component.dependencies.forEach((dependency, d) => {
+      if (!components.has(dependency)) {
         problems.push({
-          path: `${at}/entry_component`,
-          code: ProblemCode.MissingEntryComponent,
-          message: `entry component "${baseline.entry_component}" is not among the baseline's components`,
+          path: `${base}/components/${c}/dependencies/${d}`,
+          code: ProblemCode.UnknownComponent,
+          message: `dependency "${dependency}" is not a component of project "${project.name}"`,
         });
-      }
-      for (const name of Object.keys(baseline.components)) {
-        // Isolation relies on the baseline's own subscription excluding routed messages, which the
-        // operator sets up only for the topics listed in the baseline's messaging.
-        for (const subscription of components.get(name)?.message_subscriptions ?? []) {
-          if (baseline.messaging && !baseline.messaging.topics.includes(subscription.topic)) {
-            problems.push({
-              path: `${at}/messaging/topics`,
-              code: ProblemCode.TopicNotIsolated,
-              message: `component "${name}" subscribes to topic "${subscription.topic}", which baseline "${baseline.name}" does not list in messaging.topics`,
-            });
-          }
-        }
-        for (const dependency of components.get(name)?.dependencies ?? []) {
-          if (components.has(dependency) && !(dependency in baseline.components)) {
-            problems.push({
-              path: `${at}/components`,
-              code: ProblemCode.MissingDependency,
-              message: `component "${name}" depends on "${dependency}", which baseline "${baseline.name}" does not run`,
-            });
-          }
-        }
       }
     });
   });
-  return problems.length ? { valid: false, problems } : { valid: true, manifest };
+  for (const cycle of dependencyCycles(project.components)) {
+    const index = project.components.findIndex((c) => c.name === cycle[0]);
+    problems.push({
+      path: `${base}/components/${index}/dependencies`,
+      code: ProblemCode.DependencyCycle,
+      message: `dependency cycle: ${cycle.join(' → ')}`,
+    });
+  }
+  return problems;
+}
+
+function baselineProblems(
+  projectName: string,
+  components: ReadonlyMap<string, Component>,
+  baseline: Baseline,
+  at: string,
+): CatalogProblem[] {
+  const problems: CatalogProblem[] = [];
+  for (const name of Object.keys(baseline.components)) {
+    if (!components.has(name)) {
+      problems.push({
+        path: `${at}/components/${name}`,
+        code: ProblemCode.UnknownComponent,
+        message: `component "${name}" is not a component of project "${projectName}"`,
+      });
+    }
+  }
+  if (!(baseline.entry_component in baseline.components)) {
+    problems.push({
+      path: `${at}/entry_component`,
+      code: ProblemCode.MissingEntryComponent,
+      message: `entry component "${baseline.entry_component}" is not among the baseline's components`,
+    });
+  }
+  for (const name of Object.keys(baseline.components)) {
+    // Isolation relies on the baseline's own subscription excluding routed messages, which the
+    // operator sets up only for the topics listed in the baseline's messaging.
+    for (const subscription of components.get(name)?.message_subscriptions ?? []) {
+      if (baseline.messaging && !baseline.messaging.topics.includes(subscription.topic)) {
+        problems.push({
+          path: `${at}/messaging/topics`,
+          code: ProblemCode.TopicNotIsolated,
+          message: `component "${name}" subscribes to topic "${subscription.topic}", which baseline "${baseline.name}" does not list in messaging.topics`,
+        });
+      }
+    }
+    for (const dependency of components.get(name)?.dependencies ?? []) {
+      if (components.has(dependency) && !(dependency in baseline.components)) {
+        problems.push({
+          path: `${at}/components`,
+          code: ProblemCode.MissingDependency,
+          message: `component "${name}" depends on "${dependency}", which baseline "${baseline.name}" does not run`,
+        });
+      }
+    }
+  }
+  return problems;
 }
 
 function duplicates(
