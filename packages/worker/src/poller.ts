@@ -30,32 +30,9 @@ export interface PollerOptions {
  */
 export function startPoller(options: PollerOptions): Poller {
   const concurrency = options.concurrency ?? 16;
-  const retryBase = options.retryBaseSeconds ?? 1;
   const log = options.log ?? (() => {});
   const controller = new AbortController();
   const inFlight = new Set<Promise<void>>();
-
-  async function handleMessage(message: Message): Promise<void> {
-    const receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? '1');
-    try {
-      await options.handle(message.Body ?? '', receiveCount);
-      await options.sqs.send(
-        new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: message.ReceiptHandle }),
-      );
-    } catch (error) {
-      log({ level: 'warn', msg: 'job failed', receive_count: receiveCount, error: String(error) });
-      const delay = Math.min(Math.ceil(retryBase * 2 ** (receiveCount - 1)), 60);
-      await options.sqs
-        .send(
-          new ChangeMessageVisibilityCommand({
-            QueueUrl: options.queueUrl,
-            ReceiptHandle: message.ReceiptHandle,
-            VisibilityTimeout: delay,
-          }),
-        )
-        .catch(() => {});
-    }
-  }
 
   async function loop(): Promise<void> {
     while (!controller.signal.aborted) {
@@ -83,7 +60,7 @@ export function startPoller(options: PollerOptions): Poller {
         continue;
       }
       for (const message of messages) {
-        const task = handleMessage(message).finally(() => inFlight.delete(task));
+        const task = handleMessage(options, message, log).finally(() => inFlight.delete(task));
         inFlight.add(task);
       }
     }
@@ -97,4 +74,31 @@ export function startPoller(options: PollerOptions): Poller {
       await Promise.allSettled(inFlight);
     },
   };
+}
+
+/** Runs one message: deleted when handled; on failure visible again after a backoff (its redrive still counts). */
+async function handleMessage(
+  options: PollerOptions,
+  message: Message,
+  log: NonNullable<PollerOptions['log']>,
+): Promise<void> {
+  const receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? '1');
+  try {
+    await options.handle(message.Body ?? '', receiveCount);
+    await options.sqs.send(
+      new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: message.ReceiptHandle }),
+    );
+  } catch (error) {
+    log({ level: 'warn', msg: 'job failed', receive_count: receiveCount, error: String(error) });
+    const delay = Math.min(Math.ceil((options.retryBaseSeconds ?? 1) * 2 ** (receiveCount - 1)), 60);
+    await options.sqs
+      .send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: options.queueUrl,
+          ReceiptHandle: message.ReceiptHandle,
+          VisibilityTimeout: delay,
+        }),
+      )
+      .catch(() => {});
+  }
 }

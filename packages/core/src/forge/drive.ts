@@ -146,14 +146,27 @@ interface Step {
 
 /** Does the decided action and records the preview; 'raced' when another writer got there first. */
 async function act(deps: ForgeDeps, step: Step): Promise<'raced' | { record: PreviewRecord; poll: boolean }> {
+  const record = observedRecord(step);
+  const action: Action = step.decision.action;
+  if (action.kind === 'create') return create(deps, step, record, action.builds);
+  if (action.kind === 'update') return update(deps, step, record, action.builds);
+  if (action.kind === 'destroy') {
+    const composition = step.composition as CompositionRecord;
+    await destroy(deps, forgeCaller(ownerSubject(step.base.repository, step.base.number)), composition.id);
+    return save(deps, step.base, record, true);
+  }
+  return save(deps, step.base, record, action.kind === 'poll');
+}
+
+/** The preview as the decision and the composition say it is now, before the action. */
+function observedRecord(step: Step): PreviewRecord {
   const { base, decision, now } = step;
-  const at = now.toISOString();
   let record: PreviewRecord = {
     ...base,
     state: decision.state as PreviewState,
     head_sha: step.pr?.head_sha ?? base.head_sha,
     fork: step.pr?.fork ?? base.fork,
-    updated_at: at,
+    updated_at: now.toISOString(),
   };
   if (step.composition && !isTornDown(step.composition.phase)) {
     // What the composition runs, read again each time, so a lost write of the record heals.
@@ -178,49 +191,40 @@ async function act(deps: ForgeDeps, step: Step): Promise<'raced' | { record: Pre
   } else if (decision.state === PreviewState.Ready) {
     record.last_error = null;
   }
-  const action: Action = decision.action;
-  if (action.kind === 'create') return create(deps, step, record, action.builds);
-  if (action.kind === 'update') {
-    const composition = step.composition as CompositionRecord;
-    try {
-      await updateForForge(
-        deps,
-        forgeCaller(ownerSubject(base.repository, base.number)),
-        composition.id,
-        {
-          expected_generation: composition.generation,
-          overrides: overridesOf(action.builds),
-          expected_preview_revisions: {},
-        },
-        ownerSubject(base.repository, base.number),
-      );
-    } catch (error) {
-      // Someone else moved the composition meanwhile: look again shortly.
-      if (error instanceof ProblemError && error.status === 409) return save(deps, base, record, true);
-      if (error instanceof ProblemError && error.status === 422) {
-        return save(
-          deps,
-          base,
-          { ...record, state: PreviewState.Failed, last_error: { code: error.code, message: error.message } },
-          false,
-        );
-      }
-      throw error;
-    }
-    const headSha = step.pr?.head_sha ?? base.head_sha;
-    return save(
+  return record;
+}
+
+/** Moves the composition to the head commit's builds, as the forge and at the generation it saw. */
+async function update(deps: ForgeDeps, step: Step, record: PreviewRecord, builds: Record<string, string>) {
+  const { base } = step;
+  const composition = step.composition as CompositionRecord;
+  try {
+    await updateForForge(
       deps,
-      base,
-      { ...record, builds: action.builds, deployed_sha: headSha, last_error: null },
-      true,
+      forgeCaller(ownerSubject(base.repository, base.number)),
+      composition.id,
+      {
+        expected_generation: composition.generation,
+        overrides: overridesOf(builds),
+        expected_preview_revisions: {},
+      },
+      ownerSubject(base.repository, base.number),
     );
+  } catch (error) {
+    // Someone else moved the composition meanwhile: look again shortly.
+    if (error instanceof ProblemError && error.status === 409) return save(deps, base, record, true);
+    if (error instanceof ProblemError && error.status === 422) {
+      return save(
+        deps,
+        base,
+        { ...record, state: PreviewState.Failed, last_error: { code: error.code, message: error.message } },
+        false,
+      );
+    }
+    throw error;
   }
-  if (action.kind === 'destroy') {
-    const composition = step.composition as CompositionRecord;
-    await destroy(deps, forgeCaller(ownerSubject(base.repository, base.number)), composition.id);
-    return save(deps, base, record, true);
-  }
-  return save(deps, base, record, action.kind === 'poll');
+  const headSha = step.pr?.head_sha ?? base.head_sha;
+  return save(deps, base, { ...record, builds, deployed_sha: headSha, last_error: null }, true);
 }
 
 const sameBuilds = (a: Record<string, string>, b: Record<string, string>) =>
