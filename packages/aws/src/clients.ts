@@ -1,5 +1,4 @@
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SNSClient } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Dependency, type DependencyCheck } from '@svc/core';
@@ -14,13 +13,12 @@ export interface AwsSettings {
 }
 
 /** Emulators accept any credentials; fixed ones keep the SDK from searching the machine for real ones. */
-const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+export const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface AwsClients {
   dynamodb: DynamoDBClient;
   documents: DynamoDBDocumentClient;
   sqs: SQSClient;
-  sns: SNSClient;
 }
 
 /**
@@ -44,15 +42,9 @@ export function createAwsClients(settings: AwsSettings): AwsClients {
     maxAttempts: 3,
     ...(settings.sqsEndpoint ? { endpoint: settings.sqsEndpoint, credentials: emulatorCredentials } : {}),
   });
-  const sns = new SNSClient({
-    region: settings.region,
-    maxAttempts: 3,
-    ...(settings.sqsEndpoint ? { endpoint: settings.sqsEndpoint, credentials: emulatorCredentials } : {}),
-  });
   dynamodb.middlewareStack.use(dependencyFailures(Dependency.DynamoDB));
   sqs.middlewareStack.use(dependencyFailures(Dependency.Sqs));
-  sns.middlewareStack.use(dependencyFailures(Dependency.Sns));
-  return { dynamodb, documents, sqs, sns };
+  return { dynamodb, documents, sqs };
 }
 
 export function dynamodbCheck(client: DynamoDBClient, tableName: string): DependencyCheck {

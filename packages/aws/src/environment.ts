@@ -1,7 +1,7 @@
 /** Runtime settings of a deployed function, parsed once from the environment SST sets (infra/settings.ts). */
 import { type Clock, minCursorKeyLength, systemClock } from '@svc/core';
 import * as v from 'valibot';
-import { type AwsClients, createAwsClients } from './clients.ts';
+import { type AwsClients, type AwsSettings, createAwsClients } from './clients.ts';
 import { type AwsStores, awsStores } from './stores.ts';
 
 export const RuntimeEnvironment = v.object({
@@ -18,6 +18,8 @@ export const RuntimeEnvironment = v.object({
 export type RuntimeEnvironment = v.InferOutput<typeof RuntimeEnvironment>;
 
 export interface Runtime {
+  /** Region and emulator endpoints, for clients only some functions build (SNS: createSnsClient). */
+  aws: AwsSettings;
   clients: AwsClients;
   stores: AwsStores;
   clock: Clock;
@@ -37,13 +39,15 @@ export function runtimeFromEnvironment(env: Record<string, string | undefined> =
     throw new Error(`invalid environment: ${[...new Set(names)].join(', ')}`);
   }
   const settings = parsed.output;
-  const clients = createAwsClients({
+  const aws: AwsSettings = {
     region: settings.AWS_REGION,
     ...(settings.DYNAMODB_ENDPOINT ? { dynamodbEndpoint: settings.DYNAMODB_ENDPOINT } : {}),
     ...(settings.SQS_ENDPOINT ? { sqsEndpoint: settings.SQS_ENDPOINT } : {}),
-  });
+  };
+  const clients = createAwsClients(aws);
   const names = { tableName: settings.TABLE_NAME, jobQueueUrl: settings.JOB_QUEUE_URL };
   return {
+    aws,
     clients,
     stores: awsStores(clients, names, systemClock, settings.CURSOR_KEY),
     clock: systemClock,

@@ -11,6 +11,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Dependency, DependencyUnavailableError } from '@svc/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AwsClients, createAwsClients } from './clients.ts';
+import { createSnsClient } from './messaging.ts';
 
 /**
  * Outages cannot be caused on DynamoDB Local or fauxqs, so a local HTTP server answers as AWS does
@@ -25,7 +26,8 @@ interface Answer {
 let answer: Answer;
 let requests = 0;
 let server: Server;
-let clients: AwsClients;
+type Clients = AwsClients & { sns: ReturnType<typeof createSnsClient> };
+let clients: Clients;
 
 const dynamodbError = (status: number, type: string, extra: Record<string, unknown> = {}): Answer => ({
   status,
@@ -33,8 +35,9 @@ const dynamodbError = (status: number, type: string, extra: Record<string, unkno
   body: JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: type, ...extra }),
 });
 
-function clientsFor(endpoint: string): AwsClients {
-  return createAwsClients({ region: 'eu-west-1', dynamodbEndpoint: endpoint, sqsEndpoint: endpoint });
+function clientsFor(endpoint: string): Clients {
+  const aws = { region: 'eu-west-1', dynamodbEndpoint: endpoint, sqsEndpoint: endpoint };
+  return { ...createAwsClients(aws), sns: createSnsClient(aws) };
 }
 
 async function failure(call: Promise<unknown>): Promise<unknown> {

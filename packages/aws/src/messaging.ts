@@ -2,7 +2,7 @@ import {
   GetSubscriptionAttributesCommand,
   ListSubscriptionsByTopicCommand,
   ListTopicsCommand,
-  type SNSClient,
+  SNSClient,
   SubscribeCommand,
   UnsubscribeCommand,
 } from '@aws-sdk/client-sns';
@@ -15,7 +15,23 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { Messaging } from '@svc/core';
+import { Dependency, Messaging } from '@svc/core';
+import { type AwsSettings, emulatorCredentials } from './clients.ts';
+import { dependencyFailures } from './failures.ts';
+
+/**
+ * The SNS client message isolation needs, built only where messaging is wired (the worker, the
+ * local stack): the API never publishes or subscribes, so its bundle carries no SNS code.
+ */
+export function createSnsClient(settings: AwsSettings): SNSClient {
+  const sns = new SNSClient({
+    region: settings.region,
+    maxAttempts: 3,
+    ...(settings.sqsEndpoint ? { endpoint: settings.sqsEndpoint, credentials: emulatorCredentials } : {}),
+  });
+  sns.middlewareStack.use(dependencyFailures(Dependency.Sns));
+  return sns;
+}
 
 /** Message isolation on SNS and SQS (fauxqs locally). */
 export function snsSqsMessaging(clients: { sns: SNSClient; sqs: SQSClient }): Messaging.MessagingPort {

@@ -4,7 +4,7 @@
  * Started by cost.ts with its settings in BENCH_WORKER (JSON); answers `report` and `reset`
  * messages over IPC.
  */
-import { awsStores, createAwsClients, snsSqsMessaging } from '@svc/aws';
+import { awsStores, createAwsClients, createSnsClient, snsSqsMessaging } from '@svc/aws';
 import { Forge, systemClock } from '@svc/core';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import {
@@ -53,11 +53,12 @@ export interface WorkerReport {
 }
 
 const settings = JSON.parse(process.env.BENCH_WORKER ?? '') as WorkerBenchSettings;
-const clients = createAwsClients({
+const aws = {
   region: settings.region,
   dynamodbEndpoint: settings.dynamodbEndpoint,
   sqsEndpoint: settings.sqsEndpoint,
-});
+};
+const clients = { ...createAwsClients(aws), sns: createSnsClient(aws) };
 const dynamodb = meterDynamoDb(clients.dynamodb);
 const sqs = meterQueue(clients.sqs, 'benchSqsMeter');
 const sns = meterQueue(clients.sns, 'benchSnsMeter');

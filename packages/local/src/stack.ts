@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, createWebhookApp, listenNode, openIdProvider } from '@svc/api';
-import { awsStores, createAwsClients, dynamodbCheck, snsSqsMessaging, sqsCheck } from '@svc/aws';
+import {
+  type AwsClients,
+  awsStores,
+  createAwsClients,
+  createSnsClient,
+  dynamodbCheck,
+  snsSqsMessaging,
+  sqsCheck,
+} from '@svc/aws';
 import { Auth, type Clock, type Cluster, type Compositions, Forge, Resources, systemClock } from '@svc/core';
 import { forgeWiring } from '@svc/github';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
@@ -90,7 +98,7 @@ export interface Stack {
   readonly endpoints: { dynamodb: string; sqs: string };
   readonly scheduler: Scheduler;
   readonly stores: ReturnType<typeof awsStores>;
-  readonly clients: ReturnType<typeof createAwsClients>;
+  readonly clients: AwsClients & { sns: ReturnType<typeof createSnsClient> };
   readonly cluster: Cluster.ClusterPort;
   readonly localCluster: LocalCluster;
   /** The local forge, unless turned off. */
@@ -135,11 +143,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const cluster = kubeCluster(fixedKubeConfig(kubeConfigFromString(kubeconfig)));
     const gatewayPort = Number(new URL(localCluster.gatewayUrl).port);
 
-    const clients = createAwsClients({
-      region,
-      dynamodbEndpoint: endpoints.dynamodbEndpoint,
-      sqsEndpoint: endpoints.sqsEndpoint,
-    });
+    const aws = { region, dynamodbEndpoint: endpoints.dynamodbEndpoint, sqsEndpoint: endpoints.sqsEndpoint };
+    const clients = { ...createAwsClients(aws), sns: createSnsClient(aws) };
     const resources = await provision(clients, options.resourcePrefix);
     const clock = options.clock ?? systemClock;
     const stores = awsStores(clients, resources, clock, options.cursorKey ?? localCursorKey);

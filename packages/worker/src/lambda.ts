@@ -1,5 +1,6 @@
 /** AWS Lambda entry of the worker: the job queue's event source and the schedules' target. */
 import {
+  createSnsClient,
   embeddedMetricsSink,
   lambdaLog,
   runtimeFromEnvironment,
@@ -26,7 +27,7 @@ const deps = {
   forge: forgeWiring(gitHubAppFromEnvironment(process.env)).forge,
   forgeSettings: Forge.defaultForgeSettings,
   cluster: clusterFromEnvironment(process.env),
-  messaging: snsSqsMessaging(runtime.clients),
+  messaging: snsSqsMessaging({ sqs: runtime.clients.sqs, sns: createSnsClient(runtime.aws) }),
   probe: httpProbe(),
   settings: defaultWorkerSettings,
   log,
