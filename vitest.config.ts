@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** Projects whose tests talk to DynamoDB Local and fauxqs share one of each per run (see global setup). */
@@ -38,10 +37,6 @@ const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?:
 
 export default defineConfig({
   test: {
-    // Test files mostly wait on stacks, pods and sockets, not on the CPU: vitest's default of
-    // cores − 1 runs them one at a time on 2 cores. Two at once: 424 s → 250 s on an idle 2-core
-    // machine, green run after run (every test allocates its own ports and table prefix).
-    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { extends: false, test: { name: 'unit', include: unitTests, testTimeout: 30_000 } },
       pkg('aws', { needsEmulators: true, unitTestsInSrc: true }),

@@ -73,45 +73,56 @@ export async function check(
   return { status: verdict(checks), checked_at: checkedAt, checks };
 }
 
-async function resolveTargets(catalog: CatalogStore, spec: InstallationSpec): Promise<Target[]> {
-  const target = (
-    project: string,
-    baseline: Baseline,
-    components: Record<string, { spec: ComponentProfile }>,
-    gateway: GatewayRef | undefined,
-  ): Target => ({
+function targetOf(
+  project: string,
+  baseline: Baseline,
+  components: Record<string, { spec: ComponentProfile }>,
+  gateway: GatewayRef | undefined,
+): Target {
+  return {
     project,
     baseline,
     profiles: Object.fromEntries(Object.entries(components).map(([name, c]) => [name, c.spec])),
     gateway: gateway ?? baseline.gateway,
     gatewaySource: gateway ? 'specification' : 'catalog',
-  });
+  };
+}
 
-  if (!spec.targets) {
-    const names: string[] = [];
-    let after: string | null = null;
-    do {
-      const page = await catalog.listProjects({ limit: maxPageSize, after }, null);
-      names.push(...page.items.map((p) => p.name));
-      after = page.next_cursor;
-    } while (after);
-    const versions = await Promise.all(names.map((name) => catalog.readProject(name)));
-    return versions.flatMap((version) =>
-      version
-        ? Object.values(version.baselines)
-            .map((b) => b.spec)
-            .sort((a, b) => a.name.localeCompare(b.name))
-            .map((baseline) => target(version.project, baseline, version.components, undefined))
-        : [],
-    );
-  }
+async function resolveTargets(catalog: CatalogStore, spec: InstallationSpec): Promise<Target[]> {
+  return spec.targets ? listedTargets(catalog, spec.targets) : everyTarget(catalog);
+}
 
-  const versions = await Promise.all(spec.targets.map((t) => catalog.readProject(t.project)));
+/** No targets named: every baseline of every registered project. */
+async function everyTarget(catalog: CatalogStore): Promise<Target[]> {
+  const names: string[] = [];
+  let after: string | null = null;
+  do {
+    const page = await catalog.listProjects({ limit: maxPageSize, after }, null);
+    names.push(...page.items.map((p) => p.name));
+    after = page.next_cursor;
+  } while (after);
+  const versions = await Promise.all(names.map((name) => catalog.readProject(name)));
+  return versions.flatMap((version) =>
+    version
+      ? Object.values(version.baselines)
+          .map((b) => b.spec)
+          .sort((a, b) => a.name.localeCompare(b.name))
+          .map((baseline) => targetOf(version.project, baseline, version.components, undefined))
+      : [],
+  );
+}
+
+/** The targets the specification names; unknown ones are 404-like, duplicates a validation error. */
+async function listedTargets(
+  catalog: CatalogStore,
+  listed: NonNullable<InstallationSpec['targets']>,
+): Promise<Target[]> {
+  const versions = await Promise.all(listed.map((t) => catalog.readProject(t.project)));
   const errors: FieldError[] = [];
   let onlyUnknown = true;
   const seen = new Set<string>();
   const targets: Target[] = [];
-  spec.targets.forEach((t, i) => {
+  listed.forEach((t, i) => {
     const version = versions[i];
     if (!version) {
       errors.push({ path: `/targets/${i}/project`, message: `project "${t.project}" is not registered` });
@@ -128,7 +139,7 @@ async function resolveTargets(catalog: CatalogStore, spec: InstallationSpec): Pr
         errors.push({ path, message: `${t.project}/${name} is listed twice` });
       } else {
         seen.add(`${t.project}/${name}`);
-        targets.push(target(t.project, baseline, version.components, t.gateway));
+        targets.push(targetOf(t.project, baseline, version.components, t.gateway));
       }
     });
   });
@@ -150,18 +161,34 @@ function once<T>(): (key: string, load: () => Promise<T>) => Promise<T> {
   };
 }
 
-function planChecks(cluster: ClusterPort, targets: readonly Target[]): Job[] {
+/** Cluster reads several checks share, each made once per run. */
+interface SharedReads {
+  namespace(name: string): Promise<ClusterObject | null>;
+  gateway(ref: GatewayRef): Promise<ClusterObject | null>;
+  routes(namespace: string): Promise<ClusterObject[]>;
+  permissions(namespace: string): Promise<Outcome>;
+}
+
+function sharedReads(cluster: ClusterPort): SharedReads {
   const namespaces = once<ClusterObject | null>();
   const gateways = once<ClusterObject | null>();
   const routes = once<ClusterObject[]>();
   const reviews = once<Outcome>();
-  const readNamespace = (name: string) =>
-    namespaces(name, () => cluster.get({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name }));
-  const readGateway = (ref: GatewayRef) =>
-    gateways(`${ref.namespace}/${ref.name}`, () =>
-      cluster.get({ apiVersion: gatewayApiVersion, kind: 'Gateway', ...ref }),
-    );
+  return {
+    namespace: (name) =>
+      namespaces(name, () => cluster.get({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name })),
+    gateway: (ref) =>
+      gateways(`${ref.namespace}/${ref.name}`, () =>
+        cluster.get({ apiVersion: gatewayApiVersion, kind: 'Gateway', ...ref }),
+      ),
+    routes: (ns) =>
+      routes(ns, () => cluster.list(ns, [{ apiVersion: gatewayApiVersion, kind: 'HTTPRoute' }], '')),
+    permissions: (ns) => reviews(ns, () => permissionsCheck(cluster, ns)),
+  };
+}
 
+function planChecks(cluster: ClusterPort, targets: readonly Target[]): Job[] {
+  const reads = sharedReads(cluster);
   const jobs: Job[] = [
     { id: 'cluster', dependsOn: [], run: () => clusterCheck(cluster) },
     { id: 'gateway-api', dependsOn: ['cluster'], run: () => gatewayApiCheck(cluster) },
@@ -176,51 +203,40 @@ function planChecks(cluster: ClusterPort, targets: readonly Target[]): Job[] {
         ),
     });
   }
-  for (const t of targets) {
-    const scope = `${t.project}/${t.baseline.name}`;
-    const ns = t.baseline.namespace;
-    const namespaceId = `namespace:${scope}`;
-    const gatewayId = `gateway:${scope}`;
-    const mesh = ['cluster', 'gateway-api', namespaceId];
-    jobs.push({ id: namespaceId, dependsOn: ['cluster'], run: () => namespaceCheck(ns, readNamespace) });
-    for (const component of Object.keys(t.baseline.components).sort()) {
-      jobs.push({
+  for (const t of targets) jobs.push(...targetJobs(cluster, t, reads));
+  return jobs;
+}
+
+/** One baseline's checks: namespace, workloads, gateway and listener, mesh routes, permissions. */
+function targetJobs(cluster: ClusterPort, t: Target, reads: SharedReads): Job[] {
+  const scope = `${t.project}/${t.baseline.name}`;
+  const ns = t.baseline.namespace;
+  const namespaceId = `namespace:${scope}`;
+  const gatewayId = `gateway:${scope}`;
+  const mesh = ['cluster', 'gateway-api', namespaceId];
+  return [
+    { id: namespaceId, dependsOn: ['cluster'], run: () => namespaceCheck(ns, reads.namespace) },
+    ...Object.keys(t.baseline.components)
+      .sort()
+      .map((component) => ({
         id: `workload:${scope}/${component}`,
         dependsOn: ['cluster', namespaceId],
         run: () => workloadCheck(cluster, t, component),
-      });
-    }
-    jobs.push(
-      {
-        id: gatewayId,
-        dependsOn: ['cluster', 'gateway-api'],
-        run: () => gatewayCheck(t, readGateway),
-      },
-      {
-        id: `gateway-listener:${scope}`,
-        dependsOn: ['cluster', 'gateway-api', gatewayId],
-        run: () => listenerCheck(t, readGateway, readNamespace),
-      },
-      { id: `mesh-route-schema:${scope}`, dependsOn: mesh, run: () => meshSchemaCheck(cluster, t) },
-      {
-        id: `mesh-route-controller:${scope}`,
-        dependsOn: mesh,
-        run: async () =>
-          meshControllerVerdict(
-            ns,
-            await routes(ns, () =>
-              cluster.list(ns, [{ apiVersion: gatewayApiVersion, kind: 'HTTPRoute' }], ''),
-            ),
-          ),
-      },
-      {
-        id: `permissions:${scope}`,
-        dependsOn: ['cluster'],
-        run: () => reviews(ns, () => permissionsCheck(cluster, ns)),
-      },
-    );
-  }
-  return jobs;
+      })),
+    { id: gatewayId, dependsOn: ['cluster', 'gateway-api'], run: () => gatewayCheck(t, reads.gateway) },
+    {
+      id: `gateway-listener:${scope}`,
+      dependsOn: ['cluster', 'gateway-api', gatewayId],
+      run: () => listenerCheck(t, reads.gateway, reads.namespace),
+    },
+    { id: `mesh-route-schema:${scope}`, dependsOn: mesh, run: () => meshSchemaCheck(cluster, t) },
+    {
+      id: `mesh-route-controller:${scope}`,
+      dependsOn: mesh,
+      run: async () => meshControllerVerdict(ns, await reads.routes(ns)),
+    },
+    { id: `permissions:${scope}`, dependsOn: ['cluster'], run: () => reads.permissions(ns) },
+  ];
 }
 
 /** A check that throws or outlasts its time is unknown: the cluster did not answer the question. */
