@@ -63,8 +63,18 @@ describe('the live-composition quota', () => {
     expect(refused?.body.detail).toContain('"demo"');
 
     const live = answers.filter((a) => a.status === 202).map((a) => a.body.id as string);
-    expect((await admin.delete(`/v1/compositions/${live[0]}`)).status).toBe(202);
-    expect((await create(calm, 'quota-too-early')).status).toBe(429);
+    // The cluster's deletes are held a moment, so the destroy is surely unfinished at the next create.
+    await fetch(`${stack.clusterUrl}/_faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'latency', ms: 2000, match: { method: 'DELETE' } }),
+    });
+    try {
+      expect((await admin.delete(`/v1/compositions/${live[0]}`)).status).toBe(202);
+      expect((await create(calm, 'quota-too-early')).status).toBe(429);
+    } finally {
+      await fetch(`${stack.clusterUrl}/_faults`, { method: 'DELETE' });
+    }
     await waitForPhase(admin, live[0] as string, ['destroyed']);
     expect((await create(calm, 'quota-after')).status).toBe(202);
   });
