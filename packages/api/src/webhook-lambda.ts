@@ -1,13 +1,11 @@
 /** AWS Lambda entry of the webhook (its own function URL): only POST /webhooks/forge, nothing else wired. */
 import { embeddedMetricsSink, lambdaLog, runtimeFromEnvironment } from '@svc/aws';
 import { Forge, ServiceMetric } from '@svc/core';
-import { webhookSecretsFromEnvironment, webhookVerifier } from '@svc/github';
+import { webhookVerifierFromEnvironment } from '@svc/github';
 import { handle } from 'hono/aws-lambda';
 import { createWebhookApp } from './webhook.ts';
 
 const runtime = runtimeFromEnvironment(process.env);
-const verifier = (secrets: ReturnType<typeof webhookSecretsFromEnvironment>) =>
-  secrets ? webhookVerifier(secrets) : null;
 const metrics = embeddedMetricsSink('webhook');
 const app = createWebhookApp({
   forgeStore: runtime.stores.forgeStore,
@@ -15,7 +13,7 @@ const app = createWebhookApp({
   clock: runtime.clock,
   forgeSettings: Forge.defaultForgeSettings,
   log: lambdaLog('webhook'),
-  verify: verifier(webhookSecretsFromEnvironment(process.env)),
+  verify: webhookVerifierFromEnvironment(process.env),
 });
 const serve = handle(app);
 

@@ -1,3 +1,2 @@
-export { gitHubAppFromEnvironment, webhookSecretsFromEnvironment } from './settings.ts';
-export { webhookVerifier } from './signature.ts';
+export { gitHubAppFromEnvironment, webhookVerifierFromEnvironment } from './settings.ts';
 export { forgeWiring } from './wiring.ts';

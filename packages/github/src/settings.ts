@@ -1,5 +1,7 @@
 /** The GitHub App's configuration, parsed once at the edge. The secrets it holds are never logged or returned. */
+import type { Forge } from '@svc/core';
 import * as v from 'valibot';
+import { webhookVerifier } from './signature.ts';
 
 export const GitHubAppSettings = v.object({
   appId: v.pipe(v.string(), v.regex(/^\d{1,12}$/, 'a numeric app id')),
@@ -22,43 +24,43 @@ export type GitHubAppSettings = v.InferOutput<typeof GitHubAppSettings>;
  */
 export function gitHubAppFromEnvironment(env: Record<string, string | undefined>): GitHubAppSettings | null {
   if (!env.FORGE_APP_ID) return null;
-  const parsed = v.safeParse(GitHubAppSettings, {
+  return parseNamingFields('GitHub App settings', GitHubAppSettings, {
     appId: env.FORGE_APP_ID,
     privateKey: env.FORGE_PRIVATE_KEY?.replaceAll('\\n', '\n'),
-    webhookSecret: env.FORGE_WEBHOOK_SECRET,
-    ...(env.FORGE_WEBHOOK_SECRET_PREVIOUS
-      ? { previousWebhookSecret: env.FORGE_WEBHOOK_SECRET_PREVIOUS }
-      : {}),
+    ...webhookSecrets(env),
     ...(env.FORGE_API_URL ? { apiUrl: env.FORGE_API_URL } : {}),
   });
-  if (!parsed.success) {
-    const names = parsed.issues.map((issue) => issue.path?.map((p) => String(p.key)).join('.') ?? '?');
-    throw new Error(`invalid GitHub App settings: ${[...new Set(names)].join(', ')}`);
-  }
-  return parsed.output;
 }
 
-const WebhookSecrets = v.object({
-  current: GitHubAppSettings.entries.webhookSecret,
-  previous: GitHubAppSettings.entries.previousWebhookSecret,
+const WebhookSecrets = v.pick(GitHubAppSettings, ['webhookSecret', 'previousWebhookSecret']);
+
+const webhookSecrets = (env: Record<string, string | undefined>) => ({
+  webhookSecret: env.FORGE_WEBHOOK_SECRET,
+  ...(env.FORGE_WEBHOOK_SECRET_PREVIOUS ? { previousWebhookSecret: env.FORGE_WEBHOOK_SECRET_PREVIOUS } : {}),
 });
-export type WebhookSecrets = v.InferOutput<typeof WebhookSecrets>;
 
 /**
- * Only what checks a delivery's signature: `FORGE_WEBHOOK_SECRET` (and `…_PREVIOUS`); null when
- * unset. The webhook function gets these and not the app's private key, which it never needs.
+ * Only what checks a delivery's signature, from `FORGE_WEBHOOK_SECRET` (and `…_PREVIOUS`); null
+ * when unset. The webhook function gets these and not the app's private key, which it never needs.
  */
-export function webhookSecretsFromEnvironment(
+export function webhookVerifierFromEnvironment(
   env: Record<string, string | undefined>,
-): WebhookSecrets | null {
+): Forge.SignatureCheck | null {
   if (!env.FORGE_WEBHOOK_SECRET) return null;
-  const parsed = v.safeParse(WebhookSecrets, {
-    current: env.FORGE_WEBHOOK_SECRET,
-    ...(env.FORGE_WEBHOOK_SECRET_PREVIOUS ? { previous: env.FORGE_WEBHOOK_SECRET_PREVIOUS } : {}),
-  });
+  const secrets = parseNamingFields('webhook secrets', WebhookSecrets, webhookSecrets(env));
+  return webhookVerifier({ current: secrets.webhookSecret, previous: secrets.previousWebhookSecret });
+}
+
+/** The parsed value; a malformed field is named in the error, its value never shown. */
+function parseNamingFields<TSchema extends v.GenericSchema>(
+  what: string,
+  schema: TSchema,
+  input: unknown,
+): v.InferOutput<TSchema> {
+  const parsed = v.safeParse(schema, input);
   if (!parsed.success) {
     const names = parsed.issues.map((issue) => issue.path?.map((p) => String(p.key)).join('.') ?? '?');
-    throw new Error(`invalid webhook secrets: ${[...new Set(names)].join(', ')}`);
+    throw new Error(`invalid ${what}: ${[...new Set(names)].join(', ')}`);
   }
   return parsed.output;
 }
