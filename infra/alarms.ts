@@ -68,29 +68,28 @@ export function alarms(settings: StageSettings, watched: Watched) {
     threshold: oldestJobAgeSeconds,
   });
   const functions = { Api: watched.apiFunction, Worker: watched.worker, Webhook: watched.webhook };
-  for (const [name, fn] of Object.entries(functions)) {
-    alarm(`${name}Errors`, 'function-errors', {
-      alarmDescription: `The ${name.toLowerCase()} function failed invocations (crash, timeout, out of memory).`,
-      namespace: 'AWS/Lambda',
+  const lambdaAlarms = [
+    {
       metricName: 'Errors',
-      dimensions: { FunctionName: fn.name },
-      statistic: 'Sum',
-      period: fiveMinutes,
-      evaluationPeriods: 1,
-      comparisonOperator: 'GreaterThanOrEqualToThreshold',
-      threshold: 1,
-    });
-    alarm(`${name}Throttles`, 'function-throttles', {
-      alarmDescription: `The ${name.toLowerCase()} function was throttled (concurrency limit).`,
-      namespace: 'AWS/Lambda',
-      metricName: 'Throttles',
-      dimensions: { FunctionName: fn.name },
-      statistic: 'Sum',
-      period: fiveMinutes,
-      evaluationPeriods: 1,
-      comparisonOperator: 'GreaterThanOrEqualToThreshold',
-      threshold: 1,
-    });
+      runbook: 'function-errors',
+      what: 'failed invocations (crash, timeout, out of memory)',
+    },
+    { metricName: 'Throttles', runbook: 'function-throttles', what: 'was throttled (concurrency limit)' },
+  ] as const;
+  for (const [name, fn] of Object.entries(functions)) {
+    for (const { metricName, runbook, what } of lambdaAlarms) {
+      alarm(`${name}${metricName}`, runbook, {
+        alarmDescription: `The ${name.toLowerCase()} function ${what}.`,
+        namespace: 'AWS/Lambda',
+        metricName,
+        dimensions: { FunctionName: fn.name },
+        statistic: 'Sum',
+        period: fiveMinutes,
+        evaluationPeriods: 1,
+        comparisonOperator: 'GreaterThanOrEqualToThreshold',
+        threshold: 1,
+      });
+    }
   }
   const apiMetric = (metricName: string) => ({
     namespace: 'AWS/ApiGateway',
