@@ -6,6 +6,7 @@
 import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
 import {
+  answerConsent,
   authorizeUrl,
   Browser,
   formOf,
@@ -45,7 +46,7 @@ describe('oidc mode', () => {
       'bob',
       'bob-local-password',
     );
-    const back = await browser.follow(posted, (url) => url.startsWith(redirectUri));
+    const back = await answerConsent(browser, await browser.follow(posted));
     expect(back.location?.startsWith(redirectUri)).toBe(true);
     const callback = new URL(back.location ?? '');
     expect(callback.searchParams.get('state')).toBe(request.state);

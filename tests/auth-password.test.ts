@@ -7,6 +7,7 @@
 import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
 import {
+  answerConsent,
   authorizeUrl,
   Browser,
   formOf,
@@ -49,7 +50,7 @@ async function cliLogin(username: string) {
     authorizeUrl(stack.apiUrl, redirectUri, request),
   );
   expect(answer.status).toBe(303);
-  const back = await browser.follow(answer, (url) => url.startsWith(redirectUri));
+  const back = await answerConsent(browser, await browser.follow(answer));
   const callback = new URL(back.location ?? '');
   expect(callback.origin + callback.pathname).toBe(redirectUri);
   expect(callback.searchParams.get('state')).toBe(request.state);
@@ -101,7 +102,10 @@ describe('svc auth login against a password installation', () => {
     expect(other.tokens.status).toBe(200);
     const wrong = pkce();
     const { browser } = other;
-    const fresh = await browser.get(authorizeUrl(stack.apiUrl, redirectUri, wrong));
+    const fresh = await answerConsent(
+      browser,
+      await browser.get(authorizeUrl(stack.apiUrl, redirectUri, wrong)),
+    );
     const freshCode = new URL(fresh.location ?? '').searchParams.get('code') ?? '';
     const badVerifier = await tokenRequest(stack.apiUrl, {
       grant_type: 'authorization_code',
@@ -115,7 +119,10 @@ describe('svc auth login against a password installation', () => {
   it('expires authorization codes after 60 seconds', async () => {
     const request = pkce();
     const { browser } = await signIn('carol');
-    const step = await browser.get(authorizeUrl(stack.apiUrl, redirectUri, request));
+    const step = await answerConsent(
+      browser,
+      await browser.get(authorizeUrl(stack.apiUrl, redirectUri, request)),
+    );
     const code = new URL(step.location ?? '').searchParams.get('code') ?? '';
     clock.advance(61);
     const late = await tokenRequest(stack.apiUrl, {
@@ -223,7 +230,9 @@ describe('svc auth login against a password installation', () => {
       { origin: 'https://evil.example.com' },
     );
     expect(answer.status).toBe(403);
-    expect(JSON.parse(answer.text).code).toBe('csrf_rejected');
+    expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(answer.text).toContain('did not say this form came from this service');
+    expect(answer.headers.get('set-cookie')).toBeNull();
   });
 });
 

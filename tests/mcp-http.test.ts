@@ -10,6 +10,7 @@ import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import {
+  answerConsent,
   authorizeUrl,
   Browser,
   formOf,
@@ -87,7 +88,7 @@ async function signIn(username: string) {
     username,
     password: `${username}-local-password`,
   });
-  const back = await browser.follow(signedIn, (url) => url.startsWith(redirectUri));
+  const back = await answerConsent(browser, await browser.follow(signedIn));
   const code = new URL(back.location ?? '').searchParams.get('code') ?? '';
   const { body } = await tokenRequest(stack.apiUrl, {
     grant_type: 'authorization_code',

@@ -1,37 +1,33 @@
-/** The few pages a person sees while signing in: plain HTML, every value escaped. */
+/**
+ * What every page of a sign-in answers with: the console's layout (no script), never cached or
+ * framed, and a referrer policy that keeps the origin, so the browser's form posts carry the
+ * `Origin` our CSRF check wants (`no-referrer` makes Chromium send `Origin: null`).
+ */
+import type { Context } from 'hono';
 
-const escapes: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => escapes[ch] as string);
+const policy = (formTargets: string) =>
+  [
+    "default-src 'none'",
+    "style-src 'self'",
+    "img-src 'self'",
+    `form-action ${formTargets}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
 
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${escapeHtml(title)} · Preview Composition Service</title>
-<style>body{font-family:system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem}
-label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.4rem;box-sizing:border-box}
-button{margin-top:1rem;padding:.5rem 1rem}.error{color:#b00020}</style></head>
-<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+export function noStore(c: Context): void {
+  c.header('cache-control', 'no-store');
+  c.header('pragma', 'no-cache');
 }
 
-export function signInPage(input: { returnTo: string; error: string | null; username: string }): string {
-  return page(
-    'Sign in',
-    `${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
-<form method="post" action="/auth/login">
-<input type="hidden" name="return_to" value="${escapeHtml(input.returnTo)}">
-<label for="username">User name</label><input id="username" name="username" autocomplete="username" value="${escapeHtml(input.username)}" required>
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
-</form>`,
-  );
-}
-
-export function messagePage(title: string, message: string): string {
-  return page(title, `<p>${escapeHtml(message)}</p>`);
+/**
+ * `formTarget`: an origin besides our own a form on the page ends at through redirects (the CLI's
+ * loopback listener after the consent), since browsers apply `form-action` to the whole chain.
+ */
+export function pageHeaders(c: Context, formTarget?: string): void {
+  noStore(c);
+  c.header('content-security-policy', policy(formTarget ? `'self' ${formTarget}` : "'self'"));
+  c.header('x-frame-options', 'DENY');
+  c.header('x-content-type-options', 'nosniff');
+  c.header('referrer-policy', 'same-origin');
 }

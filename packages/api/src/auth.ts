@@ -20,6 +20,13 @@ export interface AuthDeps {
 }
 
 export const sessionCookie = 'svc_session';
+export const sessionCookieOptions = {
+  prefix: 'host',
+  path: '/',
+  httpOnly: true,
+  secure: true,
+  sameSite: 'Lax',
+} as const;
 const bearer = /^Bearer\s+([\x21-\x7e]{1,4096})$/i;
 const mutating = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -34,6 +41,16 @@ function unauthenticated(): ProblemError {
 
 export function signInDeps(deps: AuthDeps): Auth.SignInDeps {
   return { signIns: deps.signIns, users: deps.users, clock: deps.clock, mode: deps.settings.mode };
+}
+
+/** The browser's session (and its secret) when its cookie names a live one. */
+export async function liveSession(
+  deps: AuthDeps,
+  c: Context,
+): Promise<{ session: Auth.Session; secret: string } | null> {
+  const secret = getCookie(c, sessionCookie, 'host');
+  const session = secret ? await Auth.liveSession(signInDeps(deps), secret) : null;
+  return session && secret ? { session, secret } : null;
 }
 
 /** The origin browsers must send with a cookie-authenticated change. */

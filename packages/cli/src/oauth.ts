@@ -114,9 +114,18 @@ export async function startLogin(
     const error = url.searchParams.get('error');
     const code = url.searchParams.get('code');
     if (error || !code) {
-      html(400, 'Sign-in failed', 'The service refused the sign-in; see the terminal.');
+      html(
+        400,
+        'Sign-in stopped',
+        'svc stopped waiting for this sign-in; see the terminal. You can close this window.',
+      );
+      const why = url.searchParams.get('error_description') ?? error ?? 'no code came back';
       settle?.reject(
-        loginFailed(`the service refused the sign-in: ${url.searchParams.get('error_description') ?? error}`),
+        loginFailed(
+          error === 'access_denied'
+            ? `${why}; run "svc auth login" again to retry`
+            : `the service refused the sign-in: ${why}`,
+        ),
       );
       return;
     }

@@ -8,7 +8,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { Browser, formOf, httpClient, useTestStack } from '@svc/local/testing';
+import { answerConsent, Browser, formOf, httpClient, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
 import { ensureBuilt, svc } from './helpers.ts';
 
@@ -33,7 +33,7 @@ async function login(env: Record<string, string>, username: string, password = `
         const page = await browser.follow(await browser.get(url));
         const form = formOf(page);
         const answer = await browser.post(form.action, { ...form.fields, username, password });
-        await browser.follow(answer);
+        await browser.follow(await answerConsent(browser, await browser.follow(answer)));
       })();
     },
   });

@@ -36,11 +36,16 @@ export interface Assets {
   all: Asset[];
 }
 
+let loaded: Assets | undefined;
+
+/** Read once per process: the console and the sign-in pages share them. */
 export function loadAssets(): Assets {
+  if (loaded) return loaded;
   const assets = {
     htmx: htmx(),
     script: own('console', 'js', 'text/javascript; charset=utf-8', clientScript),
     style: own('console', 'css', 'text/css; charset=utf-8', stylesheet),
   };
-  return { ...assets, all: Object.values(assets) };
+  loaded = { ...assets, all: Object.values(assets) };
+  return loaded;
 }

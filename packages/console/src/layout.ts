@@ -12,6 +12,8 @@ interface PageInput {
   section: Section;
   viewer: Viewer | null;
   body: Html;
+  /** Sign-in pages run no script at all (their policy allows none). */
+  scripts?: boolean;
 }
 
 /** htmx swaps error answers too; the indicator style comes from our stylesheet (no injected CSS). */
@@ -53,11 +55,15 @@ export function page(assets: Assets, input: PageInput): Html {
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="htmx-config" content=${htmxConfig} />
+      ${input.scripts === false ? null : html`<meta name="htmx-config" content=${htmxConfig} />`}
       <title>${input.title} · Preview Composition Service</title>
       <link rel="stylesheet" href=${base + assets.style.path} />
-      <script src=${base + assets.htmx.path} defer></script>
-      <script src=${base + assets.script.path} defer></script>
+      ${
+        input.scripts === false
+          ? null
+          : html`<script src=${base + assets.htmx.path} defer></script>
+              <script src=${base + assets.script.path} defer></script>`
+      }
     </head>
     <body>
       <a class="skip" href="#main">Skip to content</a>

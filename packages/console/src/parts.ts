@@ -65,10 +65,18 @@ export function problemNotice(error: ProblemError): Html {
   </div>`;
 }
 
+async function textOf(node: Html): Promise<string> {
+  return node === null ? '' : await (node as { toString(): string | Promise<string> }).toString();
+}
+
+/** A whole page as text: what is sent where no console route renders it (the sign-in pages). */
+export async function documentText(node: Html): Promise<string> {
+  return `<!doctype html>${await textOf(node)}`;
+}
+
 /** Full pages start with a doctype; fragments (htmx swaps) do not. */
 export async function render(c: Context, node: Html, status = 200, fragment = false): Promise<Response> {
-  const text = node === null ? '' : await (node as { toString(): string | Promise<string> }).toString();
-  return c.html(fragment ? text : `<!doctype html>${text}`, status as 200);
+  return c.html(fragment ? await textOf(node) : await documentText(node), status as 200);
 }
 
 /** A problem the page can show instead of failing; anything else is rethrown for the error page. */

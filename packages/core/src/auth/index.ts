@@ -12,6 +12,7 @@ export {
 } from './identity.ts';
 export { IdentityView, identityView } from './identity-view.ts';
 export { enforceRateLimit, type RateLimiter, windowStart } from './limits.ts';
+export { homePath, safeReturnPath } from './return-to.ts';
 export { csrfTokenOf, hashSecret, newSecret, SecretPrefix, sameSecret } from './secrets.ts';
 export { type AuthSettings, AuthSettingsError, parseAuthSettings } from './settings.ts';
 export {

@@ -1,7 +1,9 @@
 /**
  * What a browser does during a sign-in, over plain HTTP: follows redirects one at a time, keeps
- * cookies (per host, as browsers do, whatever the port), sends `Origin` on form posts, reads the
- * forms on the pages. Used to drive the service's authorization endpoint and the identity provider.
+ * cookies (per host, as browsers do, whatever the port), sends on form posts the `Origin` the page
+ * holding the form allows (`null` under `Referrer-Policy: no-referrer`, as Chromium does), reads the
+ * forms on the pages. Used for the protocol's many cases; the flows a person walks are also driven
+ * in Chromium (tests/sign-in-browser.test.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 
@@ -15,6 +17,8 @@ export interface Step {
 
 export class Browser {
   readonly cookies = new Map<string, string>();
+  /** The `Origin` the last page loaded gives the forms on it. */
+  private formOrigin: string | null = null;
 
   cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -43,10 +47,14 @@ export class Browser {
     if (options.form) {
       body = new URLSearchParams(options.form).toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
-      headers.origin ??= new URL(url).origin;
+      headers.origin ??= this.formOrigin ?? new URL(url).origin;
     }
     const response = await fetch(url, { method, headers, redirect: 'manual', ...(body ? { body } : {}) });
     this.remember(response.headers);
+    if (response.status === 200 && response.headers.get('content-type')?.startsWith('text/html')) {
+      const policy = response.headers.get('referrer-policy')?.split(',').pop()?.trim();
+      this.formOrigin = policy === 'no-referrer' ? 'null' : new URL(url).origin;
+    }
     const location = response.headers.get('location');
     return {
       status: response.status,
@@ -129,4 +137,16 @@ export async function tokenRequest(apiUrl: string, form: Record<string, string>)
   });
   // biome-ignore lint/suspicious/noExplicitAny: token responses are asserted field by field
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+/**
+ * The CLI consent page's answer ("Allow" unless `decision` says otherwise): the step that sends
+ * the browser back to the CLI's loopback listener.
+ */
+export async function answerConsent(browser: Browser, page: Step, decision: 'allow' | 'deny' = 'allow') {
+  if (!page.text.includes('Sign in the svc CLI on this computer?')) {
+    throw new Error(`not the consent page: ${page.url} (${page.status}): ${page.text.slice(0, 300)}`);
+  }
+  const form = formOf(page);
+  return browser.post(form.action, { ...form.fields, decision });
 }

@@ -1,4 +1,4 @@
-export { authorizeUrl, Browser, formOf, pkce, tokenRequest } from './browser.ts';
+export { answerConsent, authorizeUrl, Browser, formOf, pkce, tokenRequest } from './browser.ts';
 export { launchChromium } from './chromium.ts';
 export { type TestClock, testClock } from './clock.ts';
 export {

@@ -1,0 +1,196 @@
+/**
+ * The sign-in pages a browser walks through: `/auth/login` (the password form, or the hand-off to
+ * the identity provider), `/auth/callback` (back from it), `/auth/logout`. Every failure a person
+ * can meet here is a page in the console's layout with a way on, never raw JSON; when the sign-in
+ * was the CLI's, a failure that ends it tells the CLI too.
+ */
+import type { AuthDocuments } from '@svc/console';
+import { Auth, ErrorCode, ProblemError } from '@svc/core';
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import {
+  type AuthDeps,
+  expectedOrigin,
+  liveSession,
+  requireCsrf,
+  sessionCookie,
+  sessionCookieOptions,
+  signInDeps,
+} from './auth.ts';
+import { type CancelReason, cancelledAuthorization } from './auth-authorize.ts';
+import type { IdentityProvider } from './auth-oidc.ts';
+import { pageHeaders } from './auth-pages.ts';
+
+export interface AuthServerDeps extends AuthDeps {
+  provider: IdentityProvider | null;
+  pages: AuthDocuments;
+}
+
+const signInCookie = 'svc_signin';
+
+function signedIn(c: Context, secret: string, returnTo: string) {
+  setCookie(c, sessionCookie, secret, {
+    ...sessionCookieOptions,
+    maxAge: Auth.Lifetime.sessionAbsoluteSeconds,
+  });
+  return c.redirect(returnTo, 303);
+}
+
+/** The password form again, with what went wrong; the name typed stays. */
+async function retry(
+  c: Context,
+  deps: AuthServerDeps,
+  input: { returnTo: string; username: string; error: string },
+  status: 401 | 403 | 429,
+) {
+  return c.html(await deps.pages.signIn(input), status);
+}
+
+async function startAtProvider(
+  c: Context,
+  deps: AuthServerDeps,
+  provider: IdentityProvider,
+  returnTo: string,
+) {
+  const secret = Auth.newSecret(Auth.SecretPrefix.SignIn);
+  const pending = {
+    state: Auth.newSecret(Auth.SecretPrefix.SignIn),
+    nonce: Auth.newSecret(Auth.SecretPrefix.SignIn),
+    code_verifier: Auth.newSecret(Auth.SecretPrefix.SignIn).slice(Auth.SecretPrefix.SignIn.length),
+    return_to: returnTo,
+    expires_at: new Date(deps.clock.now().getTime() + Auth.Lifetime.signInSeconds * 1000).toISOString(),
+  };
+  await deps.signIns.putPending(Auth.hashSecret(secret), pending);
+  setCookie(c, signInCookie, secret, { ...sessionCookieOptions, maxAge: Auth.Lifetime.signInSeconds });
+  const url = await provider.authorizationUrl({
+    redirectUri: `${expectedOrigin(deps, c)}/auth/callback`,
+    state: pending.state,
+    nonce: pending.nonce,
+    codeVerifier: pending.code_verifier,
+  });
+  return c.redirect(url.href, 302);
+}
+
+export async function loginPage(c: Context, deps: AuthServerDeps) {
+  const returnTo = Auth.safeReturnPath(c.req.query('return_to'));
+  pageHeaders(c);
+  if (deps.settings.mode === Auth.AuthMode.Oidc && deps.provider) {
+    return startAtProvider(c, deps, deps.provider, returnTo);
+  }
+  return c.html(await deps.pages.signIn({ returnTo, error: null, username: '' }));
+}
+
+export async function passwordSignIn(c: Context, deps: AuthServerDeps, fields: Record<string, string>) {
+  pageHeaders(c);
+  const username = (fields.username ?? '').trim().toLowerCase();
+  const returnTo = Auth.safeReturnPath(fields.return_to);
+  if (c.req.header('origin') !== expectedOrigin(deps, c)) {
+    const error =
+      'Your browser did not say this form came from this service’s own page, so it was not used. Sign in again here.';
+    return retry(c, deps, { returnTo, username, error }, 403);
+  }
+  try {
+    await Auth.enforceRateLimit(
+      deps.rateLimiter,
+      {
+        key: `sign-in\n${username}`,
+        limit: deps.settings.limits.sign_ins_per_5_minutes,
+        windowSeconds: 300,
+        what: 'sign-in attempts for this user name',
+      },
+      deps.clock.now(),
+    );
+  } catch (error) {
+    if (!(error instanceof ProblemError) || error.code !== ErrorCode.RateLimited) throw error;
+    for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+    return retry(c, deps, { returnTo, username, error: error.message }, 429);
+  }
+  const user = await Auth.checkPassword(deps.users, username, fields.password ?? '');
+  if (!user)
+    return retry(c, deps, { returnTo, username, error: 'Unknown user name or wrong password.' }, 401);
+  const { secret } = await Auth.startSession(signInDeps(deps), user.username, []);
+  return signedIn(c, secret, returnTo);
+}
+
+/** A failed provider sign-in: back to the CLI with the reason when it was the CLI's, else a page. */
+async function callbackFailed(
+  c: Context,
+  deps: AuthServerDeps,
+  returnTo: string,
+  reason: CancelReason,
+  page: { title: string; message: string; status: 400 | 403 },
+) {
+  const toCli = cancelledAuthorization(returnTo, reason);
+  if (toCli) return c.redirect(toCli, 303);
+  return c.html(await deps.pages.message(page.title, page.message), page.status);
+}
+
+async function claimsFrom(c: Context, deps: AuthServerDeps, pending: Auth.PendingSignIn) {
+  try {
+    return await deps.provider?.claims(new URL(c.req.url), {
+      state: pending.state,
+      nonce: pending.nonce,
+      codeVerifier: pending.code_verifier,
+    });
+  } catch (error) {
+    console.error(JSON.stringify({ level: 'warn', msg: 'oidc sign-in refused', error: String(error) }));
+    return undefined;
+  }
+}
+
+export async function providerCallback(c: Context, deps: AuthServerDeps) {
+  pageHeaders(c);
+  const { settings } = deps;
+  const secret = getCookie(c, signInCookie, 'host');
+  deleteCookie(c, signInCookie, sessionCookieOptions);
+  const pending = secret ? await deps.signIns.takePending(Auth.hashSecret(secret), deps.clock.now()) : null;
+  if (!pending || !deps.provider || settings.mode !== Auth.AuthMode.Oidc) {
+    return c.html(
+      await deps.pages.message('Sign-in expired', 'This sign-in is unknown or too old; start again.'),
+      400,
+    );
+  }
+  const claims = await claimsFrom(c, deps, pending);
+  if (!claims) {
+    return callbackFailed(c, deps, pending.return_to, 'refused', {
+      title: 'Sign-in failed',
+      message: 'The identity provider’s answer was refused; start again.',
+      status: 400,
+    });
+  }
+  const name = claims[settings.oidc.username_claim];
+  const username = typeof name === 'string' ? name.toLowerCase() : '';
+  if (!/^[a-z0-9][a-z0-9._-]{0,62}$/.test(username)) {
+    return callbackFailed(c, deps, pending.return_to, 'unusable', {
+      title: 'Sign-in failed',
+      message: `The claim ${settings.oidc.username_claim} is not a usable user name.`,
+      status: 400,
+    });
+  }
+  const claimGrants = Auth.grantsFromClaims(claims, {
+    claim: settings.oidc.grants_claim,
+    values: settings.oidc.claim_grants,
+    default_grants: settings.oidc.default_grants,
+  });
+  if (!(await Auth.currentGrants(signInDeps(deps), username, claimGrants))) {
+    return callbackFailed(c, deps, pending.return_to, 'disabled', {
+      title: 'Sign-in refused',
+      message: 'This user is disabled.',
+      status: 403,
+    });
+  }
+  const session = await Auth.startSession(signInDeps(deps), username, claimGrants);
+  return signedIn(c, session.secret, pending.return_to);
+}
+
+export async function logout(c: Context, deps: AuthServerDeps, fields: Record<string, string>) {
+  const current = await liveSession(deps, c);
+  if (current) {
+    requireCsrf(deps, c, current.secret, fields.csrf_token);
+    await Auth.endSession(signInDeps(deps), current.secret);
+  }
+  deleteCookie(c, sessionCookie, sessionCookieOptions);
+  // A sign-out form of the console names the page to land on.
+  if (fields.return_to !== undefined) return c.redirect(Auth.safeReturnPath(fields.return_to), 303);
+  return c.body(null, 204);
+}
