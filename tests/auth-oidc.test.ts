@@ -18,9 +18,15 @@ import {
 import { describe, expect, it } from 'vitest';
 
 let stack: Stack;
-useTestStack({ authMode: Auth.AuthMode.Oidc }, (started) => {
-  stack = started.stack;
-});
+useTestStack(
+  {
+    authMode: Auth.AuthMode.Oidc,
+    auth: { settings: { limits: { sign_in_starts_per_address_per_5_minutes: 10 } } },
+  },
+  (started) => {
+    stack = started.stack;
+  },
+);
 
 const redirectUri = 'http://[::1]:49152/done';
 
@@ -107,5 +113,32 @@ describe('oidc mode', () => {
     const forged = await browser.get(`${stack.apiUrl}/auth/callback?code=abc&state=def`);
     expect(forged.status).toBe(400);
     expect([...browser.cookies.keys()]).not.toContain('__Host-svc_session');
+  });
+
+  it.each(['/\t/evil.example/', '//evil.example/', '/%2F/evil.example/', 'https://evil.example/'])(
+    'brings the browser back to the console home, not to %j',
+    async (returnTo) => {
+      const browser = new Browser();
+      const posted = await signInAtProvider(
+        browser,
+        `${stack.apiUrl}/auth/login?return_to=${encodeURIComponent(returnTo)}`,
+        'carol',
+        'carol-local-password',
+      );
+      const callback = await browser.follow(posted, (url) => url.startsWith(`${stack.apiUrl}/console/`));
+      expect(callback.location).toBe(`${stack.apiUrl}/console/compositions`);
+    },
+  );
+
+  it('bounds the sign-ins one client address may start (each keeps a pending item)', async () => {
+    const from = (address: string) => new Browser({ localAddress: address });
+    const start = (browser: Browser) => browser.get(`${stack.apiUrl}/auth/login?return_to=%2Fauth%2Fconfig`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await start(from('127.0.0.2'))).status);
+    expect(statuses).toEqual([...Array(10).fill(302), 429]);
+    const refused = await start(from('127.0.0.2'));
+    expect(refused.text).toContain('Too many sign-ins started from your address');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await start(from('127.0.0.3'))).status).toBe(302);
   });
 });

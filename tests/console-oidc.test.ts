@@ -33,3 +33,16 @@ it('signs in at the identity provider and comes back to the page asked for', asy
   expect(await page.getByRole('link', { name: 'Tokens' }).count()).toBe(0);
   await page.close();
 });
+
+it('lands on the console home, not off-site, for a return address with a tab', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${stack.apiUrl}/auth/login?return_to=${encodeURIComponent('/\t/evil.example/')}`);
+  const providerOrigin = new URL(stack.identityProvider?.issuer ?? '').origin;
+  await page.waitForURL((url) => url.origin === providerOrigin);
+  await page.locator('input[name=login]').fill('bob');
+  await page.locator('input[name=password]').fill('bob-local-password');
+  await page.locator('button[type=submit], input[type=submit]').first().click();
+  await page.waitForURL(`${stack.apiUrl}/console/compositions`);
+  expect(await page.locator('.who').textContent()).toContain('user:bob');
+  await page.close();
+});

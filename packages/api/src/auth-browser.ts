@@ -20,6 +20,7 @@ import {
 import { type CancelReason, cancelledAuthorization } from './auth-authorize.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
 import { pageHeaders } from './auth-pages.ts';
+import { clientAddress } from './client-address.ts';
 
 export interface AuthServerDeps extends AuthDeps {
   provider: IdentityProvider | null;
@@ -75,39 +76,51 @@ export async function loginPage(c: Context, deps: AuthServerDeps) {
   const returnTo = Auth.safeReturnPath(c.req.query('return_to'));
   pageHeaders(c);
   if (deps.settings.mode === Auth.AuthMode.Oidc && deps.provider) {
+    const throttle = Auth.signInStartThrottle(deps.settings.limits, clientAddress(c));
+    try {
+      await Auth.enforceRateLimit(deps.rateLimiter, throttle, deps.clock.now());
+    } catch (error) {
+      return c.html(await deps.pages.message('Too many sign-ins', rateLimitMessage(c, error)), 429);
+    }
     return startAtProvider(c, deps, deps.provider, returnTo);
   }
   return c.html(await deps.pages.signIn({ returnTo, error: null, username: '' }));
 }
 
+const wrongPassword = 'Unknown user name or wrong password.';
+
+/** A `rate_limited` refusal as the page says it (with its `Retry-After`); anything else rethrown. */
+function rateLimitMessage(c: Context, error: unknown): string {
+  if (!(error instanceof ProblemError) || error.code !== ErrorCode.RateLimited) throw error;
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+  return error.message;
+}
+
 export async function passwordSignIn(c: Context, deps: AuthServerDeps, fields: Record<string, string>) {
   pageHeaders(c);
-  const username = (fields.username ?? '').trim().toLowerCase();
+  const typed = (fields.username ?? '').trim().toLowerCase();
+  const password = fields.password ?? '';
   const returnTo = Auth.safeReturnPath(fields.return_to);
+  const wellFormed = Auth.usernameShape.test(typed) && password.length <= Auth.maxPasswordLength;
+  const username = wellFormed ? typed : '';
   if (c.req.header('origin') !== expectedOrigin(deps, c)) {
     const error =
       'Your browser did not say this form came from this service’s own page, so it was not used. Sign in again here.';
     return retry(c, deps, { returnTo, username, error }, 403);
   }
+  if (!wellFormed) return retry(c, deps, { returnTo, username, error: wrongPassword }, 401);
+  const now = deps.clock.now();
+  const throttles = Auth.failedSignInThrottles(deps.settings.limits, clientAddress(c), username);
   try {
-    await Auth.enforceRateLimit(
-      deps.rateLimiter,
-      {
-        key: `sign-in\n${username}`,
-        limit: deps.settings.limits.sign_ins_per_5_minutes,
-        windowSeconds: 300,
-        what: 'sign-in attempts for this user name',
-      },
-      deps.clock.now(),
-    );
+    await Auth.requireUnderLimits(deps.rateLimiter, throttles, now);
   } catch (error) {
-    if (!(error instanceof ProblemError) || error.code !== ErrorCode.RateLimited) throw error;
-    for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-    return retry(c, deps, { returnTo, username, error: error.message }, 429);
+    return retry(c, deps, { returnTo, username, error: rateLimitMessage(c, error) }, 429);
   }
-  const user = await Auth.checkPassword(deps.users, username, fields.password ?? '');
-  if (!user)
-    return retry(c, deps, { returnTo, username, error: 'Unknown user name or wrong password.' }, 401);
+  const user = await Auth.checkPassword(deps.users, username, password);
+  if (!user) {
+    await Auth.countHits(deps.rateLimiter, throttles, now);
+    return retry(c, deps, { returnTo, username, error: wrongPassword }, 401);
+  }
   const { secret } = await Auth.startSession(signInDeps(deps), user.username, []);
   return signedIn(c, secret, returnTo);
 }
@@ -160,7 +173,7 @@ export async function providerCallback(c: Context, deps: AuthServerDeps) {
   }
   const name = claims[settings.oidc.username_claim];
   const username = typeof name === 'string' ? name.toLowerCase() : '';
-  if (!/^[a-z0-9][a-z0-9._-]{0,62}$/.test(username)) {
+  if (!Auth.usernameShape.test(username)) {
     return callbackFailed(c, deps, pending.return_to, 'unusable', {
       title: 'Sign-in failed',
       message: `The claim ${settings.oidc.username_claim} is not a usable user name.`,

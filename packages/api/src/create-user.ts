@@ -13,7 +13,7 @@ const { values } = parseArgs({
   options: { username: { type: 'string' }, admin: { type: 'boolean', default: false } },
 });
 const username = values.username ?? '';
-if (!/^[a-z0-9][a-z0-9._-]{0,62}$/.test(username)) {
+if (!Auth.usernameShape.test(username)) {
   console.error('usage: npm run user:create -- --username <a-z0-9._-> [--admin] < password-file');
   process.exit(2);
 }

@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Auth } from '@svc/core';
 import * as Keys from './keys.ts';
 import { conditionHeld, epochSeconds, type Table } from './table.ts';
@@ -28,6 +28,18 @@ export function dynamoRateLimiter(table: Table): Auth.RateLimiter {
           }),
         ),
       );
+    },
+
+    async count(key, windowSeconds, now) {
+      const { Item: item } = await table.documents.send(
+        new GetCommand({
+          TableName: table.name,
+          Key: Keys.rateWindow(key, Auth.windowStart(now, windowSeconds)),
+          ConsistentRead: true,
+          ProjectionExpression: 'hits',
+        }),
+      );
+      return typeof item?.hits === 'number' ? item.hits : 0;
     },
   };
 }

@@ -11,7 +11,14 @@ export {
   signInModes,
 } from './identity.ts';
 export { IdentityView, identityView } from './identity-view.ts';
-export { enforceRateLimit, type RateLimiter, windowStart } from './limits.ts';
+export {
+  countHits,
+  enforceRateLimit,
+  type RateLimiter,
+  requireUnderLimits,
+  type Throttle,
+  windowStart,
+} from './limits.ts';
 export { homePath, safeReturnPath } from './return-to.ts';
 export { csrfTokenOf, hashSecret, newSecret, SecretPrefix, sameSecret } from './secrets.ts';
 export { type AuthSettings, AuthSettingsError, parseAuthSettings } from './settings.ts';
@@ -41,6 +48,11 @@ export {
   type TokenAnswer,
 } from './sign-in.ts';
 export {
+  failedSignInThrottles,
+  maxPasswordLength,
+  signInStartThrottle,
+} from './sign-in-limits.ts';
+export {
   IssuedToken,
   IssueTokenBody,
   issue as issueToken,
@@ -62,5 +74,6 @@ export {
   UserList,
   type UserStore,
   UserView,
+  usernameShape,
   userView,
 } from './users.ts';

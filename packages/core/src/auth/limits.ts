@@ -10,6 +10,25 @@ export interface RateLimiter {
    * counted in it (the refused hit is not counted).
    */
   hit(key: string, limit: number, windowSeconds: number, now: Date): Promise<boolean>;
+  /** The hits already counted on `key` in the window containing `now`. */
+  count(key: string, windowSeconds: number, now: Date): Promise<number>;
+}
+
+export interface Throttle {
+  key: string;
+  limit: number;
+  windowSeconds: number;
+  /** What is counted, for the refusal: "failed sign-ins for this name from your address". */
+  what: string;
+}
+
+function tooMany(rule: Throttle, now: Date): ProblemError {
+  const retryAfter = secondsLeftInWindow(now, rule.windowSeconds);
+  return new ProblemError(
+    ErrorCode.RateLimited,
+    `Too many ${rule.what}: at most ${rule.limit} per ${rule.windowSeconds} s; retry in ${retryAfter} s.`,
+    { headers: { 'retry-after': String(retryAfter) } },
+  );
 }
 
 /** Seconds until the window containing `now` ends: what `Retry-After` says. */
@@ -24,16 +43,20 @@ export function windowStart(now: Date, windowSeconds: number): string {
   return new Date(Math.floor(now.getTime() / ms) * ms).toISOString();
 }
 
-export async function enforceRateLimit(
-  limiter: RateLimiter,
-  rule: { key: string; limit: number; windowSeconds: number; what: string },
-  now: Date,
-): Promise<void> {
+/** Counts one hit; refuses (`rate_limited`, with `Retry-After`) once the window is full. */
+export async function enforceRateLimit(limiter: RateLimiter, rule: Throttle, now: Date): Promise<void> {
   if (await limiter.hit(rule.key, rule.limit, rule.windowSeconds, now)) return;
-  const retryAfter = secondsLeftInWindow(now, rule.windowSeconds);
-  throw new ProblemError(
-    ErrorCode.RateLimited,
-    `Too many ${rule.what}: at most ${rule.limit} per ${rule.windowSeconds} s; retry in ${retryAfter} s.`,
-    { headers: { 'retry-after': String(retryAfter) } },
-  );
+  throw tooMany(rule, now);
+}
+
+/** Refuses when any of `rules` is already full, counting nothing: the check before an attempt. */
+export async function requireUnderLimits(limiter: RateLimiter, rules: readonly Throttle[], now: Date) {
+  const counts = await Promise.all(rules.map((rule) => limiter.count(rule.key, rule.windowSeconds, now)));
+  const full = rules.find((rule, i) => (counts[i] ?? 0) >= rule.limit);
+  if (full) throw tooMany(full, now);
+}
+
+/** Counts one hit on each of `rules` (a failure, after the fact). */
+export async function countHits(limiter: RateLimiter, rules: readonly Throttle[], now: Date) {
+  await Promise.all(rules.map((rule) => limiter.hit(rule.key, rule.limit, rule.windowSeconds, now)));
 }

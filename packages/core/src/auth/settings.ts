@@ -11,8 +11,15 @@ const developerEverywhere: Grant[] = [{ role: GrantRole.Developer, project: anyP
 const Limits = v.strictObject({
   /** Mutating `/v1` requests (POST, PUT, PATCH, DELETE) per identity per minute. */
   mutations_per_minute: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 120),
-  /** Password sign-in attempts per user name per 5 minutes. */
+  /**
+   * Failed password sign-ins per client address and user name per 5 minutes (three times as many
+   * per hour). Successes are not counted.
+   */
   sign_ins_per_5_minutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 10),
+  /** Failed password sign-ins per client address, whatever the names, per 5 minutes. */
+  failed_sign_ins_per_address_per_5_minutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 100),
+  /** Identity-provider sign-ins started per client address per 5 minutes (each keeps a pending item). */
+  sign_in_starts_per_address_per_5_minutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60),
   /** Compositions not yet destroyed, per project. */
   live_compositions_per_project: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 50),
 });

@@ -33,9 +33,12 @@ export interface UserStore {
   list(page: PageRequest): Promise<Page<User>>;
 }
 
+/** A user name's shape: checked before a name is counted, read or used as a key. */
+export const usernameShape = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
 const Username = v.pipe(
   v.string(),
-  v.regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'username must be 1–63 characters of a-z 0-9 . _ -'),
+  v.regex(usernameShape, 'username must be 1–63 characters of a-z 0-9 . _ -'),
 );
 
 const minPasswordLength = 12;

@@ -6,6 +6,7 @@
  * in Chromium (tests/sign-in-browser.test.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { Agent, fetch as fetchFrom } from 'undici';
 
 export interface Step {
   status: number;
@@ -19,6 +20,12 @@ export class Browser {
   readonly cookies = new Map<string, string>();
   /** The `Origin` the last page loaded gives the forms on it. */
   private formOrigin: string | null = null;
+  /** Connects from this loopback address (127.0.0.2…): another client address for the server. */
+  private readonly dispatcher: Agent | undefined;
+
+  constructor(options: { localAddress?: string } = {}) {
+    this.dispatcher = options.localAddress ? new Agent({ localAddress: options.localAddress }) : undefined;
+  }
 
   cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -49,7 +56,13 @@ export class Browser {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       headers.origin ??= this.formOrigin ?? new URL(url).origin;
     }
-    const response = await fetch(url, { method, headers, redirect: 'manual', ...(body ? { body } : {}) });
+    const response = await fetchFrom(url, {
+      method,
+      headers,
+      redirect: 'manual',
+      ...(body ? { body } : {}),
+      ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
+    });
     this.remember(response.headers);
     if (response.status === 200 && response.headers.get('content-type')?.startsWith('text/html')) {
       const policy = response.headers.get('referrer-policy')?.split(',').pop()?.trim();
