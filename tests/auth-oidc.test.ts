@@ -10,21 +10,42 @@ import {
   authorizeUrl,
   Browser,
   formOf,
+  type HttpClient,
   httpClient,
+  localUsers,
   pkce,
   tokenRequest,
   useTestStack,
 } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
 
+/** mallory's provider account claims alice's name: a claim anyone may edit at many providers. */
+const mallory = {
+  username: 'mallory',
+  password: 'mallory-local-password',
+  group: 'demo-viewers',
+  grants: [{ role: 'viewer', project: 'demo', repository: null }] as Auth.Grant[],
+  claimedName: 'alice',
+};
+
+/** Known to the provider, created in the service by an Admin before his first sign-in. */
+const dave = { ...mallory, username: 'dave', password: 'dave-local-password', claimedName: 'dave' };
+
 let stack: Stack;
+let admin: HttpClient;
 useTestStack(
   {
     authMode: Auth.AuthMode.Oidc,
-    auth: { settings: { limits: { sign_in_starts_per_address_per_5_minutes: 10 } } },
+    auth: {
+      settings: { limits: { sign_in_starts_per_address_per_5_minutes: 20 } },
+      users: [...localUsers, mallory, dave],
+    },
   },
-  (started) => {
+  async (started) => {
     stack = started.stack;
+    admin = httpClient(stack.apiUrl, {
+      authorization: `Bearer ${await started.token('oidc-admin', 'admin')}`,
+    });
   },
 );
 
@@ -134,11 +155,66 @@ describe('oidc mode', () => {
     const from = (address: string) => new Browser({ localAddress: address });
     const start = (browser: Browser) => browser.get(`${stack.apiUrl}/auth/login?return_to=%2Fauth%2Fconfig`);
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await start(from('127.0.0.2'))).status);
-    expect(statuses).toEqual([...Array(10).fill(302), 429]);
+    for (let i = 0; i < 21; i++) statuses.push((await start(from('127.0.0.2'))).status);
+    expect(statuses).toEqual([...Array(20).fill(302), 429]);
     const refused = await start(from('127.0.0.2'));
     expect(refused.text).toContain('Too many sign-ins started from your address');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await start(from('127.0.0.3'))).status).toBe(302);
+  });
+
+  it('knows people by the provider’s subject: claiming another person’s name gets their name nothing', async () => {
+    const identityOf = async (username: string, password: string) => {
+      const browser = new Browser();
+      const posted = await signInAtProvider(
+        browser,
+        `${stack.apiUrl}/auth/login?return_to=%2Fauth%2Fconfig`,
+        username,
+        password,
+      );
+      await browser.follow(posted);
+      return (await httpClient(stack.apiUrl, { cookie: browser.cookieHeader() }).get('/v1/auth/identity'))
+        .body;
+    };
+    expect((await identityOf('alice', 'alice-local-password')).subject).toBe('user:alice');
+    const impostor = await identityOf('mallory', 'mallory-local-password');
+    expect(impostor.subject).toMatch(/^user:alice-[0-9a-f]{8}$/);
+    expect(impostor.grants).toEqual([{ role: 'viewer', project: 'demo', repository: null }]);
+    const alice = await identityOf('alice', 'alice-local-password');
+    expect(alice).toMatchObject({ subject: 'user:alice', grants: [{ role: 'admin', project: '*' }] });
+  });
+
+  it('lets an Admin create a person by their provider subject before their first sign-in', async () => {
+    const developer = [{ role: 'developer', project: 'demo', repository: null }];
+    const missing = await admin.put('/v1/users/david', { grants: developer });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors).toEqual([
+      { path: '/oidc_subject', message: expect.stringContaining('oidc_subject') },
+    ]);
+    const taken = await admin.put('/v1/users/bobby', { grants: developer, oidc_subject: 'bob' });
+    expect(taken.status).toBe(409);
+    expect(taken.body.code).toBe('name_taken');
+    const saved = await admin.put('/v1/users/david', { grants: developer, oidc_subject: 'dave' });
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ username: 'david', oidc_subject: 'dave', has_password: false });
+
+    const browser = new Browser();
+    const posted = await signInAtProvider(
+      browser,
+      `${stack.apiUrl}/auth/login?return_to=%2Fauth%2Fconfig`,
+      'dave',
+      dave.password,
+    );
+    await browser.follow(posted);
+    const identity = (
+      await httpClient(stack.apiUrl, { cookie: browser.cookieHeader() }).get('/v1/auth/identity')
+    ).body;
+    expect(identity.subject).toBe('user:david');
+    expect(identity.grants).toEqual(
+      expect.arrayContaining([
+        { role: 'viewer', project: 'demo', repository: null },
+        { role: 'developer', project: 'demo', repository: null },
+      ]),
+    );
   });
 });

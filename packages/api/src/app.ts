@@ -139,7 +139,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   catalogRoutes(registry, deps);
   sourceRoutes(registry, deps);
   tokenRoutes(registry, deps);
-  userRoutes(registry, deps);
+  userRoutes(registry, { ...deps, settings: deps.auth });
   draftRoutes(registry, deps);
   frontendRoutes(registry, deps);
   authRoutes(registry, { ...deps, settings: deps.auth });

@@ -121,7 +121,7 @@ export async function passwordSignIn(c: Context, deps: AuthServerDeps, fields: R
     await Auth.countHits(deps.rateLimiter, throttles, now);
     return retry(c, deps, { returnTo, username, error: wrongPassword }, 401);
   }
-  const { secret } = await Auth.startSession(signInDeps(deps), user.username, []);
+  const { secret } = await Auth.startSession(signInDeps(deps), user, []);
   return signedIn(c, secret, returnTo);
 }
 
@@ -171,13 +171,24 @@ export async function providerCallback(c: Context, deps: AuthServerDeps) {
       status: 400,
     });
   }
-  const name = claims[settings.oidc.username_claim];
-  const username = typeof name === 'string' ? name.toLowerCase() : '';
-  if (!Auth.usernameShape.test(username)) {
+  const sub = claims.sub;
+  if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255) {
     return callbackFailed(c, deps, pending.return_to, 'unusable', {
       title: 'Sign-in failed',
-      message: `The claim ${settings.oidc.username_claim} is not a usable user name.`,
+      message: 'The identity provider named nobody (no usable sub claim).',
       status: 400,
+    });
+  }
+  const person = await Auth.personFromProvider(
+    deps,
+    { issuer: settings.oidc.issuer, sub },
+    claims[settings.oidc.username_claim],
+  );
+  if (!person) {
+    return callbackFailed(c, deps, pending.return_to, 'disabled', {
+      title: 'Sign-in refused',
+      message: 'This user is disabled.',
+      status: 403,
     });
   }
   const claimGrants = Auth.grantsFromClaims(claims, {
@@ -185,14 +196,7 @@ export async function providerCallback(c: Context, deps: AuthServerDeps) {
     values: settings.oidc.claim_grants,
     default_grants: settings.oidc.default_grants,
   });
-  if (!(await Auth.currentGrants(signInDeps(deps), username, claimGrants))) {
-    return callbackFailed(c, deps, pending.return_to, 'disabled', {
-      title: 'Sign-in refused',
-      message: 'This user is disabled.',
-      status: 403,
-    });
-  }
-  const session = await Auth.startSession(signInDeps(deps), username, claimGrants);
+  const session = await Auth.startSession(signInDeps(deps), person, claimGrants);
   return signedIn(c, session.secret, pending.return_to);
 }
 

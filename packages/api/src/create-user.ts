@@ -1,5 +1,5 @@
 /**
- * Creates or replaces a user straight in the table: how the first Admin of a `password`
+ * Creates a user straight in the table (or gives an existing one a new password, ending their sign-ins): how the first Admin of a `password`
  * installation is made (an `oidc` installation maps its provider's groups instead). The password
  * is read from standard input, never from the command line.
  * `AWS_REGION=… TABLE_NAME=… JOB_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… npm run user:create -- --username alice --admin < password.txt`
@@ -23,13 +23,10 @@ if (password.length < 12) {
   process.exit(2);
 }
 const runtime = runtimeFromEnvironment();
-const now = runtime.clock.now().toISOString();
-await runtime.stores.users.put({
+await Auth.provisionUser(runtime.stores.users, {
   username,
   grants: values.admin ? Auth.grantsOfRole(Auth.Role.Admin) : [],
-  password_hash: await Auth.hashPassword(password),
-  disabled: false,
-  created_at: now,
-  updated_at: now,
+  password,
+  now: runtime.clock.now(),
 });
 process.stdout.write(`${JSON.stringify({ username, subject: `user:${username}`, admin: values.admin })}\n`);

@@ -70,6 +70,9 @@ const values: Record<string, string> = {
   '<commit>': 'abc1',
   '<delivery id>': 'd-1',
   '<installation>': '42',
+  '<user id>': 'usr-1',
+  '<session id>': 'ses-1',
+  '<sha256(issuer + "\\n" + sub)>': sha256('https://id.example\nsub-1'),
 };
 
 const fill = (span: string) =>
@@ -130,6 +133,7 @@ const built: Record<string, Record<Column, string[]>> = {
     Keys.listedBuild({ id: 'b1', project: 'demo', component: 'svc-a', published_at: at }),
   ),
   'machine token': layout([Keys.ItemType.Token], Keys.token('svc_secret'), Keys.listedToken('tok-1')),
+  'machine token name': layout([Keys.ItemType.TokenName], Keys.tokenName('svc-a')),
   'verification check': layout(
     [Keys.ItemType.Check],
     Keys.check({ composition_id: 'c1', ran_at: at, id: 'ch1' }),
@@ -148,9 +152,17 @@ const built: Record<string, Record<Column, string[]>> = {
   'onboarding draft': layout([Keys.ItemType.Draft], Keys.draft('demo', 'alice')),
   'frontend binding': layout([Keys.ItemType.FrontendBinding], Keys.frontendBinding('demo', 'web', 'r1')),
   user: layout([Keys.ItemType.User], Keys.user('alice'), Keys.listedUser('alice')),
-  session: layout([Keys.ItemType.Session], Keys.session('h1')),
+  'identity-provider subject': layout(
+    [Keys.ItemType.OidcSubject],
+    Keys.oidcSubject('https://id.example', 'sub-1'),
+  ),
+  session: layout([Keys.ItemType.Session], Keys.session('h1'), Keys.listedSignIn('usr-1', 'ses-1')),
   'authorization code': layout([Keys.ItemType.AuthorizationCode], Keys.authorizationCode('h1')),
-  'sign-in grant': layout([Keys.ItemType.SignInGrant], Keys.signInGrant('sig-1')),
+  'sign-in grant': layout(
+    [Keys.ItemType.SignInGrant],
+    Keys.signInGrant('sig-1'),
+    Keys.listedSignIn('usr-1', 'sig-1'),
+  ),
   'refresh token': layout([Keys.ItemType.RefreshToken], Keys.refreshToken('h1')),
   'access token': layout([Keys.ItemType.AccessToken], Keys.accessToken('h1')),
   'pending sign-in': layout([Keys.ItemType.PendingSignIn], Keys.pendingSignIn('h1')),

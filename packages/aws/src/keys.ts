@@ -42,11 +42,13 @@ export const ItemType = {
   CatalogBaseline: 'catalog-baseline',
   Build: 'build',
   Token: 'token',
+  TokenName: 'token_name',
   Check: 'check',
   SourceRef: 'source_ref',
   Draft: 'draft',
   FrontendBinding: 'frontend_binding',
   User: 'user',
+  OidcSubject: 'oidc_subject',
   Session: 'session',
   AuthorizationCode: 'authorization_code',
   SignInGrant: 'sign_in_grant',
@@ -156,6 +158,8 @@ export const token = (secret: string): Key => ({ pk: `TOKEN#${sha256(secret)}`, 
 /** gsi1: every machine token by id (ids sort by issue time), so lists and revocation find it. */
 export const allTokens = 'TOKENS';
 export const listedToken = (id: string) => indexEntry('gsi1', allTokens, id);
+/** A live token's name, held until it expires or is revoked: names are unique among live tokens. */
+export const tokenName = (name: string): Key => ({ pk: `TOKENNAME#${name}`, sk: 'TOKENNAME' });
 
 const checkPrefix = 'CHECK#';
 export const check = (record: { composition_id: string; ran_at: string; id: string }): Key => ({
@@ -197,6 +201,11 @@ export const user = (username: string): Key => ({ pk: `USER#${username}`, sk: 'U
 /** gsi1: every user by name. */
 export const allUsers = 'USERS';
 export const listedUser = (username: string) => indexEntry('gsi1', allUsers, username);
+/** Who an identity provider's (issuer, sub) is: hashed, so any subject makes a safe key. */
+export const oidcSubject = (issuer: string, sub: string): Key => ({
+  pk: `OIDCSUB#${sha256(`${issuer}\n${sub}`)}`,
+  sk: 'OIDCSUB',
+});
 
 /** Sign-in secrets are keyed by their SHA-256 (`hash`); the secret itself is never stored. */
 export const session = (hash: string): Key => ({ pk: `SESSION#${hash}`, sk: 'SESSION' });
@@ -205,6 +214,9 @@ export const signInGrant = (id: string): Key => ({ pk: `SIGNIN#${id}`, sk: 'GRAN
 export const refreshToken = (hash: string): Key => ({ pk: `REFRESH#${hash}`, sk: 'REFRESH' });
 export const accessToken = (hash: string): Key => ({ pk: `ACCESS#${hash}`, sk: 'ACCESS' });
 export const pendingSignIn = (hash: string): Key => ({ pk: `PENDING#${hash}`, sk: 'PENDING' });
+/** gsi1: a person's sessions and CLI sign-ins by id (sortable ids: newest last). */
+export const signInsOf = (userId: string) => `SIGNINS#${userId}`;
+export const listedSignIn = (userId: string, id: string) => indexEntry('gsi1', signInsOf(userId), id);
 
 /** One counter per rate-limited key and fixed window; the key is hashed so any name is safe. */
 export const rateWindow = (key: string, windowStart: string): Key => ({

@@ -1,5 +1,5 @@
 /** Sessions, authorization codes, sign-in grants and their tokens, each keyed by the SHA-256 of its secret. */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Auth } from '@svc/core';
 import * as Keys from './keys.ts';
 import {
@@ -8,6 +8,7 @@ import {
   getLive,
   type Item,
   isConditionFailure,
+  queryPage,
   stripKeys,
   type Table,
 } from './table.ts';
@@ -15,7 +16,7 @@ import {
 export function dynamoSignInStore(table: Table): Auth.SignInStore {
   const { documents } = table;
 
-  const put = async (key: Keys.Key, type: Keys.ItemType, record: object, expiresAt: string) => {
+  const put = async (key: Item, type: Keys.ItemType, record: object, expiresAt: string) => {
     await documents.send(
       new PutCommand({
         TableName: table.name,
@@ -62,7 +63,12 @@ export function dynamoSignInStore(table: Table): Auth.SignInStore {
 
   return {
     putSession: (hash, session) =>
-      put(Keys.session(hash), Keys.ItemType.Session, session, session.expires_at),
+      put(
+        { ...Keys.session(hash), ...Keys.listedSignIn(session.user_id, session.id) },
+        Keys.ItemType.Session,
+        session,
+        session.expires_at,
+      ),
     getSession: (hash, now) => getLive<Auth.Session>(table, Keys.session(hash), now),
     async touchSession(hash, idleExpiresAt) {
       await conditionHeld(() =>
@@ -85,7 +91,13 @@ export function dynamoSignInStore(table: Table): Auth.SignInStore {
       put(Keys.authorizationCode(hash), Keys.ItemType.AuthorizationCode, code, code.expires_at),
     takeCode: (hash, now) => take<Auth.AuthorizationCode>(Keys.authorizationCode(hash), now),
 
-    putGrant: (grant) => put(Keys.signInGrant(grant.id), Keys.ItemType.SignInGrant, grant, grant.expires_at),
+    putGrant: (grant) =>
+      put(
+        { ...Keys.signInGrant(grant.id), ...Keys.listedSignIn(grant.user_id, grant.id) },
+        Keys.ItemType.SignInGrant,
+        grant,
+        grant.expires_at,
+      ),
     async getGrant(id) {
       const { Item: item } = await documents.send(
         new GetCommand({ TableName: table.name, Key: Keys.signInGrant(id), ConsistentRead: true }),
@@ -127,5 +139,38 @@ export function dynamoSignInStore(table: Table): Auth.SignInStore {
     putPending: (hash, pending) =>
       put(Keys.pendingSignIn(hash), Keys.ItemType.PendingSignIn, pending, pending.expires_at),
     takePending: (hash, now) => take<Auth.PendingSignIn>(Keys.pendingSignIn(hash), now),
+
+    listSignIns: (person, page) =>
+      queryPage<Auth.Session | Auth.SignInGrant>(
+        table,
+        {
+          index: 'gsi1',
+          partition: Keys.signInsOf(person.user_id),
+          newestFirst: true,
+          filter: {
+            expression:
+              'credentials_epoch = :epoch AND (attribute_not_exists(revoked_at) OR revoked_at = :null)',
+            values: { ':epoch': person.credentials_epoch, ':null': null },
+          },
+        },
+        page,
+      ),
+
+    async revokeSignIn(userId, id, now) {
+      const { partitionKey, sortKey } = Keys.globalIndex('gsi1');
+      const found = await documents.send(
+        new QueryCommand({
+          TableName: table.name,
+          IndexName: 'gsi1',
+          KeyConditionExpression: '#pk = :pk AND #sk = :id',
+          ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
+          ExpressionAttributeValues: { ':pk': Keys.signInsOf(userId), ':id': id },
+        }),
+      );
+      const item = found.Items?.[0];
+      if (!item) return false;
+      await markRevoked({ pk: String(item.pk), sk: String(item.sk) }, now);
+      return true;
+    },
   };
 }

@@ -1,7 +1,24 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { Auth } from '@svc/core';
 import * as Keys from './keys.ts';
-import { epochSeconds, type Item, queryPage, stripKeys, type Table } from './table.ts';
+import {
+  conditionHeld,
+  epochSeconds,
+  failedConditions,
+  type Item,
+  queryPage,
+  stripKeys,
+  type Table,
+} from './table.ts';
+
+/** Where a token that never expires holds its name until revoked. */
+const never = '9999-12-31T23:59:59.999Z';
 
 /** Kept this long after expiry or revocation, so the list still shows what happened. */
 const retainedSeconds = 30 * 86_400;
@@ -28,21 +45,51 @@ function tokenFrom(item: Item): Auth.MachineToken {
 export function dynamoTokenStore(table: Table): Auth.TokenStore {
   const { documents } = table;
   return {
-    async issue(token, secret) {
+    async issue(token, secret, now) {
       const ends = token.expires_at ?? token.revoked_at;
-      await documents.send(
-        new PutCommand({
-          TableName: table.name,
-          Item: {
-            ...Keys.token(secret),
-            item_type: Keys.ItemType.Token,
-            ...Keys.listedToken(token.id),
-            ...token,
-            ...(ends ? { ttl: epochSeconds(ends) + retainedSeconds } : {}),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      const tokenItem = {
+        ...Keys.token(secret),
+        item_type: Keys.ItemType.Token,
+        ...Keys.listedToken(token.id),
+        ...token,
+        ...(ends ? { ttl: epochSeconds(ends) + retainedSeconds } : {}),
+      };
+      const held = token.expires_at ?? never;
+      const nameItem = {
+        ...Keys.tokenName(token.name),
+        item_type: Keys.ItemType.TokenName,
+        token_id: token.id,
+        held_until: held,
+        ...(token.expires_at ? { ttl: epochSeconds(token.expires_at) } : {}),
+      };
+      try {
+        await documents.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: table.name,
+                  Item: nameItem,
+                  // A name is free again once its token expired (TTL deletes late) or was revoked.
+                  ConditionExpression: 'attribute_not_exists(pk) OR held_until <= :now',
+                  ExpressionAttributeValues: { ':now': now.toISOString() },
+                },
+              },
+              {
+                Put: {
+                  TableName: table.name,
+                  Item: tokenItem,
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (failedConditions(error)?.[0]) return false;
+        throw error;
+      }
     },
 
     async verify(secret, now) {
@@ -88,6 +135,16 @@ export function dynamoTokenStore(table: Table): Auth.TokenStore {
           ExpressionAttributeNames: { '#ttl': 'ttl' },
           ExpressionAttributeValues: { ':at': revokedAt, ':ttl': epochSeconds(now) + retainedSeconds },
         }),
+      );
+      await conditionHeld(() =>
+        documents.send(
+          new DeleteCommand({
+            TableName: table.name,
+            Key: Keys.tokenName(token.name),
+            ConditionExpression: 'token_id = :id',
+            ExpressionAttributeValues: { ':id': token.id },
+          }),
+        ),
       );
       return { token: { ...token, revoked_at: revokedAt }, changed: true };
     },

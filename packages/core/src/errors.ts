@@ -59,6 +59,9 @@ export const ErrorCode = {
   SignatureInvalid: 'signature_invalid',
   PreviewNotRestartable: 'preview_not_restartable',
   ForgeNotConfigured: 'forge_not_configured',
+  NameTaken: 'name_taken',
+  NamespaceTaken: 'namespace_taken',
+  ConcurrentChange: 'concurrent_change',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -132,6 +135,22 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     status: 409,
     title: 'Catalog changed concurrently',
     description: 'Other applies kept changing the same projects; retry the apply.',
+  },
+  name_taken: {
+    status: 409,
+    title: 'Name taken',
+    description: 'Another live machine token (or person) already has this name or identity-provider subject.',
+  },
+  namespace_taken: {
+    status: 409,
+    title: 'Namespace taken',
+    description:
+      "The baseline's namespace belongs to another project's baseline; a namespace has one project.",
+  },
+  concurrent_change: {
+    status: 409,
+    title: 'Changed concurrently',
+    description: 'The record changed between this request reading and writing it; read it again and retry.',
   },
   preview_revision_changed: {
     status: 409,

@@ -11,6 +11,8 @@ export interface SeedUser {
   /** The identity provider group that gives `grants` in oidc mode. */
   group: string;
   grants: Auth.Grant[];
+  /** oidc: the name the provider's username claim gives (default: `username`, also the `sub`). */
+  claimedName?: string;
 }
 
 /** Who `npm start -- --auth password|oidc` knows; the banner prints them. */
@@ -60,7 +62,12 @@ export async function localAuth(options: LocalAuthOptions, host: string): Promis
   };
   if (options.mode === Auth.AuthMode.Oidc) {
     identityProvider = await startLocalIdentityProvider(
-      Object.fromEntries(users.map((u) => [u.username, { password: u.password, groups: [u.group] }])),
+      Object.fromEntries(
+        users.map((u) => [
+          u.username,
+          { password: u.password, groups: [u.group], ...(u.claimedName ? { preferredUsername: u.claimedName } : {}) },
+        ]),
+      ),
       host,
     );
     body.oidc = {
@@ -78,13 +85,11 @@ export async function localAuth(options: LocalAuthOptions, host: string): Promis
 export async function seedUsers(store: Auth.UserStore, users: readonly SeedUser[], now: Date): Promise<void> {
   for (const user of users) {
     if (await store.get(user.username)) continue;
-    await store.put({
+    await Auth.provisionUser(store, {
       username: user.username,
       grants: user.grants,
-      password_hash: await Auth.hashPassword(user.password),
-      disabled: false,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
+      password: user.password,
+      now,
     });
   }
 }

@@ -12,6 +12,8 @@ import Provider, { type Configuration } from 'oidc-provider';
 export interface LocalAccount {
   password: string;
   groups: string[];
+  /** What the account's `preferred_username` claims (default: its id, which is also its `sub`). */
+  preferredUsername?: string;
 }
 
 export interface LocalIdentityProvider {
@@ -101,7 +103,12 @@ export async function startLocalIdentityProvider(
         if (!account) return undefined;
         return {
           accountId: id,
-          claims: async () => ({ sub: id, preferred_username: id, name: id, groups: account.groups }),
+          claims: async () => ({
+            sub: id,
+            preferred_username: account.preferredUsername ?? id,
+            name: id,
+            groups: account.groups,
+          }),
         };
       },
       // The service is this provider's own first-party client: consent is implied.

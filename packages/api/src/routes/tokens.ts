@@ -16,13 +16,13 @@ export function tokenRoutes(
       operationId: 'issueToken',
       permission: 'token:manage',
       summary:
-        'Issue a machine token with explicit grants (Admin only); its subject is token:<name>, never a person. Shown once, stored hashed; expires in 90 days unless told otherwise (at most 365).',
+        'Issue a machine token with explicit grants (Admin only); its subject is token:<name>, never a person, and no other live token has its name. Shown once, stored hashed; expires in 90 days unless told otherwise (at most 365).',
       tag,
       body: Auth.IssueTokenBody,
       responses: {
         201: { description: 'The new token; keep it, it cannot be read again.', schema: Auth.IssuedToken },
       },
-      errors: [ErrorCode.MalformedJson, ErrorCode.ValidationFailed, ErrorCode.RateLimited],
+      errors: [ErrorCode.MalformedJson, ErrorCode.ValidationFailed, ErrorCode.NameTaken, ErrorCode.RateLimited],
     },
     async (c) => {
       const issued = await Auth.issueToken(deps, c.get('identity'), await readJson(c));

@@ -21,6 +21,7 @@ export const AuditAction = {
   TokenRevoked: 'token.revoked',
   UserSaved: 'user.saved',
   UserDeleted: 'user.deleted',
+  UserSignInsEnded: 'user.sign_ins_ended',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];
 

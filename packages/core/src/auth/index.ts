@@ -19,6 +19,7 @@ export {
   type Throttle,
   windowStart,
 } from './limits.ts';
+export { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 export { homePath, safeReturnPath } from './return-to.ts';
 export { csrfTokenOf, hashSecret, newSecret, SecretPrefix, sameSecret } from './secrets.ts';
 export { type AuthSettings, AuthSettingsError, parseAuthSettings } from './settings.ts';
@@ -27,7 +28,6 @@ export {
   type AuthorizationCode,
   accessTokenIdentity,
   cliClientId,
-  currentGrants,
   endSession,
   exchangeCode,
   grantsFromClaims,
@@ -53,6 +53,13 @@ export {
   signInStartThrottle,
 } from './sign-in-limits.ts';
 export {
+  end as endSignIn,
+  list as listSignIns,
+  SignInKind,
+  SignInList,
+  SignInView,
+} from './sign-ins.ts';
+export {
   IssuedToken,
   IssueTokenBody,
   issue as issueToken,
@@ -66,7 +73,13 @@ export {
 } from './tokens.ts';
 export {
   checkPassword,
-  hashPassword,
+  endSignIns,
+  newUserId,
+  type OidcSubject,
+  type PersonRef,
+  personFromProvider,
+  personRef,
+  provision as provisionUser,
   remove as removeUser,
   SaveUserBody,
   save as saveUser,

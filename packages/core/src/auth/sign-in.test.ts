@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Grant } from './access.ts';
 import { AuthMode } from './identity.ts';
+import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { csrfTokenOf, newSecret, pkceMatches, SecretPrefix, sameSecret } from './secrets.ts';
 import { AuthSettingsError, parseAuthSettings } from './settings.ts';
 import {
@@ -16,7 +17,7 @@ import {
   type SignInStore,
   startSession,
 } from './sign-in.ts';
-import { hashPassword, type User, type UserStore, verifyPassword } from './users.ts';
+import type { User, UserStore } from './users.ts';
 
 describe('isLoopbackRedirect', () => {
   it('takes only http loopback IP literals with a port (RFC 8252 7.3)', () => {
@@ -57,10 +58,32 @@ describe('secrets', () => {
   it('hashes passwords with scrypt and a salt of their own', async () => {
     const one = await hashPassword('correct horse battery');
     const two = await hashPassword('correct horse battery');
-    expect(one).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(one).toMatch(/^scrypt\$131072\$8\$1\$/);
     expect(one).not.toBe(two);
     expect(await verifyPassword('correct horse battery', one)).toBe(true);
     expect(await verifyPassword('correct horse batterY', one)).toBe(false);
+  });
+
+  it('still verifies an older, cheaper hash, and marks it for a rehash', async () => {
+    // 'correct horse battery' at N = 2^15, as hashes were stored before the cost went up.
+    const older =
+      'scrypt$32768$8$1$c2FsdHNhbHRzYWx0c2FsdA$' +
+      (await import('node:crypto'))
+        .scryptSync('correct horse battery', Buffer.from('c2FsdHNhbHRzYWx0c2FsdA', 'base64url'), 32, {
+          N: 2 ** 15,
+          r: 8,
+          p: 1,
+          maxmem: 64 * 1024 * 1024,
+        })
+        .toString('base64url');
+    expect(await verifyPassword('correct horse battery', older)).toBe(true);
+    expect(needsRehash(older)).toBe(true);
+    expect(needsRehash(await hashPassword('correct horse battery'))).toBe(false);
+  });
+
+  it('refuses a stored hash whose cost is out of bounds rather than spending memory on it', async () => {
+    expect(await verifyPassword('x', 'scrypt$1073741824$8$1$c2FsdA$aGFzaA')).toBe(false);
+    expect(await verifyPassword('x', 'scrypt$abc$8$1$c2FsdA$aGFzaA')).toBe(false);
   });
 });
 
@@ -116,22 +139,22 @@ describe('parseAuthSettings', () => {
   });
 });
 
+const bob: User = {
+  id: 'usr-bob',
+  username: 'bob',
+  grants: [{ role: 'developer', project: 'demo', repository: null }],
+  password_hash: null,
+  disabled: false,
+  credentials_epoch: 0,
+  oidc_subject: null,
+  created_at: '',
+  updated_at: '',
+};
+
 /** The sign-in store's contract, in memory: enough to exercise the rules without DynamoDB. */
 function memoryDeps(now: { at: Date }): SignInDeps {
   const items = new Map<string, Record<string, unknown>>();
-  const users = new Map<string, User>([
-    [
-      'bob',
-      {
-        username: 'bob',
-        grants: [{ role: 'developer', project: 'demo', repository: null }],
-        password_hash: null,
-        disabled: false,
-        created_at: '',
-        updated_at: '',
-      },
-    ],
-  ]);
+  const users = new Map<string, User>([['bob', bob]]);
   const live = (key: string) => {
     const item = items.get(key) as { expires_at?: string } | undefined;
     return item && (!item.expires_at || Date.parse(item.expires_at) > now.at.getTime()) ? item : null;
@@ -164,10 +187,20 @@ function memoryDeps(now: { at: Date }): SignInDeps {
     getAccess: async (hash) => live(`a${hash}`) as never,
     putPending: async (hash, pending) => void items.set(`p${hash}`, { ...pending }),
     takePending: async (hash) => take(`p${hash}`) as never,
+    listSignIns: async () => ({ items: [], next_cursor: null }),
+    revokeSignIn: async () => false,
   };
   const userStore: UserStore = {
     get: async (name) => users.get(name) ?? null,
-    put: async (user) => void users.set(user.username, user),
+    getBySubject: async () => null,
+    create: async (user) => !users.has(user.username) && Boolean(users.set(user.username, user)),
+    replace: async (user) => Boolean(users.set(user.username, user)),
+    endSignIns: async (name) => {
+      const user = users.get(name);
+      if (user) users.set(name, { ...user, credentials_epoch: user.credentials_epoch + 1 });
+      return Boolean(user);
+    },
+    setPasswordHash: async () => {},
     delete: async (name) => users.delete(name),
     list: async () => ({ items: [...users.values()], next_cursor: null }),
   };
@@ -181,7 +214,7 @@ describe('the CLI sign-in', () => {
 
   async function signedIn(now: { at: Date }) {
     const deps = memoryDeps(now);
-    const { session } = await startSession(deps, 'bob', []);
+    const { session } = await startSession(deps, bob, []);
     const code = await issueCode(deps, session, {
       client_id: 'svc-cli',
       redirect_uri: redirect,
@@ -239,5 +272,24 @@ describe('the CLI sign-in', () => {
     await expect(
       refresh(deps, { refresh_token: tokens.refresh_token, client_id: 'svc-cli' }),
     ).rejects.toThrow(/no longer sign in/);
+  });
+
+  it('stops every token of a sign-in once the person’s credentials epoch moves', async () => {
+    const now = { at: new Date('2030-01-01T00:00:00Z') };
+    const { deps, tokens } = await signedIn(now);
+    expect(await accessTokenIdentity(deps, tokens.access_token)).not.toBeNull();
+    await deps.users.endSignIns('bob', '');
+    expect(await accessTokenIdentity(deps, tokens.access_token)).toBeNull();
+    await expect(
+      refresh(deps, { refresh_token: tokens.refresh_token, client_id: 'svc-cli' }),
+    ).rejects.toThrow(/no longer sign in/);
+  });
+
+  it('gives a name created again nothing of the person who had it', async () => {
+    const now = { at: new Date('2030-01-01T00:00:00Z') };
+    const { deps, tokens } = await signedIn(now);
+    await deps.users.delete('bob');
+    await deps.users.create({ ...bob, id: 'usr-another-bob' });
+    expect(await accessTokenIdentity(deps, tokens.access_token)).toBeNull();
   });
 });

@@ -6,9 +6,10 @@
  */
 import { addSeconds, type Clock } from '../clock.ts';
 import { newSortableId } from '../names.ts';
+import type { Page, PageRequest } from '../paging.ts';
 import type { Grant } from './access.ts';
 import {
-  AuthMode,
+  type AuthMode,
   CredentialKind,
   type Identity,
   IdentityKind,
@@ -16,7 +17,7 @@ import {
   userSubject,
 } from './identity.ts';
 import { hashSecret, newSecret, pkceMatches, SecretPrefix } from './secrets.ts';
-import type { UserStore } from './users.ts';
+import { type PersonRef, personNow, personRef, type User, type UserStore } from './users.ts';
 
 export const Lifetime = {
   /** A browser session ends after this long without a request… */
@@ -36,9 +37,8 @@ const touchEverySeconds = 60;
 
 export const cliClientId = 'svc-cli';
 
-export interface Session {
+export interface Session extends PersonRef {
   id: string;
-  username: string;
   /** Grants the identity provider's claims gave at sign-in (oidc); [] in password mode. */
   claim_grants: Grant[];
   created_at: string;
@@ -47,8 +47,7 @@ export interface Session {
   revoked_at: string | null;
 }
 
-export interface AuthorizationCode {
-  username: string;
+export interface AuthorizationCode extends PersonRef {
   claim_grants: Grant[];
   client_id: string;
   redirect_uri: string;
@@ -57,9 +56,8 @@ export interface AuthorizationCode {
 }
 
 /** One CLI sign-in: the family every rotated refresh token and access token belongs to. */
-export interface SignInGrant {
+export interface SignInGrant extends PersonRef {
   id: string;
-  username: string;
   claim_grants: Grant[];
   client_id: string;
   created_at: string;
@@ -67,10 +65,10 @@ export interface SignInGrant {
   revoked_at: string | null;
 }
 
+/** Names its sign-in grant only: the person's grants and epoch are read at every use. */
 export interface AccessToken {
   grant_id: string;
   username: string;
-  grants: Grant[];
   expires_at: string;
 }
 
@@ -107,6 +105,10 @@ export interface SignInStore {
   getAccess(hash: string, now: Date): Promise<AccessToken | null>;
   putPending(hash: string, pending: PendingSignIn): Promise<void>;
   takePending(hash: string, now: Date): Promise<PendingSignIn | null>;
+  /** The person's sessions and CLI sign-ins of `credentials_epoch`, not revoked, newest first. */
+  listSignIns(person: PersonRef, page: PageRequest): Promise<Page<Session | SignInGrant>>;
+  /** Revokes the person's session or CLI sign-in `id`; false when they have none by that id. */
+  revokeSignIn(userId: string, id: string, now: Date): Promise<boolean>;
 }
 
 export interface SignInDeps {
@@ -117,18 +119,15 @@ export interface SignInDeps {
 }
 
 /**
- * A person's grants now: their user record's (password mode requires one, enabled) plus what the
- * provider's claims gave (oidc). Null when they may no longer sign in.
+ * A credential's grants now: the person's record (same person, same credentials epoch, enabled)
+ * plus what the provider's claims gave at sign-in. Null once the credential may no longer act.
  */
-export async function currentGrants(
-  deps: Pick<SignInDeps, 'users' | 'mode'>,
-  username: string,
-  claimGrants: readonly Grant[],
+async function grantsNow(
+  deps: Pick<SignInDeps, 'users'>,
+  credential: PersonRef & { claim_grants: readonly Grant[] },
 ): Promise<Grant[] | null> {
-  const user = await deps.users.get(username);
-  if (user?.disabled) return null;
-  if (deps.mode === AuthMode.Password && !user) return null;
-  return mergeGrants(claimGrants, user?.grants ?? []);
+  const user = await personNow(deps.users, credential);
+  return user ? mergeGrants(credential.claim_grants, user.grants) : null;
 }
 
 function personIdentity(
@@ -142,14 +141,14 @@ function personIdentity(
 
 export async function startSession(
   deps: SignInDeps,
-  username: string,
+  user: User,
   claimGrants: Grant[],
 ): Promise<{ secret: string; session: Session }> {
   const now = deps.clock.now();
   const secret = newSecret(SecretPrefix.Session);
   const session: Session = {
     id: newSortableId('ses', now),
-    username,
+    ...personRef(user),
     claim_grants: claimGrants,
     created_at: now.toISOString(),
     idle_expires_at: addSeconds(now, Lifetime.sessionIdleSeconds).toISOString(),
@@ -180,7 +179,7 @@ export async function liveSession(deps: SignInDeps, secret: string): Promise<Ses
 export async function sessionIdentity(deps: SignInDeps, secret: string): Promise<Identity | null> {
   const session = await liveSession(deps, secret);
   if (!session) return null;
-  const grants = await currentGrants(deps, session.username, session.claim_grants);
+  const grants = await grantsNow(deps, session);
   if (!grants) return null;
   return personIdentity(session.username, grants, { kind: CredentialKind.Session, id: session.id });
 }
@@ -219,6 +218,8 @@ export async function issueCode(
   const code = newSecret(SecretPrefix.AuthorizationCode);
   await deps.signIns.putCode(hashSecret(code), {
     username: session.username,
+    user_id: session.user_id,
+    credentials_epoch: session.credentials_epoch,
     claim_grants: session.claim_grants,
     ...request,
     expires_at: addSeconds(deps.clock.now(), Lifetime.authorizationCodeSeconds).toISOString(),
@@ -246,7 +247,7 @@ export class OAuthError extends Error {
   }
 }
 
-async function tokensFor(deps: SignInDeps, grant: SignInGrant, grants: Grant[]): Promise<TokenAnswer> {
+async function tokensFor(deps: SignInDeps, grant: SignInGrant): Promise<TokenAnswer> {
   const now = deps.clock.now();
   const access = newSecret(SecretPrefix.AccessToken);
   const refresh = newSecret(SecretPrefix.RefreshToken);
@@ -255,7 +256,6 @@ async function tokensFor(deps: SignInDeps, grant: SignInGrant, grants: Grant[]):
   await deps.signIns.putAccess(hashSecret(access), {
     grant_id: grant.id,
     username: grant.username,
-    grants,
     expires_at: accessExpires.toISOString(),
   });
   return {
@@ -284,11 +284,12 @@ export async function exchangeCode(
   if (!pkceMatches(request.code_verifier, code.code_challenge)) {
     throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
   }
-  const grants = await currentGrants(deps, code.username, code.claim_grants);
-  if (!grants) throw new OAuthError('invalid_grant', 'the user may no longer sign in');
+  if (!(await grantsNow(deps, code))) throw new OAuthError('invalid_grant', 'the user may no longer sign in');
   const grant: SignInGrant = {
     id: newSortableId('sig', now),
     username: code.username,
+    user_id: code.user_id,
+    credentials_epoch: code.credentials_epoch,
     claim_grants: code.claim_grants,
     client_id: code.client_id,
     created_at: now.toISOString(),
@@ -296,7 +297,7 @@ export async function exchangeCode(
     revoked_at: null,
   };
   await deps.signIns.putGrant(grant);
-  return tokensFor(deps, grant, grants);
+  return tokensFor(deps, grant);
 }
 
 /**
@@ -318,12 +319,11 @@ export async function refresh(
   if (!grant || grant.client_id !== request.client_id) {
     throw new OAuthError('invalid_grant', 'the sign-in was revoked or has expired');
   }
-  const grants = await currentGrants(deps, grant.username, grant.claim_grants);
-  if (!grants) {
+  if (!(await grantsNow(deps, grant))) {
     await deps.signIns.revokeGrant(grant.id, now);
     throw new OAuthError('invalid_grant', 'the user may no longer sign in');
   }
-  return tokensFor(deps, grant, grants);
+  return tokensFor(deps, grant);
 }
 
 async function liveGrant(deps: SignInDeps, id: string): Promise<SignInGrant | null> {
@@ -337,8 +337,10 @@ export async function accessTokenIdentity(deps: SignInDeps, token: string): Prom
   const now = deps.clock.now();
   const access = await deps.signIns.getAccess(hashSecret(token), now);
   if (!access || Date.parse(access.expires_at) <= now.getTime()) return null;
-  if (!(await liveGrant(deps, access.grant_id))) return null;
-  return personIdentity(access.username, access.grants, {
+  const grant = await liveGrant(deps, access.grant_id);
+  const grants = grant ? await grantsNow(deps, grant) : null;
+  if (!grants) return null;
+  return personIdentity(access.username, grants, {
     kind: CredentialKind.AccessToken,
     id: access.grant_id,
   });

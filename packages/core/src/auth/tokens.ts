@@ -34,8 +34,11 @@ export interface MachineToken {
 }
 
 export interface TokenStore {
-  /** Stores the token under the SHA-256 of `secret`; the plain secret is never written. */
-  issue(token: MachineToken, secret: string): Promise<void>;
+  /**
+   * Stores the token under the SHA-256 of `secret` (the plain secret is never written); false when
+   * a live token (not expired, not revoked) already has its name.
+   */
+  issue(token: MachineToken, secret: string, now: Date): Promise<boolean>;
   /** The live token `secret` belongs to: null when unknown, expired or revoked. */
   verify(secret: string, now: Date): Promise<MachineToken | null>;
   /** Newest first, revoked and expired ones included. */
@@ -105,7 +108,13 @@ export async function mintToken(
     expires_at: input.expiresAt,
     revoked_at: null,
   };
-  await tokens.issue(token, secret);
+  if (!(await tokens.issue(token, secret, input.now))) {
+    throw new ProblemError(
+      ErrorCode.NameTaken,
+      `a live token is already named "${input.name}"; revoke it first or pick another name`,
+      { errors: [{ path: '/name', message: 'taken by a live token' }] },
+    );
+  }
   return { ...token, token: secret };
 }
 

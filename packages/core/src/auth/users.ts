@@ -1,33 +1,68 @@
 /**
- * People known to the service: their grants, and in `password` mode their password hash (scrypt, a
- * memory-hard KDF). In `oidc` mode a user record is optional: its grants add to those the
- * provider's claims map to.
+ * People known to the service. A person is their immutable `id`, not their name: a name deleted
+ * and created again is someone new. Their `credentials_epoch` is stamped on every session and CLI
+ * sign-in they get; it moves on when a password changes, when they are disabled, or when an Admin
+ * ends their sign-ins, and every request checks it — so access ends at the next request.
+ *
+ * In `password` mode a person has a password hash. In `oidc` mode they are the identity provider's
+ * (issuer, `sub`) pair — never the username claim, which people may edit — and their record is made
+ * at their first sign-in (or by an Admin naming their `sub`); its grants add to the claims'.
  */
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
+import { sha256 } from '../canonical.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
+import { newSortableId } from '../names.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import { pageSchema } from '../paging.ts';
 import { parseOrThrow } from '../validation.ts';
 import { Grant } from './access.ts';
 import { type AuditStore, recordAudit } from './audit.ts';
-import type { Identity } from './identity.ts';
+import { AuthMode, type Identity } from './identity.ts';
+import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
+
+/** Who a person is at their identity provider. */
+export interface OidcSubject {
+  issuer: string;
+  sub: string;
+}
 
 export interface User {
+  /** `usr-…`, given once: sessions and sign-ins name it, so a re-created name is a new person. */
+  id: string;
   username: string;
   grants: Grant[];
-  /** `scrypt$N$r$p$salt$hash`; null for a user who signs in only through the identity provider. */
+  /** `scrypt$N$r$p$salt$hash`; null for a person who signs in only through the identity provider. */
   password_hash: string | null;
   disabled: boolean;
+  /** Moves on whenever every sign-in of this person must end. */
+  credentials_epoch: number;
+  oidc_subject: OidcSubject | null;
   created_at: string;
   updated_at: string;
 }
 
+/** What a credential names of the person it was issued to. */
+export interface PersonRef {
+  username: string;
+  user_id: string;
+  credentials_epoch: number;
+}
+
 export interface UserStore {
   get(username: string): Promise<User | null>;
-  put(user: User): Promise<void>;
-  /** False when there was no such user. */
+  /** The person the identity provider's subject belongs to (oidc). */
+  getBySubject(subject: OidcSubject): Promise<User | null>;
+  /** Writes a new person; false when the name (or the subject) is taken. */
+  create(user: User): Promise<boolean>;
+  /** Replaces the record if it is still the one `read` (same id and epoch); false otherwise. */
+  replace(user: User, read: PersonRef): Promise<boolean>;
+  /** Moves the credentials epoch on by one; false when there is no such user. */
+  endSignIns(username: string, at: string): Promise<boolean>;
+  /** A rehash: swaps the hash only if it is still `from` (never moves the epoch). */
+  setPasswordHash(username: string, from: string, to: string): Promise<void>;
+  /** Deletes the record (and its subject link); false when there was no such user. */
   delete(username: string): Promise<boolean>;
   /** By name. */
   list(page: PageRequest): Promise<Page<User>>;
@@ -54,14 +89,22 @@ export const SaveUserBody = v.strictObject({
     ),
   ),
   disabled: v.optional(v.boolean(), false),
+  /**
+   * oidc mode: the identity provider's `sub` for this person, to create their record before their
+   * first sign-in. Fixed once set.
+   */
+  oidc_subject: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(255))),
 });
 
 export const UserView = v.object({
   username: v.string(),
   subject: v.string(),
+  id: v.string(),
   grants: v.array(Grant),
   has_password: v.boolean(),
   disabled: v.boolean(),
+  /** The identity provider's subject (oidc), or null. */
+  oidc_subject: v.nullable(v.string()),
   created_at: v.string(),
   updated_at: v.string(),
 });
@@ -72,43 +115,33 @@ export function userView(user: User): UserView {
   return {
     username: user.username,
     subject: `user:${user.username}`,
+    id: user.id,
     grants: user.grants,
     has_password: user.password_hash !== null,
     disabled: user.disabled,
+    oidc_subject: user.oidc_subject?.sub ?? null,
     created_at: user.created_at,
     updated_at: user.updated_at,
   };
 }
 
-/** scrypt with N = 2^15, r = 8, p = 1: 32 MiB and tens of milliseconds per guess. */
-const cost = { N: 2 ** 15, r: 8, p: 1 };
-const keyLength = 32;
-const maxmem = 64 * 1024 * 1024;
-
-function derive(password: string, salt: Buffer, params: typeof cost): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFC'), salt, keyLength, { ...params, maxmem }, (error, key) =>
-      error ? reject(error) : resolve(key),
-    ),
-  );
+export function newUserId(now: Date): string {
+  return newSortableId('usr', now);
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await derive(password, salt, cost);
-  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+/** The person a credential names, if it still may act: same person, same epoch, not disabled. */
+export async function personNow(users: UserStore, credential: PersonRef): Promise<User | null> {
+  const user = await users.get(credential.username);
+  const same =
+    user !== null &&
+    !user.disabled &&
+    user.id === credential.user_id &&
+    user.credentials_epoch === credential.credentials_epoch;
+  return same ? user : null;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const key = await derive(password, Buffer.from(salt, 'base64url'), {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-  });
-  return key.length === expected.length && timingSafeEqual(key, expected);
+export function personRef(user: User): PersonRef {
+  return { username: user.username, user_id: user.id, credentials_epoch: user.credentials_epoch };
 }
 
 /**
@@ -117,7 +150,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
  */
 let decoy: Promise<string> | undefined;
 
-/** The user if `password` is theirs and they may sign in; null otherwise, in about the same time. */
+/**
+ * The user if `password` is theirs and they may sign in; null otherwise, in about the same time.
+ * A hash of an older cost is replaced by one of today's.
+ */
 export async function checkPassword(
   users: UserStore,
   username: string,
@@ -129,40 +165,102 @@ export async function checkPassword(
     await verifyPassword(password, await decoy);
     return null;
   }
-  return (await verifyPassword(password, user.password_hash)) ? user : null;
+  if (!(await verifyPassword(password, user.password_hash))) return null;
+  if (needsRehash(user.password_hash)) {
+    await users.setPasswordHash(username, user.password_hash, await hashPassword(password));
+  }
+  return user;
 }
 
 export interface UserDeps {
   users: UserStore;
   audit: AuditStore;
   clock: Clock;
+  mode: AuthMode;
+}
+
+function concurrentChange(username: string): ProblemError {
+  return new ProblemError(
+    ErrorCode.ConcurrentChange,
+    `user "${username}" changed while this was saved; retry.`,
+  );
+}
+
+function invalidSubject(message: string): ProblemError {
+  return new ProblemError(ErrorCode.ValidationFailed, message, {
+    errors: [{ path: '/oidc_subject', message }],
+  });
+}
+
+/** The new record's subject link: required for a new person in oidc mode, fixed once set. */
+function subjectOf(
+  deps: UserDeps & { issuer: string | null },
+  current: User | null,
+  given: string | undefined,
+): OidcSubject | null {
+  if (current?.oidc_subject) {
+    if (given !== undefined && given !== current.oidc_subject.sub) {
+      throw invalidSubject('oidc_subject is fixed once set; delete the user to link someone else');
+    }
+    return current.oidc_subject;
+  }
+  if (given === undefined) {
+    if (!current && deps.mode === AuthMode.Oidc) {
+      throw invalidSubject(
+        'a new user of an oidc installation needs oidc_subject (their identity provider sub); or let them sign in once, then save them',
+      );
+    }
+    return null;
+  }
+  if (deps.mode !== AuthMode.Oidc || !deps.issuer) {
+    throw invalidSubject('oidc_subject is only for oidc installations');
+  }
+  return { issuer: deps.issuer, sub: given };
 }
 
 export async function save(
-  deps: UserDeps,
+  deps: UserDeps & { issuer: string | null },
   caller: Identity,
   username: string,
   input: unknown,
 ): Promise<User> {
   parseOrThrow(Username, username);
   const body = parseOrThrow(SaveUserBody, input);
-  const now = deps.clock.now().toISOString();
+  const now = deps.clock.now();
   const current = await deps.users.get(username);
+  const passwordChanged = body.password !== undefined;
+  const endsSignIns = passwordChanged || (body.disabled && !current?.disabled);
   const user: User = {
+    id: current?.id ?? newUserId(now),
     username,
     grants: body.grants,
     password_hash:
       body.password === undefined ? (current?.password_hash ?? null) : await hashPassword(body.password),
     disabled: body.disabled,
-    created_at: current?.created_at ?? now,
-    updated_at: now,
+    credentials_epoch: (current?.credentials_epoch ?? 0) + (current && endsSignIns ? 1 : 0),
+    oidc_subject: subjectOf(deps, current, body.oidc_subject),
+    created_at: current?.created_at ?? now.toISOString(),
+    updated_at: now.toISOString(),
   };
-  await deps.users.put(user);
+  const written = current
+    ? await deps.users.replace(user, personRef(current))
+    : await deps.users.create(user);
+  if (!written) {
+    if (!current && user.oidc_subject && (await deps.users.getBySubject(user.oidc_subject))) {
+      throw new ProblemError(ErrorCode.NameTaken, 'another user already has this oidc_subject');
+    }
+    throw concurrentChange(username);
+  }
   await recordAudit(deps, caller, {
     action: 'user.saved',
     project: null,
     target: username,
-    data: { grants: user.grants, disabled: user.disabled, password_changed: body.password !== undefined },
+    data: {
+      grants: user.grants,
+      disabled: user.disabled,
+      password_changed: passwordChanged,
+      sign_ins_ended: Boolean(current && endsSignIns),
+    },
   });
   return user;
 }
@@ -172,4 +270,86 @@ export async function remove(deps: UserDeps, caller: Identity, username: string)
     throw new ProblemError(ErrorCode.NotFound, `user "${username}" not found`);
   }
   await recordAudit(deps, caller, { action: 'user.deleted', project: null, target: username, data: {} });
+}
+
+/** Ends every session and CLI sign-in of the person at once: their next request is refused. */
+export async function endSignIns(deps: UserDeps, caller: Identity, username: string): Promise<void> {
+  if (!(await deps.users.endSignIns(username, deps.clock.now().toISOString()))) {
+    throw new ProblemError(ErrorCode.NotFound, `user "${username}" not found`);
+  }
+  await recordAudit(deps, caller, {
+    action: 'user.sign_ins_ended',
+    project: null,
+    target: username,
+    data: { all: true },
+  });
+}
+
+/** Names to give a person on their first provider sign-in: their claimed name if free, else tagged. */
+function namesFor(subject: OidcSubject, claimed: unknown): string[] {
+  const tag = sha256(`${subject.issuer}\n${subject.sub}`).slice(0, 8);
+  const wanted = typeof claimed === 'string' ? claimed.toLowerCase() : '';
+  if (!usernameShape.test(wanted)) return [`user-${tag}`];
+  return [wanted, `${wanted.slice(0, 54)}-${tag}`];
+}
+
+/**
+ * The person an identity provider vouched for, found by (issuer, `sub`) and made at their first
+ * sign-in; the username claim only suggests a name. Null when they are disabled.
+ */
+export async function personFromProvider(
+  deps: { users: UserStore; clock: Clock },
+  subject: OidcSubject,
+  claimedName: unknown,
+): Promise<User | null> {
+  const known = await deps.users.getBySubject(subject);
+  if (known) return known.disabled ? null : known;
+  const now = deps.clock.now().toISOString();
+  for (const username of namesFor(subject, claimedName)) {
+    const user: User = {
+      id: newUserId(deps.clock.now()),
+      username,
+      grants: [],
+      password_hash: null,
+      disabled: false,
+      credentials_epoch: 0,
+      oidc_subject: subject,
+      created_at: now,
+      updated_at: now,
+    };
+    if (await deps.users.create(user)) return user;
+    // The same person's first sign-in in another tab may have just made them.
+    const raced = await deps.users.getBySubject(subject);
+    if (raced) return raced.disabled ? null : raced;
+  }
+  throw new ProblemError(
+    ErrorCode.NameTaken,
+    'Every name this person could be given is taken; an Admin can create them with their oidc_subject.',
+  );
+}
+
+/**
+ * The operator's way in (`npm run user:create`, the local stack's people): creates the person, or
+ * gives an existing one this password and these grants, ending their sign-ins.
+ */
+export async function provision(
+  users: UserStore,
+  input: { username: string; grants: Grant[]; password: string; now: Date },
+): Promise<User> {
+  const at = input.now.toISOString();
+  const current = await users.get(input.username);
+  const user: User = {
+    id: current?.id ?? newUserId(input.now),
+    username: input.username,
+    grants: input.grants,
+    password_hash: await hashPassword(input.password),
+    disabled: false,
+    credentials_epoch: current ? current.credentials_epoch + 1 : 0,
+    oidc_subject: current?.oidc_subject ?? null,
+    created_at: current?.created_at ?? at,
+    updated_at: at,
+  };
+  const written = current ? await users.replace(user, personRef(current)) : await users.create(user);
+  if (!written) throw concurrentChange(input.username);
+  return user;
 }
