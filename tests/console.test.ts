@@ -308,4 +308,23 @@ describe('refusals', () => {
     expect((await asToken.get('/v1/compositions?project=demo')).status).toBe(401);
     await page.close();
   });
+
+  it('an Admin ends a person’s sign-ins from the People pages, and the person is asked to sign in again', async () => {
+    const bob = await signedIn('bob');
+    const alice = await signedIn('alice');
+    await alice.getByRole('link', { name: 'People' }).click();
+    await alice.getByRole('link', { name: 'bob', exact: true }).click();
+    await alice.getByRole('heading', { name: 'Sign-ins' }).waitFor();
+    expect(await alice.getByRole('row', { name: /browser/ }).count()).toBeGreaterThanOrEqual(1);
+    await alice.getByRole('button', { name: 'End every sign-in of bob' }).click();
+    await alice.getByText('No sign-in of theirs works now.').waitFor();
+
+    await bob.goto(`${stack.apiUrl}/console/compositions`);
+    expect(new URL(bob.url()).pathname).toBe('/console/sign-in');
+    const carol = await signedIn('carol');
+    expect(await carol.getByRole('link', { name: 'People' }).count()).toBe(0);
+    await carol.goto(`${stack.apiUrl}/console/people`);
+    expect(await carol.locator('main').textContent()).toContain('forbidden');
+    await Promise.all([alice.close(), bob.close(), carol.close()]);
+  });
 });

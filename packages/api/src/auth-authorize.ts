@@ -7,8 +7,7 @@
 import { Auth, ErrorCode, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
 import { liveSession, requireCsrf, signInDeps } from './auth.ts';
-import type { AuthServerDeps } from './auth-browser.ts';
-import { pageHeaders } from './auth-pages.ts';
+import { type AuthServerDeps, pageHeaders } from './auth-pages.ts';
 
 const stateShape = /^[\x21-\x7e]{8,512}$/;
 const challengeShape = /^[A-Za-z0-9_-]{43}$/;

@@ -4,12 +4,10 @@
  * can meet here is a page in the console's layout with a way on, never raw JSON; when the sign-in
  * was the CLI's, a failure that ends it tells the CLI too.
  */
-import type { AuthDocuments } from '@svc/console';
 import { Auth, ErrorCode, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import {
-  type AuthDeps,
   expectedOrigin,
   liveSession,
   requireCsrf,
@@ -19,13 +17,8 @@ import {
 } from './auth.ts';
 import { type CancelReason, cancelledAuthorization } from './auth-authorize.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
-import { pageHeaders } from './auth-pages.ts';
+import { type AuthServerDeps, pageHeaders } from './auth-pages.ts';
 import { clientAddress } from './client-address.ts';
-
-export interface AuthServerDeps extends AuthDeps {
-  provider: IdentityProvider | null;
-  pages: AuthDocuments;
-}
 
 const signInCookie = 'svc_signin';
 

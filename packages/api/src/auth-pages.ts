@@ -3,7 +3,16 @@
  * framed, and a referrer policy that keeps the origin, so the browser's form posts carry the
  * `Origin` our CSRF check wants (`no-referrer` makes Chromium send `Origin: null`).
  */
+import type { AuthDocuments } from '@svc/console';
 import type { Context } from 'hono';
+import type { AuthDeps } from './auth.ts';
+import type { IdentityProvider } from './auth-oidc.ts';
+
+/** What the sign-in flows need: the auth edge's stores and settings, the provider, the pages. */
+export interface AuthServerDeps extends AuthDeps {
+  provider: IdentityProvider | null;
+  pages: AuthDocuments;
+}
 
 const policy = (formTargets: string) =>
   [

@@ -8,9 +8,9 @@ import { Auth, ErrorCode, ProblemError } from '@svc/core';
 import type { Context, Hono } from 'hono';
 import { type AuthDeps, expectedOrigin, liveSession, signInDeps } from './auth.ts';
 import { authorizeDecision, authorizeRequest } from './auth-authorize.ts';
-import { type AuthServerDeps, loginPage, logout, passwordSignIn, providerCallback } from './auth-browser.ts';
+import { loginPage, logout, passwordSignIn, providerCallback } from './auth-browser.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
-import { noStore } from './auth-pages.ts';
+import { type AuthServerDeps, noStore } from './auth-pages.ts';
 import type { AppEnv } from './env.ts';
 
 /** Said loudly wherever the mode shows (`/auth/config`, `/healthz`): these modes check no credential. */

@@ -51,6 +51,7 @@ const project = (name: string) => `/v1/projects/${encodeURIComponent(name)}`;
 const frontendRevision = (p: string, frontend: string, revision: string) =>
   `${project(p)}/frontends/${encodeURIComponent(frontend)}/revisions/${encodeURIComponent(revision)}`;
 const forgePreview = (id: string) => `/v1/forge/previews/${encodeURIComponent(id)}`;
+const signIns = (username: string) => `/v1/users/${encodeURIComponent(username)}/sign-ins`;
 const body = async <T>(answer: Promise<{ body: T }>): Promise<T> => (await answer).body;
 
 /** The last release without the draft, plan and diagnosis routes (interface spec, part 9). */
@@ -260,6 +261,14 @@ export function api(http: HttpClient) {
           `${project(p)}/repositories/${encodeURIComponent(repository)}/preview-policy`,
           { body: policy },
         ),
+      ),
+
+    listSignIns: (username: string, query: PageQuery) =>
+      body(http.request<Page<Auth.SignInView>>('GET', signIns(username), { query: { ...query } })),
+    endSignIns: (username: string, id?: string) =>
+      http.request<null>(
+        'DELETE',
+        id === undefined ? signIns(username) : `${signIns(username)}/${encodeURIComponent(id)}`,
       ),
 
     checkInstallation: (spec: unknown) =>

@@ -24,6 +24,8 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
           .replace('/repositories/a%2Fb', '/repositories/{repository}')
           .replace('/projects/demo', '/projects/{project}')
           .replace('/components/service-b', '/components/{component}')
+          .replace('/users/alice', '/users/{username}')
+          .replace('/sign-ins/ses-sample', '/sign-ins/{id}')
           .replace(
             `/frontends/web/revisions/${'f'.repeat(40)}`,
             '/frontends/{frontend}/revisions/{revision}',
@@ -90,6 +92,11 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
     stopForgePreview: () => client.stopForgePreview('pr-sample'),
     restartForgePreview: () => client.restartForgePreview('pr-sample'),
     putPreviewPolicy: () => client.putPreviewPolicy('demo', 'a/b', {}),
+    listSignIns: () => client.listSignIns('alice', {}),
+    endSignIns: async () => {
+      await client.endSignIns('alice');
+      await client.endSignIns('alice', 'ses-sample');
+    },
   };
   for (const call of Object.values(calls)) await call();
 

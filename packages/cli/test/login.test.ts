@@ -13,8 +13,10 @@ import { describe, expect, it } from 'vitest';
 import { ensureBuilt, svc } from './helpers.ts';
 
 let stack: Stack;
-useTestStack({ authMode: Auth.AuthMode.Password, alongside: ensureBuilt }, (started) => {
+let adminToken: string;
+useTestStack({ authMode: Auth.AuthMode.Password, alongside: ensureBuilt }, async (started) => {
   stack = started.stack;
+  adminToken = await started.token('cli-admin', 'admin');
 });
 
 /** Runs `svc auth login --no-browser` and plays the browser once the address shows on stderr. */
@@ -137,5 +139,41 @@ describe('svc auth login', () => {
     });
     expect(result.code).toBe(2);
     expect(result.problem()).toMatchObject({ code: 'insecure_transport' });
+  });
+});
+
+describe('svc admin users', () => {
+  it('lists a person’s sign-ins and ends one, then all; the person’s CLI stops at its next command', async () => {
+    const env = configDir();
+    expect((await login(env, 'bob')).code).toBe(0);
+    const asAdmin = { apiUrl: stack.apiUrl, env: { SVC_API_TOKEN: adminToken } };
+    const listed = await svc(['admin', 'users', 'sign-ins', 'bob'], asAdmin);
+    expect(listed.code, listed.stderr).toBe(0);
+    const cli = (listed.json().items as { id: string; kind: string }[]).find((item) => item.kind === 'cli');
+    expect(cli?.id).toMatch(/^sig-/);
+
+    const ended = await svc(['admin', 'users', 'end-sign-ins', 'bob', '--id', cli?.id ?? ''], asAdmin);
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.json()).toEqual({ username: 'bob', ended: cli?.id });
+    const refused = await svc(['composition', 'list'], { apiUrl: stack.apiUrl, env });
+    expect(refused.code).toBe(5);
+
+    expect((await login(env, 'bob')).code).toBe(0);
+    const all = await svc(['admin', 'users', 'end-sign-ins', 'bob'], asAdmin);
+    expect(all.json()).toEqual({ username: 'bob', ended: 'all' });
+    expect((await svc(['composition', 'list'], { apiUrl: stack.apiUrl, env })).code).toBe(5);
+    expect((await svc(['admin', 'users', 'sign-ins', 'bob'], asAdmin)).json().items).toEqual([]);
+  });
+
+  it('refuses a malformed name or id before sending anything, and answers 404 for an unknown person', async () => {
+    const asAdmin = { apiUrl: stack.apiUrl, env: { SVC_API_TOKEN: adminToken } };
+    const badName = await svc(['admin', 'users', 'sign-ins', 'Not A Name'], asAdmin);
+    expect(badName.code).toBe(2);
+    const badId = await svc(['admin', 'users', 'end-sign-ins', 'bob', '--id', 'tok-1'], asAdmin);
+    expect(badId.code).toBe(2);
+    expect(badId.problem().errors[0].path).toBe('--id');
+    const unknown = await svc(['admin', 'users', 'sign-ins', 'nobody'], asAdmin);
+    expect(unknown.code).toBe(1);
+    expect(unknown.problem().status).toBe(404);
   });
 });

@@ -12,6 +12,7 @@ import { catalogPages } from './pages/catalog.ts';
 import { changePages } from './pages/changes.ts';
 import { compositionPages } from './pages/composition.ts';
 import { compositionListPages } from './pages/compositions.ts';
+import { peoplePages } from './pages/people.ts';
 import { prPreviewPages } from './pages/pr-previews.ts';
 import { signInPages } from './pages/sign-in.ts';
 import { tokenPages } from './pages/tokens.ts';
@@ -82,6 +83,7 @@ export function consoleApp(deps: ConsoleDeps): ConsoleApp {
   prPreviewPages(app, deps, assets);
   catalogPages(app, deps, assets);
   tokenPages(app, deps, assets);
+  peoplePages(app, deps, assets);
 
   app.all('*', (c) => errorPage(c, new ProblemError(ErrorCode.NotFound, `No page at ${c.req.path}.`)));
   app.onError((error, c) => {

@@ -22,6 +22,8 @@ export interface ConsoleDeps
     Catalog.CatalogDeps,
     Forge.ForgeDeps {
   tokens: Auth.TokenStore;
+  users: Auth.UserStore;
+  signIns: Auth.SignInStore;
   audit: Auth.AuditStore;
   browser: BrowserAuth;
   /** Where pull requests of forge-owned compositions are shown (default https://github.com). */

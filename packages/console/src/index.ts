@@ -1,3 +1,3 @@
 export { consoleApp } from './app.ts';
 export type { BrowserAuth } from './context.ts';
-export { type AuthDocuments, authDocuments, type Consent } from './pages/sign-in.ts';
+export { type AuthDocuments, authDocuments } from './pages/sign-in.ts';

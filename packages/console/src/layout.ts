@@ -5,7 +5,7 @@ import { type Html, html } from './html.ts';
 
 export const base = '/console';
 
-type Section = 'compositions' | 'new' | 'catalog' | 'tokens' | 'previews' | null;
+type Section = 'compositions' | 'new' | 'catalog' | 'tokens' | 'people' | 'previews' | null;
 
 interface PageInput {
   title: string;
@@ -29,6 +29,7 @@ function navigation(viewer: Viewer, section: Section): Html {
       ${link('previews', `${base}/pr-previews`, 'Pull-request previews')}
       ${link('catalog', `${base}/catalog`, 'Catalog')}
       ${can(viewer.identity, 'token:manage', null) ? link('tokens', `${base}/tokens`, 'Tokens') : null}
+      ${can(viewer.identity, 'user:manage', null) ? link('people', `${base}/people`, 'People') : null}
     </ul>
   </nav>`;
 }

@@ -65,7 +65,11 @@ export async function localAuth(options: LocalAuthOptions, host: string): Promis
       Object.fromEntries(
         users.map((u) => [
           u.username,
-          { password: u.password, groups: [u.group], ...(u.claimedName ? { preferredUsername: u.claimedName } : {}) },
+          {
+            password: u.password,
+            groups: [u.group],
+            ...(u.claimedName ? { preferredUsername: u.claimedName } : {}),
+          },
         ]),
       ),
       host,

@@ -22,7 +22,12 @@ export function tokenRoutes(
       responses: {
         201: { description: 'The new token; keep it, it cannot be read again.', schema: Auth.IssuedToken },
       },
-      errors: [ErrorCode.MalformedJson, ErrorCode.ValidationFailed, ErrorCode.NameTaken, ErrorCode.RateLimited],
+      errors: [
+        ErrorCode.MalformedJson,
+        ErrorCode.ValidationFailed,
+        ErrorCode.NameTaken,
+        ErrorCode.RateLimited,
+      ],
     },
     async (c) => {
       const issued = await Auth.issueToken(deps, c.get('identity'), await readJson(c));

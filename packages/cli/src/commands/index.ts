@@ -12,6 +12,7 @@ export const root = defineGroup({
     'pr-preview': () => import('./pr-preview/index.ts'),
     installation: () => import('./installation/index.ts'),
     auth: () => import('./auth/index.ts'),
+    admin: () => import('./admin/index.ts'),
     mcp: () => import('./mcp.ts'),
     version: () => import('./version.ts'),
   },

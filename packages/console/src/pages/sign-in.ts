@@ -16,7 +16,7 @@ export function safeReturnTo(value: string | undefined): string {
   return path.startsWith(`${base}/`) ? path : Auth.homePath;
 }
 
-export interface SignInForm {
+interface SignInForm {
   /** A path already made safe. */
   returnTo: string;
   username: string;
@@ -71,7 +71,7 @@ export function signInPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets):
 }
 
 /** What the CLI's consent page shows and posts back (the authorization request, unchanged). */
-export interface Consent {
+interface Consent {
   subject: string;
   roles: string;
   /** The loopback address the CLI listens on. */

@@ -16,10 +16,8 @@ export {
   enforceRateLimit,
   type RateLimiter,
   requireUnderLimits,
-  type Throttle,
   windowStart,
 } from './limits.ts';
-export { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 export { homePath, safeReturnPath } from './return-to.ts';
 export { csrfTokenOf, hashSecret, newSecret, SecretPrefix, sameSecret } from './secrets.ts';
 export { type AuthSettings, AuthSettingsError, parseAuthSettings } from './settings.ts';
@@ -55,7 +53,6 @@ export {
 export {
   end as endSignIn,
   list as listSignIns,
-  SignInKind,
   SignInList,
   SignInView,
 } from './sign-ins.ts';
@@ -78,7 +75,6 @@ export {
   type OidcSubject,
   type PersonRef,
   personFromProvider,
-  personRef,
   provision as provisionUser,
   remove as removeUser,
   SaveUserBody,

@@ -10,10 +10,9 @@ import { pageSchema } from '../paging.ts';
 import { recordAudit } from './audit.ts';
 import type { Identity } from './identity.ts';
 import type { Session, SignInGrant, SignInStore } from './sign-in.ts';
-import { personRef, type UserDeps } from './users.ts';
+import { personRef, type UserDeps, usernameShape } from './users.ts';
 
-export const SignInKind = { Browser: 'browser_session', Cli: 'cli' } as const;
-export type SignInKind = (typeof SignInKind)[keyof typeof SignInKind];
+const SignInKind = { Browser: 'browser_session', Cli: 'cli' } as const;
 
 export const SignInView = v.object({
   id: v.string(),
@@ -41,7 +40,7 @@ function viewOf(record: Session | SignInGrant): SignInView {
 type SignInAdminDeps = UserDeps & { signIns: SignInStore };
 
 async function existing(deps: SignInAdminDeps, username: string) {
-  const user = await deps.users.get(username);
+  const user = usernameShape.test(username) ? await deps.users.get(username) : null;
   if (!user) throw new ProblemError(ErrorCode.NotFound, `user "${username}" not found`);
   return user;
 }

@@ -266,7 +266,7 @@ export async function save(
 }
 
 export async function remove(deps: UserDeps, caller: Identity, username: string): Promise<void> {
-  if (!(await deps.users.delete(username))) {
+  if (!usernameShape.test(username) || !(await deps.users.delete(username))) {
     throw new ProblemError(ErrorCode.NotFound, `user "${username}" not found`);
   }
   await recordAudit(deps, caller, { action: 'user.deleted', project: null, target: username, data: {} });
@@ -274,7 +274,8 @@ export async function remove(deps: UserDeps, caller: Identity, username: string)
 
 /** Ends every session and CLI sign-in of the person at once: their next request is refused. */
 export async function endSignIns(deps: UserDeps, caller: Identity, username: string): Promise<void> {
-  if (!(await deps.users.endSignIns(username, deps.clock.now().toISOString()))) {
+  const known = usernameShape.test(username);
+  if (!known || !(await deps.users.endSignIns(username, deps.clock.now().toISOString()))) {
     throw new ProblemError(ErrorCode.NotFound, `user "${username}" not found`);
   }
   await recordAudit(deps, caller, {

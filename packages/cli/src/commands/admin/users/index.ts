@@ -1,0 +1,10 @@
+import { defineGroup } from '../../../command.ts';
+
+export default defineGroup({
+  name: 'admin users',
+  summary: 'People the service knows, and their sign-ins.',
+  commands: {
+    'sign-ins': () => import('./sign-ins.ts'),
+    'end-sign-ins': () => import('./end-sign-ins.ts'),
+  },
+});
