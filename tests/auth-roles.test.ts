@@ -37,8 +37,13 @@ let otherComposition: string;
 /** A pull-request preview of project demo. */
 let demoPreview: string;
 
+let serviceBPublisher: HttpClient;
 useTestStack({ authMode: Auth.AuthMode.Token, forge: { publishOnPush: false } }, async (started) => {
   stack = started.stack;
+  const onlyServiceB = await started.token('publisher-of-service-b', [
+    { role: 'publisher', project: 'demo', repository: 'acme/x', components: ['service-b'] },
+  ]);
+  serviceBPublisher = httpClient(stack.apiUrl, { authorization: `Bearer ${onlyServiceB}` });
   for (const role of roles) {
     const token = await started.token(role.replace(/[^a-z]+/g, '-'), grants[role]);
     clients[role] = httpClient(stack.apiUrl, { authorization: `Bearer ${token}` });
@@ -361,5 +366,19 @@ describe('without credentials', () => {
       }
     }
     expect(routes).toBeGreaterThan(30);
+  });
+});
+
+describe('a publisher grant naming its components', () => {
+  it('publishes builds of those components only', async () => {
+    const ofB = await serviceBPublisher.post('/v1/projects/demo/builds', build('acme/x', '9'));
+    expect(ofB.status).toBe(201);
+    const ofA = await serviceBPublisher.post('/v1/projects/demo/builds', {
+      ...build('acme/x', '8'),
+      component: 'service-a',
+      image: `registry.example.com/demo/service-a@sha256:${'8'.repeat(64)}`,
+    });
+    expect(ofA.status).toBe(403);
+    expect(ofA.body.code).toBe('forbidden');
   });
 });

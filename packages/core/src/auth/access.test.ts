@@ -103,3 +103,29 @@ describe('readableProjects', () => {
     expect([...(readableProjects([grant('publisher', 'a')], 'build:publish') as Set<string>)]).toEqual(['a']);
   });
 });
+
+describe('publisher grants naming components', () => {
+  const forServiceB: Grant[] = [
+    { ...grant('publisher', 'demo', 'demo-org/service-b'), components: ['service-b'] },
+  ];
+  const publish = (component: string) =>
+    decide(forServiceB, Permission['build:publish'], {
+      project: 'demo',
+      repository: 'demo-org/service-b',
+      component,
+    });
+
+  it('publish only for the components they name', () => {
+    expect(publish('service-b')).toBe('allowed');
+    expect(publish('service-a')).toBe('forbidden');
+  });
+
+  it('are the only grants that may name components', async () => {
+    const v = await import('valibot');
+    const { Grant: schema } = await import('./access.ts');
+    expect(v.safeParse(schema, { role: 'developer', project: 'demo', components: ['a'] }).success).toBe(
+      false,
+    );
+    expect(v.safeParse(schema, { role: 'publisher', project: 'demo', components: ['a'] }).success).toBe(true);
+  });
+});

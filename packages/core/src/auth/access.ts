@@ -23,16 +23,36 @@ const rank: Record<RankedRole, number> = { viewer: 1, developer: 2, maintainer: 
 
 export const anyProject = '*';
 
-export const Grant = v.strictObject({
-  role: v.enum(GrantRole),
-  /** A project name, or `*` for every project (and the installation itself). */
-  project: v.pipe(v.string(), v.regex(/^(\*|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)$/, 'a project name or *')),
-  /** Publisher grants only: the one repository (`owner/name`) it may publish for; null for any. */
-  repository: v.optional(
-    v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/))),
-    null,
+export const Grant = v.pipe(
+  v.strictObject({
+    role: v.enum(GrantRole),
+    /** A project name, or `*` for every project (and the installation itself). */
+    project: v.pipe(v.string(), v.regex(/^(\*|[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)$/, 'a project name or *')),
+    /** Publisher grants only: the one repository (`owner/name`) it may publish for; null for any. */
+    repository: v.optional(
+      v.nullable(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/))),
+      null,
+    ),
+    /**
+     * Publisher grants only: the components it may publish builds for; absent for every component
+     * of the project (a grant for `acme/service-b` should name `service-b`, or it can publish any).
+     */
+    components: v.optional(
+      v.pipe(
+        v.array(v.pipe(v.string(), v.regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a component name'))),
+        v.minLength(1),
+        v.maxLength(50),
+      ),
+    ),
+  }),
+  v.forward(
+    v.check(
+      (grant) => grant.role === GrantRole.Publisher || grant.components === undefined,
+      'components is only for publisher grants',
+    ),
+    ['components'],
   ),
-});
+);
 export type Grant = v.InferOutput<typeof Grant>;
 
 /**
@@ -93,6 +113,8 @@ export interface Target {
   project: string | null;
   /** The repository (`owner/name`) a publication is for; only publisher grants look at it. */
   repository?: string | null;
+  /** The component a build is published for; only publisher grants naming components look at it. */
+  component?: string;
 }
 
 const covers = (grant: Grant, project: string) => grant.project === anyProject || grant.project === project;
@@ -120,7 +142,9 @@ function publisherMatches(grants: readonly Grant[], target: Target): boolean {
       (grant.repository === null ||
         (target.repository !== undefined &&
           target.repository !== null &&
-          grant.repository.toLowerCase() === target.repository.toLowerCase())),
+          grant.repository.toLowerCase() === target.repository.toLowerCase())) &&
+      (grant.components === undefined ||
+        (target.component !== undefined && grant.components.includes(target.component))),
   );
 }
 

@@ -41,7 +41,7 @@ export async function publish(
   input: unknown,
 ): Promise<{ created: boolean; build: Build }> {
   const body = parseOrThrow(PublishBuildBody, input);
-  authorize(identity, 'build:publish', { project, repository: body.repository });
+  authorize(identity, 'build:publish', { project, repository: body.repository, component: body.component });
   const version = await requireProject(deps, project);
   if (!version.components[body.component]) {
     throw new ProblemError(
