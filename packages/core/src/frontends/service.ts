@@ -91,19 +91,16 @@ export async function bind(
 ): Promise<{ created: boolean; binding: FrontendBinding }> {
   await requireProject(deps, ref.project);
   const body = parseOrThrow(BindFrontendBody, input);
-  const composition = await deps.compositions.get(body.composition_id);
+  const found = await deps.compositions.get(body.composition_id);
+  // Another project's composition answers as one that does not exist: its existence is not the
+  // caller's to learn, whichever projects they may read.
+  const composition = found?.project === ref.project ? found : null;
   if (!composition) {
-    throw new ProblemError(ErrorCode.UnknownReference, `composition "${body.composition_id}" not found`, {
-      errors: [{ path: '/composition_id', message: 'unknown composition' }],
-    });
-  }
-  if (composition.project !== ref.project) {
-    throw validationFailed([
-      {
-        path: '/composition_id',
-        message: `composition ${composition.id} belongs to project "${composition.project}", not "${ref.project}"`,
-      },
-    ]);
+    throw new ProblemError(
+      ErrorCode.UnknownReference,
+      `composition "${body.composition_id}" not found in project "${ref.project}"`,
+      { errors: [{ path: '/composition_id', message: 'unknown composition' }] },
+    );
   }
   const phase = effectivePhase(composition, deps.clock.now());
   if (ended.has(phase)) {
