@@ -160,8 +160,21 @@ describe('infra settings', () => {
   it("passes auth settings the functions' parser accepts", () => {
     for (const stage of [staging, production]) {
       const { api } = functionEnvironments(stage, names, build, cursorKey);
-      expect(Auth.parseAuthSettings(api, { allowDev: false }).mode).toBe(stage.authMode);
+      const parsed = Auth.parseAuthSettings(api, { allowDev: false });
+      expect(parsed.mode).toBe(stage.authMode);
+      // Browsers' Origin is checked against the stage's public origin, never a Host-derived one.
+      expect(parsed).toMatchObject({ publicOrigin: stage.publicOrigin });
     }
+  });
+
+  it('needs the public origin browsers reach the API at, over https', () => {
+    const { publicOrigin: _none, ...without } = production;
+    expect(v.safeParse(StageSettings, without).success).toBe(false);
+    expect(v.safeParse(StageSettings, { ...production, publicOrigin: 'http://svc.acme.io' }).success).toBe(
+      false,
+    );
+    const api = { AUTH_MODE: 'token', AUTH_SETTINGS: '{}' };
+    expect(() => Auth.parseAuthSettings(api, { allowDev: false })).toThrow(/AUTH_SETTINGS\.public_origin/);
   });
 
   it('never lets a cloud stage select dev auth', () => {

@@ -146,7 +146,7 @@ export function functionEnvironments<V = string>(
       ...common,
       ...cluster,
       AUTH_MODE: settings.authMode,
-      AUTH_SETTINGS: JSON.stringify(settings.authSettings),
+      AUTH_SETTINGS: JSON.stringify({ ...settings.authSettings, public_origin: settings.publicOrigin }),
     },
     worker: { ...common, ...cluster },
     webhook: common,

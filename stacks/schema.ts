@@ -21,6 +21,11 @@ export const StageSettings = v.strictObject({
   eksClusterName: v.pipe(v.string(), v.regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'an EKS cluster name')),
   /** Previews answer at https://<composition-id>.<previewDomain>/. */
   previewDomain: dnsName,
+  /**
+   * Where people and browsers reach the API (`https://svc.example.com`: a custom domain, or the API
+   * Gateway URL after the first deploy). Browsers' `Origin` must be it on every change (AUTH_SETTINGS.public_origin).
+   */
+  publicOrigin: v.pipe(v.string(), v.url(), v.startsWith('https://', 'an https:// origin')),
   authMode: v.picklist(cloudAuthModes),
   /**
    * The mode's settings besides its secrets (AUTH_SETTINGS: limits, oidc issuer and claim mapping,
@@ -63,6 +68,9 @@ export function deployProblems(stage: string, settings: StageSettings): string[]
   return [
     ...(placeholderDomain.test(settings.previewDomain)
       ? [`previewDomain "${settings.previewDomain}" is a placeholder: set the domain previews answer on`]
+      : []),
+    ...(placeholderDomain.test(new URL(settings.publicOrigin).hostname)
+      ? [`publicOrigin "${settings.publicOrigin}" is a placeholder: set the origin people reach the API at`]
       : []),
     ...(placeholderClusterNames.has(settings.eksClusterName)
       ? [

@@ -13,7 +13,7 @@ import {
   type Frontends,
   ProblemError,
 } from '@svc/core';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authenticate, browserAuth } from './auth.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
@@ -62,6 +62,36 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** Names that can only ever mean this machine: a browser never asks DNS for them. */
+function isLoopbackName(hostname: string): boolean {
+  return (
+    hostname === 'localhost' ||
+    hostname.endsWith('.localhost') ||
+    hostname === '[::1]' ||
+    /^127(\.\d{1,3}){3}$/.test(hostname)
+  );
+}
+
+/**
+ * Dev mode makes every caller the Admin, so it answers only requests addressed to a loopback name:
+ * a page on evil.example whose name resolves to 127.0.0.1 (DNS rebinding) gets nothing from it.
+ */
+const loopbackOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  let hostname = '';
+  try {
+    hostname = new URL(`http://${c.req.header('host') ?? ''}`).hostname;
+  } catch {
+    hostname = '';
+  }
+  if (!isLoopbackName(hostname)) {
+    throw new ProblemError(
+      ErrorCode.Forbidden,
+      'This dev-mode server answers only loopback host names (127.0.0.1, localhost); run another auth mode to serve other names.',
+    );
+  }
+  await next();
+};
+
 export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly RouteSpec[] } {
   const app = new Hono<AppEnv>();
   const release = deps.build ?? { release: 'dev', commit: 'unknown' };
@@ -75,6 +105,8 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
     await next();
     c.header('x-request-id', c.get('requestId'));
   });
+
+  if (deps.auth.mode === Auth.AuthMode.Dev) app.use(loopbackOnly);
 
   app.use(
     bodyLimit({

@@ -53,10 +53,13 @@ export async function liveSession(
   return session && secret ? { session, secret } : null;
 }
 
-/** The origin browsers must send with a cookie-authenticated change. */
+/**
+ * The origin browsers must send with a cookie-authenticated or console change: the configured
+ * public origin, never one derived from `Host` (which a DNS-rebinding page controls); dev mode,
+ * which answers loopback host names only, takes the request's.
+ */
 export function expectedOrigin(deps: AuthDeps, c: Context): string {
-  const configured = 'publicOrigin' in deps.settings ? deps.settings.publicOrigin : null;
-  return configured ?? new URL(c.req.url).origin;
+  return deps.settings.mode === Auth.AuthMode.Dev ? new URL(c.req.url).origin : deps.settings.publicOrigin;
 }
 
 function requireSameOrigin(deps: AuthDeps, c: Context): void {

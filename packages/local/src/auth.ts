@@ -52,10 +52,14 @@ export interface LocalAuth {
   identityProvider: LocalIdentityProvider | null;
 }
 
-export async function localAuth(options: LocalAuthOptions, host: string): Promise<LocalAuth> {
+export async function localAuth(
+  options: LocalAuthOptions,
+  where: { host: string; publicOrigin: string },
+): Promise<LocalAuth> {
+  const { host } = where;
   const users = options.users ?? localUsers;
   let identityProvider: LocalIdentityProvider | null = null;
-  const body: Record<string, unknown> = { ...options.settings };
+  const body: Record<string, unknown> = { public_origin: where.publicOrigin, ...options.settings };
   const env: Record<string, string> = {
     AUTH_MODE: options.mode,
     AUTH_SHARED_TOKEN: options.sharedToken ?? 'local-shared-token-0123456789abcdef',

@@ -206,7 +206,26 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ]);
     }
 
-    const auth = await localAuth({ mode: options.authMode ?? Auth.AuthMode.Dev, ...options.auth }, host);
+    // The API listens first: every mode but dev needs the origin it answers on (its public origin).
+    let app: ReturnType<typeof createApp>['app'] | undefined;
+    // Locally the webhook is mounted on the API's server; on AWS it is a function of its own.
+    const webhook = createWebhookApp({ ...services, verify: forge.verify });
+    const server = await listenNode(
+      (request, env) =>
+        new URL(request.url).pathname.startsWith('/webhooks/')
+          ? webhook.fetch(request)
+          : (app?.fetch(request, env) ?? new Response('starting', { status: 503 })),
+      host,
+      options.port ?? 8081,
+    );
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const listening = server.address();
+    apiUrl = `http://${host}:${typeof listening === 'object' && listening ? listening.port : options.port}`;
+
+    const auth = await localAuth(
+      { mode: options.authMode ?? Auth.AuthMode.Dev, ...options.auth },
+      { host, publicOrigin: apiUrl },
+    );
     if (auth.identityProvider) {
       const provider = auth.identityProvider;
       cleanups.push(() => provider.stop());
@@ -214,7 +233,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     if (auth.settings.mode === Auth.AuthMode.Password) {
       await seedUsers(stores.users, options.auth?.users ?? localUsers, clock.now());
     }
-    const { app } = createApp({
+    app = createApp({
       ...services,
       auth: auth.settings,
       ...(auth.settings.mode === Auth.AuthMode.Oidc
@@ -229,20 +248,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ...(options.build ? { build: options.build } : {}),
       // One API process: a secret of its own for the agents' confirmations.
       mcp: { secret: randomBytes(32).toString('base64url') },
-    });
-    // Locally the webhook is mounted on the API's server; on AWS it is a function of its own.
-    const webhook = createWebhookApp({ ...services, verify: forge.verify });
-    const server = await listenNode(
-      (request, env) =>
-        new URL(request.url).pathname.startsWith('/webhooks/')
-          ? webhook.fetch(request)
-          : app.fetch(request, env),
-      host,
-      options.port ?? 8081,
-    );
-    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const listening = server.address();
-    apiUrl = `http://${host}:${typeof listening === 'object' && listening ? listening.port : options.port}`;
+    }).app;
     auth.identityProvider?.register(`${apiUrl}/auth/callback`);
     localForge?.setWebhookUrl(`${apiUrl}/webhooks/forge`);
 

@@ -49,21 +49,31 @@ const AuthSettingsBody = v.strictObject({
   grants: v.optional(grantList, developerEverywhere),
   oidc: v.optional(OidcSettings),
   limits: v.optional(Limits, {}),
-  /** The service's public origin (`https://svc.example.com`), checked against `Origin`; default: the request's. */
+  /**
+   * The service's public origin (`https://svc.example.com`): browsers' `Origin` must be it on every
+   * cookie-authenticated or console change. Required in every mode but dev, which takes the
+   * request's own origin and answers only loopback host names.
+   */
   public_origin: v.optional(v.pipe(v.string(), v.url())),
 });
 
 export type AuthSettings =
   | { mode: typeof AuthMode.Dev; limits: Limits }
-  | { mode: typeof AuthMode.Token; limits: Limits }
-  | { mode: typeof AuthMode.SharedToken; sharedToken: string; grants: Grant[]; limits: Limits }
-  | { mode: typeof AuthMode.Anonymous; grants: Grant[]; limits: Limits }
-  | { mode: typeof AuthMode.Password; limits: Limits; publicOrigin: string | null }
+  | { mode: typeof AuthMode.Token; limits: Limits; publicOrigin: string }
+  | {
+      mode: typeof AuthMode.SharedToken;
+      sharedToken: string;
+      grants: Grant[];
+      limits: Limits;
+      publicOrigin: string;
+    }
+  | { mode: typeof AuthMode.Anonymous; grants: Grant[]; limits: Limits; publicOrigin: string }
+  | { mode: typeof AuthMode.Password; limits: Limits; publicOrigin: string }
   | {
       mode: typeof AuthMode.Oidc;
       oidc: OidcSettings & { client_secret: string };
       limits: Limits;
-      publicOrigin: string | null;
+      publicOrigin: string;
     };
 
 export class AuthSettingsError extends Error {
@@ -107,11 +117,16 @@ export function parseAuthSettings(
     throw new AuthSettingsError(`AUTH_SETTINGS is invalid: ${where}`);
   }
   const body = parsed.output;
-  const publicOrigin = body.public_origin ? new URL(body.public_origin).origin : null;
+  if (mode === AuthMode.Dev) return { mode, limits: body.limits };
+  if (!body.public_origin) {
+    throw new AuthSettingsError(
+      `AUTH_MODE=${mode} needs AUTH_SETTINGS.public_origin: the origin people and browsers reach the service at (https://svc.example.com), which every browser change's Origin must be (stage setting publicOrigin).`,
+    );
+  }
+  const publicOrigin = new URL(body.public_origin).origin;
   switch (mode) {
-    case AuthMode.Dev:
     case AuthMode.Token:
-      return { mode, limits: body.limits };
+      return { mode, limits: body.limits, publicOrigin };
     case AuthMode.SharedToken: {
       const sharedToken = env.AUTH_SHARED_TOKEN?.trim() ?? '';
       if (sharedToken.length < 32) {
@@ -119,10 +134,10 @@ export function parseAuthSettings(
           'AUTH_MODE=shared-token needs AUTH_SHARED_TOKEN, at least 32 characters.',
         );
       }
-      return { mode, sharedToken, grants: body.grants, limits: body.limits };
+      return { mode, sharedToken, grants: body.grants, limits: body.limits, publicOrigin };
     }
     case AuthMode.Anonymous:
-      return { mode, grants: body.grants, limits: body.limits };
+      return { mode, grants: body.grants, limits: body.limits, publicOrigin };
     case AuthMode.Password:
       return { mode, limits: body.limits, publicOrigin };
     case AuthMode.Oidc: {
