@@ -167,6 +167,15 @@ describe('infra settings', () => {
     }
   });
 
+  it('tells the API where baselines may be, when the stage lists it', () => {
+    expect(functionEnvironments(production, names, build, cursorKey).api.PREVIEW_NAMESPACES).toBeUndefined();
+    const listed = { ...production, previewNamespaces: ['staging', 'qa'] };
+    expect(functionEnvironments(listed, names, build, cursorKey).api.PREVIEW_NAMESPACES).toBe('staging,qa');
+    expect(
+      v.safeParse(StageSettings, { ...production, previewNamespaces: ['Not_A_Namespace'] }).success,
+    ).toBe(false);
+  });
+
   it('needs the public origin browsers reach the API at, over https', () => {
     const { publicOrigin: _none, ...without } = production;
     expect(v.safeParse(StageSettings, without).success).toBe(false);

@@ -147,6 +147,7 @@ export function functionEnvironments<V = string>(
       ...cluster,
       AUTH_MODE: settings.authMode,
       AUTH_SETTINGS: JSON.stringify({ ...settings.authSettings, public_origin: settings.publicOrigin }),
+      ...(settings.previewNamespaces ? { PREVIEW_NAMESPACES: settings.previewNamespaces.join(',') } : {}),
     },
     worker: { ...common, ...cluster },
     webhook: common,

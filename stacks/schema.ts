@@ -43,6 +43,16 @@ export const StageSettings = v.strictObject({
     v.array(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_*-]{1,256}$/, 'an SNS topic name'))),
     [],
   ),
+  /**
+   * The namespaces baselines (and so previews) may use (docs/catalog.md); absent for any but the
+   * cluster's own and svc-system.
+   */
+  previewNamespaces: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.string(), v.regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a namespace name'))),
+      v.minLength(1),
+    ),
+  ),
   /** Where the alarms (docs/runbooks.md) are mailed; without it they notify the Alarms topic only. */
   alarmEmail: v.optional(v.pipe(v.string(), v.email())),
 });

@@ -15,6 +15,8 @@ function project(name: string): Manifest {
   const first = manifest.projects[0];
   if (!first) throw new Error('demo manifest has no project');
   first.name = name;
+  // A namespace belongs to one project: each test project gets its own.
+  for (const baseline of first.baselines) baseline.namespace = name;
   return manifest;
 }
 
@@ -184,5 +186,45 @@ describe('catalog validate', () => {
       valid: true,
       problems: [],
     });
+  });
+});
+
+describe('namespaces belong to one project', () => {
+  const inNamespace = (name: string, namespace: string) => {
+    const manifest = project(name);
+    for (const baseline of manifest.projects[0]?.baselines ?? []) baseline.namespace = namespace;
+    return manifest;
+  };
+
+  it('refuses a baseline in a namespace another project’s baseline uses, naming both, writing nothing', async () => {
+    const taken = await http.post('/v1/catalog/apply', inNamespace('intruder', 'staging'));
+    expect(taken.status).toBe(409);
+    expect(taken.body.code).toBe('namespace_taken');
+    expect(taken.body.detail).toContain('belongs to project "demo" (baseline "staging")');
+    expect(taken.body.detail).toContain('project "intruder" (baseline "staging")');
+    expect((await http.get('/v1/projects/intruder/baselines')).status).toBe(404);
+  });
+
+  it.each(['kube-system', 'kube-public', 'default', 'svc-system'])(
+    'refuses a baseline in %s, which no preview may use',
+    async (namespace) => {
+      const refused = await http.post('/v1/catalog/apply', inNamespace('system-user', namespace));
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors).toContainEqual({
+        path: '/projects/0/baselines/0/namespace',
+        code: 'namespace_not_allowed',
+        message: expect.stringContaining('previewNamespaces'),
+      });
+      const validated = await http.post('/v1/catalog/validate', inNamespace('system-user', namespace));
+      expect(validated.body.valid).toBe(false);
+    },
+  );
+
+  it('gives a namespace back when its project moves its baseline elsewhere', async () => {
+    expect((await http.post('/v1/catalog/apply', inNamespace('mover', 'first-home'))).status).toBe(200);
+    expect((await http.post('/v1/catalog/apply', inNamespace('follower', 'first-home'))).status).toBe(409);
+    expect((await http.post('/v1/catalog/apply', inNamespace('mover', 'second-home'))).status).toBe(200);
+    expect((await http.post('/v1/catalog/apply', inNamespace('follower', 'first-home'))).status).toBe(200);
+    expect((await http.post('/v1/catalog/apply', inNamespace('mover', 'first-home'))).status).toBe(409);
   });
 });

@@ -47,6 +47,7 @@ describe('frontend bindings', () => {
     const project = manifest.projects[0];
     if (!project) throw new Error('no project');
     project.name = 'other';
+    for (const baseline of project.baselines) baseline.namespace = 'other';
     expect((await http.post('/v1/catalog/apply', manifest)).status).toBe(200);
     const foreign = await createComposition(http, {}, { project: 'other' });
     const elsewhere = await http.put(`${web()}/binding`, { composition_id: foreign.id });

@@ -1,6 +1,6 @@
 import { Cluster } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { demoManifest, image } from '@svc/local/demo';
+import { demoManifest, demoManifestAs, deployBaselineOf, image } from '@svc/local/demo';
 import { type HttpClient, testClock, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
 import { createComposition, imageOf, previewHops, waitForPhase, waitUntil } from './support/compositions.ts';
@@ -91,10 +91,11 @@ describe('create', () => {
   });
 
   it('fails with baseline_workload_missing when the baseline does not run the component', async () => {
-    const manifest = structuredClone(demoManifest());
+    // ghost runs the demo baseline in a namespace of its own, and names a workload it does not run.
+    const manifest = demoManifestAs('ghost');
+    await deployBaselineOf(stack.cluster, manifest, 'ghost');
     const project = manifest.projects[0];
     if (!project) throw new Error('no project');
-    project.name = 'ghost';
     const component = project.components.find((c) => c.name === 'service-d');
     if (!component) throw new Error('no service-d');
     component.workload.name = 'service-nowhere';
@@ -109,7 +110,7 @@ describe('create', () => {
     expect(failed.observed.blockers).toEqual([
       {
         code: 'baseline_workload_missing',
-        message: expect.stringContaining('staging/service-nowhere'),
+        message: expect.stringContaining('ghost/service-nowhere'),
         component: 'service-d',
       },
     ]);

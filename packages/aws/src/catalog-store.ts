@@ -1,7 +1,22 @@
-import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Catalog } from '@svc/core';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Catalog, Page } from '@svc/core';
 import * as Keys from './keys.ts';
-import { failedConditions, type Item, oneOf, queryPage, stripKeys, type Table } from './table.ts';
+import {
+  conditionHeld,
+  failedConditions,
+  type Item,
+  oneOf,
+  queryPage,
+  stripKeys,
+  type Table,
+} from './table.ts';
 
 interface Pointer extends Catalog.ProjectView {
   version_id: string;
@@ -74,7 +89,71 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
     );
   }
 
+  /** A free claim is taken; one the project already holds stays; another project's is answered. */
+  async function claim(wanted: Catalog.NamespaceClaim): Promise<Catalog.NamespaceClaim | null> {
+    const key = Keys.namespaceClaim(wanted.cluster, wanted.namespace);
+    const taken = await conditionHeld(() =>
+      documents.send(
+        new PutCommand({
+          TableName: table.name,
+          Item: {
+            ...key,
+            item_type: Keys.ItemType.NamespaceClaim,
+            ...Keys.listedClaim(wanted.project, wanted.cluster, wanted.namespace),
+            ...wanted,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR #project = :project',
+          ExpressionAttributeNames: { '#project': 'project' },
+          ExpressionAttributeValues: { ':project': wanted.project },
+        }),
+      ),
+    );
+    if (taken) return null;
+    const { Item: item } = await documents.send(
+      new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }),
+    );
+    return item ? stripKeys<Catalog.NamespaceClaim>(item) : null;
+  }
+
   return {
+    async claimNamespaces(claims) {
+      const held = await Promise.all(claims.map(claim));
+      return held.filter((c): c is Catalog.NamespaceClaim => c !== null && c.project !== claims[0]?.project);
+    },
+
+    async releaseNamespaces(project, keep) {
+      let after: string | null = null;
+      const held: Catalog.NamespaceClaim[] = [];
+      do {
+        const page: Page<Catalog.NamespaceClaim> = await queryPage<Catalog.NamespaceClaim>(
+          table,
+          { index: 'gsi1', partition: Keys.claimsOf(project), newestFirst: false },
+          { limit: 100, after },
+        );
+        held.push(...page.items);
+        after = page.next_cursor;
+      } while (after);
+      const kept = (c: Catalog.NamespaceKey) =>
+        keep.some((k) => k.cluster === c.cluster && k.namespace === c.namespace);
+      await Promise.all(
+        held
+          .filter((c) => !kept(c))
+          .map((c) =>
+            conditionHeld(() =>
+              documents.send(
+                new DeleteCommand({
+                  TableName: table.name,
+                  Key: Keys.namespaceClaim(c.cluster, c.namespace),
+                  ConditionExpression: '#project = :project',
+                  ExpressionAttributeNames: { '#project': 'project' },
+                  ExpressionAttributeValues: { ':project': project },
+                }),
+              ),
+            ),
+          ),
+      );
+    },
+
     async readProject(project) {
       const { Item: item } = await documents.send(
         new GetCommand({ TableName: table.name, Key: Keys.projectPointer(project), ConsistentRead: true }),

@@ -1,5 +1,5 @@
 /** Runtime settings of a deployed function, parsed once from the environment SST sets (infra/settings.ts). */
-import { type Clock, minCursorKeyLength, systemClock } from '@svc/core';
+import { Catalog, type Clock, minCursorKeyLength, systemClock } from '@svc/core';
 import * as v from 'valibot';
 import { type AwsClients, type AwsSettings, createAwsClients } from './clients.ts';
 import { type AwsStores, awsStores } from './stores.ts';
@@ -14,6 +14,12 @@ export const RuntimeEnvironment = v.object({
   SQS_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   /** The installation's secret for sealing page cursors (docs/decisions.md, "Lists and paging"). */
   CURSOR_KEY: v.pipe(v.string(), v.minLength(minCursorKeyLength)),
+  /** The namespaces baselines (and so previews) may use, comma-separated; unset for any but the reserved ones. */
+  PREVIEW_NAMESPACES: v.optional(
+    v.pipe(v.string(), v.regex(/^[a-z0-9-]{1,63}(,[a-z0-9-]{1,63})*$/, 'namespace names, comma-separated')),
+  ),
+  /** The service's own namespace (its Gateway's), refused to baselines unless listed. */
+  SERVICE_NAMESPACE: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9-]{1,63}$/)), 'svc-system'),
 });
 export type RuntimeEnvironment = v.InferOutput<typeof RuntimeEnvironment>;
 
@@ -25,6 +31,7 @@ export interface Runtime {
   clock: Clock;
   names: { tableName: string; jobQueueUrl: string };
   previewUrl: (id: string, domain: string) => string;
+  namespaces: Catalog.NamespacePolicy;
 }
 
 function previewUrlFrom(template: string): (id: string, domain: string) => string {
@@ -53,5 +60,9 @@ export function runtimeFromEnvironment(env: Record<string, string | undefined> =
     clock: systemClock,
     names,
     previewUrl: previewUrlFrom(settings.PREVIEW_URL_TEMPLATE),
+    namespaces: {
+      allowed: settings.PREVIEW_NAMESPACES?.split(',') ?? null,
+      serviceNamespace: settings.SERVICE_NAMESPACE,
+    },
   };
 }

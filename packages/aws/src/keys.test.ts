@@ -71,6 +71,9 @@ const values: Record<string, string> = {
   '<delivery id>': 'd-1',
   '<installation>': '42',
   '<user id>': 'usr-1',
+  '<cluster>': 'local',
+  '<namespace>': 'staging',
+  '<first 32 hex of sha256(cluster + "\\n" + namespace)>': sha256('local\nstaging').slice(0, 32),
   '<session id>': 'ses-1',
   '<sha256(issuer + "\\n" + sub)>': sha256('https://id.example\nsub-1'),
 };
@@ -127,6 +130,11 @@ const built: Record<string, Record<Column, string[]>> = {
     gsi2: [],
     due: [],
   },
+  'namespace claim': layout(
+    [Keys.ItemType.NamespaceClaim],
+    Keys.namespaceClaim('local', 'staging'),
+    Keys.listedClaim('demo', 'local', 'staging'),
+  ),
   'published build': layout(
     [Keys.ItemType.Build],
     Keys.build('b1'),

@@ -40,6 +40,7 @@ export const ItemType = {
   CatalogVersion: 'catalog-version',
   CatalogComponent: 'catalog-component',
   CatalogBaseline: 'catalog-baseline',
+  NamespaceClaim: 'namespace_claim',
   Build: 'build',
   Token: 'token',
   TokenName: 'token_name',
@@ -135,6 +136,15 @@ export const catalogVersion = (project: string, versionId: string) => {
     baseline: (name: string): Key => ({ pk, sk: `BASELINE#${name}` }),
   };
 };
+
+/** One project holds a namespace of a cluster; gsi1 lists a project's, so an apply can give them up. */
+export const namespaceClaim = (cluster: string, namespace: string): Key => ({
+  pk: `NSCLAIM#${sha256(`${cluster}\n${namespace}`).slice(0, 32)}`,
+  sk: 'NSCLAIM',
+});
+export const claimsOf = (project: string) => `NSCLAIMS#${project}`;
+export const listedClaim = (project: string, cluster: string, namespace: string) =>
+  indexEntry('gsi1', claimsOf(project), `${cluster}#${namespace}`);
 
 export const build = (id: string): Key => ({ pk: `BUILD#${id}`, sk: 'BUILD' });
 /** gsi1: a project's builds; gsi2: one component's. Newest first. */

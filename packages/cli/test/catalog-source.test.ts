@@ -43,6 +43,7 @@ describe('svc catalog', () => {
   it('apply registers a manifest; applying it again changes nothing', async () => {
     const extended = structuredClone(demo);
     extended.projects[0].name = 'shop';
+    for (const baseline of extended.projects[0].baselines) baseline.namespace = 'shop';
     const path = file(extended);
     const first = await run(['catalog', 'apply', '--file', path]);
     expect(first.code, first.stderr).toBe(0);

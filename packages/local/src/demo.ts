@@ -5,7 +5,7 @@ import { Auth, Catalog, type Cluster } from '@svc/core';
 import { DEPENDENCIES_ANNOTATION } from '@svc/local-cluster';
 
 /** The one demo manifest: seeds the local catalog and (with the cluster) the baseline workloads. */
-export const demoManifestPath = new URL('../demo/catalog.json', import.meta.url);
+const demoManifestPath = new URL('../demo/catalog.json', import.meta.url);
 
 export function demoManifest(): Catalog.CatalogManifest {
   return JSON.parse(readFileSync(demoManifestPath, 'utf8')) as Catalog.CatalogManifest;
@@ -14,11 +14,23 @@ export function demoManifest(): Catalog.CatalogManifest {
 /** An image of a demo component in the demo registry (the baseline runs tag 1.0.0). */
 export const image = (component: string, tag = '2.0.0') => `registry.example.com/demo/${component}:${tag}`;
 
-/** The demo project under another name, with no messaging set up (for what only such a baseline does). */
-export function demoManifestWithoutMessaging(projectName: string): Catalog.CatalogManifest {
+/**
+ * The demo project under another name, its baselines in a namespace of their own named after it
+ * (a namespace belongs to one project); `deployBaselineOf` runs their workloads there.
+ */
+export function demoManifestAs(projectName: string): Catalog.CatalogManifest {
   const manifest = structuredClone(demoManifest());
   for (const project of manifest.projects) {
     project.name = projectName;
+    for (const baseline of project.baselines) baseline.namespace = projectName;
+  }
+  return manifest;
+}
+
+/** The demo project under another name, with no messaging set up (for what only such a baseline does). */
+export function demoManifestWithoutMessaging(projectName: string): Catalog.CatalogManifest {
+  const manifest = demoManifestAs(projectName);
+  for (const project of manifest.projects) {
     for (const baseline of project.baselines) baseline.messaging = null;
     for (const component of project.components) component.message_subscriptions = [];
   }
@@ -144,12 +156,19 @@ export function baselineObjects(
 }
 
 /** Applies the demo baseline (idempotent: server-side apply) and waits until its Deployments are Available. */
-export async function deployDemoBaseline(
+export function deployDemoBaseline(cluster: Cluster.ClusterPort, env: DemoEnv = {}, timeoutMs = 30_000) {
+  return deployBaselineOf(cluster, demoManifest(), 'demo', env, timeoutMs);
+}
+
+/** Runs the default baseline of `projectName` in `manifest` (a demo-shaped one) and waits for it. */
+export async function deployBaselineOf(
   cluster: Cluster.ClusterPort,
+  manifest: Catalog.CatalogManifest,
+  projectName: string,
   env: DemoEnv = {},
   timeoutMs = 30_000,
 ): Promise<void> {
-  const objects = baselineObjects(demoManifest(), env);
+  const objects = baselineObjects(manifest, env, projectName);
   for (const object of objects) await cluster.apply(object);
   const namespace = objects.find((o) => o.kind === 'Deployment')?.metadata.namespace ?? 'staging';
   const names = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);

@@ -11,7 +11,16 @@ import {
   snsSqsMessaging,
   sqsCheck,
 } from '@svc/aws';
-import { Auth, type Clock, type Cluster, type Compositions, Forge, Resources, systemClock } from '@svc/core';
+import {
+  Auth,
+  Catalog,
+  type Clock,
+  type Cluster,
+  type Compositions,
+  Forge,
+  Resources,
+  systemClock,
+} from '@svc/core';
 import { forgeWiring } from '@svc/github';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
@@ -39,6 +48,8 @@ import { type ProvisionedResources, provision } from './provision.ts';
 
 export interface StackOptions {
   host?: string;
+  /** Where baselines may be (default: anywhere but the cluster's own namespaces and svc-system). */
+  namespaces?: Catalog.NamespacePolicy;
   /** API port; 0 picks a free one. */
   port?: number;
   /** Preview gateway port (default 8082); 0 picks a free one. */
@@ -196,6 +207,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       previewUrl: (id: string, domain: string) => `http://${id}.${domain}:${gatewayPort}/`,
       forge: forge.forge,
       forgeSettings: { ...Forge.defaultForgeSettings, pollSeconds: 1, ...options.forgeSettings },
+      namespaces: options.namespaces ?? Catalog.defaultNamespacePolicy,
     };
     if (options.seed !== false) {
       const messaging = await setUpDemoMessaging(clients);

@@ -1,5 +1,11 @@
 export { Baseline, CatalogManifest, ComponentProfile } from './manifest.ts';
 export type { ProjectVersion, Revisioned } from './model.ts';
+export {
+  defaultNamespacePolicy,
+  type NamespaceClaim,
+  type NamespaceKey,
+  type NamespacePolicy,
+} from './namespaces.ts';
 export type { CatalogStore } from './ports.ts';
 export {
   type ApplyResult,

@@ -1,5 +1,6 @@
 import type { Page, PageRequest } from '../paging.ts';
 import type { ProjectVersion } from './model.ts';
+import type { NamespaceClaim, NamespaceKey } from './namespaces.ts';
 import type { ProjectView } from './views.ts';
 
 export interface CatalogStore {
@@ -14,4 +15,11 @@ export interface CatalogStore {
    * still `previous_version_id` (null: the project must not exist yet). False when another apply won.
    */
   commit(changes: readonly { next: ProjectVersion; previous_version_id: string | null }[]): Promise<boolean>;
+  /**
+   * Takes the claims for their project (each one absent or already the project's). Answers the
+   * claims other projects hold, which are left as they are; the free ones are taken either way.
+   */
+  claimNamespaces(claims: readonly NamespaceClaim[]): Promise<NamespaceClaim[]>;
+  /** Gives up every namespace the project holds but `keep`. */
+  releaseNamespaces(project: string, keep: readonly NamespaceKey[]): Promise<void>;
 }

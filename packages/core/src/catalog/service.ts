@@ -6,6 +6,7 @@ import { ErrorCode, ProblemError } from '../errors.ts';
 import { newId } from '../names.ts';
 import { type Cursors, type Page, type PageRequest, pageByName } from '../paging.ts';
 import { nextProjectVersion, type ProjectVersion } from './model.ts';
+import { claimsOf, describeClaim, type NamespacePolicy, namespaceProblems } from './namespaces.ts';
 import type { CatalogStore } from './ports.ts';
 import { type CatalogProblem, validateManifest } from './validate.ts';
 import {
@@ -22,6 +23,48 @@ export interface CatalogDeps {
   clock: Clock;
   /** Seals the cursors of the in-memory lists (components, baselines). */
   cursors: Cursors;
+  /** Where the installation lets baselines (and so previews) be. */
+  namespaces: NamespacePolicy;
+}
+
+/** The manifest's problems, its namespace rules included. */
+function checked(deps: Pick<CatalogDeps, 'namespaces'>, input: unknown) {
+  const result = validateManifest(input);
+  if (!result.valid) return result;
+  const problems = namespaceProblems(result.manifest, deps.namespaces);
+  return problems.length ? { valid: false as const, problems } : result;
+}
+
+/**
+ * Takes the namespaces of each changed project's next version before its pointer flips; one held by
+ * another project refuses the whole apply (409, naming both), giving back what it took.
+ */
+async function claimNamespaces(deps: CatalogDeps, versions: readonly ProjectVersion[]): Promise<void> {
+  for (const version of versions) {
+    const wanted = claimsOf(
+      version.project,
+      Object.values(version.baselines).map((b) => b.spec),
+    );
+    const taken = await deps.catalog.claimNamespaces(wanted);
+    if (taken.length === 0) continue;
+    for (const v of versions) {
+      const current = await deps.catalog.readProject(v.project);
+      const keep = current
+        ? claimsOf(
+            v.project,
+            Object.values(current.baselines).map((b) => b.spec),
+          )
+        : [];
+      await deps.catalog.releaseNamespaces(v.project, keep);
+    }
+    const wanting = wanted.find((w) =>
+      taken.some((t) => t.cluster === w.cluster && t.namespace === w.namespace),
+    );
+    throw new ProblemError(
+      ErrorCode.NamespaceTaken,
+      `${taken.map(describeClaim).join('; ')}: project "${version.project}" (baseline "${wanting?.baseline}") cannot use it. A namespace belongs to one project.`,
+    );
+  }
 }
 
 export interface ApplyResult {
@@ -35,8 +78,12 @@ const maxCommitAttempts = 5;
  * Dry run: every problem, nothing written. The caller must be able to read each project the
  * manifest names; one it may not see answers the 404 an unknown object does.
  */
-export function validate(caller: Identity, input: unknown): { valid: boolean; problems: CatalogProblem[] } {
-  const result = validateManifest(input);
+export function validate(
+  deps: Pick<CatalogDeps, 'namespaces'>,
+  caller: Identity,
+  input: unknown,
+): { valid: boolean; problems: CatalogProblem[] } {
+  const result = checked(deps, input);
   if (!result.valid) return { valid: false, problems: result.problems };
   for (const project of result.manifest.projects) {
     authorize(caller, 'catalog:read', { project: project.name });
@@ -50,7 +97,7 @@ export function validate(caller: Identity, input: unknown): { valid: boolean; pr
  * then recompute against the winner's version, so concurrent applies serialize.
  */
 export async function apply(deps: CatalogDeps, caller: Identity, input: unknown): Promise<ApplyResult> {
-  const result = validateManifest(input);
+  const result = checked(deps, input);
   if (!result.valid) {
     throw new ProblemError(ErrorCode.ValidationFailed, 'The manifest is invalid; nothing was written.', {
       errors: result.problems,
@@ -69,8 +116,17 @@ export async function apply(deps: CatalogDeps, caller: Identity, input: unknown)
     const changes = planned.flatMap(({ current, next }) =>
       next ? [{ next, previous_version_id: current?.version_id ?? null }] : [],
     );
+    await claimNamespaces(
+      deps,
+      changes.map(({ next }) => next),
+    );
     if (changes.length === 0 || (await deps.catalog.commit(changes))) {
       for (const { next } of changes) {
+        const kept = claimsOf(
+          next.project,
+          Object.values(next.baselines).map((b) => b.spec),
+        );
+        await deps.catalog.releaseNamespaces(next.project, kept);
         await recordAudit(deps, caller, {
           action: 'catalog.applied',
           project: next.project,

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { ProjectManifest } from '../catalog/manifest.ts';
 import { nextProjectVersion, type ProjectVersion } from '../catalog/model.ts';
+import { defaultNamespacePolicy } from '../catalog/namespaces.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { AccessRequest, ClusterPort, DryRunResult } from '../cluster/ports.ts';
@@ -47,6 +48,8 @@ function catalogOf(versions: ProjectVersion[]): CatalogStore {
       next_cursor: null,
     }),
     commit: async () => true,
+    claimNamespaces: async () => [],
+    releaseNamespaces: async () => {},
   };
 }
 
@@ -189,9 +192,11 @@ function fakeCluster(fake: FakeCluster = {}): ClusterPort {
 }
 
 async function checkWith(fake: FakeCluster = {}, spec: unknown = {}, versions = [shop]) {
-  const report = await check({ catalog: catalogOf(versions), cluster: fakeCluster(fake), clock }, spec, {
-    checkTimeoutMs: 200,
-  });
+  const report = await check(
+    { catalog: catalogOf(versions), cluster: fakeCluster(fake), clock, namespaces: defaultNamespacePolicy },
+    spec,
+    { checkTimeoutMs: 200 },
+  );
   const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
   return { report, byId, status: (id: string) => byId[id]?.status };
 }
@@ -212,6 +217,7 @@ describe('installation check', () => {
       'mesh-route-schema:shop/staging',
       'mesh-route-controller:shop/staging',
       'permissions:shop/staging',
+      'catalog-namespaces',
     ]);
     expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
     expect(byId.cluster?.evidence).toEqual({ version: 'v1.32.1-eks-0', platform: 'linux/arm64' });
@@ -512,7 +518,8 @@ describe('installation check', () => {
       status: 'failed',
       message: 'the Kubernetes API server cannot be reached: fetch failed (ECONNREFUSED)',
     });
-    expect(report.checks.slice(1).every((c) => c.status === 'unknown' && c.evidence.depends_on)).toBe(true);
+    const cluster = report.checks.slice(1).filter((c) => c.id !== 'catalog-namespaces');
+    expect(cluster.every((c) => c.status === 'unknown' && c.evidence.depends_on)).toBe(true);
     expect(report.status).toBe('failed');
   });
 
@@ -530,6 +537,7 @@ describe('installation check', () => {
       ['cluster', 'passed'],
       ['gateway-api', 'passed'],
       ['catalog', 'unknown'],
+      ['catalog-namespaces', 'passed'],
     ]);
     expect(report.status).toBe('incomplete');
   });
@@ -582,5 +590,25 @@ describe('installation check', () => {
         'namespace:other/staging',
       ]);
     });
+  });
+});
+
+describe('the catalog namespaces check', () => {
+  const inNamespace = (project: string, namespace: string): ProjectVersion => {
+    const spec = { ...shop.baselines.staging?.spec, namespace } as NonNullable<
+      typeof shop.baselines.staging
+    >['spec'];
+    return { ...shop, project, baselines: { staging: { spec, revision: 1, hash: 'h' } } };
+  };
+
+  it('fails a namespace two projects use and one previews may not, naming each', async () => {
+    const { byId } = await checkWith({}, { targets: [{ project: 'shop' }] }, [
+      shop,
+      inNamespace('outlet', shop.baselines.staging?.spec.namespace ?? ''),
+      inNamespace('system', 'kube-system'),
+    ]);
+    expect(byId['catalog-namespaces']).toMatchObject({ status: 'failed' });
+    expect(byId['catalog-namespaces']?.message).toContain('also to project "outlet"');
+    expect(byId['catalog-namespaces']?.message).toContain('uses namespace "kube-system"');
   });
 });

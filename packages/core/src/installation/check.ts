@@ -6,6 +6,8 @@
  * Nothing is written: the only write-shaped call is a server-side dry run.
  */
 import type { Baseline, ComponentProfile } from '../catalog/manifest.ts';
+import type { ProjectVersion } from '../catalog/model.ts';
+import type { NamespacePolicy } from '../catalog/namespaces.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import type { Clock } from '../clock.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
@@ -14,6 +16,7 @@ import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../e
 import { maxPageSize } from '../paging.ts';
 import { parseOrThrow } from '../validation.ts';
 import { CheckStatus } from '../verification/model.ts';
+import { catalogNamespacesVerdict } from './catalog-namespaces.ts';
 import {
   clusterCheck,
   describeFailure,
@@ -42,6 +45,8 @@ export interface InstallationDeps {
   catalog: CatalogStore;
   cluster: ClusterPort;
   clock: Clock;
+  /** Where the installation lets baselines be: the catalog is checked against it. */
+  namespaces: NamespacePolicy;
 }
 
 /** Each check gets this long; all run at once, so the whole check stays inside the API's 29 s. */
@@ -66,7 +71,14 @@ export async function check(
   const spec = parseOrThrow(InstallationSpec, input ?? {});
   const targets = await resolveTargets(deps.catalog, spec);
   const checkedAt = deps.clock.now().toISOString();
-  const jobs = planChecks(deps.cluster, targets);
+  const jobs: Job[] = [
+    ...planChecks(deps.cluster, targets),
+    {
+      id: 'catalog-namespaces',
+      dependsOn: [],
+      run: async () => catalogNamespacesVerdict(await everyProject(deps.catalog), deps.namespaces),
+    },
+  ];
   const timeoutMs = options.checkTimeoutMs ?? defaultCheckTimeoutMs;
   const outcomes = await Promise.all(jobs.map((job) => settle(job, timeoutMs)));
   const checks = withPrerequisites(jobs, outcomes);
@@ -92,8 +104,7 @@ async function resolveTargets(catalog: CatalogStore, spec: InstallationSpec): Pr
   return spec.targets ? listedTargets(catalog, spec.targets) : everyTarget(catalog);
 }
 
-/** No targets named: every baseline of every registered project. */
-async function everyTarget(catalog: CatalogStore): Promise<Target[]> {
+async function everyProject(catalog: CatalogStore): Promise<ProjectVersion[]> {
   const names: string[] = [];
   let after: string | null = null;
   do {
@@ -102,13 +113,17 @@ async function everyTarget(catalog: CatalogStore): Promise<Target[]> {
     after = page.next_cursor;
   } while (after);
   const versions = await Promise.all(names.map((name) => catalog.readProject(name)));
+  return versions.filter((v): v is ProjectVersion => v !== null);
+}
+
+/** No targets named: every baseline of every registered project. */
+async function everyTarget(catalog: CatalogStore): Promise<Target[]> {
+  const versions = await everyProject(catalog);
   return versions.flatMap((version) =>
-    version
-      ? Object.values(version.baselines)
-          .map((b) => b.spec)
-          .sort((a, b) => a.name.localeCompare(b.name))
-          .map((baseline) => targetOf(version.project, baseline, version.components, undefined))
-      : [],
+    Object.values(version.baselines)
+      .map((b) => b.spec)
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((baseline) => targetOf(version.project, baseline, version.components, undefined)),
   );
 }
 
