@@ -23,6 +23,7 @@ describe('GET /healthz with its dependencies down', () => {
     const { app } = appFromEnvironment(
       {
         AUTH_MODE: 'token',
+        AUTH_SETTINGS: JSON.stringify({ public_origin: 'https://svc.acme.io' }),
         AWS_REGION: 'eu-west-1',
         TABLE_NAME: 'svc-table',
         JOB_QUEUE_URL: `http://127.0.0.1:${port}/000000000000/svc-jobs`,

@@ -9,6 +9,7 @@ const env = {
   PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
   EKS_CLUSTER_NAME: 'staging',
   CURSOR_KEY: 'test-cursor-key-of-at-least-32-characters',
+  AUTH_SETTINGS: JSON.stringify({ public_origin: 'https://svc.acme.io' }),
 };
 
 describe('appFromEnvironment', () => {
@@ -24,7 +25,9 @@ describe('appFromEnvironment', () => {
   });
 
   it('names missing environment variables', () => {
-    expect(() => appFromEnvironment({ AUTH_MODE: 'token' }, { allowDev: false })).toThrow(/TABLE_NAME/);
+    expect(() =>
+      appFromEnvironment({ AUTH_MODE: 'token', AUTH_SETTINGS: env.AUTH_SETTINGS }, { allowDev: false }),
+    ).toThrow(/TABLE_NAME/);
   });
 
   it('refuses a shared-token mode without its secret, and oidc without its provider', () => {
