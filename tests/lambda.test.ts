@@ -50,6 +50,7 @@ describe('the API on Lambda', () => {
     const { app } = appFromEnvironment(
       {
         AUTH_MODE: 'token',
+        AUTH_SETTINGS: JSON.stringify({ public_origin: 'https://svc.acme.io' }),
         AWS_REGION: 'us-east-1',
         TABLE_NAME: stack.resources.tableName,
         JOB_QUEUE_URL: stack.resources.jobQueueUrl,
