@@ -92,7 +92,7 @@ describe('an oversized body', () => {
   const fiveMegabytes = JSON.stringify({ name: 'x'.repeat(5 * 1024 * 1024) });
 
   /** The answer to a 5 MB POST; a reset connection rejects the fetch, and so fails the test. */
-  async function postLarge(body: RequestInit['body'], extra: RequestInit = {}) {
+  async function postLarge(body: string | ReadableStream<Uint8Array>, extra: RequestInit = {}) {
     const response = await fetch(`${apiUrl}/v1/compositions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
