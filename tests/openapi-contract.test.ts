@@ -1,4 +1,4 @@
-import { Auth } from '@svc/core';
+import { Auth, errorCatalog } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { type HttpAnswer, type HttpClient, useTestStack } from '@svc/local/testing';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -274,6 +274,20 @@ describe('OpenAPI contract', () => {
       '/v1/forge/previews/{id}/restart',
       await http.post(`/v1/forge/previews/${preview.id}/restart`),
     );
+  });
+
+  it("links every problem's type to its entry in the errors document the API serves", async () => {
+    const missing = await http.get('/v1/compositions/c-missing');
+    const link = new URL(missing.body.type, `${stack.apiUrl}/v1/compositions/c-missing`);
+    expect(link.pathname + link.hash).toBe('/docs/errors.md#not_found');
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const text = await page.text();
+    for (const [code, entry] of Object.entries(errorCatalog)) {
+      expect(text, code).toContain(`id="${code}"`);
+      expect(text).toContain(entry.title);
+    }
   });
 
   it('names the permission every route needs', () => {

@@ -18,6 +18,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { authenticate, browserAuth } from './auth.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
 import { authServer, authWarning } from './auth-server.ts';
+import { docsRoutes } from './docs.ts';
 import type { AppEnv } from './env.ts';
 import { probeDependencies } from './health.ts';
 import { type McpSettings, mcpEndpoint } from './mcp.ts';
@@ -147,6 +148,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   forgeRoutes(registry, deps);
 
   app.route('/console', consoleApp({ ...deps, browser: browserAuth(authDeps) }));
+  docsRoutes(app);
   app.get('/', (c) => c.redirect('/console/compositions', 302));
 
   const document = openApiDocument(registry.routes, { version: release.release });
