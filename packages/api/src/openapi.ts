@@ -2,6 +2,7 @@
 import { bodyLimits, ErrorCode, errorCatalog } from '@svc/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import type { OutsideResponse, OutsideRoute } from './outside-routes.ts';
 import { commonErrors, type RouteSpec, statusesOf } from './registry.ts';
 
 type Json = Record<string, unknown>;
@@ -52,8 +53,87 @@ function securityOf(method: string): Json[] {
   return method === 'get' ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }, { session: [], csrf: [] }];
 }
 
-export function openApiDocument(routes: readonly RouteSpec[], info: { version: string }): Json {
+/** Problem answers by status, each naming its codes. */
+function problemResponses(codes: readonly ErrorCode[]): Record<string, Json> {
+  const responses: Record<string, Json> = {};
+  for (const status of statusesOf(codes)) {
+    const names = codes.filter((code) => errorCatalog[code].status === status);
+    responses[String(status)] = {
+      description: `Problem: ${names.join(', ')}`,
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+  }
+  return responses;
+}
+
+function outsideResponse(response: OutsideResponse): Json {
+  if (response.json) {
+    return {
+      description: response.description,
+      content: { 'application/json': { schema: schemaOf(response.json, 'output') } },
+    };
+  }
+  if (response.html) {
+    return { description: response.description, content: { 'text/html': { schema: { type: 'string' } } } };
+  }
+  if (response.redirect) {
+    const location = { description: 'Where to go next.', schema: { type: 'string' } };
+    return { description: response.description, headers: { Location: location } };
+  }
+  return { description: response.description };
+}
+
+/** A route outside /v1: no bearer token (`security: []`); `x-permission: none`, `x-proof` says what stands in. */
+function outsideOperation(route: OutsideRoute): Json {
+  const codes = [
+    ...(route.signInOnly ? [ErrorCode.NotFound] : []),
+    ...(route.form && !route.formOptional ? [ErrorCode.UnsupportedMediaType] : []),
+    ...(route.problems ?? []),
+  ];
+  const responses = {
+    ...Object.fromEntries(Object.entries(route.responses).map(([s, r]) => [s, outsideResponse(r)])),
+    ...problemResponses(codes),
+  };
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    ...(route.query?.length
+      ? {
+          parameters: route.query.map((q) => ({
+            name: q.name,
+            in: 'query',
+            required: false,
+            description: q.description,
+            schema: q.schema,
+          })),
+        }
+      : {}),
+    ...(route.form
+      ? {
+          requestBody: {
+            required: !route.formOptional,
+            content: { 'application/x-www-form-urlencoded': { schema: schemaOf(route.form, 'input') } },
+          },
+        }
+      : {}),
+    responses,
+    'x-permission': 'none',
+    'x-proof': route.proof,
+    security: [],
+  };
+}
+
+export function openApiDocument(
+  routes: readonly RouteSpec[],
+  outside: readonly OutsideRoute[],
+  info: { version: string },
+): Json {
   const paths: Record<string, Record<string, Json>> = {};
+  for (const route of outside) {
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, Json>)[route.method] = outsideOperation(route);
+  }
   for (const route of routes) {
     const pathParams = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({
       name: m[1],
@@ -96,13 +176,7 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { version: s
         ...(route.errors ?? []),
       ]),
     ];
-    for (const status of statusesOf(codes)) {
-      const names = codes.filter((code) => errorCatalog[code].status === status);
-      responses[String(status)] = {
-        description: `Problem: ${names.join(', ')}`,
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-      };
-    }
+    Object.assign(responses, problemResponses(codes));
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, Json>)[route.method] = {
       operationId: route.operationId,

@@ -1,6 +1,16 @@
 export { authorize, Grant, GrantRole, type Permission, permissionNames, permissionRule } from './access.ts';
 export { type AuditEvent, AuditEventList, type AuditStore, auditRetentionDays } from './audit.ts';
 export {
+  AuthConfigView,
+  AuthorizeDecisionForm,
+  LogoutForm,
+  OAuthErrorView,
+  PasswordSignInForm,
+  RevokeForm,
+  TokenAnswer,
+  TokenRequestForm,
+} from './endpoints.ts';
+export {
   AuthMode,
   anonymousIdentity,
   devIdentity,
@@ -38,7 +48,6 @@ export {
   type SignInStore,
   sessionIdentity,
   startSession,
-  type TokenAnswer,
 } from './sign-in.ts';
 export {
   IssuedToken,
