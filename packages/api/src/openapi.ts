@@ -3,7 +3,7 @@ import { bodyLimits, ErrorCode, errorCatalog } from '@svc/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import type { OutsideResponse, OutsideRoute } from './outside-routes.ts';
-import { commonErrors, type RouteSpec, statusesOf } from './registry.ts';
+import { commonErrors, type QueryParam, type RouteSpec, statusesOf } from './registry.ts';
 
 type Json = Record<string, unknown>;
 
@@ -98,17 +98,7 @@ function outsideOperation(route: OutsideRoute): Json {
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.tag],
-    ...(route.query?.length
-      ? {
-          parameters: route.query.map((q) => ({
-            name: q.name,
-            in: 'query',
-            required: false,
-            description: q.description,
-            schema: q.schema,
-          })),
-        }
-      : {}),
+    ...(route.query?.length ? { parameters: route.query.map(optional('query')) } : {}),
     ...(route.form
       ? {
           requestBody: {
@@ -124,6 +114,69 @@ function outsideOperation(route: OutsideRoute): Json {
   };
 }
 
+/** An optional query or header parameter. */
+const optional =
+  (location: 'query' | 'header') =>
+  ({ name, description, schema }: QueryParam): Json => ({
+    name,
+    in: location,
+    required: false,
+    description,
+    schema,
+  });
+
+/** A /v1 route of the registry: its parameters, success answers and every problem it may answer. */
+function v1Operation(route: RouteSpec): Json {
+  const pathParams = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  const parameters = [
+    ...pathParams,
+    ...(route.query ?? []).map(optional('query')),
+    ...(route.headers ?? []).map(optional('header')),
+  ];
+  const responses: Record<string, Json> = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    responses[status] = {
+      description: response.description,
+      ...(response.schema
+        ? { content: { 'application/json': { schema: schemaOf(response.schema, 'output') } } }
+        : {}),
+    };
+  }
+  const codes: ErrorCode[] = [
+    ...new Set([
+      ...(route.public ? [] : commonErrors),
+      ...(route.body ? bodyErrors : []),
+      ...(pathParams.length ? [ErrorCode.NotFound] : []),
+      ...(route.query?.length ? [ErrorCode.InvalidQuery] : []),
+      ...(route.errors ?? []),
+    ]),
+  ];
+  Object.assign(responses, problemResponses(codes));
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            description: `At most ${bodyLimits.maxBytes / 1024} KiB, nested at most ${bodyLimits.maxDepth} levels; the keys __proto__, constructor and prototype are refused anywhere.`,
+            content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
+          },
+        }
+      : {}),
+    responses,
+    'x-permission': route.permission,
+    security: route.public ? [] : securityOf(route.method),
+  };
+}
+
 export function openApiDocument(
   routes: readonly RouteSpec[],
   outside: readonly OutsideRoute[],
@@ -135,67 +188,8 @@ export function openApiDocument(
     (paths[route.path] as Record<string, Json>)[route.method] = outsideOperation(route);
   }
   for (const route of routes) {
-    const pathParams = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({
-      name: m[1],
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-    }));
-    const parameters = [
-      ...pathParams,
-      ...(route.query ?? []).map((q) => ({
-        name: q.name,
-        in: 'query',
-        required: false,
-        description: q.description,
-        schema: q.schema,
-      })),
-      ...(route.headers ?? []).map((h) => ({
-        name: h.name,
-        in: 'header',
-        required: false,
-        description: h.description,
-        schema: h.schema,
-      })),
-    ];
-    const responses: Record<string, Json> = {};
-    for (const [status, response] of Object.entries(route.responses)) {
-      responses[status] = {
-        description: response.description,
-        ...(response.schema
-          ? { content: { 'application/json': { schema: schemaOf(response.schema, 'output') } } }
-          : {}),
-      };
-    }
-    const codes: ErrorCode[] = [
-      ...new Set([
-        ...(route.public ? [] : commonErrors),
-        ...(route.body ? bodyErrors : []),
-        ...(pathParams.length ? [ErrorCode.NotFound] : []),
-        ...(route.query?.length ? [ErrorCode.InvalidQuery] : []),
-        ...(route.errors ?? []),
-      ]),
-    ];
-    Object.assign(responses, problemResponses(codes));
     paths[route.path] ??= {};
-    (paths[route.path] as Record<string, Json>)[route.method] = {
-      operationId: route.operationId,
-      summary: route.summary,
-      tags: [route.tag],
-      ...(parameters.length ? { parameters } : {}),
-      ...(route.body
-        ? {
-            requestBody: {
-              required: true,
-              description: `At most ${bodyLimits.maxBytes / 1024} KiB, nested at most ${bodyLimits.maxDepth} levels; the keys __proto__, constructor and prototype are refused anywhere.`,
-              content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
-            },
-          }
-        : {}),
-      responses,
-      'x-permission': route.permission,
-      security: route.public ? [] : securityOf(route.method),
-    };
+    (paths[route.path] as Record<string, Json>)[route.method] = v1Operation(route);
   }
   return {
     openapi: '3.1.0',
