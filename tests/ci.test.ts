@@ -1,30 +1,199 @@
 /**
- * docs/ci.md run for real: the pipeline's steps through the `svc` executable against the local
- * stack (publish the build, create with an idempotency key, wait, test the URL, record the result,
- * destroy), and the `svc pr-preview` commands against a pull request of the local forge.
+ * docs/ci.md run for real against the local stack in token mode, with the machine token the page
+ * tells a pipeline to use: the packaged step (the composite GitHub Action, its destroy companion and
+ * the GitLab template, each run from its own file), the same steps through the `svc` executable,
+ * and the `svc pr-preview` commands against a pull request of the local forge.
  */
 import { createHash } from 'node:crypto';
-import { Verification } from '@svc/core';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Auth, Verification } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { useTestStack } from '@svc/local/testing';
+import { type HttpClient, httpClient, useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
 import { describe, expect, it } from 'vitest';
 import { ensureBuilt, svc } from '../packages/cli/test/helpers.ts';
+import { repoRoot, runAction, runGitlabJob } from './support/ci-runners.ts';
 
 let stack: Stack;
-useTestStack({ alongside: ensureBuilt, forge: { writeIntervalMs: 0 } }, (started) => {
-  stack = started.stack;
-});
+let admin: HttpClient;
+let adminToken: string;
+/** The grants docs/ci.md gives a pipeline's token: publisher for the repository, developer on the project. */
+let ciToken: string;
+useTestStack(
+  { authMode: Auth.AuthMode.Token, alongside: ensureBuilt, forge: { writeIntervalMs: 0 } },
+  async (started) => {
+    stack = started.stack;
+    adminToken = await started.token('admin', Auth.Role.Admin);
+    admin = httpClient(stack.apiUrl, { authorization: `Bearer ${adminToken}` });
+    ciToken = await started.token('ci-service-b', [
+      { role: 'publisher', project: 'demo', repository: 'acme/service-b' },
+      { role: 'developer', project: 'demo', repository: null },
+    ]);
+  },
+);
 
-/** One `svc` step of the pipeline; it must succeed with nothing on stderr. */
+/** One `svc` step of the pipeline with the pipeline's token; it must succeed. */
 async function step(...args: string[]) {
-  const result = await svc(args, { apiUrl: stack.apiUrl });
+  const result = await svc(args, { apiUrl: stack.apiUrl, env: { SVC_API_TOKEN: ciToken } });
   expect(result.code, `svc ${args.join(' ')}: ${result.stderr}`).toBe(0);
   return result.json();
 }
 
-describe('docs/ci.md', () => {
+const action = join(repoRoot, '.github', 'actions', 'preview');
+const gitlabTemplate = join(repoRoot, '.gitlab', 'preview.gitlab-ci.yml');
+
+function digestImage(seed: string) {
+  const commit = createHash('sha1').update(seed).digest('hex');
+  return {
+    commit,
+    image: `registry.example.com/demo/service-b:ci@sha256:${createHash('sha256').update(commit).digest('hex')}`,
+  };
+}
+
+/** What GitHub fills in for one run of a workflow in acme/service-b. */
+function githubRun(commit: string, attempt = '1') {
+  return {
+    repository: 'acme/service-b',
+    sha: commit,
+    ref: 'refs/heads/feature',
+    run_id: '9001',
+    run_attempt: attempt,
+    run_number: '17',
+  };
+}
+
+/** The image serving service-b's hop behind a preview URL. */
+async function servedImage(url: string): Promise<string | undefined> {
+  const response = await gatewayFetch(stack.gatewayUrl, url);
+  const hops = Verification.hopsOf(await response.json()) ?? [];
+  return hops.find((h) => h.component === 'service-b')?.image;
+}
+
+async function liveCount(): Promise<number> {
+  return (await admin.get('/v1/compositions?limit=200')).body.items.length;
+}
+
+describe('the packaged step', () => {
+  it('the script the action and the template run needs nothing but Node itself', () => {
+    const script = readFileSync(join(action, 'preview.ts'), 'utf8');
+    const imports = [...script.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.filter((name) => !name?.startsWith('node:'))).toEqual([]);
+  });
+
+  it("GitHub Action: publishes the build, creates the preview under the run's key, waits, reports the URL; destroy removes it", async () => {
+    const { commit, image } = digestImage('action-commit');
+    const inputs = {
+      'api-url': stack.apiUrl,
+      token: ciToken,
+      project: 'demo',
+      component: 'service-b',
+      image,
+    };
+    const run = await runAction(action, inputs, githubRun(commit));
+    expect(run.code, run.stderr).toBe(0);
+    const id = run.outputs['composition-id'] as string;
+    const url = run.outputs['preview-url'] as string;
+    expect(id).toMatch(/^c-/);
+    expect(run.outputs['build-id']).toMatch(/^b-/);
+    expect(await servedImage(url)).toBe(image);
+    expect(run.summary).toContain(url);
+    expect(run.summary).toContain(id);
+    const composition = (await admin.get(`/v1/compositions/${id}`)).body;
+    expect(composition).toMatchObject({ phase: 'ready', name: 'ci-17' });
+
+    // The step retried in the same run gets the same preview; a re-run (attempt 2) a new one.
+    const retried = await runAction(action, inputs, githubRun(commit));
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(retried.outputs['composition-id']).toBe(id);
+    const rerun = await runAction(action, inputs, githubRun(commit, '2'));
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.outputs['composition-id']).not.toBe(id);
+
+    const destroyInputs = { 'api-url': stack.apiUrl, token: ciToken };
+    for (const target of [id, rerun.outputs['composition-id'] as string]) {
+      const destroyed = await runAction(
+        join(action, 'destroy'),
+        { ...destroyInputs, 'composition-id': target },
+        githubRun(commit),
+      );
+      expect(destroyed.code, destroyed.stderr).toBe(0);
+      expect((await admin.get(`/v1/compositions/${target}/status`)).body.phase).toMatch(/^destroy/);
+    }
+    const again = await runAction(
+      join(action, 'destroy'),
+      { ...destroyInputs, 'composition-id': id },
+      githubRun(commit),
+    );
+    expect(again.code, again.stderr).toBe(0);
+  });
+
+  it('GitHub Action: a bad input is named and nothing is created; a refused token says so', async () => {
+    const { commit, image } = digestImage('bad-input');
+    const before = await liveCount();
+    const base = { 'api-url': stack.apiUrl, token: ciToken, project: 'demo', component: 'service-b' };
+    const both = await runAction(action, { ...base, image, 'build-id': 'b-whatever' }, githubRun(commit));
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('inputs image and build-id exclude each other');
+    const neither = await runAction(action, base, githubRun(commit));
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('input image');
+    const wait = await runAction(action, { ...base, image, 'wait-timeout': 'soon' }, githubRun(commit));
+    expect(wait.code).toBe(2);
+    expect(wait.stderr).toContain('input wait-timeout');
+    const otherRepository = await runAction(
+      action,
+      { ...base, image },
+      { ...githubRun(commit), repository: 'acme/other' },
+    );
+    expect(otherRepository.stderr).toContain('publishing the build refused: 403 forbidden');
+    expect(otherRepository.code).toBe(5);
+    expect(await liveCount()).toBe(before);
+  });
+
+  it('GitLab template: the same step with a published build, its URL handed on in a dotenv report; destroy removes it', async () => {
+    const { commit, image } = digestImage('gitlab-commit');
+    const published = await admin.post('/v1/projects/demo/builds', {
+      component: 'service-b',
+      repository: 'acme/service-b',
+      commit_sha: commit,
+      ref: 'main',
+      image,
+    });
+    const gitlab = {
+      SVC_API_URL: stack.apiUrl,
+      SVC_API_TOKEN: ciToken,
+      // The step's script from this checkout: the template clones it only where it is missing.
+      SVC_CI_DIR: repoRoot,
+      CI_PROJECT_PATH: 'acme/service-b',
+      CI_COMMIT_SHA: commit,
+      CI_COMMIT_REF_NAME: 'feature',
+      CI_PIPELINE_ID: '555',
+      CI_PIPELINE_IID: '12',
+      CI_JOB_ID: '777',
+    };
+    const job = await runGitlabJob(gitlabTemplate, '.svc-preview', {
+      ...gitlab,
+      SVC_PROJECT: 'demo',
+      SVC_COMPONENT: 'service-b',
+      SVC_BUILD_ID: published.body.id,
+    });
+    expect(job.code, job.stderr).toBe(0);
+    expect(job.dotenv.SVC_BUILD_ID).toBe(published.body.id);
+    expect(await servedImage(job.dotenv.SVC_PREVIEW_URL as string)).toBe(image);
+    expect((await admin.get(`/v1/compositions/${job.dotenv.SVC_COMPOSITION_ID}`)).body.name).toBe('ci-12');
+
+    const destroy = await runGitlabJob(gitlabTemplate, '.svc-preview-destroy', { ...gitlab, ...job.dotenv });
+    expect(destroy.code, destroy.stderr).toBe(0);
+    expect((await admin.get(`/v1/compositions/${job.dotenv.SVC_COMPOSITION_ID}/status`)).body.phase).toMatch(
+      /^destroy/,
+    );
+  });
+});
+
+describe('docs/ci.md, step by step with svc', () => {
   it('publish → create (idempotent) → wait → test the URL → record the result → verification → destroy', async () => {
     const commit = createHash('sha1').update('ci-commit').digest('hex');
     const image = `registry.example.com/demo/service-b:ci@sha256:${createHash('sha256').update(commit).digest('hex')}`;
@@ -109,6 +278,7 @@ describe('svc pr-preview', () => {
     });
     const policy = await svc(['pr-preview', 'policy', '--file', '-'], {
       apiUrl: stack.apiUrl,
+      env: { SVC_API_TOKEN: adminToken },
       stdin: policyFile,
     });
     expect(policy.code, policy.stderr).toBe(0);
@@ -136,7 +306,10 @@ describe('svc pr-preview', () => {
     expect((await step('pr-preview', 'restart', id)).automation).toBe('active');
 
     await forge.close({ repository: 'demo-org/service-b', number: pullRequest?.number as number });
-    const refused = await svc(['pr-preview', 'restart', id], { apiUrl: stack.apiUrl });
+    const refused = await svc(['pr-preview', 'restart', id], {
+      apiUrl: stack.apiUrl,
+      env: { SVC_API_TOKEN: adminToken },
+    });
     expect(refused.code).toBe(4);
     expect(refused.problem()).toMatchObject({ code: 'preview_not_restartable' });
   });

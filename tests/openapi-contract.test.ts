@@ -1,19 +1,13 @@
-import { Auth } from '@svc/core';
+import { Auth, errorCatalog } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { type HttpAnswer, type HttpClient, useTestStack } from '@svc/local/testing';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { type HttpClient, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
-
-// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is arbitrary JSON walked by path
-type Json = Record<string, any>;
+import { contractChecker, type Json } from './support/openapi.ts';
 
 let http: HttpClient;
 let stack: Stack;
 let document: Json;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
-ajv.addFormat('uri', /^[a-z][a-z0-9+.-]*:/i);
-const exercised = new Set<string>();
+const { ajv, conforms, exercised } = contractChecker(() => document);
 
 useTestStack({ forge: { publishOnPush: false, writeIntervalMs: 0 } }, async (started) => {
   http = started.http;
@@ -21,32 +15,56 @@ useTestStack({ forge: { publishOnPush: false, writeIntervalMs: 0 } }, async (sta
   document = (await http.get('/v1/openapi.json')).body;
 });
 
-/** Validates a real answer against the schema the document gives for its route and status. */
-function conforms(method: string, path: string, answer: HttpAnswer): void {
-  const operation = document.paths[path]?.[method];
-  expect(operation, `${method} ${path} is documented`).toBeDefined();
-  const response = operation.responses[String(answer.status)];
-  expect(response, `${method} ${path} documents status ${answer.status}`).toBeDefined();
-  const [type, media] = Object.entries(response.content ?? {})[0] ?? [];
-  if (type === undefined) {
-    expect(answer.body).toBeNull();
-  } else {
-    expect(answer.headers.get('content-type')).toContain(type);
-    const schema = (media as Json).schema.$ref ? document.components.schemas.Problem : (media as Json).schema;
-    const validate = ajv.compile(schema);
-    expect(
-      validate(answer.body),
-      `${method} ${path} ${answer.status}: ${ajv.errorsText(validate.errors)}`,
-    ).toBe(true);
-  }
-  exercised.add(`${method} ${path}`);
-}
-
 describe('OpenAPI contract', () => {
-  it('is OpenAPI 3.1 with /v1 paths and the error codes', () => {
+  it('uses only formats a validator knows, so none is silently skipped', () => {
+    const formats = new Set<string>();
+    JSON.stringify(document, (key, value) => {
+      if (key === 'format' && typeof value === 'string') formats.add(value);
+      return value;
+    });
+    expect([...formats].filter((format) => !ajv.formats[format])).toEqual([]);
+  });
+
+  it('is OpenAPI 3.1 with /v1 paths, the probes and sign-in outside it, and the error codes', () => {
     expect(document.openapi).toBe('3.1.0');
-    for (const path of Object.keys(document.paths)) expect(path.startsWith('/v1/')).toBe(true);
+    const outside = Object.keys(document.paths).filter((path) => !path.startsWith('/v1/'));
+    expect(outside.sort()).toEqual([
+      '/auth/authorize',
+      '/auth/callback',
+      '/auth/config',
+      '/auth/login',
+      '/auth/logout',
+      '/auth/revoke',
+      '/auth/token',
+      '/healthz',
+      '/version',
+    ]);
     expect(Object.keys(document['x-error-codes'])).toContain('generation_mismatch');
+  });
+
+  it('matches real answers of the routes outside /v1 (sign-in ones answer 404 in dev mode)', async () => {
+    conforms('get', '/healthz', await http.get('/healthz'));
+    conforms('get', '/version', await http.get('/version'));
+    conforms('get', '/auth/config', await http.get('/auth/config'));
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    for (const [method, path] of [
+      ['get', '/auth/login'],
+      ['post', '/auth/login'],
+      ['get', '/auth/callback'],
+      ['post', '/auth/logout'],
+      ['get', '/auth/authorize'],
+      ['post', '/auth/authorize'],
+      ['post', '/auth/token'],
+      ['post', '/auth/revoke'],
+    ] as const) {
+      const answer = await http.request(
+        method.toUpperCase(),
+        path,
+        method === 'post' ? { body: 'a=b', headers: form } : {},
+      );
+      expect(answer.body.code, `${method} ${path}`).toBe('not_found');
+      conforms(method, path, answer);
+    }
   });
 
   it('matches real answers of every route', async () => {
@@ -126,6 +144,14 @@ describe('OpenAPI contract', () => {
       await http.put('/v1/users/contract', { grants, password: 'short' }),
     );
     conforms('get', '/v1/users', await http.get('/v1/users'));
+    conforms('get', '/v1/users/{username}/sign-ins', await http.get('/v1/users/contract/sign-ins'));
+    conforms('get', '/v1/users/{username}/sign-ins', await http.get('/v1/users/nobody/sign-ins'));
+    conforms('delete', '/v1/users/{username}/sign-ins', await http.delete('/v1/users/contract/sign-ins'));
+    conforms(
+      'delete',
+      '/v1/users/{username}/sign-ins/{id}',
+      await http.delete('/v1/users/contract/sign-ins/ses-none'),
+    );
     conforms('delete', '/v1/users/{username}', await http.delete('/v1/users/contract'));
     conforms('delete', '/v1/users/{username}', await http.delete('/v1/users/contract'));
     conforms('get', '/v1/audit-events', await http.get('/v1/audit-events'));
@@ -265,10 +291,28 @@ describe('OpenAPI contract', () => {
     );
   });
 
-  it('names the permission every route needs', () => {
+  it("links every problem's type to its entry in the errors document the API serves", async () => {
+    const missing = await http.get('/v1/compositions/c-missing');
+    const link = new URL(missing.body.type, `${stack.apiUrl}/v1/compositions/c-missing`);
+    expect(link.pathname + link.hash).toBe('/docs/errors.md#not_found');
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const text = await page.text();
+    for (const [code, entry] of Object.entries(errorCatalog)) {
+      expect(text, code).toContain(`id="${code}"`);
+      expect(text).toContain(entry.title);
+    }
+  });
+
+  it('names the permission every route needs (none only where no bearer token is taken)', () => {
     const undeclared = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods as Json)
-        .filter(([, operation]) => !Auth.permissionNames.includes(operation['x-permission']))
+        .filter(([, operation]) =>
+          operation.security.length === 0
+            ? operation['x-permission'] !== 'none' || !operation['x-proof']
+            : !Auth.permissionNames.includes(operation['x-permission']),
+        )
         .map(([method]) => `${method} ${path}`),
     );
     expect(undeclared).toEqual([]);
@@ -277,6 +321,7 @@ describe('OpenAPI contract', () => {
   it('documents the security of every route: bearer, or a session cookie (with the CSRF header on changes)', () => {
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['bearer', 'csrf', 'session']);
     for (const [path, methods] of Object.entries(document.paths)) {
+      if (!path.startsWith('/v1/')) continue;
       for (const [method, operation] of Object.entries(methods as Json)) {
         const expected =
           method === 'get' ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }, { session: [], csrf: [] }];

@@ -4,14 +4,17 @@
  * with a 4xx naming the field before anything is written, or accepted as it should be.
  */
 import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
 import { demoManifest, image } from '@svc/local/demo';
 import { type HttpClient, useTestStack } from '@svc/local/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createComposition, waitForPhase } from './support/compositions.ts';
 
 let http: HttpClient;
+let apiUrl: string;
 useTestStack({}, (started) => {
   http = started.http;
+  apiUrl = started.stack.apiUrl;
 });
 
 const create = (extra: Record<string, unknown>) => ({
@@ -82,6 +85,75 @@ describe('nesting', () => {
     expect(status).toBe(413);
     expect(body.code).toBe('payload_too_large');
     expect(body.detail).toMatch(/deeper than 32 levels/);
+  });
+});
+
+describe('an oversized body', () => {
+  const fiveMegabytes = JSON.stringify({ name: 'x'.repeat(5 * 1024 * 1024) });
+
+  /** The answer to a 5 MB POST; a reset connection rejects the fetch, and so fails the test. */
+  async function postLarge(body: string | ReadableStream<Uint8Array>, extra: RequestInit = {}) {
+    const response = await fetch(`${apiUrl}/v1/compositions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      ...extra,
+    });
+    return {
+      status: response.status,
+      connection: response.headers.get('connection'),
+      body: await response.json(),
+    };
+  }
+
+  it('is answered 413 with Connection: close every time, never a broken pipe (20 × 5 MB)', async () => {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const answer = await postLarge(fiveMegabytes);
+      expect(answer).toMatchObject({ status: 413, connection: 'close', body: { code: 'payload_too_large' } });
+    }
+  });
+
+  it('keeps reading a client still sending after the 413 goes out, and closes only after its body', async () => {
+    const { port } = new URL(apiUrl);
+    const socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true });
+    const seen: string[] = [];
+    let answer = '';
+    socket.on('data', (data) => {
+      if (answer === '') seen.push('answer');
+      answer += data.toString();
+    });
+    const ended = new Promise<void>((resolve) =>
+      socket.on('end', () => {
+        seen.push('closed');
+        resolve();
+      }),
+    );
+    const megabyte = Buffer.alloc(1024 * 1024, 'x');
+    socket.write(
+      `POST /v1/compositions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${5 * megabyte.length}\r\n\r\n`,
+    );
+    for (let part = 0; part < 5; part++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // A write to a connection the server already closed fails with EPIPE or ECONNRESET.
+      await new Promise<void>((resolve, reject) =>
+        socket.write(megabyte, (error) => (error ? reject(error) : resolve())),
+      );
+      seen.push(`part ${part}`);
+    }
+    await ended;
+    socket.end();
+    expect(seen).toEqual(['answer', 'part 0', 'part 1', 'part 2', 'part 3', 'part 4', 'closed']);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(answer).toContain('"code":"payload_too_large"');
+  });
+
+  it('is answered 413 the same way when sent chunked, with no length to refuse it by', async () => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const chunks = new Blob([fiveMegabytes]).stream();
+      const answer = await postLarge(chunks, { duplex: 'half' } as RequestInit);
+      expect(answer).toMatchObject({ status: 413, connection: 'close', body: { code: 'payload_too_large' } });
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { Cluster } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { demoManifest, demoManifestAs, deployBaselineOf, image } from '@svc/local/demo';
+import { demoManifestAs, deployBaselineOf, image } from '@svc/local/demo';
 import { type HttpClient, testClock, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
 import { createComposition, imageOf, previewHops, waitForPhase, waitUntil } from './support/compositions.ts';

@@ -12,17 +12,21 @@ import {
   ErrorCode,
   type Forge,
   type Frontends,
+  type HealthReport,
   ProblemError,
+  type VersionView,
 } from '@svc/core';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authenticate, browserAuth } from './auth.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
 import { authServer, authWarning } from './auth-server.ts';
+import { docsRoutes } from './docs.ts';
 import type { AppEnv } from './env.ts';
 import { probeDependencies } from './health.ts';
 import { type McpSettings, mcpEndpoint } from './mcp.ts';
 import { openApiDocument } from './openapi.ts';
+import { outsideRoutes } from './outside-routes.ts';
 import { onError, problemResponse } from './problem.ts';
 import { createRegistry, type RouteSpec } from './registry.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -138,16 +142,16 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
 
   app.get('/healthz', async (c) => {
     const report = await probeDependencies(deps.health, ['dynamodb', 'sqs', 'cluster'], c.get('log'));
-    return c.json(
-      {
-        status: report.healthy ? 'ok' : 'degraded',
-        dependencies: report.dependencies,
-        auth: { mode: deps.auth.mode, warning: authWarning(deps.auth.mode) },
-      },
-      report.healthy ? 200 : 503,
-    );
+    const body: HealthReport = {
+      status: report.healthy ? 'ok' : 'degraded',
+      dependencies: report.dependencies,
+      auth: { mode: deps.auth.mode, warning: authWarning(deps.auth.mode) },
+    };
+    return c.json(body, report.healthy ? 200 : 503);
   });
-  app.get('/version', (c) => c.json({ service: 'preview-composition-service', ...release }));
+  app.get('/version', (c) =>
+    c.json({ service: 'preview-composition-service', ...release } satisfies VersionView),
+  );
 
   const authDeps = {
     settings: deps.auth,
@@ -182,9 +186,10 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   forgeRoutes(registry, deps);
 
   app.route('/console', consoleApp({ ...deps, browser: browserAuth(authDeps) }));
+  docsRoutes(app);
   app.get('/', (c) => c.redirect('/console/compositions', 302));
 
-  const document = openApiDocument(registry.routes, { version: release.release });
+  const document = openApiDocument(registry.routes, outsideRoutes, { version: release.release });
   app.get('/v1/openapi.json', (c) => c.json(document));
 
   mcpEndpoint(app, {

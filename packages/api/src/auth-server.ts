@@ -66,7 +66,7 @@ async function config(c: Context, deps: AuthServerDeps, signIn: boolean) {
       ? { subject: `user:${current.session.username}`, expires_at: current.session.expires_at }
       : null,
     csrf_token: current ? Auth.csrfTokenOf(current.secret) : null,
-  });
+  } satisfies Auth.AuthConfigView);
 }
 
 async function token(c: Context, deps: AuthServerDeps) {

@@ -1,10 +1,4 @@
-import { type DependencyCheck, DependencyStatus, outwardCause } from '@svc/core';
-
-export interface DependencyReport {
-  status: DependencyStatus;
-  latency_ms: number | null;
-  error: string | null;
-}
+import { type DependencyCheck, type DependencyReport, DependencyStatus, outwardCause } from '@svc/core';
 
 const checkTimeoutMs = 2000;
 

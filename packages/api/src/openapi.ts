@@ -2,7 +2,8 @@
 import { bodyLimits, ErrorCode, errorCatalog } from '@svc/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { commonErrors, type RouteSpec, statusesOf } from './registry.ts';
+import type { OutsideResponse, OutsideRoute } from './outside-routes.ts';
+import { commonErrors, type QueryParam, type RouteSpec, statusesOf } from './registry.ts';
 
 type Json = Record<string, unknown>;
 
@@ -52,76 +53,143 @@ function securityOf(method: string): Json[] {
   return method === 'get' ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }, { session: [], csrf: [] }];
 }
 
-export function openApiDocument(routes: readonly RouteSpec[], info: { version: string }): Json {
-  const paths: Record<string, Record<string, Json>> = {};
-  for (const route of routes) {
-    const pathParams = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({
-      name: m[1],
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-    }));
-    const parameters = [
-      ...pathParams,
-      ...(route.query ?? []).map((q) => ({
-        name: q.name,
-        in: 'query',
-        required: false,
-        description: q.description,
-        schema: q.schema,
-      })),
-      ...(route.headers ?? []).map((h) => ({
-        name: h.name,
-        in: 'header',
-        required: false,
-        description: h.description,
-        schema: h.schema,
-      })),
-    ];
-    const responses: Record<string, Json> = {};
-    for (const [status, response] of Object.entries(route.responses)) {
-      responses[status] = {
-        description: response.description,
-        ...(response.schema
-          ? { content: { 'application/json': { schema: schemaOf(response.schema, 'output') } } }
-          : {}),
-      };
-    }
-    const codes: ErrorCode[] = [
-      ...new Set([
-        ...(route.public ? [] : commonErrors),
-        ...(route.body ? bodyErrors : []),
-        ...(pathParams.length ? [ErrorCode.NotFound] : []),
-        ...(route.query?.length ? [ErrorCode.InvalidQuery] : []),
-        ...(route.errors ?? []),
-      ]),
-    ];
-    for (const status of statusesOf(codes)) {
-      const names = codes.filter((code) => errorCatalog[code].status === status);
-      responses[String(status)] = {
-        description: `Problem: ${names.join(', ')}`,
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-      };
-    }
-    paths[route.path] ??= {};
-    (paths[route.path] as Record<string, Json>)[route.method] = {
-      operationId: route.operationId,
-      summary: route.summary,
-      tags: [route.tag],
-      ...(parameters.length ? { parameters } : {}),
-      ...(route.body
-        ? {
-            requestBody: {
-              required: true,
-              description: `At most ${bodyLimits.maxBytes / 1024} KiB, nested at most ${bodyLimits.maxDepth} levels; the keys __proto__, constructor and prototype are refused anywhere.`,
-              content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
-            },
-          }
-        : {}),
-      responses,
-      'x-permission': route.permission,
-      security: route.public ? [] : securityOf(route.method),
+/** Problem answers by status, each naming its codes. */
+function problemResponses(codes: readonly ErrorCode[]): Record<string, Json> {
+  const responses: Record<string, Json> = {};
+  for (const status of statusesOf(codes)) {
+    const names = codes.filter((code) => errorCatalog[code].status === status);
+    responses[String(status)] = {
+      description: `Problem: ${names.join(', ')}`,
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };
+  }
+  return responses;
+}
+
+function outsideResponse(response: OutsideResponse): Json {
+  if (response.json) {
+    return {
+      description: response.description,
+      content: { 'application/json': { schema: schemaOf(response.json, 'output') } },
+    };
+  }
+  if (response.html) {
+    return { description: response.description, content: { 'text/html': { schema: { type: 'string' } } } };
+  }
+  if (response.redirect) {
+    const location = { description: 'Where to go next.', schema: { type: 'string' } };
+    return { description: response.description, headers: { Location: location } };
+  }
+  return { description: response.description };
+}
+
+/** A route outside /v1: no bearer token (`security: []`); `x-permission: none`, `x-proof` says what stands in. */
+function outsideOperation(route: OutsideRoute): Json {
+  const codes = [
+    ...(route.signInOnly ? [ErrorCode.NotFound] : []),
+    ...(route.form && !route.formOptional ? [ErrorCode.UnsupportedMediaType] : []),
+    ...(route.problems ?? []),
+  ];
+  const responses = {
+    ...Object.fromEntries(Object.entries(route.responses).map(([s, r]) => [s, outsideResponse(r)])),
+    ...problemResponses(codes),
+  };
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    ...(route.query?.length ? { parameters: route.query.map(optional('query')) } : {}),
+    ...(route.form
+      ? {
+          requestBody: {
+            required: !route.formOptional,
+            content: { 'application/x-www-form-urlencoded': { schema: schemaOf(route.form, 'input') } },
+          },
+        }
+      : {}),
+    responses,
+    'x-permission': 'none',
+    'x-proof': route.proof,
+    security: [],
+  };
+}
+
+/** An optional query or header parameter. */
+const optional =
+  (location: 'query' | 'header') =>
+  ({ name, description, schema }: QueryParam): Json => ({
+    name,
+    in: location,
+    required: false,
+    description,
+    schema,
+  });
+
+/** A /v1 route of the registry: its parameters, success answers and every problem it may answer. */
+function v1Operation(route: RouteSpec): Json {
+  const pathParams = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  const parameters = [
+    ...pathParams,
+    ...(route.query ?? []).map(optional('query')),
+    ...(route.headers ?? []).map(optional('header')),
+  ];
+  const responses: Record<string, Json> = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    responses[status] = {
+      description: response.description,
+      ...(response.schema
+        ? { content: { 'application/json': { schema: schemaOf(response.schema, 'output') } } }
+        : {}),
+    };
+  }
+  const codes: ErrorCode[] = [
+    ...new Set([
+      ...(route.public ? [] : commonErrors),
+      ...(route.body ? bodyErrors : []),
+      ...(pathParams.length ? [ErrorCode.NotFound] : []),
+      ...(route.query?.length ? [ErrorCode.InvalidQuery] : []),
+      ...(route.errors ?? []),
+    ]),
+  ];
+  Object.assign(responses, problemResponses(codes));
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            description: `At most ${bodyLimits.maxBytes / 1024} KiB, nested at most ${bodyLimits.maxDepth} levels; the keys __proto__, constructor and prototype are refused anywhere.`,
+            content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
+          },
+        }
+      : {}),
+    responses,
+    'x-permission': route.permission,
+    security: route.public ? [] : securityOf(route.method),
+  };
+}
+
+export function openApiDocument(
+  routes: readonly RouteSpec[],
+  outside: readonly OutsideRoute[],
+  info: { version: string },
+): Json {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of outside) {
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, Json>)[route.method] = outsideOperation(route);
+  }
+  for (const route of routes) {
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, Json>)[route.method] = v1Operation(route);
   }
   return {
     openapi: '3.1.0',

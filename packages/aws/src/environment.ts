@@ -1,5 +1,5 @@
 /** Runtime settings of a deployed function, parsed once from the environment SST sets (infra/settings.ts). */
-import { Catalog, type Clock, minCursorKeyLength, systemClock } from '@svc/core';
+import { type Catalog, type Clock, minCursorKeyLength, systemClock } from '@svc/core';
 import * as v from 'valibot';
 import { type AwsClients, type AwsSettings, createAwsClients } from './clients.ts';
 import { type AwsStores, awsStores } from './stores.ts';

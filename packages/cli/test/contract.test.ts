@@ -108,7 +108,7 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
       Object.keys(methods).map((m) => `${m} ${path}`),
     ),
   );
-  const missing = called.filter((route) => route !== 'get /version' && !served.has(route));
+  const missing = called.filter((route) => !served.has(route));
   expect(missing).toEqual([]);
   expect(called).toContain('get /version');
   expect((await fetch(`${stack.apiUrl}/version`)).status).toBe(200);

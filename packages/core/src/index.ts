@@ -28,7 +28,13 @@ export {
 } from './errors.ts';
 export * as Forge from './forge/index.ts';
 export * as Frontends from './frontends/index.ts';
-export { type DependencyCheck, DependencyStatus } from './health.ts';
+export {
+  type DependencyCheck,
+  type DependencyReport,
+  DependencyStatus,
+  HealthReport,
+  VersionView,
+} from './health.ts';
 export * as Idempotency from './idempotency/index.ts';
 export { imageProblem } from './images.ts';
 export * as Insight from './insight/index.ts';

@@ -410,6 +410,38 @@ describe('kubectl', () => {
     );
   });
 
+  it('explains the built-in kinds from the upstream schemas, down to nested fields', async () => {
+    const deployment = await ok('explain', 'deployment');
+    expect(deployment).toMatch(/GROUP:\s+apps\nKIND:\s+Deployment\nVERSION:\s+v1/);
+    expect(deployment).toContain('Deployment enables declarative updates for Pods and ReplicaSets.');
+    const replicas = await ok('explain', 'deployments.spec.replicas');
+    expect(replicas).toMatch(/FIELD:\s+replicas <integer>/);
+    expect(replicas).toContain('Number of desired pods.');
+    const image = await ok('explain', 'pods.spec.containers.image');
+    expect(image).toMatch(/FIELD:\s+image <string>/);
+    expect(image).toContain('Docker image name.');
+    const recursive = await ok('explain', 'svc.spec', '--recursive');
+    expect(recursive).toMatch(/ports\s+<\[\]ServicePort>/);
+    expect(recursive).toMatch(/port\s+<integer> -required-/);
+    for (const kind of [
+      'namespace',
+      'configmap',
+      'secret',
+      'serviceaccount',
+      'replicaset',
+      'endpointslice',
+      'lease',
+      'crd',
+    ]) {
+      expect(await ok('explain', kind)).toMatch(/DESCRIPTION:\n\s+\S/);
+    }
+  });
+
+  it('explains a kind served without a schema as a real cluster does a schemaless custom resource', async () => {
+    const route = await ok('explain', 'httproutes');
+    expect(route).toMatch(/GROUP:\s+gateway\.networking\.k8s\.io\nKIND:\s+HTTPRoute\nVERSION:\s+v1/);
+  });
+
   it('deletes a deployment and garbage-collects its replica sets and pods', async () => {
     await ok('apply', '-n', 'k', '-f', manifest('gc', deploymentManifest('gc', 'registry.example/gc:1', 2)));
     await ok('rollout', 'status', 'deployment/gc', '-n', 'k', '--timeout=20s');

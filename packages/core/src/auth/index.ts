@@ -1,6 +1,16 @@
 export { authorize, Grant, GrantRole, type Permission, permissionNames, permissionRule } from './access.ts';
 export { type AuditEvent, AuditEventList, type AuditStore, auditRetentionDays } from './audit.ts';
 export {
+  AuthConfigView,
+  AuthorizeDecisionForm,
+  LogoutForm,
+  OAuthErrorView,
+  PasswordSignInForm,
+  RevokeForm,
+  TokenAnswer,
+  TokenRequestForm,
+} from './endpoints.ts';
+export {
   AuthMode,
   anonymousIdentity,
   devIdentity,
@@ -43,7 +53,6 @@ export {
   type SignInStore,
   sessionIdentity,
   startSession,
-  type TokenAnswer,
 } from './sign-in.ts';
 export {
   failedSignInThrottles,

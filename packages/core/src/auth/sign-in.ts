@@ -8,6 +8,7 @@ import { addSeconds, type Clock } from '../clock.ts';
 import { newSortableId } from '../names.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import type { Grant } from './access.ts';
+import type { TokenAnswer } from './endpoints.ts';
 import {
   type AuthMode,
   CredentialKind,
@@ -225,16 +226,6 @@ export async function issueCode(
     expires_at: addSeconds(deps.clock.now(), Lifetime.authorizationCodeSeconds).toISOString(),
   });
   return code;
-}
-
-export interface TokenAnswer {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token: string;
-  refresh_token_expires_in: number;
-  /** The person signed in, for the CLI's status. */
-  subject: string;
 }
 
 /** Why a token request fails, in OAuth's words (RFC 6749 §5.2). */

@@ -62,12 +62,17 @@ const previewPath = v.pipe(
   ),
 );
 
-/** A link template: http(s) only, so a catalog cannot hand a client a `javascript:` or `data:` link. */
+/**
+ * A link template: http(s) only, so a catalog cannot hand a client a `javascript:` or `data:` link.
+ * Its `{placeholder}`s make it an RFC 6570 URI template, not a URI: a validating client given
+ * `format: uri` refuses every template that has one.
+ */
 const linkTemplate = v.pipe(
   v.string(),
   v.maxLength(2048),
   v.url(),
   v.regex(/^https?:\/\//i, 'an http or https URL'),
+  v.metadata({ format: 'uri-template' }),
 );
 
 const WorkloadRef = v.strictObject({

@@ -1,9 +1,12 @@
-// A minimal OpenAPI v3 index. kubectl reads it to learn that the server validates fields itself
-// (the `fieldValidation` parameter on PATCH), and then skips client-side schema validation, which
-// would need full schemas this server does not have.
+// The OpenAPI v3 documents of a real API server: an index, and per group-version the operations
+// and the schemas of its kinds. kubectl reads them for `explain` and to learn that the server
+// validates fields itself (the `fieldValidation` parameter on PATCH). Built-in kinds get the
+// upstream Kubernetes definitions; kinds stored without a schema (Gateway API, custom resources)
+// a schemaless object, as a CustomResourceDefinition without a schema publishes.
 
 import { createHash } from 'node:crypto';
 import type { Registry, ResourceType } from './registry.ts';
+import { type Schema, schemasOf, upstreamDefinitions } from './upstream-definitions.ts';
 
 function gvPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
@@ -58,10 +61,37 @@ export function openApiGroupVersion(registry: Registry, group: string, version: 
       delete: operation(rt, 'delete'),
     };
   }
+  const schemas = types.every((rt) => !rt.builtin) ? {} : schemasOf(upstreamDefinitions(), types);
+  for (const rt of types) {
+    const described = Object.values(schemas).some((schema) => servesKind(schema, rt));
+    if (!described) schemas[schemaName(rt)] = schemalessKind(rt);
+  }
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: 'v1.32.0-local' },
     paths,
-    components: { schemas: {} },
+    components: { schemas },
+  };
+}
+
+function servesKind(schema: Schema, rt: ResourceType): boolean {
+  const gvks = (schema['x-kubernetes-group-version-kind'] ?? []) as {
+    group: string;
+    version: string;
+    kind: string;
+  }[];
+  return gvks.some((g) => g.group === rt.group && g.version === rt.version && g.kind === rt.kind);
+}
+
+/** The name an API server gives a custom resource's schema: the group reversed, the version, the kind. */
+function schemaName(rt: ResourceType): string {
+  return [...rt.group.split('.').reverse(), rt.version, rt.kind].join('.');
+}
+
+function schemalessKind(rt: ResourceType): Schema {
+  return {
+    type: 'object',
+    'x-kubernetes-preserve-unknown-fields': true,
+    'x-kubernetes-group-version-kind': [{ group: rt.group, version: rt.version, kind: rt.kind }],
   };
 }
