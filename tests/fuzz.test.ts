@@ -9,17 +9,8 @@ import { Compositions } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { type HttpClient, useTestStack } from '@svc/local/testing';
-import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  check,
-  type Known,
-  newFigures,
-  type Operation,
-  operationsOf,
-  printFigures,
-  requestsFor,
-} from './support/fuzz.ts';
+import { campaign, type Known, type Operation, operationsOf } from './support/fuzz.ts';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 15);
 const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -97,18 +88,7 @@ beforeAll(async () => {
 
 describe('fuzzing every operation of the OpenAPI document', () => {
   it(`answers below 500, with a documented problem, and refusals write nothing (${runs} runs per operation)`, async () => {
-    const figures = newFigures();
-    const started = performance.now();
-    for (const [index, operation] of operations.entries()) {
-      await fc.assert(
-        fc.asyncProperty(requestsFor(operation, known), (request) =>
-          check(stack, operation, request, figures),
-        ),
-        { numRuns: runs, seed: seed + index, endOnFailure: true },
-      );
-    }
-    figures.elapsedMs = performance.now() - started;
-    printFigures(figures, seed, runs);
+    const figures = await campaign(stack, operations, { known, runs, seed });
     expect(Object.keys(figures.byOperation).sort()).toEqual(operations.map((o) => o.operationId).sort());
     for (const operation of operations) expect(figures.byOperation[operation.operationId]).toBe(runs);
   }, 600_000);

@@ -41,8 +41,10 @@ export interface Operation {
   operationId: string;
   parameters: Parameter[];
   body: Schema | null;
-  /** Statuses the document lists for the operation. */
-  statuses: Set<number>;
+  /** The body's media type: JSON for /v1, a form for the sign-in endpoints. */
+  bodyType: 'application/json' | 'application/x-www-form-urlencoded';
+  /** Statuses the document lists for the operation, each with the media types it may answer in. */
+  statuses: Map<number, string[]>;
 }
 
 export interface Request {
@@ -65,13 +67,18 @@ export function operationsOf(document: Json): Operation[] {
       const content = (operation.requestBody as Json | undefined)?.content as
         | Record<string, Json>
         | undefined;
+      const form = content?.['application/x-www-form-urlencoded']?.schema as Schema | undefined;
+      const responses = operation.responses as Record<string, { content?: Json }>;
       return {
         method: method.toUpperCase(),
         path,
         operationId: String(operation.operationId),
         parameters: (operation.parameters as Parameter[] | undefined) ?? [],
-        body: (content?.['application/json']?.schema as Schema | undefined) ?? null,
-        statuses: new Set(Object.keys(operation.responses as Json).map(Number)),
+        body: (content?.['application/json']?.schema as Schema | undefined) ?? form ?? null,
+        bodyType: form ? 'application/x-www-form-urlencoded' : 'application/json',
+        statuses: new Map(
+          Object.entries(responses).map(([status, r]) => [Number(status), Object.keys(r.content ?? {})]),
+        ),
       };
     }),
   );
@@ -89,6 +96,13 @@ const meaningful = [
   `registry.example.com/demo/service-b@sha256:${'a'.repeat(64)}`,
   'nginx:1',
   '1h',
+  'svc-cli',
+  'S256',
+  'code',
+  'http://127.0.0.1:53682/callback',
+  'authorization_code',
+  'refresh_token',
+  'alice',
   '30m',
   '25h',
   'a'.repeat(40),
@@ -217,7 +231,29 @@ function mutated(body: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
 
 const nested = (levels: number, inner: string) => `${'['.repeat(levels)}${inner}${']'.repeat(levels)}`;
 
-function bodyFor(schema: Schema | null): fc.Arbitrary<string | undefined> {
+/** A form body: the fields of a near-valid record, url-encoded; odd encodings now and then. */
+function formFor(schema: Schema | null): fc.Arbitrary<string | undefined> {
+  const fields = fromSchema(schema ?? undefined).map((value) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? new URLSearchParams(
+          Object.entries(value as Json).map(([k, v]): [string, string] => [
+            k,
+            typeof v === 'string' ? v : (JSON.stringify(v) ?? ''),
+          ]),
+        ).toString()
+      : String(value),
+  );
+  return fc.oneof(
+    { weight: 8, arbitrary: fields },
+    { weight: 2, arbitrary: fc.string({ maxLength: 80 }) },
+    { weight: 1, arbitrary: fc.constantFrom('%ZZ=%', 'a=1&a=2&a=3', `x=${'y'.repeat(5000)}`, '=&=&&') },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+}
+
+function bodyFor(operation: Operation): fc.Arbitrary<string | undefined> {
+  const schema = operation.body;
+  if (operation.bodyType === 'application/x-www-form-urlencoded') return formFor(schema);
   const nearValid = fromSchema(schema ?? undefined);
   const json = (value: fc.Arbitrary<unknown>) => value.map((v) => JSON.stringify(v) ?? 'null');
   return fc.oneof(
@@ -248,12 +284,21 @@ const headerText = fc.string({
 });
 const headerName = fc.stringMatching(/^x-[a-z0-9-]{1,20}$/);
 
-function headersFor(operation: Operation): fc.Arbitrary<Record<string, string>> {
+/** Credentials a campaign's requests carry: mostly these (a stack's own), else junk. */
+export type Credentials = readonly Record<string, string>[];
+
+function headersFor(operation: Operation, credentials: Credentials): fc.Arbitrary<Record<string, string>> {
+  const junk = fc
+    .oneof(headerText, fc.constant('Bearer svc_not_a_token'))
+    .map((authorization) => ({ authorization }));
+  const credential = credentials.length
+    ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...credentials) }, { weight: 1, arbitrary: junk })
+    : junk;
   return fc
     .record(
       {
         'content-type': fc.oneof(
-          { weight: 12, arbitrary: fc.constant('application/json') },
+          { weight: 12, arbitrary: fc.constant(operation.bodyType) },
           {
             weight: 1,
             arbitrary: fc.constantFrom(
@@ -267,14 +312,14 @@ function headersFor(operation: Operation): fc.Arbitrary<Record<string, string>> 
         ),
         'idempotency-key': fc.oneof(headerText, fc.constantFrom('', 'k'.repeat(129), 'retry-1')),
         'x-request-id': headerText,
-        authorization: fc.oneof(headerText, fc.constant('Bearer svc_not_a_token')),
+        credential,
         extra: fc.tuple(headerName, headerText),
       },
       { requiredKeys: operation.body ? ['content-type'] : [] },
     )
-    .map(({ extra, ...headers }) => {
+    .map(({ extra, credential: carried, ...headers }) => {
       const all: Record<string, string> = Object.fromEntries(
-        Object.entries(headers).filter(([, v]) => v !== undefined),
+        Object.entries({ ...headers, ...carried }).filter(([, v]) => v !== undefined),
       ) as Record<string, string>;
       if (extra) all[extra[0]] = extra[1];
       return all;
@@ -315,14 +360,18 @@ function queryFor(operation: Operation): fc.Arbitrary<string> {
   });
 }
 
-export function requestsFor(operation: Operation, known: Known): fc.Arbitrary<Request> {
+export function requestsFor(
+  operation: Operation,
+  known: Known,
+  credentials: Credentials = [],
+): fc.Arbitrary<Request> {
   const names = [...operation.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1] as string);
   return fc
     .record({
       segments: fc.tuple(...names.map((name) => segmentFor(name, known))),
       query: queryFor(operation),
-      headers: headersFor(operation),
-      body: operation.body || operation.method !== 'GET' ? bodyFor(operation.body) : fc.constant(undefined),
+      headers: headersFor(operation, credentials),
+      body: operation.body || operation.method !== 'GET' ? bodyFor(operation) : fc.constant(undefined),
     })
     .map(({ segments, query, headers, body }) => {
       let path = operation.path;
@@ -350,13 +399,22 @@ export function newFigures(): Figures {
   return { requests: 0, byOperation: {}, byStatus: {}, elapsedMs: 0 };
 }
 
-/** The table's item count and the job queue's message count: what a refused request must not change. */
+/**
+ * The table's item count and the job queue's message count: what a refused request must not change.
+ * Rate windows are left out: counting a failed sign-in is what such a refusal is meant to write.
+ */
 async function writesSnapshot(stack: Stack): Promise<{ items: number; jobs: number }> {
   let items = 0;
   let start: Record<string, unknown> | undefined;
   do {
     const page = await stack.clients.documents.send(
-      new ScanCommand({ TableName: stack.resources.tableName, Select: 'COUNT', ExclusiveStartKey: start }),
+      new ScanCommand({
+        TableName: stack.resources.tableName,
+        Select: 'COUNT',
+        FilterExpression: 'item_type <> :rate',
+        ExpressionAttributeValues: { ':rate': 'rate_window' },
+        ExclusiveStartKey: start,
+      }),
     );
     items += page.Count ?? 0;
     start = page.LastEvaluatedKey;
@@ -428,15 +486,19 @@ export async function check(
   const what = `${request.method} ${request.path.slice(0, 200)} → ${response.status} ${text.slice(0, 300)}`;
   if (response.status >= 500) throw new Error(`server error: ${what}`);
   if (response.status < 400) return;
-  if (!response.type.startsWith('application/problem+json')) {
-    throw new Error(`a refusal that is not problem+json: ${what}`);
-  }
-  const problem = JSON.parse(text) as { status?: unknown; code?: unknown };
-  if (problem.status !== response.status || typeof problem.code !== 'string') {
-    throw new Error(`a problem body that does not match its status: ${what}`);
-  }
-  if (!operation.statuses.has(response.status)) {
+  const types = operation.statuses.get(response.status);
+  if (!types) {
     throw new Error(`status ${response.status} is not in the document for ${operation.operationId}: ${what}`);
+  }
+  const type = response.type.split(';')[0]?.trim() ?? '';
+  if (!types.includes(type)) {
+    throw new Error(`a ${response.status} in ${type || 'no media type'}, not ${types.join(' or ')}: ${what}`);
+  }
+  if (type === 'application/problem+json') {
+    const problem = JSON.parse(text) as { status?: unknown; code?: unknown };
+    if (problem.status !== response.status || typeof problem.code !== 'string') {
+      throw new Error(`a problem body that does not match its status: ${what}`);
+    }
   }
   const after = await writesSnapshot(stack);
   if (after.items !== before.items || after.jobs !== before.jobs) {
@@ -457,4 +519,28 @@ export function printFigures(figures: Figures, seed: number, runs: number): void
       `fuzz: statuses ${statuses}`,
     ].join('\n'),
   );
+}
+
+/**
+ * One campaign: `runs` generated requests at each operation, each checked; the figures printed.
+ * Every operation must have been sent its `runs` requests.
+ */
+export async function campaign(
+  stack: Stack,
+  operations: readonly Operation[],
+  options: { known: Known; credentials?: Credentials; runs: number; seed: number },
+): Promise<Figures> {
+  const figures = newFigures();
+  const started = performance.now();
+  for (const [index, operation] of operations.entries()) {
+    await fc.assert(
+      fc.asyncProperty(requestsFor(operation, options.known, options.credentials), (request) =>
+        check(stack, operation, request, figures),
+      ),
+      { numRuns: options.runs, seed: options.seed + index, endOnFailure: true },
+    );
+  }
+  figures.elapsedMs = performance.now() - started;
+  printFigures(figures, options.seed, options.runs);
+  return figures;
 }
