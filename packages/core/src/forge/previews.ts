@@ -13,7 +13,14 @@ import type { Page, PageRequest } from '../paging.ts';
 import { unwantedBecause } from './converge.ts';
 import type { ForgeDeps } from './deps.ts';
 import { requireForge } from './drive.ts';
-import { type PreviewRecord, PreviewState, type PreviewView, previewId, previewView } from './model.ts';
+import {
+  accountOf,
+  type PreviewRecord,
+  PreviewState,
+  type PreviewView,
+  previewId,
+  previewView,
+} from './model.ts';
 
 type Caller = Pick<Identity, 'grants'>;
 
@@ -107,11 +114,13 @@ export async function stop(deps: ForgeDeps, caller: Caller, id: string): Promise
  */
 export async function restart(deps: ForgeDeps, caller: Caller, id: string): Promise<PreviewView> {
   const record = await requirePreview(deps, caller, id, 'preview:control');
-  const [policy, pr] = await Promise.all([
+  const forge = requireForge(deps);
+  const [policy, suspension] = await Promise.all([
     deps.forgeStore.getPolicy(record.project, record.repository),
-    requireForge(deps).getPullRequest(record.repository, record.number),
+    deps.forgeStore.getSuspension(accountOf(record.repository)),
   ]);
-  const reason = unwantedBecause(policy, pr, false);
+  const pr = suspension ? null : await forge.getPullRequest(record.repository, record.number);
+  const reason = unwantedBecause(policy, pr, false, suspension !== null);
   if (reason) {
     throw new ProblemError(
       ErrorCode.PreviewNotRestartable,

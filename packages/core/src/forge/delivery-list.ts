@@ -1,0 +1,76 @@
+/**
+ * GET /v1/forge/deliveries: what the forge sent and what became of it, so an operator can see why a
+ * pull request got no preview. A delivery concerns repositories (a pull request's, or those an
+ * installation event names) and so the projects whose policies name them now: a caller sees the
+ * deliveries of repositories it may read previews of. A grant on every project sees them all,
+ * including deliveries for repositories no policy names.
+ */
+import { anyProject, authorize, readableProjects } from '../auth/access.ts';
+import type { Identity } from '../auth/identity.ts';
+import type { Page, PageRequest } from '../paging.ts';
+import { parseQueryOrThrow } from '../validation.ts';
+import type { ForgeDeps } from './deps.ts';
+import { type Delivery, DeliveryListQuery, type DeliveryView } from './model.ts';
+import { allPolicies } from './policies.ts';
+
+type Caller = Pick<Identity, 'grants'>;
+
+/** The repositories (lower case) whose deliveries the caller may see in `project` (or any); null: all. */
+async function visibleRepositories(
+  deps: Pick<ForgeDeps, 'forgeStore'>,
+  caller: Caller,
+  project: string | null,
+): Promise<ReadonlySet<string> | null> {
+  const readable = readableProjects(caller.grants, 'preview:read');
+  if (project === null && readable === anyProject) return null;
+  const projects = project === null ? (readable as ReadonlySet<string>) : new Set([project]);
+  const policies = projects.size ? await allPolicies(deps) : [];
+  return new Set(
+    policies
+      .filter((policy) => projects.has(policy.project))
+      .map((policy) => policy.repository.toLowerCase()),
+  );
+}
+
+function deliveryView(delivery: Delivery, visible: ReadonlySet<string> | null): DeliveryView {
+  return {
+    id: delivery.id,
+    event: delivery.event,
+    action: delivery.action,
+    repository: delivery.repository,
+    number: delivery.number,
+    // An installation event may name repositories of other projects: only the visible ones are shown.
+    repositories:
+      visible === null
+        ? delivery.repositories
+        : delivery.repositories.filter((repository) => visible.has(repository.toLowerCase())),
+    account: delivery.account,
+    state: delivery.state,
+    attempts: delivery.attempts,
+    error: delivery.error,
+    received_at: delivery.received_at,
+    due_at: delivery.due_at,
+    finished_at: delivery.finished_at,
+  };
+}
+
+/** `?project=` (the caller must read its previews) and `?repository=` narrow the list; newest first. */
+export async function listDeliveries(
+  deps: Pick<ForgeDeps, 'forgeStore'>,
+  caller: Caller,
+  query: Record<string, string | undefined>,
+  page: PageRequest,
+): Promise<Page<DeliveryView>> {
+  const filter = parseQueryOrThrow(DeliveryListQuery, {
+    project: query.project,
+    repository: query.repository,
+  });
+  const project = filter.project ?? null;
+  if (project !== null) authorize(caller, 'preview:read', { project });
+  const visible = await visibleRepositories(deps, caller, project);
+  const wanted = filter.repository?.toLowerCase() ?? null;
+  let repositories: string[] | null = visible === null ? null : [...visible].sort();
+  if (wanted !== null) repositories = visible === null || visible.has(wanted) ? [wanted] : [];
+  const result = await deps.forgeStore.listDeliveries({ repositories }, page);
+  return { items: result.items.map((d) => deliveryView(d, visible)), next_cursor: result.next_cursor };
+}
