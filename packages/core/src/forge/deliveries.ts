@@ -332,7 +332,7 @@ export async function convergeRepository(
  * suspend and an unsuspend may arrive out of order) and records whether it is suspended. Answers
  * the installation's account; null when the forge knows no such installation (nothing to stop).
  */
-export async function refreshSuspension(
+async function refreshSuspension(
   deps: ForgeDeps,
   installation: number,
   account: string | null,
