@@ -58,6 +58,8 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   build?: { release: string; commit: string };
   /** The agent endpoint `/mcp`. */
   mcp: McpSettings;
+  /** Where the console links pull requests (default https://github.com; the local forge locally). */
+  forgeWebUrl?: string;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
