@@ -82,6 +82,16 @@ describe('summarize', () => {
     });
   });
 
+  it('lists the repositories of an installation whose account has no login (an enterprise)', () => {
+    expect(
+      summarize('installation_repositories', {
+        action: 'removed',
+        installation: { id: 9, account: { slug: 'acme-enterprise' } },
+        repositories_removed: [{ full_name: 'acme/a' }],
+      }),
+    ).toMatchObject({ relevant: true, installation: 9, account: null, repositories: ['acme/a'] });
+  });
+
   it('keeps event names with digits as they come, ignored unless previews act on them', () => {
     expect(summarize('projects_v2_item', { action: 'edited', installation: { id: 5 } })).toMatchObject({
       action: 'edited',

@@ -40,10 +40,15 @@ const PullRequestPayload = v.object({
 const Repositories = v.optional(v.array(v.object({ full_name: RepositoryName })), []);
 const InstallationPayload = v.object({
   action: v.string(),
-  installation: v.object({
-    id: v.pipe(v.number(), v.integer(), v.minValue(1)),
-    account: v.object({ login: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,100}$/)) }),
-  }),
+  // An enterprise's installation has an account without a login: its repositories still count.
+  installation: v.optional(
+    v.object({
+      id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      account: v.nullish(
+        v.object({ login: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,100}$/))) }),
+      ),
+    }),
+  ),
   repositories: Repositories,
   repositories_added: Repositories,
   repositories_removed: Repositories,
@@ -78,8 +83,8 @@ function summarizeInstallation(payload: unknown, none: Summary): Summary {
   return {
     ...none,
     repositories: [...new Set(names)],
-    installation: installation.id,
-    account: installation.account.login,
+    installation: installation?.id ?? null,
+    account: installation?.account?.login ?? null,
     relevant: true,
   };
 }
