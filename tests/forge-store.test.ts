@@ -50,6 +50,7 @@ const delivery = (id: string, changes: Partial<Forge.Delivery> = {}): Forge.Deli
   finished_at: null,
   attempts: 0,
   error: null,
+  outcome: [],
   ...changes,
 });
 
@@ -84,7 +85,11 @@ describe('the forge store', () => {
     expect((await store.dueDeliveries(now, 10)).map((d) => d.id)).toEqual(['d-1']);
     expect(await store.unprocessed(10)).toEqual({ count: 2, oldest: at });
 
-    await store.updateDelivery(delivery('d-1', { state: 'processed', due_at: null, finished_at: at }));
+    const outcome = [{ project: 'demo', preview_id: null, state: null, unwanted: 'label_missing' }];
+    await store.updateDelivery(
+      delivery('d-1', { state: 'processed', due_at: null, finished_at: at, outcome }),
+    );
+    expect((await store.getDelivery('d-1'))?.outcome).toEqual(outcome);
     expect(await store.dueDeliveries(now, 10)).toEqual([]);
     expect((await store.unprocessed(10)).count).toBe(1);
   });

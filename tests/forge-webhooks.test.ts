@@ -95,6 +95,16 @@ async function until(number: number, done: (preview: Forge.PreviewView) => boole
   }
 }
 
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error('waited in vain');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function openLabelled(head: string) {
   const { pullRequest } = await forge.open({ repository, head, labels: ['preview'] });
   if (!pullRequest) throw new Error('the forge opened no pull request');
@@ -250,7 +260,11 @@ describe('GET /v1/forge/deliveries and svc pr-preview deliveries', () => {
   it('lists what came in for a pull request, newest first, in pages, by repository', async () => {
     const pr = await openLabelled('feature-deliveries');
     await until(pr.number, (p) => p.state === 'ready');
-    const { status, body } = await http.get(`/v1/forge/deliveries?repository=${repository}&limit=2`);
+    // The preview can be ready before the labeled delivery's own convergence has finished.
+    const { status, body } = await waitFor(async () => {
+      const page = await http.get(`/v1/forge/deliveries?repository=${repository}&limit=2`);
+      return page.body.items?.[0]?.state === 'processed' ? page : undefined;
+    });
     expect(status).toBe(200);
     expect(body.items).toHaveLength(2);
     expect(body.next_cursor).toEqual(expect.any(String));
@@ -266,6 +280,14 @@ describe('GET /v1/forge/deliveries and svc pr-preview deliveries', () => {
       attempts: 1,
       due_at: null,
     });
+    expect(newest?.outcome).toEqual([
+      {
+        project: 'demo',
+        preview_id: expect.stringMatching(/^pr-/),
+        state: expect.any(String),
+        unwanted: null,
+      },
+    ]);
     expect(Date.parse(newest?.finished_at ?? '')).toBeGreaterThanOrEqual(
       Date.parse(newest?.received_at ?? ''),
     );
@@ -276,8 +298,29 @@ describe('GET /v1/forge/deliveries and svc pr-preview deliveries', () => {
     const ids = [...body.items, ...next.body.items].map((d: Forge.DeliveryView) => d.id);
     expect(new Set(ids).size).toBe(ids.length);
 
+    // Why a pull request got no preview: no label, so nothing was made, and the delivery says why.
+    const { pullRequest: bare, deliveries: sent } = await forge.open({
+      repository,
+      head: 'feature-no-label',
+    });
+    const opened = await waitFor(async () => {
+      const page = await http.get(`/v1/forge/deliveries?repository=${repository}&limit=5`);
+      const found = (page.body.items as Forge.DeliveryView[]).find((d) => d.id === sent[0]?.guid);
+      return found?.state === 'processed' ? found : undefined;
+    });
+    expect(opened).toMatchObject({ action: 'opened', number: bare?.number });
+    expect(opened.outcome).toEqual([
+      { project: 'demo', preview_id: null, state: null, unwanted: 'label_missing' },
+    ]);
+
     const other = await http.get('/v1/forge/deliveries?repository=Codertocat/Hello-World&limit=200');
     expect(other.body.items.length).toBeGreaterThan(0);
+    // No policy names that repository: processed, and no project decided anything.
+    expect(
+      other.body.items
+        .filter((d: Forge.DeliveryView) => d.state === 'processed')
+        .map((d: Forge.DeliveryView) => d.outcome),
+    ).toContainEqual([]);
     expect(
       other.body.items.every(
         (d: Forge.DeliveryView) =>
@@ -290,7 +333,7 @@ describe('GET /v1/forge/deliveries and svc pr-preview deliveries', () => {
       env: { SVC_API_TOKEN: adminToken },
     });
     expect(cli.code, cli.stderr).toBe(0);
-    expect(cli.json().items[0].id).toBe(newest?.id);
+    expect(cli.json().items[0].id).toBe(opened.id);
     const bad = await svc(['pr-preview', 'deliveries', '--repository', 'not a repo'], {
       apiUrl: stack.apiUrl,
       env: { SVC_API_TOKEN: adminToken },

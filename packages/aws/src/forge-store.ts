@@ -290,14 +290,15 @@ const policyOf = ({ preview_ttl, ...policy }: StoredPolicy): Forge.PreviewPolicy
 });
 
 /** Every repository a delivery concerns, in lower case: what a list filtered by repository matches. */
-type StoredDelivery = Partial<Pick<Forge.Delivery, 'installation' | 'account'>> &
-  Omit<Forge.Delivery, 'installation' | 'account'> & { repository_keys?: string[] };
+type StoredDelivery = Partial<Pick<Forge.Delivery, 'installation' | 'account' | 'outcome'>> &
+  Omit<Forge.Delivery, 'installation' | 'account' | 'outcome'> & { repository_keys?: string[] };
 
-/** Deliveries stored before installations were recorded read as having none. */
+/** Deliveries stored before installations and outcomes were recorded read as having none. */
 const deliveryOf = ({ repository_keys: _, ...stored }: StoredDelivery): Forge.Delivery => ({
   ...stored,
   installation: stored.installation ?? null,
   account: stored.account ?? null,
+  outcome: stored.outcome ?? [],
 });
 
 const repositoryKeys = (delivery: Forge.Delivery) => [
@@ -320,13 +321,11 @@ function concerning(repositories: readonly string[]) {
 
 function deliveryItem(delivery: Forge.Delivery): Item {
   const expires = addSeconds(new Date(delivery.received_at), deliveryRetentionSeconds);
-  const keys = repositoryKeys(delivery);
   return {
     ...Keys.delivery(delivery.id),
     item_type: Keys.ItemType.ForgeDelivery,
     ...delivery,
-    // DynamoDB stores no empty list in an attribute a filter reads; absent matches nothing.
-    ...(keys.length ? { repository_keys: keys } : {}),
+    repository_keys: repositoryKeys(delivery),
     ...Keys.listedDelivery(delivery),
     ...(delivery.due_at ? Keys.dueEntry(Keys.DueQueue.Forge, delivery.due_at, delivery.id) : {}),
     ttl: epochSeconds(expires),

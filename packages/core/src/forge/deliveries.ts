@@ -9,7 +9,14 @@ import { addSeconds } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import type { ForgeDeps } from './deps.ts';
 import { convergePullRequest, requireForge } from './drive.ts';
-import { accountOf, type Delivery, DeliveryState, finishedDelivery, RepositoryName } from './model.ts';
+import {
+  accountOf,
+  type Delivery,
+  type DeliveryOutcome,
+  DeliveryState,
+  finishedDelivery,
+  RepositoryName,
+} from './model.ts';
 import { allPolicies } from './policies.ts';
 import { ForgeRateLimitedError } from './ports.ts';
 
@@ -189,6 +196,7 @@ export async function ingest(
     finished_at: relevant ? null : now.toISOString(),
     attempts: 0,
     error: null,
+    outcome: [],
   };
   const [stored] = await Promise.all([
     deps.forgeStore.putDelivery(delivery),
@@ -237,9 +245,10 @@ export async function processDelivery(deps: ForgeDeps, id: string, receiveCount:
   if (!delivery || finishedDelivery(delivery.state)) return null;
   const now = () => deps.clock.now().toISOString();
   try {
-    await converge(deps, delivery);
+    const outcome = await converge(deps, delivery);
     await deps.forgeStore.updateDelivery({
       ...delivery,
+      outcome,
       state: DeliveryState.Processed,
       finished_at: now(),
       due_at: null,
@@ -275,7 +284,8 @@ export async function processDelivery(deps: ForgeDeps, id: string, receiveCount:
   }
 }
 
-async function converge(deps: ForgeDeps, delivery: Delivery): Promise<void> {
+/** What processing did; for a pull request, the convergence in each project whose policy names it. */
+async function converge(deps: ForgeDeps, delivery: Delivery): Promise<DeliveryOutcome[]> {
   if (
     delivery.event === 'installation' &&
     suspensionActions.has(delivery.action ?? '') &&
@@ -283,14 +293,25 @@ async function converge(deps: ForgeDeps, delivery: Delivery): Promise<void> {
   ) {
     const account = await refreshSuspension(deps, delivery.installation, delivery.account);
     if (account !== null) await convergeAccount(deps, account);
-    return;
+    return [];
   }
   if (delivery.repository !== null && delivery.number !== null) {
     const { repository, number } = delivery;
-    const policies = await deps.forgeStore.policiesOf(repository);
-    for (const policy of policies)
-      await convergePullRequest(deps, { project: policy.project, repository, number });
-    return;
+    const outcome: DeliveryOutcome[] = [];
+    for (const policy of await deps.forgeStore.policiesOf(repository)) {
+      const { decision, preview } = await convergePullRequest(deps, {
+        project: policy.project,
+        repository,
+        number,
+      });
+      outcome.push({
+        project: policy.project,
+        preview_id: preview?.id ?? null,
+        state: decision.state,
+        unwanted: decision.unwanted,
+      });
+    }
+    return outcome;
   }
   deps.forge?.forgetRepositories(delivery.repositories);
   for (const repository of delivery.repositories) {
@@ -298,6 +319,7 @@ async function converge(deps: ForgeDeps, delivery: Delivery): Promise<void> {
       await convergeRepository(deps, { project: policy.project, repository });
     }
   }
+  return [];
 }
 
 /**

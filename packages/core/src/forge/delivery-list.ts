@@ -15,24 +15,30 @@ import { allPolicies } from './policies.ts';
 
 type Caller = Pick<Identity, 'grants'>;
 
-/** The repositories (lower case) whose deliveries the caller may see in `project` (or any); null: all. */
-async function visibleRepositories(
+/** What a caller may see: the projects and the repositories (lower case) their policies name; null: all. */
+interface Scope {
+  projects: ReadonlySet<string>;
+  repositories: ReadonlySet<string>;
+}
+
+async function scopeOf(
   deps: Pick<ForgeDeps, 'forgeStore'>,
   caller: Caller,
   project: string | null,
-): Promise<ReadonlySet<string> | null> {
+): Promise<Scope | null> {
   const readable = readableProjects(caller.grants, 'preview:read');
   if (project === null && readable === anyProject) return null;
   const projects = project === null ? (readable as ReadonlySet<string>) : new Set([project]);
   const policies = projects.size ? await allPolicies(deps) : [];
-  return new Set(
+  const repositories = new Set(
     policies
       .filter((policy) => projects.has(policy.project))
       .map((policy) => policy.repository.toLowerCase()),
   );
+  return { projects, repositories };
 }
 
-function deliveryView(delivery: Delivery, visible: ReadonlySet<string> | null): DeliveryView {
+function deliveryView(delivery: Delivery, scope: Scope | null): DeliveryView {
   return {
     id: delivery.id,
     event: delivery.event,
@@ -41,9 +47,9 @@ function deliveryView(delivery: Delivery, visible: ReadonlySet<string> | null): 
     number: delivery.number,
     // An installation event may name repositories of other projects: only the visible ones are shown.
     repositories:
-      visible === null
+      scope === null
         ? delivery.repositories
-        : delivery.repositories.filter((repository) => visible.has(repository.toLowerCase())),
+        : delivery.repositories.filter((repository) => scope.repositories.has(repository.toLowerCase())),
     account: delivery.account,
     state: delivery.state,
     attempts: delivery.attempts,
@@ -51,6 +57,9 @@ function deliveryView(delivery: Delivery, visible: ReadonlySet<string> | null): 
     received_at: delivery.received_at,
     due_at: delivery.due_at,
     finished_at: delivery.finished_at,
+    // Likewise, only the decisions of projects the caller may see.
+    outcome:
+      scope === null ? delivery.outcome : delivery.outcome.filter((o) => scope.projects.has(o.project)),
   };
 }
 
@@ -67,10 +76,10 @@ export async function listDeliveries(
   });
   const project = filter.project ?? null;
   if (project !== null) authorize(caller, 'preview:read', { project });
-  const visible = await visibleRepositories(deps, caller, project);
+  const scope = await scopeOf(deps, caller, project);
   const wanted = filter.repository?.toLowerCase() ?? null;
-  let repositories: string[] | null = visible === null ? null : [...visible].sort();
-  if (wanted !== null) repositories = visible === null || visible.has(wanted) ? [wanted] : [];
+  let repositories: string[] | null = scope === null ? null : [...scope.repositories].sort();
+  if (wanted !== null) repositories = scope === null || scope.repositories.has(wanted) ? [wanted] : [];
   const result = await deps.forgeStore.listDeliveries({ repositories }, page);
-  return { items: result.items.map((d) => deliveryView(d, visible)), next_cursor: result.next_cursor };
+  return { items: result.items.map((d) => deliveryView(d, scope)), next_cursor: result.next_cursor };
 }

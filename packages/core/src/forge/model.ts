@@ -222,6 +222,18 @@ export interface Delivery {
   finished_at: string | null;
   attempts: number;
   error: string | null;
+  /** What processing a pull-request delivery decided, per project whose policy names the repository. */
+  outcome: DeliveryOutcome[];
+}
+
+/** One project's convergence of the pull request a delivery named. */
+export interface DeliveryOutcome {
+  project: string;
+  /** null: no preview record (a pull request that never asked for one leaves none). */
+  preview_id: string | null;
+  state: PreviewState | null;
+  /** Why the pull request should have no preview (`label_missing`, `policy_disabled`…); null when it should. */
+  unwanted: string | null;
 }
 
 const nullableText = v.nullable(v.string());
@@ -246,6 +258,19 @@ export const DeliveryView = v.object({
   /** When the dispatch sweep sends it again if it is still unfinished. */
   due_at: nullableText,
   finished_at: nullableText,
+  /**
+   * For a processed pull-request delivery, per project whose policy names the repository: the
+   * preview, its state and why it is not wanted (`label_missing`, `policy_disabled`…). Empty when
+   * no policy names the repository, and for other events.
+   */
+  outcome: v.array(
+    v.object({
+      project: v.string(),
+      preview_id: nullableText,
+      state: v.nullable(v.enum(PreviewState)),
+      unwanted: nullableText,
+    }),
+  ),
 });
 export type DeliveryView = v.InferOutput<typeof DeliveryView>;
 export const DeliveryList = pageSchema(DeliveryView);
