@@ -71,8 +71,11 @@ const bannerLine = (prefix: string) => {
 };
 
 it('the banner, the forge command, the console and the catalog follow the ports the stack uses', async () => {
-  const apiUrl = /API\s+(http:\/\/\S+)/.exec(banner)?.[1] as string;
-  const forgeUrl = (/Local forge\s+(http:\/\/\S+?)\/?\s/.exec(banner)?.[1] as string).replace(/\/$/, '');
+  const apiUrl = /API\s+(http:\/\/\S+)/.exec(banner)?.[1] ?? 'no API line';
+  const forgeUrl = (/Local forge\s+(http:\/\/\S+?)\/?\s/.exec(banner)?.[1] ?? 'no forge line').replace(
+    /\/$/,
+    '',
+  );
   expect(apiUrl).toBe(`http://127.0.0.1:${new URL(apiUrl).port}`);
   expect(bannerLine('export SVC_API_URL=')).toBe(`export SVC_API_URL=${apiUrl}`);
 
