@@ -108,6 +108,12 @@ export async function stop(deps: ForgeDeps, caller: Caller, id: string): Promise
   return previewView(stopped);
 }
 
+/** Where a restart's refusal points: the policy, the app's installation, or the pull request. */
+function refusalPath(reason: string): string {
+  if (reason === 'policy_missing' || reason === 'policy_disabled') return '/policy';
+  return reason === 'installation_suspended' ? '/installation' : '/pull_request';
+}
+
 /**
  * POST …/restart: a fresh composition (new URL, new TTL) once the old one is cleaned up. Needs an
  * open pull request carrying the label and an enabled policy; a 409 names what is missing.
@@ -128,7 +134,7 @@ export async function restart(deps: ForgeDeps, caller: Caller, id: string): Prom
       {
         errors: [
           {
-            path: reason === 'policy_missing' || reason === 'policy_disabled' ? '/policy' : '/pull_request',
+            path: refusalPath(reason),
             message: reason,
             code: reason,
           },
