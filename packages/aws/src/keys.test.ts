@@ -69,7 +69,9 @@ const values: Record<string, string> = {
   '<preview id>': 'pr-1',
   '<commit>': 'abc1',
   '<delivery id>': 'd-1',
+  '<received_at>': at,
   '<installation>': '42',
+  '<account>': 'acme',
 };
 
 const fill = (span: string) =>
@@ -171,11 +173,10 @@ const built: Record<string, Record<Column, string[]>> = {
     ...Keys.waitingPreview({ id: 'pr-1', repository: 'org/SVC-a', head_sha: 'abc1' }),
   }),
   'preview pointer': layout([Keys.ItemType.PreviewPointer], Keys.previewPointer('org/svc-a', 'pr-1')),
-  'forge delivery': layout(
-    [Keys.ItemType.ForgeDelivery],
-    Keys.delivery('d-1'),
-    Keys.dueEntry(Keys.DueQueue.Forge, at, 'd-1'),
-  ),
+  'forge delivery': layout([Keys.ItemType.ForgeDelivery], Keys.delivery('d-1'), {
+    ...Keys.listedDelivery({ id: 'd-1', received_at: at }),
+    ...Keys.dueEntry(Keys.DueQueue.Forge, at, 'd-1'),
+  }),
   'forge health': {
     item: [Keys.ItemType.ForgeHealth, Keys.ItemType.ForgeRateBudget, Keys.ItemType.ForgeReconciliation],
     pk: [Keys.forgeHealth.pk],
@@ -184,6 +185,7 @@ const built: Record<string, Record<Column, string[]>> = {
     gsi2: [],
     due: [],
   },
+  'forge suspension': layout([Keys.ItemType.ForgeSuspension], Keys.suspension('Acme')),
 };
 
 describe('the table layout', () => {
