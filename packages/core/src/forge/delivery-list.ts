@@ -15,6 +15,14 @@ import { allPolicies } from './policies.ts';
 
 type Caller = Pick<Identity, 'grants'>;
 
+/** What one DynamoDB filter expression holds comfortably (its IN and OR lists are bounded). */
+const maxFilteredRepositories = 100;
+
+const concerns = (delivery: Delivery, repositories: ReadonlySet<string>) =>
+  [delivery.repository, ...delivery.repositories].some(
+    (r) => r !== null && repositories.has(r.toLowerCase()),
+  );
+
 /** What a caller may see: the projects and the repositories (lower case) their policies name; null: all. */
 interface Scope {
   projects: ReadonlySet<string>;
@@ -80,6 +88,10 @@ export async function listDeliveries(
   const wanted = filter.repository?.toLowerCase() ?? null;
   let repositories: string[] | null = scope === null ? null : [...scope.repositories].sort();
   if (wanted !== null) repositories = scope === null || scope.repositories.has(wanted) ? [wanted] : [];
-  const result = await deps.forgeStore.listDeliveries({ repositories }, page);
-  return { items: result.items.map((d) => deliveryView(d, scope)), next_cursor: result.next_cursor };
+  // The store filters on at most so many repositories; past that the page is filtered here (and may be short).
+  const stored = repositories === null || repositories.length <= maxFilteredRepositories;
+  const result = await deps.forgeStore.listDeliveries({ repositories: stored ? repositories : null }, page);
+  const wantedSet = new Set(repositories);
+  const items = stored ? result.items : result.items.filter((d) => concerns(d, wantedSet));
+  return { items: items.map((d) => deliveryView(d, scope)), next_cursor: result.next_cursor };
 }

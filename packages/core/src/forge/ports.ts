@@ -105,7 +105,8 @@ export interface ForgeStore {
   unprocessed(limit: number): Promise<{ count: number; oldest: string | null }>;
   /**
    * Stored deliveries, newest first; `repositories` (lower-case `owner/name`): only those concerning
-   * one of them (a pull request's repository, or one an installation event names); null: all.
+   * one of them (a pull request's repository, or one an installation event names; at most 100);
+   * null: all.
    */
   listDeliveries(
     filter: { repositories: readonly string[] | null },
