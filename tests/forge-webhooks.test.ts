@@ -241,16 +241,24 @@ describe('a suspended installation', () => {
     expect(back.last_error).toBeNull();
   });
 
-  it('a suspension whose webhook was lost is found by the reconciliation, and so is the unsuspension', async () => {
+  it('a suspension GitHub never told the service of is found by the reconciliation, and so is the unsuspension', async () => {
     const pr = await openLabelled('feature-suspend-missed');
     await until(pr.number, (p) => p.state === 'ready');
-    forge.setFaults({ webhookFailures: 1 });
-    await forge.suspend({ account: 'demo-org' });
-    // The failed delivery is redelivered by the reconciliation too; either way the state is read.
+    // Nothing reaches the service (and nothing is left to redeliver): only the reconciliation's
+    // reading of the installations can notice the suspension, and then the unsuspension.
+    const silently = async (change: () => Promise<unknown>) => {
+      forge.setWebhookUrl(null);
+      try {
+        await change();
+      } finally {
+        forge.setWebhookUrl(`${stack.apiUrl}/webhooks/forge`);
+      }
+    };
+    await silently(() => forge.suspend({ account: 'demo-org' }));
+    expect((await previewOf(pr.number))?.state).toBe('ready');
     await stack.scheduler.run(Resources.ScheduleName.ForgeReconcile);
     await until(pr.number, (p) => p.state === 'stopped' && p.last_error?.code === 'installation_suspended');
-    forge.setFaults({ webhookFailures: 1 });
-    await forge.unsuspend({ account: 'demo-org' });
+    await silently(() => forge.unsuspend({ account: 'demo-org' }));
     await stack.scheduler.run(Resources.ScheduleName.ForgeReconcile);
     await until(pr.number, (p) => p.state === 'ready');
   });

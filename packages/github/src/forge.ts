@@ -426,7 +426,12 @@ export function gitHubForge(settings: GitHubAppSettings): Forge.ForgePort {
     },
 
     forgetRepositories(repositories) {
-      for (const repository of repositories) installations.delete(repository.toLowerCase());
+      for (const repository of repositories) {
+        const cached = installations.get(repository.toLowerCase());
+        // Its token too: one issued before a suspension may be refused after it.
+        if (cached?.id != null) forget(String(cached.id));
+        installations.delete(repository.toLowerCase());
+      }
     },
 
     budgets: () => [...budgets.values()],

@@ -385,5 +385,6 @@ async function convergeAccount(deps: ForgeDeps, account: string): Promise<void> 
   const owned = (await allPolicies(deps)).filter(
     (policy) => accountOf(policy.repository).toLowerCase() === account.toLowerCase(),
   );
+  deps.forge?.forgetRepositories(owned.map((policy) => policy.repository));
   for (const policy of owned) await convergeRepository(deps, policy);
 }

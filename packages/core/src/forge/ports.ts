@@ -71,7 +71,7 @@ export interface ForgePort {
   /** Delivery attempts since `since`, newest first. */
   deliveries(since: Date): Promise<ForgeDeliveryAttempt[]>;
   redeliver(attemptId: number): Promise<void>;
-  /** An installation event changed which repositories the app reaches: forget what was cached of them. */
+  /** An installation event changed which repositories the app reaches (or whether it may): forget what was cached of them. */
   forgetRepositories(repositories: readonly string[]): void;
   /** The rate-limit budgets this process observed, per installation. */
   budgets(): RateBudget[];

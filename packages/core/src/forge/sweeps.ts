@@ -7,7 +7,7 @@
 import { addSeconds } from '../clock.ts';
 import { convergeRepository } from './deliveries.ts';
 import type { ForgeDeps } from './deps.ts';
-import type { ReconciliationRun } from './model.ts';
+import { accountOf, type PreviewPolicy, type ReconciliationRun } from './model.ts';
 import { allPolicies } from './policies.ts';
 import { ForgeRateLimitedError } from './ports.ts';
 
@@ -43,8 +43,9 @@ export async function reconcile(deps: ForgeDeps): Promise<ReconciliationRun> {
   const run = { policies: 0, drift_found: 0, drift_fixed: 0, redelivered: 0, error: null as string | null };
   if (deps.forge) {
     try {
-      await refreshSuspensions(deps);
-      for (const policy of await allPolicies(deps)) {
+      const policies = await allPolicies(deps);
+      await refreshSuspensions(deps, policies);
+      for (const policy of policies) {
         run.policies += 1;
         const drift = await convergeRepository(deps, policy);
         run.drift_found += drift.found;
@@ -69,11 +70,12 @@ export async function reconcile(deps: ForgeDeps): Promise<ReconciliationRun> {
  * Which installations are suspended, as the forge says now: a missed suspend or unsuspend delivery
  * is repaired here, before the policies' repositories converge.
  */
-async function refreshSuspensions(deps: ForgeDeps): Promise<void> {
+async function refreshSuspensions(deps: ForgeDeps, policies: readonly PreviewPolicy[]): Promise<void> {
   const forge = deps.forge;
   if (!forge) return;
   const stored = new Map((await deps.forgeStore.suspensions()).map((s) => [s.account.toLowerCase(), s]));
   const listed = new Set<string>();
+  const lifted = new Set<string>();
   for (let page: number | null = 1; page !== null; ) {
     const installations = await forge.listInstallations(page);
     for (const { id, account, suspended_at } of installations.items) {
@@ -81,13 +83,16 @@ async function refreshSuspensions(deps: ForgeDeps): Promise<void> {
       listed.add(key);
       if (suspended_at !== null && stored.get(key)?.suspended_at !== suspended_at)
         await deps.forgeStore.putSuspension({ account, installation: id, suspended_at });
-      if (suspended_at === null && stored.has(key)) await deps.forgeStore.deleteSuspension(account);
+      if (suspended_at === null && stored.has(key)) lifted.add(key);
     }
     page = installations.next_page;
   }
-  for (const [key, stale] of stored) {
-    if (!listed.has(key)) await deps.forgeStore.deleteSuspension(stale.account);
-  }
+  for (const key of stored.keys()) if (!listed.has(key)) lifted.add(key);
+  for (const key of lifted) await deps.forgeStore.deleteSuspension(stored.get(key)?.account ?? key);
+  // A token issued before the suspension may be refused after it: the lifted accounts' are dropped.
+  forge.forgetRepositories(
+    policies.filter((p) => lifted.has(accountOf(p.repository).toLowerCase())).map((p) => p.repository),
+  );
 }
 
 /** Deliveries the forge never got an answer for, which we never stored: ask for them again, once each. */
