@@ -3,8 +3,10 @@ import { type HttpClient, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
 
 let http: HttpClient;
+let apiUrl: string;
 useTestStack({}, (started) => {
   http = started.http;
+  apiUrl = started.stack.apiUrl;
 });
 
 type Manifest = ReturnType<typeof demoManifest>;
@@ -77,7 +79,8 @@ describe('catalog reads', () => {
 
 describe('catalog apply', () => {
   it('re-applying the same manifest is a no-op', async () => {
-    const { status, body } = await http.post('/v1/catalog/apply', demoManifest());
+    // The manifest as the stack seeded it: its log links name the port the API got.
+    const { status, body } = await http.post('/v1/catalog/apply', demoManifest(apiUrl));
     expect(status).toBe(200);
     expect(body.changed).toBe(false);
     expect(body.projects).toEqual([expect.objectContaining({ name: 'demo', version: 1, changed: false })]);

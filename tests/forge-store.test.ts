@@ -42,12 +42,15 @@ const delivery = (id: string, changes: Partial<Forge.Delivery> = {}): Forge.Deli
   repository: 'demo-org/service-b',
   number: 3,
   repositories: [],
+  installation: 7,
+  account: null,
   state: 'received',
   received_at: at,
   due_at: at,
   finished_at: null,
   attempts: 0,
   error: null,
+  outcome: [],
   ...changes,
 });
 
@@ -82,9 +85,56 @@ describe('the forge store', () => {
     expect((await store.dueDeliveries(now, 10)).map((d) => d.id)).toEqual(['d-1']);
     expect(await store.unprocessed(10)).toEqual({ count: 2, oldest: at });
 
-    await store.updateDelivery(delivery('d-1', { state: 'processed', due_at: null, finished_at: at }));
+    const outcome = [{ project: 'demo', preview_id: null, state: null, unwanted: 'label_missing' }];
+    await store.updateDelivery(
+      delivery('d-1', { state: 'processed', due_at: null, finished_at: at, outcome }),
+    );
+    expect((await store.getDelivery('d-1'))?.outcome).toEqual(outcome);
     expect(await store.dueDeliveries(now, 10)).toEqual([]);
     expect((await store.unprocessed(10)).count).toBe(1);
+  });
+
+  it('lists deliveries newest first, by the repositories they concern, in pages', async () => {
+    const list = (repositories: string[] | null, after: string | null = null) =>
+      store.listDeliveries({ repositories }, { limit: 2, after });
+    await store.putDelivery(
+      delivery('l-1', { repository: 'Acme/One', received_at: '2030-01-02T00:00:01.000Z' }),
+    );
+    await store.putDelivery(
+      delivery('l-2', {
+        event: 'installation_repositories',
+        repository: null,
+        number: null,
+        repositories: ['acme/two', 'Acme/One'],
+        received_at: '2030-01-02T00:00:02.000Z',
+      }),
+    );
+    await store.putDelivery(
+      delivery('l-3', { repository: 'acme/two', received_at: '2030-01-02T00:00:03.000Z' }),
+    );
+    const first = await list(['acme/one']);
+    expect(first.items.map((d) => d.id)).toEqual(['l-2', 'l-1']);
+    expect(first.items[1]).toEqual(
+      delivery('l-1', { repository: 'Acme/One', received_at: '2030-01-02T00:00:01.000Z' }),
+    );
+    expect((await list(['acme/two'])).items.map((d) => d.id)).toEqual(['l-3', 'l-2']);
+    expect((await list([])).items).toEqual([]);
+    const newest = await list(null);
+    expect(newest.items.map((d) => d.id)).toEqual(['l-3', 'l-2']);
+    const next = await list(null, newest.next_cursor);
+    expect(next.items.map((d) => d.id)).toContain('l-1');
+    // A cursor is sealed to its filter: another filter's cursor is refused before any read.
+    await expect(list(['acme/two'], newest.next_cursor)).rejects.toMatchObject({ code: 'invalid_query' });
+  });
+
+  it('records suspended installations by account, case-insensitively', async () => {
+    const suspended = { account: 'Acme', installation: 42, suspended_at: at };
+    await store.putSuspension(suspended);
+    expect(await store.getSuspension('acme')).toEqual(suspended);
+    expect(await store.suspensions()).toEqual([suspended]);
+    await store.deleteSuspension('ACME');
+    expect(await store.getSuspension('Acme')).toBeNull();
+    expect(await store.suspensions()).toEqual([]);
   });
 
   it('keeps policies per project and repository, guarded by their revision', async () => {

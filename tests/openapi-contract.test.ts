@@ -267,6 +267,9 @@ describe('OpenAPI contract', () => {
       previews = await http.get('/v1/forge/previews?project=demo');
     }
     conforms('get', '/v1/forge/previews', previews);
+    const deliveries = '/v1/forge/deliveries';
+    conforms('get', deliveries, await http.get(`${deliveries}?repository=demo-org/service-b&limit=5`));
+    conforms('get', deliveries, await http.get(`${deliveries}?repository=nope`));
     const preview = previews.body.items.find(
       (p: { pull_request: { number: number } }) => p.pull_request.number === pullRequest?.number,
     );

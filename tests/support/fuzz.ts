@@ -47,7 +47,7 @@ export interface Operation {
   statuses: Map<number, string[]>;
 }
 
-export interface Request {
+interface Request {
   method: string;
   path: string;
   headers: Record<string, string>;
@@ -360,7 +360,7 @@ function queryFor(operation: Operation): fc.Arbitrary<string> {
   });
 }
 
-export function requestsFor(
+function requestsFor(
   operation: Operation,
   known: Known,
   credentials: Credentials = [],
@@ -395,7 +395,7 @@ export interface Figures {
   elapsedMs: number;
 }
 
-export function newFigures(): Figures {
+function newFigures(): Figures {
   return { requests: 0, byOperation: {}, byStatus: {}, elapsedMs: 0 };
 }
 
@@ -471,7 +471,7 @@ function send(baseUrl: string, request: Request): Promise<{ status: number; type
 }
 
 /** Sends one request and checks the answer; throws (failing the property) with what went wrong. */
-export async function check(
+async function check(
   stack: Stack,
   operation: Operation,
   request: Request,
@@ -508,7 +508,7 @@ export async function check(
   }
 }
 
-export function printFigures(figures: Figures, seed: number, runs: number): void {
+function printFigures(figures: Figures, seed: number, runs: number): void {
   const statuses = Object.entries(figures.byStatus)
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([status, count]) => `${status}: ${count}`)

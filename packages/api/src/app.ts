@@ -65,6 +65,8 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   mcp: McpSettings;
   /** Where the installation lets baselines (and so previews) be. */
   namespaces: Catalog.NamespacePolicy;
+  /** Where the console links pull requests (default https://github.com; the local forge locally). */
+  forgeWebUrl?: string;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;

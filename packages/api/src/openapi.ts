@@ -153,6 +153,8 @@ function v1Operation(route: RouteSpec): Json {
       ...(route.body ? bodyErrors : []),
       ...(pathParams.length ? [ErrorCode.NotFound] : []),
       ...(route.query?.length ? [ErrorCode.InvalidQuery] : []),
+      // Every change is counted per identity (docs/auth.md, "Limits"), whatever the route.
+      ...(route.public || route.method === 'get' ? [] : [ErrorCode.RateLimited]),
       ...(route.errors ?? []),
     ]),
   ];

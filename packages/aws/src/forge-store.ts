@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addSeconds, type Forge } from '@svc/core';
 import * as Keys from './keys.ts';
 import {
@@ -168,11 +168,30 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
         ),
       ),
 
-    getDelivery: (id) => get<Forge.Delivery>(Keys.delivery(id)),
+    getDelivery: async (id) => {
+      const item = await get<StoredDelivery>(Keys.delivery(id));
+      return item ? deliveryOf(item) : null;
+    },
 
     updateDelivery: (delivery) => put(deliveryItem(delivery)).then(() => undefined),
 
-    dueDeliveries: (now, limit) => dueQuery<Forge.Delivery>(table, Keys.DueQueue.Forge, now, limit),
+    dueDeliveries: async (now, limit) =>
+      (await dueQuery<StoredDelivery>(table, Keys.DueQueue.Forge, now, limit)).map(deliveryOf),
+
+    async listDeliveries(filter, page) {
+      if (filter.repositories?.length === 0) return { items: [], next_cursor: null };
+      const result = await queryPage<StoredDelivery>(
+        table,
+        {
+          index: 'gsi1',
+          partition: Keys.allDeliveries,
+          newestFirst: true,
+          ...(filter.repositories === null ? {} : { filter: concerning(filter.repositories) }),
+        },
+        page,
+      );
+      return { items: result.items.map(deliveryOf), next_cursor: result.next_cursor };
+    },
 
     async unprocessed(limit) {
       const result = await documents.send(
@@ -241,6 +260,25 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
       ),
 
     lastReconciliation: () => get<Forge.ReconciliationRun>(Keys.reconciliation),
+
+    getSuspension: (account) => get<Forge.InstallationSuspension>(Keys.suspension(account)),
+
+    async suspensions() {
+      const { partition, prefix } = Keys.suspensionsOf;
+      const items = await queryAll({ partition, prefix });
+      return items.map((item) => stripKeys<Forge.InstallationSuspension>(item));
+    },
+
+    putSuspension: (suspension) =>
+      put({
+        ...Keys.suspension(suspension.account),
+        item_type: Keys.ItemType.ForgeSuspension,
+        ...suspension,
+      }).then(() => undefined),
+
+    deleteSuspension: async (account) => {
+      await documents.send(new DeleteCommand({ TableName: table.name, Key: Keys.suspension(account) }));
+    },
   };
 }
 
@@ -251,12 +289,44 @@ const policyOf = ({ preview_ttl, ...policy }: StoredPolicy): Forge.PreviewPolicy
   ttl: preview_ttl,
 });
 
+/** Every repository a delivery concerns, in lower case: what a list filtered by repository matches. */
+type StoredDelivery = Partial<Pick<Forge.Delivery, 'installation' | 'account' | 'outcome'>> &
+  Omit<Forge.Delivery, 'installation' | 'account' | 'outcome'> & { repository_keys?: string[] };
+
+/** Deliveries stored before installations and outcomes were recorded read as having none. */
+const deliveryOf = ({ repository_keys: _, ...stored }: StoredDelivery): Forge.Delivery => ({
+  ...stored,
+  installation: stored.installation ?? null,
+  account: stored.account ?? null,
+  outcome: stored.outcome ?? [],
+});
+
+const repositoryKeys = (delivery: Forge.Delivery) => [
+  ...new Set(
+    [...(delivery.repository ? [delivery.repository] : []), ...delivery.repositories].map((r) =>
+      r.toLowerCase(),
+    ),
+  ),
+];
+
+/** A filter keeping deliveries that concern one of `repositories` (lower case; at most 100, as DynamoDB allows). */
+function concerning(repositories: readonly string[]) {
+  const names = repositories.slice(0, 100).map((_, i) => `:repo${i}`);
+  return {
+    expression: names.map((name) => `contains(#keys, ${name})`).join(' OR '),
+    names: { '#keys': 'repository_keys' },
+    values: Object.fromEntries(names.map((name, i) => [name, repositories[i]])),
+  };
+}
+
 function deliveryItem(delivery: Forge.Delivery): Item {
   const expires = addSeconds(new Date(delivery.received_at), deliveryRetentionSeconds);
   return {
     ...Keys.delivery(delivery.id),
     item_type: Keys.ItemType.ForgeDelivery,
     ...delivery,
+    repository_keys: repositoryKeys(delivery),
+    ...Keys.listedDelivery(delivery),
     ...(delivery.due_at ? Keys.dueEntry(Keys.DueQueue.Forge, delivery.due_at, delivery.id) : {}),
     ttl: epochSeconds(expires),
   };

@@ -69,6 +69,7 @@ const values: Record<string, string> = {
   '<preview id>': 'pr-1',
   '<commit>': 'abc1',
   '<delivery id>': 'd-1',
+  '<received_at>': at,
   '<installation>': '42',
   '<user id>': 'usr-1',
   '<cluster>': 'local',
@@ -76,6 +77,7 @@ const values: Record<string, string> = {
   '<first 32 hex of sha256(cluster + "\\n" + namespace)>': sha256('local\nstaging').slice(0, 32),
   '<session id>': 'ses-1',
   '<sha256(issuer + "\\n" + sub)>': sha256('https://id.example\nsub-1'),
+  '<account>': 'acme',
 };
 
 const fill = (span: string) =>
@@ -191,11 +193,10 @@ const built: Record<string, Record<Column, string[]>> = {
     ...Keys.waitingPreview({ id: 'pr-1', repository: 'org/SVC-a', head_sha: 'abc1' }),
   }),
   'preview pointer': layout([Keys.ItemType.PreviewPointer], Keys.previewPointer('org/svc-a', 'pr-1')),
-  'forge delivery': layout(
-    [Keys.ItemType.ForgeDelivery],
-    Keys.delivery('d-1'),
-    Keys.dueEntry(Keys.DueQueue.Forge, at, 'd-1'),
-  ),
+  'forge delivery': layout([Keys.ItemType.ForgeDelivery], Keys.delivery('d-1'), {
+    ...Keys.listedDelivery({ id: 'd-1', received_at: at }),
+    ...Keys.dueEntry(Keys.DueQueue.Forge, at, 'd-1'),
+  }),
   'forge health': {
     item: [Keys.ItemType.ForgeHealth, Keys.ItemType.ForgeRateBudget, Keys.ItemType.ForgeReconciliation],
     pk: [Keys.forgeHealth.pk],
@@ -204,6 +205,7 @@ const built: Record<string, Record<Column, string[]>> = {
     gsi2: [],
     due: [],
   },
+  'forge suspension': layout([Keys.ItemType.ForgeSuspension], Keys.suspension('Acme')),
 };
 
 describe('the table layout', () => {

@@ -66,6 +66,7 @@ export const ItemType = {
   ForgeHealth: 'forge_health',
   ForgeRateBudget: 'forge_rate_budget',
   ForgeReconciliation: 'forge_reconciliation',
+  ForgeSuspension: 'forge_suspension',
 } as const;
 export type ItemType = (typeof ItemType)[keyof typeof ItemType];
 
@@ -282,6 +283,10 @@ export const previewPointer = (repository: string, id: string): Key => ({
 });
 
 export const delivery = (id: string): Key => ({ pk: `DELIVERY#${id}`, sk: 'DELIVERY' });
+/** gsi1: every delivery kept, newest first (what an operator lists). */
+export const allDeliveries = 'DELIVERIES';
+export const listedDelivery = (record: { id: string; received_at: string }) =>
+  indexEntry('gsi1', allDeliveries, timeOrdered(record.received_at, record.id));
 
 /** The forge's health items share one small partition. */
 const forgePartition = 'FORGE';
@@ -293,3 +298,10 @@ export const rateBudget = (installation: string): Key => ({
 });
 export const budgetsOf: PartitionPrefix = { partition: forgePartition, prefix: budgetPrefix };
 export const reconciliation: Key = { pk: forgePartition, sk: 'RECONCILIATION' };
+const suspensionPrefix = 'SUSPENDED#';
+/** A suspended installation, by its account in lower case (GitHub compares logins case-insensitively). */
+export const suspension = (account: string): Key => ({
+  pk: forgePartition,
+  sk: `${suspensionPrefix}${account.toLowerCase()}`,
+});
+export const suspensionsOf: PartitionPrefix = { partition: forgePartition, prefix: suspensionPrefix };

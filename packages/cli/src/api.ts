@@ -250,6 +250,9 @@ export function api(http: HttpClient) {
     listForgePreviews: (query: PageQuery & { project: string }) =>
       body(http.request<Page<Forge.PreviewView>>('GET', '/v1/forge/previews', { query: { ...query } })),
     getForgePreview: (id: string) => body(http.request<Forge.PreviewView>('GET', forgePreview(id))),
+    listForgeDeliveries: (
+      query: PageQuery & { project?: string | undefined; repository?: string | undefined },
+    ) => body(http.request<Page<Forge.DeliveryView>>('GET', '/v1/forge/deliveries', { query: { ...query } })),
     stopForgePreview: (id: string) =>
       body(http.request<Forge.PreviewView>('POST', `${forgePreview(id)}/stop`)),
     restartForgePreview: (id: string) =>

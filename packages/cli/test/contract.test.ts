@@ -89,6 +89,7 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
       }),
     listForgePreviews: () => client.listForgePreviews({ project: 'demo' }),
     getForgePreview: () => client.getForgePreview('pr-sample'),
+    listForgeDeliveries: () => client.listForgeDeliveries({ repository: 'a/b' }),
     stopForgePreview: () => client.stopForgePreview('pr-sample'),
     restartForgePreview: () => client.restartForgePreview('pr-sample'),
     putPreviewPolicy: () => client.putPreviewPolicy('demo', 'a/b', {}),

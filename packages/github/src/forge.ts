@@ -342,10 +342,23 @@ export function gitHubForge(settings: GitHubAppSettings): Forge.ForgePort {
           account: accountName(installation.account),
           repository_selection: installation.repository_selection,
           created_at: installation.created_at ?? null,
+          suspended_at: installation.suspended_at ?? null,
         })),
         page,
         next_page: nextPage(response.headers.link),
       };
+    },
+
+    async getInstallation(id) {
+      try {
+        const { data } = await call('app', () =>
+          app().request('GET /app/installations/{installation_id}', { installation_id: id }),
+        );
+        return { id: data.id, account: accountName(data.account), suspended_at: data.suspended_at ?? null };
+      } catch (error) {
+        if (isHttpError(error) && error.status === 404) return null;
+        throw error;
+      }
     },
 
     async listRepositories(installationId, page) {
@@ -413,7 +426,12 @@ export function gitHubForge(settings: GitHubAppSettings): Forge.ForgePort {
     },
 
     forgetRepositories(repositories) {
-      for (const repository of repositories) installations.delete(repository.toLowerCase());
+      for (const repository of repositories) {
+        const cached = installations.get(repository.toLowerCase());
+        // Its token too: one issued before a suspension may be refused after it.
+        if (cached?.id != null) forget(String(cached.id));
+        installations.delete(repository.toLowerCase());
+      }
     },
 
     budgets: () => [...budgets.values()],

@@ -9,6 +9,7 @@ import { DOCS, GitHubError, invalidRequest, notFound } from './errors.ts';
 import { cursorPage, numberedPage, type Page } from './paging.ts';
 import { type RateLimits, rateLimitHeaders } from './rate-limit.ts';
 import type { Renderer } from './render.ts';
+import type { Simulator } from './simulator.ts';
 import {
   CHECK_CONCLUSIONS,
   CHECK_STATUSES,
@@ -31,6 +32,8 @@ export interface ApiDeps {
   render: Renderer;
   rateLimits: RateLimits;
   webhooks: WebhookSender;
+  /** Suspends or unsuspends an installation, with its webhook (the simulator's verb). */
+  installations: Pick<Simulator, 'setSuspended'>;
 }
 
 const resourceNotAccessible = () => new GitHubError(403, 'Resource not accessible by integration');
@@ -102,7 +105,7 @@ function latestPerName(runs: CheckRunRecord[]): CheckRunRecord[] {
 }
 
 export function createApi(deps: ApiDeps): Hono<Env> {
-  const { store, auth, render, rateLimits, webhooks } = deps;
+  const { store, auth, render, rateLimits, webhooks, installations } = deps;
   const app = new Hono<Env>();
 
   const errorResponse = (error: Error, c: Ctx): Response => {
@@ -242,6 +245,7 @@ export function createApi(deps: ApiDeps): Hono<Env> {
     requireApp(c);
     const installation = store.installation(integer(c.req.param('installation_id')));
     if (!installation) throw notFound();
+    if (installation.suspendedAt) throw new GitHubError(403, 'This installation has been suspended');
     const { record, repositoryIds } = auth.issueToken(installation, await jsonBody(c));
     return c.json(
       {
@@ -256,6 +260,24 @@ export function createApi(deps: ApiDeps): Hono<Env> {
       201,
     );
   });
+
+  // The app itself suspends or unsuspends an installation: 204, and the installation webhook.
+  for (const [method, suspended] of [
+    ['put', true],
+    ['delete', false],
+  ] as const) {
+    app[method]('/app/installations/:installation_id/suspended', async (c) => {
+      requireApp(c);
+      const installation = store.installation(integer(c.req.param('installation_id')));
+      if (!installation) throw notFound();
+      await installations.setSuspended({
+        account: installation.account,
+        suspended,
+        sender: render.botLogin(),
+      });
+      return c.body(null, 204);
+    });
+  }
 
   app.get('/repos/:owner/:repo/installation', (c) => {
     requireApp(c);

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 const USAGE = `usage: npm run forge -- <verb> [arguments] [--url URL] [--sender LOGIN]
 
   serve [--port 8083] [--webhook-url URL] [--webhook-secret S] [--app-id N]
-        [--private-key-file FILE] [--state-file FILE] [--seed]
+        [--private-key-file FILE] [--state-file FILE] [--seed] [--content-type json|form]
   state
   open <owner/repo> --head BRANCH [--base BRANCH] [--title T] [--author LOGIN] [--draft]
                     [--label NAME]... [--fork OWNER]
@@ -16,11 +16,13 @@ const USAGE = `usage: npm run forge -- <verb> [arguments] [--url URL] [--sender 
   close <owner/repo#N> [--merged]       reopen <owner/repo#N>
   base <owner/repo#N> <branch>
   install <owner/repo>                  uninstall <owner/repo | owner>
+  suspend <owner>                       unsuspend <owner>
   fail-deliveries <N>
   rate-limit <N> [--secondary] [--retry-after SECONDS]
   server-errors <N> [--status 502]
 
---url defaults to $FORGE_URL, else http://127.0.0.1:8083.
+--url defaults to $FORGE_URL, else http://127.0.0.1:$FORGE_PORT (8083 when unset), the
+port \`npm start\` gives the forge; serve's --port defaults to $FORGE_PORT too.
 `;
 
 class UsageError extends Error {}
@@ -47,6 +49,7 @@ const OPTIONS = {
   'private-key-file': { type: 'string' },
   'state-file': { type: 'string' },
   seed: { type: 'boolean' },
+  'content-type': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -61,7 +64,9 @@ function parse() {
 
 const { values, positionals } = parse();
 
-const baseUrl = (values.url ?? process.env.FORGE_URL ?? 'http://127.0.0.1:8083').replace(/\/$/, '');
+/** The port `npm start` gives the forge follows FORGE_PORT; so do the verbs that drive it. */
+const defaultPort = process.env.FORGE_PORT ?? '8083';
+const baseUrl = (values.url ?? process.env.FORGE_URL ?? `http://127.0.0.1:${defaultPort}`).replace(/\/$/, '');
 
 function arg(index: number, what: string): string {
   const value = positionals[index];
@@ -104,6 +109,11 @@ async function call(method: string, path: string, body?: Record<string, unknown>
   process.stdout.write(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
 }
 
+function contentType(value: string | undefined): 'json' | 'form' {
+  if (value === undefined || value === 'json' || value === 'form') return value ?? 'json';
+  throw new UsageError(`--content-type must be json or form, got "${value}"`);
+}
+
 function privateKeyFrom(file: string | undefined): string | undefined {
   if (!file || !existsSync(file)) return undefined;
   return readFileSync(file, 'utf8');
@@ -116,7 +126,8 @@ async function serve(): Promise<void> {
   // Loaded only here, so the client verbs start fast.
   const { startLocalForge } = await import('./forge.ts');
   const forge = await startLocalForge({
-    port: count(values.port ?? '8083', '--port'),
+    port: count(values.port ?? defaultPort, '--port'),
+    webhookContentType: contentType(values['content-type']),
     webhookUrl: values['webhook-url'] ?? null,
     seed: values.seed ?? false,
     ...(values['webhook-secret'] ? { webhookSecret: values['webhook-secret'] } : {}),
@@ -197,6 +208,13 @@ async function main(): Promise<void> {
       return call('POST', '/_control/installations', withSender({ repository: arg(1, 'owner/repo') }));
     case 'uninstall':
       return call('DELETE', `/_control/installations/${arg(1, 'owner/repo or owner')}`);
+    case 'suspend':
+    case 'unsuspend':
+      return call(
+        'POST',
+        `/_control/installations/${encodeURIComponent(arg(1, 'owner'))}/${verb}`,
+        withSender({}),
+      );
     case 'fail-deliveries':
       return call('POST', '/_control/faults', { webhookFailures: count(arg(1, 'N'), 'N') });
     case 'rate-limit':

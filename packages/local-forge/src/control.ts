@@ -129,6 +129,11 @@ export function createControl(control: ForgeControl): Hono {
   app.delete('/installations/:owner/:repo', async (c) =>
     c.json(await control.uninstall({ target: `${c.req.param('owner')}/${c.req.param('repo')}` })),
   );
+  for (const verb of ['suspend', 'unsuspend'] as const) {
+    app.post(`/installations/:owner/${verb}`, async (c) =>
+      c.json(await control[verb]({ account: c.req.param('owner'), ...defined(await parse(c, SenderBody)) })),
+    );
+  }
   app.get('/faults', (c) => c.json(control.faults()));
   app.post('/faults', async (c) => {
     const body = await parse(c, FaultsBody);

@@ -8,6 +8,7 @@ import type {
   PullRequestTarget,
   Simulator,
 } from './simulator.ts';
+import type { PullRecord } from './state.ts';
 import type { ForgeStore } from './store.ts';
 import type { WebhookSender } from './webhooks.ts';
 
@@ -24,11 +25,27 @@ interface FaultsInput {
   serverErrors?: ServerErrorFault;
 }
 
+/** What the app wrote on a pull request: its comments and the check runs of its head commit. */
+interface PullRequestState extends PullRequestSummary {
+  comments: { id: number; author: string; body: string; createdAt: string; updatedAt: string }[];
+  checkRuns: {
+    id: number;
+    name: string;
+    headSha: string;
+    status: string;
+    conclusion: string | null;
+    title: string | null;
+    summary: string | null;
+    detailsUrl: string | null;
+  }[];
+}
+
 interface ForgeStateSummary {
   app: { id: number; slug: string };
   webhookUrl: string | null;
-  installations: { id: number; account: string; repositories: string[] }[];
-  pullRequests: PullRequestSummary[];
+  webhookContentType: string;
+  installations: { id: number; account: string; repositories: string[]; suspendedAt: string | null }[];
+  pullRequests: PullRequestState[];
   deliveries: number;
   faults: Faults;
 }
@@ -52,10 +69,43 @@ export interface ForgeControl {
   install(input: { repository: string; sender?: string }): Promise<ControlResult>;
   /** `owner/name`: `installation_repositories.removed`; `owner`: `installation.deleted`. */
   uninstall(input: { target: string; sender?: string }): Promise<ControlResult>;
+  /** `installation.suspend`: tokens refused, no webhooks for its repositories, until unsuspended. */
+  suspend(input: { account: string; sender?: string }): Promise<ControlResult>;
+  /** `installation.unsuspend`. */
+  unsuspend(input: { account: string; sender?: string }): Promise<ControlResult>;
   /** Sets the given faults (others unchanged); a count of 0 clears one. */
   setFaults(input: FaultsInput): Faults;
   faults(): Faults;
   state(): ForgeStateSummary;
+}
+
+function pullRequestState(store: ForgeStore, simulator: Simulator, pull: PullRecord): PullRequestState {
+  const comments = store.state.comments.filter(
+    (comment) => comment.repositoryId === pull.repositoryId && comment.issueNumber === pull.number,
+  );
+  const runs = store.state.checkRuns.filter(
+    (run) => run.repositoryId === pull.repositoryId && run.headSha === pull.headSha,
+  );
+  return {
+    ...simulator.summary(pull),
+    comments: comments.map(({ id, author, body, createdAt, updatedAt }) => ({
+      id,
+      author,
+      body,
+      createdAt,
+      updatedAt,
+    })),
+    checkRuns: runs.map((run) => ({
+      id: run.id,
+      name: run.name,
+      headSha: run.headSha,
+      status: run.status,
+      conclusion: run.conclusion,
+      title: run.output.title,
+      summary: run.output.summary,
+      detailsUrl: run.detailsUrl,
+    })),
+  };
 }
 
 export function createForgeControl(deps: {
@@ -76,6 +126,8 @@ export function createForgeControl(deps: {
     changeBase: (target) => simulator.changeBase(target),
     install: (input) => simulator.install(input),
     uninstall: (input) => simulator.uninstall(input),
+    suspend: (input) => simulator.setSuspended({ ...input, suspended: true }),
+    unsuspend: (input) => simulator.setSuspended({ ...input, suspended: false }),
     setFaults(input) {
       if (input.webhookFailures !== undefined) webhooks.failNext = input.webhookFailures;
       if (input.rateLimit) rateLimits.setRateLimitFault(input.rateLimit);
@@ -86,6 +138,7 @@ export function createForgeControl(deps: {
     state: () => ({
       app: { id: store.state.app.id, slug: store.state.app.slug },
       webhookUrl: webhooks.url,
+      webhookContentType: webhooks.contentType,
       installations: store.state.installations.map((installation) => ({
         id: installation.id,
         account: installation.account,
@@ -93,8 +146,9 @@ export function createForgeControl(deps: {
           const repository = store.repositoryById(id);
           return `${repository.owner}/${repository.name}`;
         }),
+        suspendedAt: installation.suspendedAt ?? null,
       })),
-      pullRequests: store.state.pulls.map((pull) => simulator.summary(pull)),
+      pullRequests: store.state.pulls.map((pull) => pullRequestState(store, simulator, pull)),
       deliveries: store.state.deliveries.length,
       faults: faults(),
     }),

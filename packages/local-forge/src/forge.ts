@@ -9,13 +9,14 @@ import { createApi } from './api.ts';
 import { AppAuth } from './auth.ts';
 import { createControl } from './control.ts';
 import { createForgeControl, type ForgeControl } from './forge-control.ts';
+import { createPages, isPagePath } from './pages.ts';
 import { loadState, StateFile } from './persistence.ts';
 import { RateLimits } from './rate-limit.ts';
 import { Renderer } from './render.ts';
 import { type PushEvent, Simulator } from './simulator.ts';
 import { AccountType, type AppRecord, emptyState, type ForgeState, timestamp } from './state.ts';
 import { ForgeStore } from './store.ts';
-import { DELIVERY_TIMEOUT_MS, WebhookSender } from './webhooks.ts';
+import { DELIVERY_TIMEOUT_MS, type WebhookContentType, WebhookSender } from './webhooks.ts';
 
 /** The repository `seed: true` installs the app on. */
 const DEMO_REPOSITORY = 'demo-org/service-b';
@@ -43,6 +44,8 @@ export interface LocalForgeOptions {
   onPush?: (push: PushEvent) => void | Promise<void>;
   /** A receiver slower than this fails the delivery; default 10 000 ms, as on GitHub. */
   deliveryTimeoutMs?: number;
+  /** The app's webhook content type: `json` (default) or `form` (`payload=<url-encoded JSON>`). */
+  webhookContentType?: WebhookContentType;
 }
 
 export interface LocalForge extends ForgeControl {
@@ -55,6 +58,8 @@ export interface LocalForge extends ForgeControl {
   readonly webhookSecret: string;
   /** Points webhooks elsewhere (null: stop sending). */
   setWebhookUrl(url: string | null): void;
+  /** Changes the app's webhook content type setting for the deliveries that follow. */
+  setWebhookContentType(contentType: WebhookContentType): void;
   /** Closes the server and writes the state file. */
   stop(): Promise<void>;
 }
@@ -121,17 +126,21 @@ export async function startLocalForge(options: LocalForgeOptions = {}): Promise<
   const webhooks = new WebhookSender(store, {
     url: options.webhookUrl ?? null,
     timeoutMs: options.deliveryTimeoutMs ?? DELIVERY_TIMEOUT_MS,
+    ...(options.webhookContentType ? { contentType: options.webhookContentType } : {}),
   });
   const simulator = new Simulator({ store, render, webhooks, auth, onPush: options.onPush });
   const control = createForgeControl({ store, simulator, webhooks, rateLimits });
-  const api = createApi({ store, auth, render, rateLimits, webhooks });
+  const api = createApi({ store, auth, render, rateLimits, webhooks, installations: simulator });
   const controlRoutes = createControl(control);
+  const pages = createPages(store);
 
   const server = await listen(
-    (request) =>
-      new URL(request.url).pathname.startsWith('/_control/')
-        ? controlRoutes.fetch(request)
-        : api.fetch(request),
+    (request) => {
+      const { pathname } = new URL(request.url);
+      if (pathname.startsWith('/_control/')) return controlRoutes.fetch(request);
+      if (request.method === 'GET' && isPagePath(pathname)) return pages.fetch(request);
+      return api.fetch(request);
+    },
     host,
     options.port ?? 0,
   );
@@ -149,6 +158,9 @@ export async function startLocalForge(options: LocalForgeOptions = {}): Promise<
     webhookSecret: state.app.webhookSecret,
     setWebhookUrl(next) {
       webhooks.url = next;
+    },
+    setWebhookContentType(contentType) {
+      webhooks.contentType = contentType;
     },
     async stop() {
       await new Promise<void>((resolve) => {

@@ -36,5 +36,7 @@ export type PullRequestClosed = WebhookSchema<'webhook-pull-request-closed'>;
 export type PullRequestEdited = WebhookSchema<'webhook-pull-request-edited'>;
 export type InstallationCreated = WebhookSchema<'webhook-installation-created'>;
 export type InstallationDeleted = WebhookSchema<'webhook-installation-deleted'>;
+export type InstallationSuspend = WebhookSchema<'webhook-installation-suspend'>;
+export type InstallationUnsuspend = WebhookSchema<'webhook-installation-unsuspend'>;
 export type InstallationRepositoriesAdded = WebhookSchema<'webhook-installation-repositories-added'>;
 export type InstallationRepositoriesRemoved = WebhookSchema<'webhook-installation-repositories-removed'>;

@@ -28,6 +28,12 @@ export const APP_PERMISSIONS: Record<string, string> = {
 
 const APP_EVENTS = ['pull_request'];
 
+/** The JSON a delivery carried: its body, or the body's `payload` field when it was sent as a form. */
+function payloadOf(delivery: DeliveryRecord): string {
+  const form = delivery.requestHeaders['Content-Type'] === 'application/x-www-form-urlencoded';
+  return form ? (new URLSearchParams(delivery.body).get('payload') ?? '{}') : delivery.body;
+}
+
 const nodeId = (prefix: string, id: number): string =>
   `${prefix}_${Buffer.from(`forge:${id}`).toString('base64url')}`;
 
@@ -141,8 +147,8 @@ export class Renderer {
       created_at: installation.createdAt,
       updated_at: installation.createdAt,
       single_file_name: null,
-      suspended_by: null,
-      suspended_at: null,
+      suspended_by: installation.suspendedBy ? this.user(installation.suspendedBy) : null,
+      suspended_at: installation.suspendedAt ?? null,
     } satisfies GitHub.Installation;
   }
 
@@ -375,7 +381,7 @@ export class Renderer {
     return {
       ...(this.deliveryItem(delivery) as GitHub.HookDelivery),
       url: delivery.url,
-      request: { headers: delivery.requestHeaders, payload: JSON.parse(delivery.body) },
+      request: { headers: delivery.requestHeaders, payload: JSON.parse(payloadOf(delivery)) },
       response: { headers: delivery.responseHeaders, payload: delivery.responseBody },
     } satisfies GitHub.HookDelivery;
   }

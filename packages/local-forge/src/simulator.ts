@@ -384,6 +384,36 @@ export class Simulator {
     ]);
   }
 
+  /**
+   * Suspends (or unsuspends) the app's installation on `account`, as its owner can in the
+   * installation settings: `installation.suspend` / `unsuspend`. While suspended its tokens are
+   * refused, no token is issued and its repositories send no webhooks. Nothing when it already is.
+   */
+  async setSuspended(input: {
+    account: string;
+    suspended: boolean;
+    sender?: string;
+  }): Promise<ControlResult> {
+    const installation = this.store.installationOfAccount(input.account);
+    if (!installation)
+      throw new ControlError(404, 'installation_not_found', `the app is not installed on ${input.account}`);
+    if (Boolean(installation.suspendedAt) === input.suspended) return { pullRequest: null, deliveries: [] };
+    const login = input.sender ?? DEFAULT_ADMIN;
+    installation.suspendedAt = input.suspended ? timestamp() : null;
+    installation.suspendedBy = input.suspended ? login : null;
+    if (input.suspended) this.auth.revokeInstallationTokens(installation.id);
+    this.store.changed();
+    const action = input.suspended ? 'suspend' : 'unsuspend';
+    const payload = {
+      action,
+      installation: this.render.installation(installation),
+      sender: this.render.user(login),
+    } satisfies GitHub.InstallationSuspend | GitHub.InstallationUnsuspend;
+    return this.deliverEvents(null, [
+      { event: 'installation', action, installationId: installation.id, repositoryId: null, payload },
+    ]);
+  }
+
   summary(pull: PullRecord): PullRequestSummary {
     const repository = this.store.repositoryById(pull.repositoryId);
     return {
@@ -468,15 +498,17 @@ export class Simulator {
 
   private deliver(pull: PullRecord, payloads: ({ action: string } & object)[]): Promise<ControlResult> {
     const installation = this.store.installationOfRepository(pull.repositoryId);
-    const events: WebhookEvent[] = installation
-      ? payloads.map((payload) => ({
-          event: 'pull_request',
-          action: payload.action,
-          installationId: installation.id,
-          repositoryId: pull.repositoryId,
-          payload,
-        }))
-      : [];
+    // A suspended installation gets no webhooks for its repositories, as on GitHub.
+    const events: WebhookEvent[] =
+      installation && !installation.suspendedAt
+        ? payloads.map((payload) => ({
+            event: 'pull_request',
+            action: payload.action,
+            installationId: installation.id,
+            repositoryId: pull.repositoryId,
+            payload,
+          }))
+        : [];
     return this.deliverEvents(pull, events);
   }
 

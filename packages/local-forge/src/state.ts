@@ -31,6 +31,9 @@ export interface InstallationRecord {
   account: string;
   repositoryIds: number[];
   createdAt: string;
+  /** Set while suspended (absent in state files written before suspensions existed). */
+  suspendedAt?: string | null;
+  suspendedBy?: string | null;
 }
 
 const PullState = { open: 'open', closed: 'closed' } as const;

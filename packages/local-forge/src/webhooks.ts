@@ -26,15 +26,24 @@ export interface DeliverySummary {
   statusCode: number;
 }
 
+/** A GitHub App's webhook sends JSON, or a form whose `payload` field holds the JSON. */
+export const WebhookContentType = { json: 'json', form: 'form' } as const;
+export type WebhookContentType = (typeof WebhookContentType)[keyof typeof WebhookContentType];
+
 export interface WebhookSenderOptions {
   url: string | null;
   timeoutMs: number;
+  contentType?: WebhookContentType;
 }
 
 /** GitHub gives up on a receiver after 10 s and records the delivery as failed. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 const MAX_RECORDED_RESPONSE = 10_000;
 const HOOKSHOT_VERSION = 'a8b2e3f';
+
+/** A redelivery sends the same bytes, so its content type follows the body, not today's setting. */
+const contentTypeOf = (body: string) =>
+  body.startsWith('payload=') ? 'application/x-www-form-urlencoded' : 'application/json';
 
 export function summarise(delivery: DeliveryRecord): DeliverySummary {
   return {
@@ -50,6 +59,8 @@ export function summarise(delivery: DeliveryRecord): DeliverySummary {
 
 export class WebhookSender {
   url: string | null;
+  /** The app's webhook content type setting; the signature covers the body as sent either way. */
+  contentType: WebhookContentType;
   /** Fault: this many next attempts are recorded as failed without being sent. */
   failNext = 0;
   private readonly store: ForgeStore;
@@ -59,11 +70,14 @@ export class WebhookSender {
     this.store = store;
     this.url = options.url;
     this.timeoutMs = options.timeoutMs;
+    this.contentType = options.contentType ?? WebhookContentType.json;
   }
 
   /** Resolves once the receiver answered (or failed); null when no webhook URL is configured. */
   async send(event: WebhookEvent): Promise<DeliveryRecord | null> {
-    const body = JSON.stringify(event.payload);
+    const json = JSON.stringify(event.payload);
+    const body =
+      this.contentType === WebhookContentType.form ? new URLSearchParams({ payload: json }).toString() : json;
     return this.attempt({ ...event, guid: randomUUID(), body, redelivery: false });
   }
 
@@ -87,7 +101,7 @@ export class WebhookSender {
     const { app } = this.store.state;
     const requestHeaders: Record<string, string> = {
       Accept: '*/*',
-      'Content-Type': 'application/json',
+      'Content-Type': contentTypeOf(delivery.body),
       'User-Agent': `GitHub-Hookshot/${HOOKSHOT_VERSION}`,
       'X-GitHub-Delivery': delivery.guid,
       'X-GitHub-Event': delivery.event,

@@ -176,7 +176,7 @@ describe('persistence', () => {
         expect(second.webhookSecret).toBe(first.webhookSecret);
         expect(second.state().installations).toEqual(first.state().installations);
         expect(second.state().pullRequests).toEqual([
-          { ...opened.pullRequest, htmlUrl: expect.stringContaining('/pull/1') },
+          { ...opened.pullRequest, htmlUrl: expect.stringContaining('/pull/1'), comments: [], checkRuns: [] },
         ]);
         const { data } = await bareClient(second).request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
           owner: 'demo-org',

@@ -48,7 +48,11 @@ export async function startReceiver(): Promise<Receiver> {
         event: String(request.headers['x-github-event']),
         delivery: String(request.headers['x-github-delivery']),
         signature: String(request.headers['x-hub-signature-256']),
-        payload: JSON.parse(body) as ReceivedWebhook['payload'],
+        payload: JSON.parse(
+          request.headers['content-type'] === 'application/x-www-form-urlencoded'
+            ? (new URLSearchParams(body).get('payload') ?? '')
+            : body,
+        ) as ReceivedWebhook['payload'],
       });
       setTimeout(() => response.writeHead(receiver.status).end(), receiver.delayMs);
     });

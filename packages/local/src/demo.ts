@@ -7,8 +7,23 @@ import { DEPENDENCIES_ANNOTATION } from '@svc/local-cluster';
 /** The one demo manifest: seeds the local catalog and (with the cluster) the baseline workloads. */
 const demoManifestPath = new URL('../demo/catalog.json', import.meta.url);
 
-export function demoManifest(): Catalog.CatalogManifest {
-  return JSON.parse(readFileSync(demoManifestPath, 'utf8')) as Catalog.CatalogManifest;
+/** The API origin the manifest's own links name: `npm start`'s default. */
+const manifestApiUrl = 'http://127.0.0.1:8081';
+
+/**
+ * The demo manifest; with `apiUrl`, its observability links that point at the API point at that
+ * one instead, so a stack on other ports links to itself.
+ */
+export function demoManifest(apiUrl?: string): Catalog.CatalogManifest {
+  const manifest = JSON.parse(readFileSync(demoManifestPath, 'utf8')) as Catalog.CatalogManifest;
+  if (apiUrl === undefined) return manifest;
+  for (const baseline of manifest.projects.flatMap((project) => project.baselines)) {
+    for (const [name, link] of Object.entries(baseline.observability ?? {})) {
+      if (link.startsWith(`${manifestApiUrl}/`) && baseline.observability)
+        baseline.observability[name] = `${apiUrl}${link.slice(manifestApiUrl.length)}`;
+    }
+  }
+  return manifest;
 }
 
 /** An image of a demo component in the demo registry (the baseline runs tag 1.0.0). */
@@ -37,9 +52,12 @@ export function demoManifestWithoutMessaging(projectName: string): Catalog.Catal
   return manifest;
 }
 
-/** Applies the demo manifest through the normal catalog path; a no-op when it is already current. */
-export function seedDemoCatalog(deps: Catalog.CatalogDeps) {
-  return Catalog.apply(deps, Auth.devIdentity, demoManifest());
+/**
+ * Applies the demo manifest through the normal catalog path, its links pointing at `apiUrl`; a
+ * no-op when it is already current (a stack on other ports than last time applies a new version).
+ */
+export function seedDemoCatalog(deps: Catalog.CatalogDeps, apiUrl: string) {
+  return Catalog.apply(deps, Auth.devIdentity, demoManifest(apiUrl));
 }
 
 /** Environment variables per component of the demo baseline (where its queues are). */

@@ -108,6 +108,16 @@ const localAdminToken =
       ).token
     : null;
 
+/** Where `svc` and `npm run forge` look when told nothing; other ports are spelled out below. */
+const defaultApiUrl = 'http://127.0.0.1:8081';
+const defaultForgeUrl = 'http://127.0.0.1:8083';
+const forgeUrl = stack.forge?.url ?? defaultForgeUrl;
+const forgeFlag = forgeUrl === defaultForgeUrl ? '' : ` --url ${forgeUrl}`;
+const apiHint =
+  stack.apiUrl === defaultApiUrl
+    ? ''
+    : `\n  export SVC_API_URL=${stack.apiUrl}   # svc's default is ${defaultApiUrl}`;
+
 console.log(`
 Preview Composition Service is running (${Math.round(performance.now() - started)} ms)
 
@@ -117,18 +127,19 @@ Preview Composition Service is running (${Math.round(performance.now() - started
   MCP for agents   npx svc mcp   (stdio), or ${stack.apiUrl}/mcp (Streamable HTTP); see docs/mcp.md
   Preview gateway  http://<composition-id>.preview.localhost:${gatewayPort}/
   Kubernetes API   ${stack.clusterUrl}   (kubectl --kubeconfig ${stateDir}/kubeconfig get pods -n staging)
-  Local forge      ${stack.forge?.url}   (GitHub stand-in: the app is installed on ${demoRepository})
+  Local forge      ${forgeUrl}/   (GitHub stand-in: the app is installed on ${demoRepository}; pull requests, comments and checks)
   State            ${stateDir}${flags.fresh ? ' (fresh)' : ''}
 
-Try it:
+Try it:${apiHint}
   npx svc composition create --name my-first --image ${image('service-b')}
   npx svc composition wait <id>
   curl -s http://<id>.preview.localhost:${gatewayPort}/
 
 A pull-request preview (label "preview"; the local CI publishes a build for every push):
-  npm run forge -- open ${demoRepository} --head my-feature --label preview
+  npm run forge -- open ${demoRepository} --head my-feature --label preview${forgeFlag}
   npx svc pr-preview list --project demo --limit 10
-  npm run forge -- push ${demoRepository}#1      # then: unlabel ${demoRepository}#1 preview, close ${demoRepository}#1
+  npm run forge -- push ${demoRepository}#1${forgeFlag}      # then: unlabel ${demoRepository}#1 preview, close ${demoRepository}#1
+  ${forgeUrl}/${demoRepository}/pull/1                # the pull request's comment and check run
 
 Ctrl-C stops everything.
 `);

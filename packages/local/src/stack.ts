@@ -212,7 +212,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     if (options.seed !== false) {
       const messaging = await setUpDemoMessaging(clients);
       await Promise.all([
-        seedDemoCatalog(services),
         deployDemoBaseline(cluster, messaging),
         localForge ? seedDemoPolicy(stores.forgeStore) : null,
       ]);
@@ -257,12 +256,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         cluster.health,
       ],
       forgeConfiguration: forge.configuration,
+      // The console links a pull request to the local forge's page of it, not to github.com.
+      ...(localForge ? { forgeWebUrl: localForge.url } : {}),
       ...(options.build ? { build: options.build } : {}),
       // One API process: a secret of its own for the agents' confirmations.
       mcp: { secret: randomBytes(32).toString('base64url') },
     }).app;
     auth.identityProvider?.register(`${apiUrl}/auth/callback`);
     localForge?.setWebhookUrl(`${apiUrl}/webhooks/forge`);
+    // Seeded once the API listens: the demo's log links name the port it actually got.
+    if (options.seed !== false) await seedDemoCatalog(services, apiUrl);
 
     const metrics = countingMetrics();
     const workerDeps: WorkerDeps = {

@@ -81,6 +81,8 @@ export function forgeRoutes(registry: Registry, deps: ForgeRouteDeps): void {
     async (c) => c.json(await Forge.listPolicies(deps, c.get('identity'), pageQuery(c))),
   );
 
+  deliveryRoutes(registry, deps);
+
   const policyPath = '/v1/projects/{project}/repositories/{repository}/preview-policy';
   registry.add(
     {
@@ -197,5 +199,36 @@ export function forgeRoutes(registry: Registry, deps: ForgeRouteDeps): void {
       ],
     },
     async (c) => c.json(await Forge.restart(deps, c.get('identity'), previewId(c))),
+  );
+}
+
+/** What the forge sent and what became of it: the operator's answer to "why no preview?". */
+function deliveryRoutes(registry: Registry, deps: ForgeRouteDeps): void {
+  registry.add(
+    {
+      method: 'get',
+      path: '/v1/forge/deliveries',
+      operationId: 'listForgeDeliveries',
+      permission: 'preview:read',
+      summary:
+        'Webhook deliveries, newest first: event, action, repository, processing state, error and times (never the payload).',
+      tag,
+      query: [
+        {
+          name: 'project',
+          description: "Only deliveries concerning a repository this project's policies name.",
+          schema: { type: 'string' },
+        },
+        {
+          name: 'repository',
+          description: 'Only deliveries concerning owner/name.',
+          schema: { type: 'string' },
+        },
+        ...pageParams,
+      ],
+      responses: { 200: { description: 'A page of deliveries.', schema: Forge.DeliveryList } },
+      errors: [ErrorCode.InvalidQuery, ErrorCode.NotFound],
+    },
+    async (c) => c.json(await Forge.listDeliveries(deps, c.get('identity'), c.req.query(), pageQuery(c))),
   );
 }

@@ -58,6 +58,7 @@ const preview = (changes: Partial<PreviewRecord> = {}): PreviewRecord => ({
 const observe = (changes: Partial<Observation>): Observation => ({
   policy,
   pr: pr(),
+  suspended: false,
   preview: null,
   builds: {},
   composition: null,
@@ -223,5 +224,34 @@ describe('converge', () => {
     const live = observe({ preview: preview(), composition: running(Phase.Ready) });
     expect(converge({ ...live, policy: { ...policy, enabled: false } }).action.kind).toBe('destroy');
     expect(converge({ ...live, pr: null }).unwanted).toBe(Unwanted.PullRequestGone);
+  });
+
+  it('a suspended installation stops running previews and starts none; unsuspended, they come back', () => {
+    // Suspended, the forge answers nothing about the pull request: the suspension is the reason.
+    const live = observe({
+      preview: preview(),
+      pr: null,
+      suspended: true,
+      composition: running(Phase.Ready),
+    });
+    expect(converge(live)).toMatchObject({
+      state: PreviewState.Stopping,
+      action: { kind: 'destroy' },
+      unwanted: Unwanted.InstallationSuspended,
+    });
+    const gone = {
+      ...live,
+      preview: preview({ state: PreviewState.Stopping }),
+      composition: running(Phase.Destroyed),
+    };
+    expect(converge(gone)).toMatchObject({
+      state: PreviewState.Stopped,
+      unwanted: Unwanted.InstallationSuspended,
+    });
+    expect(converge({ ...live, preview: null, composition: null }).state).toBeNull();
+    const back = { ...gone, pr: pr(), suspended: false, builds: { 'service-b': 'b-1' } };
+    expect(converge({ ...back, preview: preview({ state: PreviewState.Stopped }) }).action.kind).toBe(
+      'create',
+    );
   });
 });

@@ -12,6 +12,8 @@ import { type PreviewPolicy, type PreviewRecord, PreviewState, type PullRequest 
 export const Unwanted = {
   PolicyMissing: 'policy_missing',
   PolicyDisabled: 'policy_disabled',
+  /** The app's installation on the repository's account is suspended: the forge refuses its calls. */
+  InstallationSuspended: 'installation_suspended',
   PullRequestGone: 'pull_request_gone',
   PullRequestClosed: 'pull_request_closed',
   LabelMissing: 'label_missing',
@@ -29,8 +31,10 @@ export interface ObservedComposition {
 
 export interface Observation {
   policy: PreviewPolicy | null;
-  /** null: the forge does not know it (deleted, or the app was uninstalled). */
+  /** null: the forge does not know it (deleted, or the app was uninstalled), or it cannot be read (suspended). */
   pr: PullRequest | null;
+  /** The installation on the repository's account is suspended. */
+  suspended: boolean;
   preview: PreviewRecord | null;
   /** Builds published for the head commit, per component the policy names; a missing one is not published yet. */
   builds: Record<string, string>;
@@ -59,9 +63,11 @@ export function unwantedBecause(
   policy: PreviewPolicy | null,
   pr: PullRequest | null,
   suppressed: boolean,
+  suspended = false,
 ): Unwanted | null {
   if (!policy) return Unwanted.PolicyMissing;
   if (!policy.enabled) return Unwanted.PolicyDisabled;
+  if (suspended) return Unwanted.InstallationSuspended;
   if (!pr) return Unwanted.PullRequestGone;
   if (!pr.open) return Unwanted.PullRequestClosed;
   if (!pr.labels.includes(policy.trigger_label)) return Unwanted.LabelMissing;
@@ -100,7 +106,7 @@ const decision = (
 
 export function converge(observed: Observation): Decision {
   const { policy, pr, preview, composition } = observed;
-  const unwanted = unwantedBecause(policy, pr, preview?.suppressed ?? false);
+  const unwanted = unwantedBecause(policy, pr, preview?.suppressed ?? false, observed.suspended);
   const wanted = completeBuilds(policy, observed.builds);
   const restart = preview?.restart_pending ?? false;
 

@@ -8,8 +8,16 @@ import * as v from 'valibot';
 import { addSeconds } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import type { ForgeDeps } from './deps.ts';
-import { convergePullRequest } from './drive.ts';
-import { type Delivery, DeliveryState, finishedDelivery, RepositoryName } from './model.ts';
+import { convergePullRequest, requireForge } from './drive.ts';
+import {
+  accountOf,
+  type Delivery,
+  type DeliveryOutcome,
+  DeliveryState,
+  finishedDelivery,
+  RepositoryName,
+} from './model.ts';
+import { allPolicies } from './policies.ts';
 import { ForgeRateLimitedError } from './ports.ts';
 
 /** Checks `X-Hub-Signature-256` against the raw body with the current (or previous) secret. */
@@ -39,47 +47,111 @@ const PullRequestPayload = v.object({
 const Repositories = v.optional(v.array(v.object({ full_name: RepositoryName })), []);
 const InstallationPayload = v.object({
   action: v.string(),
+  // An enterprise's installation has an account without a login: its repositories still count.
+  installation: v.optional(
+    v.object({
+      id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      account: v.nullish(
+        v.object({ login: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,100}$/))) }),
+      ),
+    }),
+  ),
   repositories: Repositories,
   repositories_added: Repositories,
   repositories_removed: Repositories,
 });
+/** Every app webhook names its installation; kept so an operator can tell deliveries apart. */
+const FromInstallation = v.object({ installation: v.object({ id: v.number() }) });
 
-type Summary = Pick<Delivery, 'action' | 'repository' | 'number' | 'repositories'> & { relevant: boolean };
+type Summary = Pick<
+  Delivery,
+  'action' | 'repository' | 'number' | 'repositories' | 'installation' | 'account'
+> & { relevant: boolean };
+
+/** Installation actions after which the installation is read again: its previews stop or may start. */
+const suspensionActions = new Set(['suspend', 'unsuspend']);
+
+function summarizePullRequest(payload: unknown, none: Summary): Summary {
+  const parsed = v.safeParse(PullRequestPayload, payload);
+  if (!parsed.success) return none;
+  const { output } = parsed;
+  // An edit matters only when the base changed; a title or body edit changes no preview.
+  const relevant =
+    pullRequestActions.has(output.action) &&
+    (output.action !== 'edited' || output.changes?.base !== undefined);
+  return { ...none, repository: output.repository.full_name, number: output.pull_request.number, relevant };
+}
+
+function summarizeInstallation(payload: unknown, none: Summary): Summary {
+  const parsed = v.safeParse(InstallationPayload, payload);
+  if (!parsed.success) return none;
+  const { installation, repositories, repositories_added, repositories_removed } = parsed.output;
+  const names = [...repositories, ...repositories_added, ...repositories_removed].map((r) => r.full_name);
+  return {
+    ...none,
+    repositories: [...new Set(names)],
+    installation: installation?.id ?? null,
+    account: installation?.account?.login ?? null,
+    relevant: true,
+  };
+}
 
 /** What processing needs from a payload, and whether previews act on it at all. */
 export function summarize(event: string, payload: unknown): Summary {
-  const none: Summary = { action: null, repository: null, number: null, repositories: [], relevant: false };
   const action =
     typeof (payload as { action?: unknown })?.action === 'string'
       ? (payload as { action: string }).action
       : null;
-  if (event === 'pull_request') {
-    const parsed = v.safeParse(PullRequestPayload, payload);
-    if (!parsed.success) return { ...none, action };
-    const { output } = parsed;
-    // An edit matters only when the base changed; a title or body edit changes no preview.
-    const relevant =
-      pullRequestActions.has(output.action) &&
-      (output.action !== 'edited' || output.changes?.base !== undefined);
-    return {
-      action,
-      repository: output.repository.full_name,
-      number: output.pull_request.number,
-      repositories: [],
-      relevant,
-    };
-  }
-  if (event === 'installation' || event === 'installation_repositories') {
-    const parsed = v.safeParse(InstallationPayload, payload);
-    if (!parsed.success) return { ...none, action };
-    const { repositories, repositories_added, repositories_removed } = parsed.output;
-    const names = [...repositories, ...repositories_added, ...repositories_removed].map((r) => r.full_name);
-    return { action, repository: null, number: null, repositories: [...new Set(names)], relevant: true };
-  }
-  return { ...none, action };
+  const from = v.safeParse(FromInstallation, payload);
+  const none: Summary = {
+    action,
+    repository: null,
+    number: null,
+    repositories: [],
+    installation: from.success ? from.output.installation.id : null,
+    account: null,
+    relevant: false,
+  };
+  if (event === 'pull_request') return summarizePullRequest(payload, none);
+  if (event === 'installation' || event === 'installation_repositories')
+    return summarizeInstallation(payload, none);
+  return none;
 }
 
 const deliveryId = /^[A-Za-z0-9-]{1,100}$/;
+/** GitHub's event names: letters, digits (`projects_v2_item`) and underscores. */
+const eventName = /^[A-Za-z0-9_]{1,64}$/;
+
+/** The two content types a GitHub App's webhook may be set to send. */
+const formContentType = 'application/x-www-form-urlencoded';
+
+/**
+ * The payload's JSON text: the body itself (`application/json`), or its `payload` field when the
+ * app sends the form content type. The signature was checked over the raw body either way.
+ */
+function payloadText(contentType: string | undefined, body: string): string {
+  if (contentType?.split(';')[0]?.trim().toLowerCase() !== formContentType) return body;
+  const payload = new URLSearchParams(body).get('payload');
+  if (payload === null) {
+    throw new ProblemError(
+      ErrorCode.ValidationFailed,
+      'A form-encoded delivery carries its JSON in `payload`.',
+      {
+        errors: [{ path: 'payload', message: 'missing from the form body' }],
+      },
+    );
+  }
+  return payload;
+}
+
+function parsePayload(contentType: string | undefined, body: string): unknown {
+  const text = payloadText(contentType, body);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ProblemError(ErrorCode.MalformedJson, 'The delivery payload is not JSON.');
+  }
+}
 
 /**
  * POST /webhooks/forge. 401 `signature_invalid` (nothing stored) for a missing or wrong
@@ -100,7 +172,7 @@ export async function ingest(
   }
   const id = request.header('x-github-delivery') ?? '';
   const event = request.header('x-github-event') ?? '';
-  if (!deliveryId.test(id) || !/^[a-z_]{1,64}$/.test(event)) {
+  if (!deliveryId.test(id) || !eventName.test(event)) {
     throw new ProblemError(ErrorCode.ValidationFailed, 'X-GitHub-Delivery and X-GitHub-Event are required.', {
       errors: [
         {
@@ -110,12 +182,7 @@ export async function ingest(
       ],
     });
   }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(request.body);
-  } catch {
-    throw new ProblemError(ErrorCode.MalformedJson, 'The delivery body is not JSON.');
-  }
+  const payload = parsePayload(request.header('content-type'), request.body);
   const now = deps.clock.now();
   const summary = summarize(event, payload);
   const { relevant, ...fields } = summary;
@@ -129,6 +196,7 @@ export async function ingest(
     finished_at: relevant ? null : now.toISOString(),
     attempts: 0,
     error: null,
+    outcome: [],
   };
   const [stored] = await Promise.all([
     deps.forgeStore.putDelivery(delivery),
@@ -177,9 +245,10 @@ export async function processDelivery(deps: ForgeDeps, id: string, receiveCount:
   if (!delivery || finishedDelivery(delivery.state)) return null;
   const now = () => deps.clock.now().toISOString();
   try {
-    await converge(deps, delivery);
+    const outcome = await converge(deps, delivery);
     await deps.forgeStore.updateDelivery({
       ...delivery,
+      outcome,
       state: DeliveryState.Processed,
       finished_at: now(),
       due_at: null,
@@ -215,13 +284,34 @@ export async function processDelivery(deps: ForgeDeps, id: string, receiveCount:
   }
 }
 
-async function converge(deps: ForgeDeps, delivery: Delivery): Promise<void> {
+/** What processing did; for a pull request, the convergence in each project whose policy names it. */
+async function converge(deps: ForgeDeps, delivery: Delivery): Promise<DeliveryOutcome[]> {
+  if (
+    delivery.event === 'installation' &&
+    suspensionActions.has(delivery.action ?? '') &&
+    delivery.installation !== null
+  ) {
+    const account = await refreshSuspension(deps, delivery.installation, delivery.account);
+    if (account !== null) await convergeAccount(deps, account);
+    return [];
+  }
   if (delivery.repository !== null && delivery.number !== null) {
     const { repository, number } = delivery;
-    const policies = await deps.forgeStore.policiesOf(repository);
-    for (const policy of policies)
-      await convergePullRequest(deps, { project: policy.project, repository, number });
-    return;
+    const outcome: DeliveryOutcome[] = [];
+    for (const policy of await deps.forgeStore.policiesOf(repository)) {
+      const { decision, preview } = await convergePullRequest(deps, {
+        project: policy.project,
+        repository,
+        number,
+      });
+      outcome.push({
+        project: policy.project,
+        preview_id: preview?.id ?? null,
+        state: decision.state,
+        unwanted: decision.unwanted,
+      });
+    }
+    return outcome;
   }
   deps.forge?.forgetRepositories(delivery.repositories);
   for (const repository of delivery.repositories) {
@@ -229,6 +319,7 @@ async function converge(deps: ForgeDeps, delivery: Delivery): Promise<void> {
       await convergeRepository(deps, { project: policy.project, repository });
     }
   }
+  return [];
 }
 
 /**
@@ -239,9 +330,12 @@ export async function convergeRepository(
   deps: ForgeDeps,
   target: { project: string; repository: string },
 ): Promise<{ found: number; fixed: number }> {
-  const policy = await deps.forgeStore.getPolicy(target.project, target.repository);
+  const [policy, suspension] = await Promise.all([
+    deps.forgeStore.getPolicy(target.project, target.repository),
+    deps.forgeStore.getSuspension(accountOf(target.repository)),
+  ]);
   const labelled =
-    policy?.enabled && deps.forge
+    policy?.enabled && deps.forge && !suspension
       ? await deps.forge.listOpenPullRequests(target.repository, policy.trigger_label)
       : [];
   const active = (await deps.forgeStore.activePreviewsOf(target.repository)).filter(
@@ -258,4 +352,39 @@ export async function convergeRepository(
     }
   }
   return { found, fixed };
+}
+
+/**
+ * Reads the installation as the forge says it is now (the payload is not trusted for state, and a
+ * suspend and an unsuspend may arrive out of order) and records whether it is suspended. Answers
+ * the installation's account; null when the forge knows no such installation (nothing to stop).
+ */
+async function refreshSuspension(
+  deps: ForgeDeps,
+  installation: number,
+  account: string | null,
+): Promise<string | null> {
+  const current = await requireForge(deps).getInstallation(installation);
+  if (!current) {
+    if (account !== null) await deps.forgeStore.deleteSuspension(account);
+    return null;
+  }
+  if (current.suspended_at === null) await deps.forgeStore.deleteSuspension(current.account);
+  else {
+    await deps.forgeStore.putSuspension({
+      account: current.account,
+      installation: current.id,
+      suspended_at: current.suspended_at,
+    });
+  }
+  return current.account;
+}
+
+/** Every policy's repository on `account`: stopped while its installation is suspended, back after. */
+async function convergeAccount(deps: ForgeDeps, account: string): Promise<void> {
+  const owned = (await allPolicies(deps)).filter(
+    (policy) => accountOf(policy.repository).toLowerCase() === account.toLowerCase(),
+  );
+  deps.forge?.forgetRepositories(owned.map((policy) => policy.repository));
+  for (const policy of owned) await convergeRepository(deps, policy);
 }

@@ -9,10 +9,11 @@ import { createForForge, destroy, updateForForge } from '../compositions/command
 import { type CompositionRecord, effectivePhase, isTornDown, Phase } from '../compositions/model.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { IdPrefix, newId } from '../names.ts';
-import { type Action, converge, type Decision, type ObservedComposition } from './converge.ts';
+import { type Action, converge, type Decision, type ObservedComposition, Unwanted } from './converge.ts';
 import { type ForgeDeps, forgeCaller } from './deps.ts';
 import { commentMarker, feedbackFor } from './feedback.ts';
 import {
+  accountOf,
   ownerSubject,
   type PreviewPolicy,
   type PreviewRecord,
@@ -99,11 +100,14 @@ export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef):
   const forge = requireForge(deps);
   for (let attempt = 0; attempt < maxRaces; attempt++) {
     const id = previewId(ref.project, ref.repository, ref.number);
-    const [policy, pr, preview] = await Promise.all([
+    const [policy, suspension, preview] = await Promise.all([
       deps.forgeStore.getPolicy(ref.project, ref.repository),
-      forge.getPullRequest(ref.repository, ref.number),
+      deps.forgeStore.getSuspension(accountOf(ref.repository)),
       deps.forgeStore.getPreview(id),
     ]);
+    // A suspended installation's calls are refused: nothing of the pull request can be read.
+    const suspended = suspension !== null;
+    const pr = suspended ? null : await forge.getPullRequest(ref.repository, ref.number);
     const [builds, composition] = await Promise.all([
       buildsOf(deps, policy, pr?.head_sha),
       preview?.composition_id ? deps.compositions.get(preview.composition_id) : null,
@@ -112,6 +116,7 @@ export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef):
     const decision = converge({
       policy,
       pr,
+      suspended,
       preview,
       builds,
       composition: observedComposition(composition, now),
@@ -127,6 +132,8 @@ export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef):
           deps.log?.({ level: 'warn', msg: 'forge poll not enqueued', error: String(error) }),
         );
     }
+    // The forge refuses a suspended installation's writes; the feedback follows once it is back.
+    if (suspended) return { decision, preview: outcome.record };
     const written = await writeFeedback(deps, forge, outcome.record, composition);
     return { decision, preview: written };
   }
@@ -185,6 +192,14 @@ function observedRecord(step: Step): PreviewRecord {
       expires_at: null,
       restart_pending: false,
     };
+  }
+  if (decision.unwanted === Unwanted.InstallationSuspended) {
+    record.last_error = {
+      code: Unwanted.InstallationSuspended,
+      message: `the app's installation on ${accountOf(base.repository)} is suspended`,
+    };
+  } else if (record.last_error?.code === Unwanted.InstallationSuspended) {
+    record.last_error = null;
   }
   if (decision.state === PreviewState.Failed && step.composition) {
     record.last_error = { code: 'composition_failed', message: `composition ${step.composition.id} failed` };

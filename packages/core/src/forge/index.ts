@@ -1,11 +1,16 @@
 export { convergeRepository, ingest, processDelivery, type SignatureCheck } from './deliveries.ts';
+export { listDeliveries } from './delivery-list.ts';
 export { defaultForgeSettings, type ForgeDeps, type ForgeSettings } from './deps.ts';
 export { convergePullRequest } from './drive.ts';
 export { listInstallations, listRepositories } from './installations.ts';
 export {
   type Delivery,
+  DeliveryList,
+  DeliveryListQuery,
+  DeliveryView,
   ForgeStatusView,
   InstallationPage,
+  type InstallationSuspension,
   ownerSubject,
   PreviewList,
   type PreviewPolicy,

@@ -171,6 +171,9 @@ export function previewId(project: string, repository: string, number: number): 
   return `pr-${contentHash([project, repository.toLowerCase(), number]).slice(0, 20)}`;
 }
 
+/** The account (`owner`) of `owner/name`: the one installation of the app there holds the repository. */
+export const accountOf = (repository: string) => repository.slice(0, repository.indexOf('/'));
+
 /** The composition owner subject of a pull request's preview. */
 export const ownerSubject = (repository: string, number: number) => `${repository}#${number}`;
 
@@ -209,6 +212,9 @@ export interface Delivery {
   repository: string | null;
   number: number | null;
   repositories: string[];
+  /** The installation it came from, and its account (installation events: whose previews it concerns). */
+  installation: number | null;
+  account: string | null;
   state: DeliveryState;
   received_at: string;
   /** When the sweep should dispatch it if it is still unfinished. */
@@ -216,6 +222,71 @@ export interface Delivery {
   finished_at: string | null;
   attempts: number;
   error: string | null;
+  /** What processing a pull-request delivery decided, per project whose policy names the repository. */
+  outcome: DeliveryOutcome[];
+}
+
+/** One project's convergence of the pull request a delivery named. */
+export interface DeliveryOutcome {
+  project: string;
+  /** null: no preview record (a pull request that never asked for one leaves none). */
+  preview_id: string | null;
+  state: PreviewState | null;
+  /** Why the pull request should have no preview (`label_missing`, `policy_disabled`…); null when it should. */
+  unwanted: string | null;
+}
+
+const nullableText = v.nullable(v.string());
+
+/** GET /v1/forge/deliveries: one stored delivery, what processing made of it, never its payload. */
+export const DeliveryView = v.object({
+  id: v.string(),
+  event: v.string(),
+  action: nullableText,
+  /** `owner/name` of a pull-request event; null for installation events. */
+  repository: nullableText,
+  number: v.nullable(v.number()),
+  /** The repositories an installation event names (those the caller may see). */
+  repositories: v.array(v.string()),
+  /** The account of the installation the delivery came from, for installation events. */
+  account: nullableText,
+  state: v.enum(DeliveryState),
+  attempts: v.number(),
+  /** Why processing failed (or waits for a rate limit); null otherwise. */
+  error: nullableText,
+  received_at: v.string(),
+  /** When the dispatch sweep sends it again if it is still unfinished. */
+  due_at: nullableText,
+  finished_at: nullableText,
+  /**
+   * For a processed pull-request delivery, per project whose policy names the repository: the
+   * preview, its state and why it is not wanted (`label_missing`, `policy_disabled`…). Empty when
+   * no policy names the repository, and for other events.
+   */
+  outcome: v.array(
+    v.object({
+      project: v.string(),
+      preview_id: nullableText,
+      state: v.nullable(v.enum(PreviewState)),
+      unwanted: nullableText,
+    }),
+  ),
+});
+export type DeliveryView = v.InferOutput<typeof DeliveryView>;
+export const DeliveryList = pageSchema(DeliveryView);
+
+/** The filters of GET /v1/forge/deliveries (paging aside). */
+export const DeliveryListQuery = v.object({
+  project: v.optional(ResourceName),
+  repository: v.optional(RepositoryName),
+});
+
+/** An installation the forge reports suspended: its repositories get no preview until it is unsuspended. */
+export interface InstallationSuspension {
+  /** The installation's account (`owner` of its repositories), as the forge spells it. */
+  account: string;
+  installation: number;
+  suspended_at: string;
 }
 
 /** Per installation, from the forge's response headers. */
@@ -294,6 +365,8 @@ const InstallationView = v.object({
   account: v.string(),
   repository_selection: v.string(),
   created_at: v.nullable(v.string()),
+  /** Set while the installation is suspended: its previews are stopped and none start. */
+  suspended_at: v.nullable(v.string()),
 });
 const RepositoryView = v.object({
   id: v.number(),

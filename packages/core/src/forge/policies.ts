@@ -120,3 +120,15 @@ export async function putPolicy(
     );
   return { created: current === null, policy };
 }
+
+/** Every policy of the installation, all pages (the reconciliation's and an installation event's list). */
+export async function allPolicies(deps: Pick<ForgeDeps, 'forgeStore'>): Promise<PreviewPolicy[]> {
+  const policies: PreviewPolicy[] = [];
+  let after: string | null = null;
+  do {
+    const page = await deps.forgeStore.listPolicies({ limit: 200, after });
+    policies.push(...page.items);
+    after = page.next_cursor;
+  } while (after);
+  return policies;
+}

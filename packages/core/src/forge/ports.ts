@@ -2,6 +2,7 @@ import type { Page, PageRequest } from '../paging.ts';
 import type {
   Delivery,
   InstallationPage,
+  InstallationSuspension,
   PreviewPolicy,
   PreviewRecord,
   PullRequest,
@@ -58,6 +59,8 @@ export interface ForgePort {
   /** Creates the check run on `head_sha`, or updates run `id`; answers its id. */
   upsertCheckRun(repository: string, id: number | null, run: CheckRunInput): Promise<number>;
   listInstallations(page: number): Promise<InstallationPage>;
+  /** One installation as the forge says it is now (suspended or not); null when it does not exist. */
+  getInstallation(id: number): Promise<{ id: number; account: string; suspended_at: string | null } | null>;
   listRepositories(installationId: number, page: number): Promise<RepositoryPage>;
   /** Whether the app's credentials work (a JWT call), never the credentials themselves. */
   checkApp(): Promise<{
@@ -68,7 +71,7 @@ export interface ForgePort {
   /** Delivery attempts since `since`, newest first. */
   deliveries(since: Date): Promise<ForgeDeliveryAttempt[]>;
   redeliver(attemptId: number): Promise<void>;
-  /** An installation event changed which repositories the app reaches: forget what was cached of them. */
+  /** An installation event changed which repositories the app reaches (or whether it may): forget what was cached of them. */
   forgetRepositories(repositories: readonly string[]): void;
   /** The rate-limit budgets this process observed, per installation. */
   budgets(): RateBudget[];
@@ -100,6 +103,21 @@ export interface ForgeStore {
   dueDeliveries(now: Date, limit: number): Promise<Delivery[]>;
   /** Unfinished deliveries: how many (up to `limit`) and the oldest. */
   unprocessed(limit: number): Promise<{ count: number; oldest: string | null }>;
+  /**
+   * Stored deliveries, newest first; `repositories` (lower-case `owner/name`): only those concerning
+   * one of them (a pull request's repository, or one an installation event names; at most 100);
+   * null: all.
+   */
+  listDeliveries(
+    filter: { repositories: readonly string[] | null },
+    page: PageRequest,
+  ): Promise<Page<Delivery>>;
+
+  /** The suspension of the installation on `account` (case-insensitive); null when not suspended. */
+  getSuspension(account: string): Promise<InstallationSuspension | null>;
+  suspensions(): Promise<InstallationSuspension[]>;
+  putSuspension(suspension: InstallationSuspension): Promise<void>;
+  deleteSuspension(account: string): Promise<void>;
 
   webhookHealth(): Promise<WebhookHealth>;
   noteReceived(at: string): Promise<void>;

@@ -13,7 +13,14 @@ import type { Page, PageRequest } from '../paging.ts';
 import { unwantedBecause } from './converge.ts';
 import type { ForgeDeps } from './deps.ts';
 import { requireForge } from './drive.ts';
-import { type PreviewRecord, PreviewState, type PreviewView, previewId, previewView } from './model.ts';
+import {
+  accountOf,
+  type PreviewRecord,
+  PreviewState,
+  type PreviewView,
+  previewId,
+  previewView,
+} from './model.ts';
 
 type Caller = Pick<Identity, 'grants'>;
 
@@ -101,17 +108,25 @@ export async function stop(deps: ForgeDeps, caller: Caller, id: string): Promise
   return previewView(stopped);
 }
 
+/** Where a restart's refusal points: the policy, the app's installation, or the pull request. */
+function refusalPath(reason: string): string {
+  if (reason === 'policy_missing' || reason === 'policy_disabled') return '/policy';
+  return reason === 'installation_suspended' ? '/installation' : '/pull_request';
+}
+
 /**
  * POST …/restart: a fresh composition (new URL, new TTL) once the old one is cleaned up. Needs an
  * open pull request carrying the label and an enabled policy; a 409 names what is missing.
  */
 export async function restart(deps: ForgeDeps, caller: Caller, id: string): Promise<PreviewView> {
   const record = await requirePreview(deps, caller, id, 'preview:control');
-  const [policy, pr] = await Promise.all([
+  const forge = requireForge(deps);
+  const [policy, suspension] = await Promise.all([
     deps.forgeStore.getPolicy(record.project, record.repository),
-    requireForge(deps).getPullRequest(record.repository, record.number),
+    deps.forgeStore.getSuspension(accountOf(record.repository)),
   ]);
-  const reason = unwantedBecause(policy, pr, false);
+  const pr = suspension ? null : await forge.getPullRequest(record.repository, record.number);
+  const reason = unwantedBecause(policy, pr, false, suspension !== null);
   if (reason) {
     throw new ProblemError(
       ErrorCode.PreviewNotRestartable,
@@ -119,7 +134,7 @@ export async function restart(deps: ForgeDeps, caller: Caller, id: string): Prom
       {
         errors: [
           {
-            path: reason === 'policy_missing' || reason === 'policy_disabled' ? '/policy' : '/pull_request',
+            path: refusalPath(reason),
             message: reason,
             code: reason,
           },

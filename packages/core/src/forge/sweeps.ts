@@ -7,7 +7,8 @@
 import { addSeconds } from '../clock.ts';
 import { convergeRepository } from './deliveries.ts';
 import type { ForgeDeps } from './deps.ts';
-import type { PreviewPolicy, ReconciliationRun } from './model.ts';
+import { accountOf, type PreviewPolicy, type ReconciliationRun } from './model.ts';
+import { allPolicies } from './policies.ts';
 import { ForgeRateLimitedError } from './ports.ts';
 
 /** GitHub redelivers (on request) what it attempted in the last three days. */
@@ -37,23 +38,14 @@ export async function dispatchDeliveries(deps: ForgeDeps, limit = 100): Promise<
   return sent;
 }
 
-async function allPolicies(deps: ForgeDeps): Promise<PreviewPolicy[]> {
-  const policies: PreviewPolicy[] = [];
-  let after: string | null = null;
-  do {
-    const page = await deps.forgeStore.listPolicies({ limit: 200, after });
-    policies.push(...page.items);
-    after = page.next_cursor;
-  } while (after);
-  return policies;
-}
-
 export async function reconcile(deps: ForgeDeps): Promise<ReconciliationRun> {
   const started_at = deps.clock.now().toISOString();
   const run = { policies: 0, drift_found: 0, drift_fixed: 0, redelivered: 0, error: null as string | null };
   if (deps.forge) {
     try {
-      for (const policy of await allPolicies(deps)) {
+      const policies = await allPolicies(deps);
+      await refreshSuspensions(deps, policies);
+      for (const policy of policies) {
         run.policies += 1;
         const drift = await convergeRepository(deps, policy);
         run.drift_found += drift.found;
@@ -72,6 +64,35 @@ export async function reconcile(deps: ForgeDeps): Promise<ReconciliationRun> {
   const result: ReconciliationRun = { started_at, finished_at: deps.clock.now().toISOString(), ...run };
   await deps.forgeStore.putReconciliation(result);
   return result;
+}
+
+/**
+ * Which installations are suspended, as the forge says now: a missed suspend or unsuspend delivery
+ * is repaired here, before the policies' repositories converge.
+ */
+async function refreshSuspensions(deps: ForgeDeps, policies: readonly PreviewPolicy[]): Promise<void> {
+  const forge = deps.forge;
+  if (!forge) return;
+  const stored = new Map((await deps.forgeStore.suspensions()).map((s) => [s.account.toLowerCase(), s]));
+  const listed = new Set<string>();
+  const lifted = new Set<string>();
+  for (let page: number | null = 1; page !== null; ) {
+    const installations = await forge.listInstallations(page);
+    for (const { id, account, suspended_at } of installations.items) {
+      const key = account.toLowerCase();
+      listed.add(key);
+      if (suspended_at !== null && stored.get(key)?.suspended_at !== suspended_at)
+        await deps.forgeStore.putSuspension({ account, installation: id, suspended_at });
+      if (suspended_at === null && stored.has(key)) lifted.add(key);
+    }
+    page = installations.next_page;
+  }
+  for (const key of stored.keys()) if (!listed.has(key)) lifted.add(key);
+  for (const key of lifted) await deps.forgeStore.deleteSuspension(stored.get(key)?.account ?? key);
+  // A token issued before the suspension may be refused after it: the lifted accounts' are dropped.
+  forge.forgetRepositories(
+    policies.filter((p) => lifted.has(accountOf(p.repository).toLowerCase())).map((p) => p.repository),
+  );
 }
 
 /** Deliveries the forge never got an answer for, which we never stored: ask for them again, once each. */
