@@ -3,6 +3,7 @@ import {
   Auth,
   type Builds,
   bodyLimits,
+  type Catalog,
   type Cluster,
   type Compositions,
   type Cursors,
@@ -58,6 +59,8 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   build?: { release: string; commit: string };
   /** The agent endpoint `/mcp`. */
   mcp: McpSettings;
+  /** What the installation grants a catalog (the stage's message topics): apply and the installation check. */
+  manifestLimits: Catalog.ManifestLimits;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;

@@ -34,6 +34,7 @@ export function appFromEnvironment(
     forgeConfiguration: forge.configuration,
     clock: runtime.clock,
     previewUrl: runtime.previewUrl,
+    manifestLimits: runtime.manifestLimits,
     cluster,
     log: options.log ?? ((entry) => console.log(JSON.stringify(entry))),
     auth,

@@ -14,6 +14,8 @@ export const RuntimeEnvironment = v.object({
   SQS_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   /** The installation's secret for sealing page cursors (docs/decisions.md, "Lists and paging"). */
   CURSOR_KEY: v.pipe(v.string(), v.minLength(minCursorKeyLength)),
+  /** The stage's `messageTopics` as a JSON array: the topics the worker may subscribe to. */
+  MESSAGE_TOPICS: v.optional(v.pipe(v.string(), v.parseJson(), v.array(v.string())), '[]'),
 });
 export type RuntimeEnvironment = v.InferOutput<typeof RuntimeEnvironment>;
 
@@ -25,6 +27,8 @@ export interface Runtime {
   clock: Clock;
   names: { tableName: string; jobQueueUrl: string };
   previewUrl: (id: string, domain: string) => string;
+  /** What the installation grants a catalog (the stage's message topics). */
+  manifestLimits: { messageTopics: readonly string[] };
 }
 
 function previewUrlFrom(template: string): (id: string, domain: string) => string {
@@ -53,5 +57,6 @@ export function runtimeFromEnvironment(env: Record<string, string | undefined> =
     clock: systemClock,
     names,
     previewUrl: previewUrlFrom(settings.PREVIEW_URL_TEMPLATE),
+    manifestLimits: { messageTopics: settings.MESSAGE_TOPICS },
   };
 }

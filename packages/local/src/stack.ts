@@ -35,6 +35,7 @@ import { startDynamoDbLocal } from './dynamodb-local.ts';
 import { startSqsEmulator } from './fauxqs.ts';
 import { type LocalForgeOptions, seedDemoPolicy, startStackForge } from './forge.ts';
 import type { LocalIdentityProvider } from './identity-provider.ts';
+import { enforceTopicGrants } from './messaging-grants.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
 
 export interface StackOptions {
@@ -77,7 +78,15 @@ export interface StackOptions {
   forgeSettings?: Partial<Forge.ForgeSettings>;
   /** Seals page cursors (default: {@link localCursorKey}). */
   cursorKey?: string;
+  /**
+   * The stage's `messageTopics`: what the catalog may name and the worker may subscribe to
+   * (default: the demo's topic). The worker is refused the others the way IAM refuses them.
+   */
+  messageTopics?: readonly string[];
 }
+
+/** The demo baseline's topic (packages/local/demo/catalog.json), granted unless told otherwise. */
+const demoMessageTopics: readonly string[] = ['demo-events'];
 
 /**
  * The local stack's cursor key. Not a secret: a cursor only names a position in a list, the seal
@@ -109,6 +118,11 @@ export interface Stack {
   workerCounts(): Readonly<Record<string, number>>;
   /** Runs one job message the way the poller does; tests use it to deliver a message twice. */
   handle(body: string, receiveCount?: number): Promise<void>;
+  /**
+   * What the worker's simulated IAM policy grants from now on, leaving the catalog's view alone:
+   * a stage redeployed with other `messageTopics` after the catalog was applied.
+   */
+  grantWorkerTopics(topics: readonly string[]): void;
   stop(): Promise<void>;
 }
 
@@ -145,6 +159,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
     const aws = { region, dynamodbEndpoint: endpoints.dynamodbEndpoint, sqsEndpoint: endpoints.sqsEndpoint };
     const clients = { ...createAwsClients(aws), sns: createSnsClient(aws) };
+    const messageTopics = options.messageTopics ?? demoMessageTopics;
+    let workerTopics = messageTopics;
+    const workerSns = createSnsClient(aws);
+    enforceTopicGrants(workerSns, () => workerTopics);
     const resources = await provision(clients, options.resourcePrefix);
     const clock = options.clock ?? systemClock;
     const stores = awsStores(clients, resources, clock, options.cursorKey ?? localCursorKey);
@@ -196,6 +214,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       previewUrl: (id: string, domain: string) => `http://${id}.${domain}:${gatewayPort}/`,
       forge: forge.forge,
       forgeSettings: { ...Forge.defaultForgeSettings, pollSeconds: 1, ...options.forgeSettings },
+      manifestLimits: { messageTopics },
     };
     if (options.seed !== false) {
       const messaging = await setUpDemoMessaging(clients);
@@ -252,7 +271,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       compositions: options.wrapWorkerStore
         ? options.wrapWorkerStore(services.compositions)
         : services.compositions,
-      messaging: snsSqsMessaging(clients),
+      messaging: snsSqsMessaging({ sqs: clients.sqs, sns: workerSns }),
       probe: httpProbe(),
       settings: { ...defaultWorkerSettings, ...options.workerSettings },
       metrics,
@@ -291,6 +310,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       workerDeps,
       workerCounts: () => metrics.counts(),
       handle,
+      grantWorkerTopics(topics) {
+        workerTopics = topics;
+      },
       stop,
     };
   } catch (error) {

@@ -99,7 +99,7 @@ async function runChain(run: Run, start: Compositions.Chain, first: Compositions
       if (saved) await Compositions.enqueueNextStep(deps, saved, outcome.delaySeconds);
       return;
     }
-    const advanced = Compositions.advanceOperation(chain, composition, step, now, outcome.check);
+    const advanced = Compositions.advanceOperation(chain, composition, step, now, outcome);
     if (advanced.next === null) {
       await complete(deps, composition, advanced.chain, outcome.composition ?? composition);
       return;
@@ -132,6 +132,7 @@ async function runStep(
       composition,
       operation: chain.operation,
       seen: run.seen,
+      lastAttempt: run.receiveCount >= deps.settings.maxReceiveCount,
       async fence() {
         const latest = await deps.compositions.get(job.composition_id);
         if (!latest || !Compositions.isCurrentOperation(latest, written)) throw new Superseded();

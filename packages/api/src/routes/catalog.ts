@@ -33,7 +33,7 @@ export function catalogRoutes(registry: Registry, deps: Catalog.CatalogDeps): vo
       responses: { 200: { description: 'Every problem, by path.', schema: ValidationView } },
       errors: [ErrorCode.MalformedJson, ErrorCode.UnsupportedMediaType, ErrorCode.PayloadTooLarge],
     },
-    async (c) => c.json(Catalog.validate(c.get('identity'), await readJson(c))),
+    async (c) => c.json(Catalog.validate(deps, c.get('identity'), await readJson(c))),
   );
 
   registry.add(

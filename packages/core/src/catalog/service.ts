@@ -7,7 +7,7 @@ import { newId } from '../names.ts';
 import { type Cursors, type Page, type PageRequest, pageByName } from '../paging.ts';
 import { nextProjectVersion, type ProjectVersion } from './model.ts';
 import type { CatalogStore } from './ports.ts';
-import { type CatalogProblem, validateManifest } from './validate.ts';
+import { type CatalogProblem, type ManifestLimits, validateManifest } from './validate.ts';
 import {
   type BaselineView,
   baselineView,
@@ -22,6 +22,8 @@ export interface CatalogDeps {
   clock: Clock;
   /** Seals the cursors of the in-memory lists (components, baselines). */
   cursors: Cursors;
+  /** What the installation allows a manifest to name (the stage's message topics). */
+  manifestLimits: ManifestLimits;
 }
 
 export interface ApplyResult {
@@ -35,8 +37,12 @@ const maxCommitAttempts = 5;
  * Dry run: every problem, nothing written. The caller must be able to read each project the
  * manifest names; one it may not see answers the 404 an unknown object does.
  */
-export function validate(caller: Identity, input: unknown): { valid: boolean; problems: CatalogProblem[] } {
-  const result = validateManifest(input);
+export function validate(
+  deps: Pick<CatalogDeps, 'manifestLimits'>,
+  caller: Identity,
+  input: unknown,
+): { valid: boolean; problems: CatalogProblem[] } {
+  const result = validateManifest(input, deps.manifestLimits);
   if (!result.valid) return { valid: false, problems: result.problems };
   for (const project of result.manifest.projects) {
     authorize(caller, 'catalog:read', { project: project.name });
@@ -50,7 +56,7 @@ export function validate(caller: Identity, input: unknown): { valid: boolean; pr
  * then recompute against the winner's version, so concurrent applies serialize.
  */
 export async function apply(deps: CatalogDeps, caller: Identity, input: unknown): Promise<ApplyResult> {
-  const result = validateManifest(input);
+  const result = validateManifest(input, deps.manifestLimits);
   if (!result.valid) {
     throw new ProblemError(ErrorCode.ValidationFailed, 'The manifest is invalid; nothing was written.', {
       errors: result.problems,

@@ -12,10 +12,31 @@ function manifest(changes: { component?: Record<string, unknown>; baseline?: Rec
   return { projects: [project] };
 }
 
-const problemsOf = (input: unknown) => {
-  const result = validateManifest(input);
+const problemsOf = (input: unknown, messageTopics: readonly string[] = ['demo-events']) => {
+  const result = validateManifest(input, { messageTopics });
   return result.valid ? [] : result.problems.map(({ path, code }) => ({ path, code }));
 };
+
+describe('message topics', () => {
+  const withTopics = (topics: string[]) =>
+    manifest({ baseline: { messaging: { topics, routing_attribute: 'preview_route' } } });
+
+  it('accepts the topics the stage grants, by name, pattern or ARN', () => {
+    expect(
+      problemsOf(withTopics(['demo-events', 'arn:aws:sns:eu-west-1:1:billing-eu']), ['demo-*', 'billing-*']),
+    ).toEqual([]);
+  });
+
+  it('refuses a topic the stage does not grant, naming it', () => {
+    expect(problemsOf(withTopics(['demo-events', 'orders']))).toEqual([
+      { path: '/projects/0/baselines/0/messaging/topics/1', code: 'topic_not_granted' },
+    ]);
+    const result = validateManifest(withTopics(['orders']), { messageTopics: [] });
+    expect(result.valid ? [] : result.problems.map((p) => p.message)).toEqual([
+      'topic "orders" is not one the installation grants (none): add it to the stage\'s messageTopics and deploy first',
+    ]);
+  });
+});
 
 describe('catalog manifest limits', () => {
   it('accepts the plain manifest', () => {

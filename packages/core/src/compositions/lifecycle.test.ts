@@ -31,7 +31,7 @@ describe('a new operation', () => {
       status: OperationStatus.Pending,
       generation: 2,
       epoch: 3,
-      steps: [StepName.Delete, StepName.AwaitDeletion, StepName.Finish],
+      steps: [StepName.Delete, StepName.AwaitDeletion, StepName.ReleaseMessaging, StepName.Finish],
       next_step: 0,
       due_at: inSeconds(now, redispatchAfterSeconds),
       lock_version: 1,
@@ -210,12 +210,42 @@ describe('saving a chain', () => {
       fingerprint: { inputs: {}, hash: 'h' },
     } as CheckRecord;
     const atVerify = chainFrom({ ...operation, next_step: 2 });
-    const { chain } = advanceOperation(atVerify, composition(), StepName.Verify, later, check);
+    const { chain } = advanceOperation(atVerify, composition(), StepName.Verify, later, { check });
     expect(chainWrite(chain)?.checks).toEqual([check]);
     expect(completeOperation(composition(), chain, composition(), later).checks).toEqual([check]);
     expect(failOperation(composition(), chain, [blocker], later).checks).toEqual([check]);
     const { chain: after } = advanceOperation(chainFrom(operation), composition(), StepName.Apply, later);
     expect(chainWrite(after)?.checks).toEqual([]);
+  });
+});
+
+describe('a step that went on without removing something', () => {
+  it('records what it left behind as a cleanup_incomplete event and moves on', () => {
+    const { composition: record, operation } = withOperation(composition(), OperationKind.Destroy);
+    expect(operation.steps).toEqual([
+      StepName.Delete,
+      StepName.AwaitDeletion,
+      StepName.ReleaseMessaging,
+      StepName.Finish,
+    ]);
+    const leftover = { code: 'messaging_access_denied', message: 'topic "orders" refused', component: null };
+    const { chain, next } = advanceOperation(
+      chainFrom({ ...operation, next_step: 2 }),
+      record,
+      StepName.ReleaseMessaging,
+      later,
+      { leftovers: [leftover] },
+    );
+    expect(next).toBe(StepName.Finish);
+    expect(chain.events.map((e) => e.type)).toEqual([
+      EventType.StepFinished,
+      EventType.CleanupIncomplete,
+      EventType.StepStarted,
+    ]);
+    expect(chain.events[1]).toMatchObject({
+      message: 'release-messaging left something behind: topic "orders" refused',
+      data: { step: StepName.ReleaseMessaging, blockers: [leftover] },
+    });
   });
 });
 
@@ -250,7 +280,7 @@ describe('complete', () => {
   it('ends a destroy with a destroyed event', () => {
     const { composition: record, operation } = withOperation(composition(), OperationKind.Destroy);
     const { chain } = advanceOperation(
-      chainFrom({ ...operation, next_step: 2 }),
+      chainFrom({ ...operation, next_step: 3 }),
       record,
       StepName.Finish,
       later,

@@ -39,14 +39,16 @@ export function overdueAt(now: Date, delaySeconds = 0): string {
 }
 
 /**
- * What a step answers: done (with the composition's final state after the last step, and the check
- * it ran, written with the chain's next write), wait, or fail.
+ * What a step answers: done (with the composition's final state after the last step, the check it
+ * ran and what it had to leave behind, written with the chain's next write), wait, or fail.
  */
 export type StepOutcome = StepDone | StepWait | StepFailure;
-interface StepDone {
+export interface StepDone {
   kind: 'done';
   composition?: CompositionRecord;
   check?: CheckRecord;
+  /** What the step could not remove and went on without (a `cleanup_incomplete` event). */
+  leftovers?: Blocker[];
 }
 export interface StepWait {
   kind: 'wait';
@@ -200,8 +202,9 @@ export function advanceOperation(
   composition: Pick<CompositionRecord, 'id'>,
   step: StepName,
   now: Date,
-  check?: CheckRecord,
+  done: Omit<StepDone, 'kind' | 'composition'> = {},
 ): { chain: Chain; next: StepName | null } {
+  const { check, leftovers = [] } = done;
   const index = chain.operation.next_step + 1;
   const next = chain.operation.steps[index] ?? null;
   const operation: Operation = {
@@ -213,6 +216,20 @@ export function advanceOperation(
     updated_at: now.toISOString(),
   };
   const events = [...chain.events, stepEvent(composition, operation, EventType.StepFinished, step, now)];
+  if (leftovers.length > 0) {
+    const message = `${step} left something behind: ${leftovers.map((b) => b.message).join('; ')}`;
+    events.push(
+      eventFor(
+        { id: composition.id, generation: operation.generation },
+        EventType.CleanupIncomplete,
+        worker,
+        operation.id,
+        now,
+        message,
+        { step, blockers: leftovers },
+      ),
+    );
+  }
   if (next) events.push(stepEvent(composition, operation, EventType.StepStarted, next, now));
   const checks = check ? [...chain.checks, check] : chain.checks;
   return { chain: { ...chain, operation, events, checks }, next };

@@ -157,6 +157,8 @@ export const EventType = {
   Superseded: 'superseded',
   Expired: 'expired',
   Destroyed: 'destroyed',
+  /** A destroy went on without removing something outside the cluster (a topic refused the worker). */
+  CleanupIncomplete: 'cleanup_incomplete',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
@@ -180,6 +182,7 @@ export const StepName = {
   Finish: 'finish',
   Delete: 'delete',
   AwaitDeletion: 'await-deletion',
+  ReleaseMessaging: 'release-messaging',
 } as const;
 export type StepName = (typeof StepName)[keyof typeof StepName];
 
@@ -187,7 +190,8 @@ export type StepName = (typeof StepName)[keyof typeof StepName];
 export const operationSteps: Record<OperationKind, readonly StepName[]> = {
   create: [StepName.Apply, StepName.AwaitRollout, StepName.Verify, StepName.Finish],
   update: [StepName.Apply, StepName.AwaitRollout, StepName.Verify, StepName.Finish],
-  destroy: [StepName.Delete, StepName.AwaitDeletion, StepName.Finish],
+  // The anchor first: the forks go whatever happens to the queues, which have a step of their own.
+  destroy: [StepName.Delete, StepName.AwaitDeletion, StepName.ReleaseMessaging, StepName.Finish],
 };
 
 /** The phase a composition reads as at `now`: past `expires_at` and not yet being destroyed, it is expired. */

@@ -7,6 +7,7 @@
  */
 import type { Baseline, ComponentProfile } from '../catalog/manifest.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
+import type { ManifestLimits } from '../catalog/validate.ts';
 import type { Clock } from '../clock.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
@@ -23,6 +24,7 @@ import {
   listenerCheck,
   meshControllerVerdict,
   meshSchemaCheck,
+  messagingCheck,
   namespaceCheck,
   type Outcome,
   permissionsCheck,
@@ -42,6 +44,8 @@ export interface InstallationDeps {
   catalog: CatalogStore;
   cluster: ClusterPort;
   clock: Clock;
+  /** What the installation grants (the stage's message topics). */
+  manifestLimits: ManifestLimits;
 }
 
 /** Each check gets this long; all run at once, so the whole check stays inside the API's 29 s. */
@@ -66,7 +70,7 @@ export async function check(
   const spec = parseOrThrow(InstallationSpec, input ?? {});
   const targets = await resolveTargets(deps.catalog, spec);
   const checkedAt = deps.clock.now().toISOString();
-  const jobs = planChecks(deps.cluster, targets);
+  const jobs = planChecks(deps.cluster, targets, deps.manifestLimits);
   const timeoutMs = options.checkTimeoutMs ?? defaultCheckTimeoutMs;
   const outcomes = await Promise.all(jobs.map((job) => settle(job, timeoutMs)));
   const checks = withPrerequisites(jobs, outcomes);
@@ -187,7 +191,7 @@ function sharedReads(cluster: ClusterPort): SharedReads {
   };
 }
 
-function planChecks(cluster: ClusterPort, targets: readonly Target[]): Job[] {
+function planChecks(cluster: ClusterPort, targets: readonly Target[], limits: ManifestLimits): Job[] {
   const reads = sharedReads(cluster);
   const jobs: Job[] = [
     { id: 'cluster', dependsOn: [], run: () => clusterCheck(cluster) },
@@ -203,7 +207,13 @@ function planChecks(cluster: ClusterPort, targets: readonly Target[]): Job[] {
         ),
     });
   }
-  for (const t of targets) jobs.push(...targetJobs(cluster, t, reads));
+  for (const t of targets) {
+    jobs.push(...targetJobs(cluster, t, reads));
+    if (t.baseline.messaging) {
+      const id = `messaging:${t.project}/${t.baseline.name}`;
+      jobs.push({ id, dependsOn: [], run: async () => messagingCheck(t, limits.messageTopics) });
+    }
+  }
   return jobs;
 }
 

@@ -11,6 +11,8 @@ export interface StepContext {
   composition: Compositions.CompositionRecord;
   operation: Compositions.Operation;
   seen: ChainSeen;
+  /** The queue's last receive of this message: a failure now fails the operation, unless the step gives up itself. */
+  lastAttempt: boolean;
   /**
    * Re-reads the composition; throws Superseded when this operation is no longer the current one.
    * A step calls it before a cluster write that follows a wait: the runner has just read the
