@@ -93,7 +93,7 @@ describe('infra settings', () => {
     expect(Object.keys(environments.webhook).sort()).toEqual(common.sort());
     expect(Object.keys(environments.worker).sort()).toEqual([...common, 'EKS_CLUSTER_NAME'].sort());
     expect(Object.keys(environments.api).sort()).toEqual(
-      [...common, 'EKS_CLUSTER_NAME', 'AUTH_MODE', 'AUTH_SETTINGS'].sort(),
+      [...common, 'EKS_CLUSTER_NAME', 'MESSAGE_TOPICS', 'AUTH_MODE', 'AUTH_SETTINGS'].sort(),
     );
   });
 

@@ -141,10 +141,13 @@ export function functionEnvironments<V = string>(
 ): Record<FunctionName, Record<string, V | string>> {
   const common = functionEnvironment(settings, names, build, cursorKey);
   const cluster = { EKS_CLUSTER_NAME: settings.eksClusterName };
+  // The catalog and the installation check refuse a topic the worker's policy does not grant.
+  const topics = { MESSAGE_TOPICS: JSON.stringify(settings.messageTopics) };
   return {
     api: {
       ...common,
       ...cluster,
+      ...topics,
       AUTH_MODE: settings.authMode,
       AUTH_SETTINGS: JSON.stringify(settings.authSettings),
     },

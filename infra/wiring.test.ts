@@ -226,6 +226,21 @@ describe('sst.config.ts wiring', () => {
     ]);
   });
 
+  it("tells the API the stage's message topics, the ones the worker's policy grants", async () => {
+    vi.doMock('../stacks/staging.ts', () => ({
+      default: { ...staging, messageTopics: ['orders', 'billing-*'] },
+    }));
+    const { standIns } = await deploy('staging');
+    const api = fn(standIns, 'ApiFunction').environment;
+    expect(JSON.parse(api.MESSAGE_TOPICS ?? '')).toEqual(['orders', 'billing-*']);
+    const parsed = v.parse(RuntimeEnvironment, {
+      ...api,
+      CURSOR_KEY: 'k'.repeat(48),
+      AWS_REGION: 'eu-west-1',
+    });
+    expect(parsed.MESSAGE_TOPICS).toEqual(['orders', 'billing-*']);
+  });
+
   it('grants the worker the queue as consumer, and message isolation on preview queues and the stage topics', async () => {
     vi.doMock('../stacks/staging.ts', () => ({
       default: { ...staging, region: 'us-east-2', messageTopics: ['orders', 'billing-*'] },
