@@ -11,7 +11,7 @@ import {
   snsSqsMessaging,
   sqsCheck,
 } from '@svc/aws';
-import { Auth, type Clock, type Cluster, type Compositions, Forge, Resources, systemClock } from '@svc/core';
+import { Auth, type Clock, type Cluster, Compositions, Forge, Resources, systemClock } from '@svc/core';
 import { forgeWiring } from '@svc/github';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
@@ -291,6 +291,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const scheduler = startScheduler(Resources.schedules, sweeps(services), { log });
     cleanups.push(() => scheduler.stop());
     await scheduler.run(Resources.ScheduleName.RedispatchSweep);
+    // A chain cut off by the previous run's crash let its lease lapse by then: taken over in
+    // seconds, not at the next minute's sweep.
+    const afterLeases = setTimeout(
+      () => void scheduler.run(Resources.ScheduleName.RedispatchSweep),
+      (Compositions.leaseSeconds + 1) * 1000,
+    );
+    afterLeases.unref();
+    cleanups.push(async () => clearTimeout(afterLeases));
 
     return {
       apiUrl,

@@ -3,10 +3,8 @@
  * Each answers the write that records it; the worker reads, calls one and commits the answer
  * (`CompositionStore.commit`). `guardedWrite` is the one place such a write bumps `lock_version`.
  */
-import { canonicalJson } from '../canonical.ts';
 import { addSeconds } from '../clock.ts';
 import { IdPrefix, newId } from '../names.ts';
-import { workerTimeoutSeconds } from '../resources.ts';
 import type { CheckRecord } from '../verification/model.ts';
 import { eventFor } from './events.ts';
 import {
@@ -29,13 +27,50 @@ import {
 export const redispatchAfterSeconds = 30;
 
 /**
- * When an operation whose next step is sent now (after `delaySeconds`) is overdue: the step must be
- * picked up within `redispatchAfterSeconds`, and once picked up a chain of steps may run for a whole
- * worker invocation before it writes again. A chain that runs this long is not lost, so the
- * redispatch sweep leaves it alone until then (and even past it, never undoes its writes).
+ * How long a chain's lease on its operation lasts unless renewed. A live chain renews it every third
+ * of that while it works, so only a chain that died (or froze) lets it lapse, and the redispatch
+ * sweep takes the operation over seconds after a crash instead of after a whole invocation.
+ */
+export const leaseSeconds = 10;
+
+/** The end of a lease taken or renewed now. */
+export const leaseUntil = (now: Date): string => addSeconds(now, leaseSeconds).toISOString();
+
+/**
+ * When an operation handed to the queue now (its next message sent after `delaySeconds`) is overdue:
+ * the message must be picked up within `redispatchAfterSeconds`. Whoever picks it up takes the
+ * lease, so the allowance covers only the time in the queue.
  */
 export function overdueAt(now: Date, delaySeconds = 0): string {
-  return addSeconds(now, delaySeconds + redispatchAfterSeconds + workerTimeoutSeconds).toISOString();
+  return addSeconds(now, delaySeconds + redispatchAfterSeconds).toISOString();
+}
+
+/** The operation handed to the queue: no chain holds it, and its next message is due. */
+function handedOff(operation: Operation, now: Date, delaySeconds = 0): Operation {
+  return {
+    ...operation,
+    lease_holder: null,
+    due_at: overdueAt(now, delaySeconds),
+    updated_at: now.toISOString(),
+  };
+}
+
+/** Whether a chain other than `holder` holds a lease on the operation that has not lapsed at `now`. */
+export function leasedByAnother(operation: Operation, holder: string, now: Date): boolean {
+  return (
+    !!operation.lease_holder &&
+    operation.lease_holder !== holder &&
+    operation.due_at !== null &&
+    Date.parse(operation.due_at) > now.getTime()
+  );
+}
+
+/**
+ * The chain stops and hands the operation to the queue, keeping what it achieved: its budget ran
+ * out (its next step is sent at once), or a step threw (the queue retries the message).
+ */
+export function handOff(chain: Chain, now: Date): Chain {
+  return { ...chain, operation: handedOff(chain.operation, now) };
 }
 
 /**
@@ -126,6 +161,7 @@ export function newOperation(
     steps: [...operationSteps[kind]],
     next_step: 0,
     due_at: addSeconds(now, redispatchAfterSeconds).toISOString(),
+    lease_holder: null,
     created_at: at,
     updated_at: at,
     error: null,
@@ -168,13 +204,14 @@ function stepEvent(
 }
 
 /**
- * pending → running; a create's composition goes created → provisioning. The operation is due again
- * only once the chain that starts now may have run a whole invocation.
+ * pending → running; a create's composition goes created → provisioning. The chain that starts now
+ * (`holder`) takes the operation's lease in the same write.
  */
 export function startOperation(
   composition: CompositionRecord,
   operation: Operation,
   now: Date,
+  holder: string,
 ): Required<Omit<OperationWrite, 'checks'>> {
   const at = now.toISOString();
   const running = guardedWrite(composition, {
@@ -189,7 +226,8 @@ export function startOperation(
     operation: guardedWrite(operation, {
       ...operation,
       status: OperationStatus.Running,
-      due_at: overdueAt(now),
+      due_at: leaseUntil(now),
+      lease_holder: holder,
       updated_at: at,
     }),
     events: first ? [stepEvent(running.record, operation, EventType.StepStarted, first, now)] : [],
@@ -212,7 +250,8 @@ export function advanceOperation(
     next_step: index,
     status: next ? chain.operation.status : OperationStatus.Succeeded,
     observations: noObservations(),
-    due_at: next ? overdueAt(now) : null,
+    due_at: next ? leaseUntil(now) : null,
+    lease_holder: next ? (chain.operation.lease_holder ?? null) : null,
     updated_at: now.toISOString(),
   };
   const events = [...chain.events, stepEvent(composition, operation, EventType.StepFinished, step, now)];
@@ -236,10 +275,8 @@ export function advanceOperation(
 }
 
 /**
- * The step waits: what it saw is kept, and the operation is due again once the delay has passed.
- * A look that saw nothing new changes nothing, so nothing is written (the chain comes back as it
- * was), as long as the `due_at` last written still leaves the delayed message its pickup allowance:
- * a wait on slow pods writes again only about once a minute.
+ * The step waits: what it saw is kept, the chain gives up its lease, and the operation is due again
+ * once the delayed message has had its pickup allowance. Always a write: the lease must go.
  */
 export function waitOperation(
   chain: Chain,
@@ -247,22 +284,9 @@ export function waitOperation(
   wait: StepWait,
   now: Date,
 ): Chain {
-  const { written } = chain;
-  const nothingNew =
-    chain.operation === written &&
-    chain.events.length === 0 &&
-    chain.checks.length === 0 &&
-    wait.progress === undefined &&
-    canonicalJson(wait.observations) === canonicalJson(written.observations);
-  const stillDue =
-    written.due_at !== null &&
-    Date.parse(written.due_at) >= now.getTime() + (wait.delaySeconds + redispatchAfterSeconds) * 1000;
-  if (nothingNew && stillDue) return chain;
   const operation: Operation = {
-    ...chain.operation,
+    ...handedOff(chain.operation, now, wait.delaySeconds),
     observations: wait.observations,
-    due_at: overdueAt(now, wait.delaySeconds),
-    updated_at: now.toISOString(),
   };
   const progress = wait.progress
     ? [eventFor(composition, EventType.RolloutProgress, worker, operation.id, now, wait.progress, {})]
@@ -345,6 +369,7 @@ export function failOperation(
     status: OperationStatus.Failed,
     error,
     due_at: null,
+    lease_holder: null,
     updated_at: at,
   });
   const record = isCurrentOperation(composition, written)
@@ -379,6 +404,7 @@ export function supersedeOperation(
     ...operation,
     status: OperationStatus.Superseded,
     due_at: null,
+    lease_holder: null,
     updated_at: now.toISOString(),
   });
   const message = `${operation.kind} superseded by a later operation`;

@@ -135,8 +135,14 @@ export interface Operation {
   steps: StepName[];
   /** Index into `steps` of the next step to run; equals `steps.length` when done. */
   next_step: number;
-  /** When the next step should have been picked up; the redispatch sweep re-enqueues past this. */
+  /**
+   * When the redispatch sweep may take the operation over: while a chain holds it, the end of that
+   * chain's lease (renewed as it works); once handed to the queue, when its next message should have
+   * been picked up.
+   */
   due_at: string | null;
+  /** The chain holding the operation's lease, null when none does (absent on older records). */
+  lease_holder?: string | null;
   created_at: string;
   updated_at: string;
   error: { code: string; message: string } | null;
