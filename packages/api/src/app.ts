@@ -12,6 +12,7 @@ import {
   ErrorCode,
   type Forge,
   type Frontends,
+  type Jobs,
   ProblemError,
 } from '@svc/core';
 import { Hono } from 'hono';
@@ -25,6 +26,7 @@ import { type McpSettings, mcpEndpoint } from './mcp.ts';
 import { openApiDocument } from './openapi.ts';
 import { onError, problemResponse } from './problem.ts';
 import { createRegistry, type RouteSpec } from './registry.ts';
+import { adminRoutes } from './routes/admin.ts';
 import { authRoutes } from './routes/auth.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { compositionRoutes } from './routes/compositions.ts';
@@ -61,6 +63,8 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   mcp: McpSettings;
   /** What the installation grants a catalog (the stage's message topics): apply and the installation check. */
   manifestLimits: Catalog.ManifestLimits;
+  /** The job queue's dead-letter queue, for the replay. */
+  deadLetters: Jobs.DeadLetterQueue;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
@@ -147,6 +151,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   frontendRoutes(registry, deps);
   authRoutes(registry, { ...deps, settings: deps.auth });
   installationRoutes(registry, deps);
+  adminRoutes(registry, deps);
   forgeRoutes(registry, deps);
 
   app.route('/console', consoleApp({ ...deps, browser: browserAuth(authDeps) }));

@@ -6,6 +6,7 @@ const env = {
   AWS_REGION: 'eu-west-1',
   TABLE_NAME: 'svc-table',
   JOB_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/svc-jobs',
+  DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/svc-jobs-dlq',
   PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
   EKS_CLUSTER_NAME: 'staging',
   CURSOR_KEY: 'test-cursor-key-of-at-least-32-characters',
@@ -25,6 +26,10 @@ describe('appFromEnvironment', () => {
 
   it('names missing environment variables', () => {
     expect(() => appFromEnvironment({ AUTH_MODE: 'token' }, { allowDev: false })).toThrow(/TABLE_NAME/);
+    const { DEAD_LETTER_QUEUE_URL: _, ...withoutDeadLetters } = env;
+    expect(() =>
+      appFromEnvironment({ ...withoutDeadLetters, AUTH_MODE: 'token' }, { allowDev: false }),
+    ).toThrow(/DEAD_LETTER_QUEUE_URL/);
   });
 
   it('refuses a shared-token mode without its secret, and oidc without its provider', () => {

@@ -1,4 +1,4 @@
-import { dynamodbCheck, runtimeFromEnvironment, sqsCheck } from '@svc/aws';
+import { dynamodbCheck, runtimeFromEnvironment, sqsCheck, sqsDeadLetterQueue } from '@svc/aws';
 import { Auth, Forge, type MetricsSink, observedCompositionStore } from '@svc/core';
 import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
 import { lazyClusterFromEnvironment } from '@svc/kube/lazy';
@@ -22,6 +22,9 @@ export function appFromEnvironment(
 ): ReturnType<typeof createApp> {
   const auth = Auth.parseAuthSettings(env, options);
   const runtime = runtimeFromEnvironment(env);
+  // The API replays dead jobs; the other functions never read the dead-letter queue.
+  const { deadLetterQueueUrl } = runtime.names;
+  if (!deadLetterQueueUrl) throw new Error('invalid environment: DEAD_LETTER_QUEUE_URL');
   const cluster = lazyClusterFromEnvironment(env);
   const forge = forgeWiring(gitHubAppFromEnvironment(env));
   const deps: AppDeps = {
@@ -35,6 +38,7 @@ export function appFromEnvironment(
     clock: runtime.clock,
     previewUrl: runtime.previewUrl,
     manifestLimits: runtime.manifestLimits,
+    deadLetters: sqsDeadLetterQueue(runtime.clients.sqs, deadLetterQueueUrl),
     cluster,
     log: options.log ?? ((entry) => console.log(JSON.stringify(entry))),
     auth,

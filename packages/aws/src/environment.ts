@@ -8,6 +8,8 @@ export const RuntimeEnvironment = v.object({
   AWS_REGION: v.pipe(v.string(), v.minLength(1)),
   TABLE_NAME: v.pipe(v.string(), v.minLength(3)),
   JOB_QUEUE_URL: v.pipe(v.string(), v.regex(/^https?:\/\//, 'an http(s) URL')),
+  /** The job queue's dead-letter queue: the API's replay reads it (absent: no replay). */
+  DEAD_LETTER_QUEUE_URL: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\//, 'an http(s) URL'))),
   /** `https://{id}.{domain}/`: `{domain}` is the baseline's preview domain. */
   PREVIEW_URL_TEMPLATE: v.pipe(v.string(), v.includes('{id}')),
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
@@ -25,7 +27,7 @@ export interface Runtime {
   clients: AwsClients;
   stores: AwsStores;
   clock: Clock;
-  names: { tableName: string; jobQueueUrl: string };
+  names: { tableName: string; jobQueueUrl: string; deadLetterQueueUrl: string | null };
   previewUrl: (id: string, domain: string) => string;
   /** What the installation grants a catalog (the stage's message topics). */
   manifestLimits: { messageTopics: readonly string[] };
@@ -49,7 +51,11 @@ export function runtimeFromEnvironment(env: Record<string, string | undefined> =
     ...(settings.SQS_ENDPOINT ? { sqsEndpoint: settings.SQS_ENDPOINT } : {}),
   };
   const clients = createAwsClients(aws);
-  const names = { tableName: settings.TABLE_NAME, jobQueueUrl: settings.JOB_QUEUE_URL };
+  const names = {
+    tableName: settings.TABLE_NAME,
+    jobQueueUrl: settings.JOB_QUEUE_URL,
+    deadLetterQueueUrl: settings.DEAD_LETTER_QUEUE_URL ?? null,
+  };
   return {
     aws,
     clients,

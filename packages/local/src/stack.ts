@@ -10,6 +10,7 @@ import {
   dynamodbCheck,
   snsSqsMessaging,
   sqsCheck,
+  sqsDeadLetterQueue,
 } from '@svc/aws';
 import { Auth, type Clock, type Cluster, Compositions, Forge, Resources, systemClock } from '@svc/core';
 import { forgeWiring } from '@svc/github';
@@ -246,6 +247,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ],
       forgeConfiguration: forge.configuration,
       ...(options.build ? { build: options.build } : {}),
+      deadLetters: sqsDeadLetterQueue(clients.sqs, resources.deadLetterQueueUrl),
       // One API process: a secret of its own for the agents' confirmations.
       mcp: { secret: randomBytes(32).toString('base64url') },
     });

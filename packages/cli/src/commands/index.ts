@@ -11,6 +11,7 @@ export const root = defineGroup({
     frontend: () => import('./frontend/index.ts'),
     'pr-preview': () => import('./pr-preview/index.ts'),
     installation: () => import('./installation/index.ts'),
+    admin: () => import('./admin/index.ts'),
     auth: () => import('./auth/index.ts'),
     mcp: () => import('./mcp.ts'),
     version: () => import('./version.ts'),

@@ -38,6 +38,13 @@ export { plan } from './planning.ts';
 export type { CompositionStore, JobQueue } from './ports.ts';
 export { get, getEndpoints, getStatus, list, listEvents } from './reads.ts';
 export {
+  ReplayAction,
+  type ReplayDeps,
+  ReplayReport,
+  ReplayRequest,
+  replayDeadJobs,
+} from './replay.ts';
+export {
   destroyFinished,
   entryOverridden,
   entryRoute,

@@ -165,6 +165,8 @@ export const EventType = {
   Destroyed: 'destroyed',
   /** A destroy went on without removing something outside the cluster (a topic refused the worker). */
   CleanupIncomplete: 'cleanup_incomplete',
+  /** An operator sent the operation's dead job back to the queue (`svc admin dlq replay`), with a reason. */
+  Replayed: 'replayed',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 

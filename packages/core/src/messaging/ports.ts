@@ -89,8 +89,7 @@ export function routedFilterPolicy(routingAttribute: string, compositionId: stri
 }
 
 /** A topic's name: the last field of an ARN, or the name itself. */
-const topicName = (topic: string) =>
-  topic.startsWith('arn:') ? (topic.split(':').at(-1) ?? '') : topic;
+const topicName = (topic: string) => (topic.startsWith('arn:') ? (topic.split(':').at(-1) ?? '') : topic);
 
 /**
  * Whether the stage's `messageTopics` (names, `*` for any run of characters, as the worker's IAM
