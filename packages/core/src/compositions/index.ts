@@ -38,7 +38,6 @@ export { plan } from './planning.ts';
 export type { CompositionStore, JobQueue } from './ports.ts';
 export { get, getEndpoints, getStatus, list, listEvents } from './reads.ts';
 export {
-  ReplayAction,
   type ReplayDeps,
   ReplayReport,
   ReplayRequest,

@@ -28,7 +28,7 @@ export const ReplayRequest = v.strictObject({
   ),
 });
 
-export const ReplayAction = {
+const ReplayAction = {
   /** The operation had failed with its message: it runs again from the step that failed. */
   Resume: 'resume',
   /** The job is sent again as it is: an operation still running, a forge job. */
@@ -38,7 +38,7 @@ export const ReplayAction = {
   /** Left in the dead-letter queue: unreadable, or its replay failed. */
   Keep: 'keep',
 } as const;
-export type ReplayAction = (typeof ReplayAction)[keyof typeof ReplayAction];
+type ReplayAction = (typeof ReplayAction)[keyof typeof ReplayAction];
 
 const ReplayedJob = v.object({
   message_id: v.string(),

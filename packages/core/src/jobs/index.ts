@@ -1,2 +1,2 @@
-export type { DeadJob, DeadLetterQueue } from './dead-letters.ts';
+export type { DeadLetterQueue } from './dead-letters.ts';
 export { type ForgeJob, Job, parse, type StepJob } from './job.ts';
