@@ -20,8 +20,9 @@ export function appFromEnvironment(
     metrics?: MetricsSink;
   },
 ): ReturnType<typeof createApp> {
+  // First: it fills env with the function's linked secrets, the auth mode's among them.
+  const runtime = runtimeFromEnvironment(env, { requireCursorKey: true });
   const auth = Auth.parseAuthSettings(env, options);
-  const runtime = runtimeFromEnvironment(env);
   // The API replays dead jobs; the other functions never read the dead-letter queue.
   const { deadLetterQueueUrl } = runtime.names;
   if (!deadLetterQueueUrl) throw new Error('invalid environment: DEAD_LETTER_QUEUE_URL');

@@ -1,7 +1,9 @@
 /** Runtime settings of a deployed function, parsed once from the environment SST sets (infra/settings.ts). */
+import { randomBytes } from 'node:crypto';
 import { type Clock, minCursorKeyLength, systemClock } from '@svc/core';
 import * as v from 'valibot';
 import { type AwsClients, type AwsSettings, createAwsClients } from './clients.ts';
+import { loadLinkedSecrets } from './linked-secrets.ts';
 import { type AwsStores, awsStores } from './stores.ts';
 
 export const RuntimeEnvironment = v.object({
@@ -14,8 +16,16 @@ export const RuntimeEnvironment = v.object({
   PREVIEW_URL_TEMPLATE: v.pipe(v.string(), v.includes('{id}')),
   DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   SQS_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
-  /** The installation's secret for sealing page cursors (docs/decisions.md, "Lists and paging"). */
-  CURSOR_KEY: v.pipe(v.string(), v.minLength(minCursorKeyLength)),
+  /**
+   * The installation's secret for sealing page cursors (docs/decisions.md, "Lists and paging"):
+   * required of a function that hands cursors out (`requireCursorKey`); the webhook does not.
+   */
+  CURSOR_KEY: v.optional(v.pipe(v.string(), v.minLength(minCursorKeyLength))),
+  /** What the stage's isolated queues are named from (the worker's grant names it); default `preview-`. */
+  PREVIEW_QUEUE_PREFIX: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,30}$/, 'a queue name prefix')),
+    'preview-',
+  ),
   /** The stage's `messageTopics` as a JSON array: the topics the worker may subscribe to. */
   MESSAGE_TOPICS: v.optional(v.pipe(v.string(), v.parseJson(), v.array(v.string())), '[]'),
 });
@@ -31,20 +41,31 @@ export interface Runtime {
   previewUrl: (id: string, domain: string) => string;
   /** What the installation grants a catalog (the stage's message topics). */
   manifestLimits: { messageTopics: readonly string[] };
+  /** What the stage's isolated queues are named from. */
+  previewQueuePrefix: string;
 }
 
 function previewUrlFrom(template: string): (id: string, domain: string) => string {
   return (id, domain) => template.replaceAll('{id}', id).replaceAll('{domain}', domain);
 }
 
-/** Everything a function needs, from its environment; a missing or malformed variable is named in the error. */
-export function runtimeFromEnvironment(env: Record<string, string | undefined> = process.env): Runtime {
+/**
+ * Everything a function needs, from its environment; a missing or malformed variable is named in the
+ * error. On Lambda the function's linked SST secrets are copied into `env` first, so whatever reads
+ * `env` afterwards (the auth settings, the GitHub App) finds them.
+ */
+export function runtimeFromEnvironment(
+  env: Record<string, string | undefined> = process.env,
+  options: { requireCursorKey?: boolean } = {},
+): Runtime {
+  loadLinkedSecrets(env);
   const parsed = v.safeParse(RuntimeEnvironment, env);
   if (!parsed.success) {
     const names = parsed.issues.map((issue) => issue.path?.map((p) => String(p.key)).join('.') ?? '?');
     throw new Error(`invalid environment: ${[...new Set(names)].join(', ')}`);
   }
   const settings = parsed.output;
+  if (options.requireCursorKey && !settings.CURSOR_KEY) throw new Error('invalid environment: CURSOR_KEY');
   const aws: AwsSettings = {
     region: settings.AWS_REGION,
     ...(settings.DYNAMODB_ENDPOINT ? { dynamodbEndpoint: settings.DYNAMODB_ENDPOINT } : {}),
@@ -59,10 +80,12 @@ export function runtimeFromEnvironment(env: Record<string, string | undefined> =
   return {
     aws,
     clients,
-    stores: awsStores(clients, names, systemClock, settings.CURSOR_KEY),
+    // Without CURSOR_KEY the function hands out no cursor, so one of its own process seals any it pages with.
+    stores: awsStores(clients, names, systemClock, settings.CURSOR_KEY ?? randomBytes(48).toString('base64')),
     clock: systemClock,
     names,
     previewUrl: previewUrlFrom(settings.PREVIEW_URL_TEMPLATE),
     manifestLimits: { messageTopics: settings.MESSAGE_TOPICS },
+    previewQueuePrefix: settings.PREVIEW_QUEUE_PREFIX,
   };
 }
