@@ -16,8 +16,9 @@ async function stageSettings(stage: string) {
 export default $config({
   async app(input) {
     const settings = await stageSettings(input.stage);
+    const { appName } = await import('./infra/settings.ts');
     return {
-      name: 'preview-composition',
+      name: appName,
       home: 'aws',
       removal: settings.retainData ? 'retain' : 'remove',
       // The stage file's region, not the deployer's AWS_REGION: one stage, one region.

@@ -8,6 +8,9 @@ import service from '../package.json' with { type: 'json' };
 import consolePackage from '../packages/console/package.json' with { type: 'json' };
 import type { StageSettings } from '../stacks/schema.ts';
 
+/** The SST app: every resource's name starts `<appName>-<stage>-` (SST's naming). */
+export const appName = 'preview-composition';
+
 export const lambdaRuntime = 'nodejs24.x';
 export const workerTimeout = `${Resources.workerTimeoutSeconds} seconds`;
 export const apiTimeout = '29 seconds';

@@ -8,7 +8,9 @@ import { metricsNamespace as emittedNamespace, RuntimeEnvironment } from '@svc/a
 import { Auth, ServiceMetric } from '@svc/core';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import YAML from 'yaml';
 import staging from '../stacks/staging.ts';
+import { deployRoleActions, deployRolePolicy, deployRoleTrust } from './ci-role.ts';
 import { clusterGroup, metricsNamespace } from './settings.ts';
 import { installSstStandIns } from './sst-stand-ins.ts';
 
@@ -543,5 +545,145 @@ describe('the recording stand-ins', () => {
     expect(() => new sst.aws.Queue('Q', { visibility: '1 minute' } as never)).toThrow(
       /does not accept "visibility"/,
     );
+  });
+});
+
+describe('the deploy workflows', () => {
+  const workflow = (name: string) => YAML.parse(readFileSync(`.github/workflows/${name}.yml`, 'utf8'));
+  type Step = { uses?: string; run?: string };
+  type Job = { environment?: string; concurrency?: { group: string }; needs?: string; steps: Step[] };
+
+  it('deploys staging, then production, each in a concurrency group of its own, checking /version and /healthz after each deploy', () => {
+    const deploy = workflow('deploy');
+    expect(deploy.concurrency).toBeUndefined();
+    const jobs = deploy.jobs as Record<string, Job>;
+    expect(jobs.production?.needs).toBe('staging');
+    for (const stage of ['staging', 'production']) {
+      const job = jobs[stage] as Job;
+      expect(job.environment).toBe(stage);
+      expect(job.concurrency).toEqual({ group: `deploy-${stage}`, 'cancel-in-progress': false });
+      const runs = job.steps.map((step) => step.run ?? '');
+      const deployed = runs.indexOf(`npx sst deploy --stage ${stage}`);
+      expect(deployed).toBeGreaterThan(-1);
+      expect(runs.slice(deployed + 1)).toContain('node infra/deploy-check.ts --commit "$SVC_COMMIT"');
+    }
+    expect(existsSync('infra/deploy-check.ts')).toBe(true);
+  });
+
+  it('pins every action of every workflow by commit SHA', () => {
+    for (const name of ['ci', 'deploy']) {
+      for (const job of Object.values(workflow(name).jobs as Record<string, Job>)) {
+        for (const step of job.steps.filter((s) => s.uses)) {
+          expect(step.uses, name).toMatch(/^[\w-]+\/[\w-]+@[0-9a-f]{40}$/);
+        }
+      }
+    }
+  });
+});
+
+describe('the CI deploy role', () => {
+  const target = {
+    accountId: '123456789012',
+    region: 'eu-west-1',
+    app: 'preview-composition',
+    stage: 'staging',
+    eksClusterName: staging.eksClusterName,
+  };
+  const policy = deployRolePolicy(target);
+  const allowed = (action: string) => policy.Statement.filter((s) => s.Action.includes(action));
+
+  it("trusts GitHub's OIDC tokens of this repository's jobs in the stage's environment, and nothing else", () => {
+    const trust = deployRoleTrust({
+      accountId: '123456789012',
+      repository: 'acme/preview',
+      environment: 'staging',
+    });
+    expect(trust.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: {
+          Federated: 'arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com',
+        },
+        Action: 'sts:AssumeRoleWithWebIdentity',
+        Condition: {
+          StringEquals: {
+            'token.actions.githubusercontent.com:aud': 'sts.amazonaws.com',
+            'token.actions.githubusercontent.com:sub': 'repo:acme/preview:environment:staging',
+          },
+        },
+      },
+    ]);
+  });
+
+  it('may create, change and remove every kind of resource the stage declares', async () => {
+    const { standIns } = await deploy('staging');
+    const needs: Record<string, string[]> = {
+      'sst.aws.Function': [
+        'lambda:CreateFunction',
+        'lambda:DeleteFunction',
+        'iam:CreateRole',
+        'iam:PutRolePolicy',
+        'iam:PassRole',
+        'logs:CreateLogGroup',
+        'lambda:CreateFunctionUrlConfig',
+        'lambda:PutFunctionEventInvokeConfig',
+      ],
+      'sst.aws.Queue': ['sqs:CreateQueue', 'sqs:SetQueueAttributes', 'sqs:DeleteQueue'],
+      'sst.aws.Queue.subscribe': ['lambda:CreateEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
+      'sst.aws.Dynamo': [
+        'dynamodb:CreateTable',
+        'dynamodb:UpdateTimeToLive',
+        'dynamodb:UpdateContinuousBackups',
+      ],
+      'sst.aws.ApiGatewayV2': ['apigateway:POST', 'apigateway:DELETE'],
+      'sst.aws.ApiGatewayV2.route': ['apigateway:POST', 'lambda:AddPermission'],
+      'sst.aws.CronV2': [
+        'scheduler:CreateSchedule',
+        'scheduler:UpdateSchedule',
+        'iam:CreateRole',
+        'iam:PassRole',
+      ],
+      'sst.aws.SnsTopic': ['sns:CreateTopic', 'sns:DeleteTopic'],
+      'aws.sns.TopicSubscription': ['sns:Subscribe', 'sns:Unsubscribe'],
+      'aws.cloudwatch.MetricAlarm': ['cloudwatch:PutMetricAlarm', 'cloudwatch:DeleteAlarms'],
+      'aws.eks.AccessEntry': ['eks:CreateAccessEntry', 'eks:DeleteAccessEntry'],
+      'sst.Secret': ['s3:GetObject', 's3:PutObject'],
+    };
+    for (const type of new Set(standIns.declared.map((d) => d.type))) {
+      expect(needs[type], `${type} has no entry in the deploy role's needs`).toBeDefined();
+      for (const action of needs[type] ?? [])
+        expect(allowed(action).length, `${type}: ${action}`).toBeGreaterThan(0);
+    }
+    // The stage's names: what the functions' and the table's ARNs start with.
+    expect(allowed('lambda:CreateFunction')[0]?.Resource).toEqual([
+      'arn:aws:lambda:eu-west-1:123456789012:function:preview-composition-staging-*',
+    ]);
+  });
+
+  it("passes the stage's roles only to Lambda and Scheduler, and manages the stage's EKS access entries and log groups", () => {
+    expect(allowed('iam:PassRole')).toEqual([
+      expect.objectContaining({
+        Resource: ['arn:aws:iam::123456789012:role/preview-composition-staging-*'],
+        Condition: {
+          StringEquals: { 'iam:PassedToService': ['lambda.amazonaws.com', 'scheduler.amazonaws.com'] },
+        },
+      }),
+    ]);
+    expect(allowed('eks:CreateAccessEntry')[0]?.Resource).toEqual([
+      `arn:aws:eks:eu-west-1:123456789012:cluster/${staging.eksClusterName}`,
+      `arn:aws:eks:eu-west-1:123456789012:access-entry/${staging.eksClusterName}/*`,
+    ]);
+    expect(allowed('logs:CreateLogGroup')[0]?.Resource).toEqual([
+      'arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/preview-composition-staging-*',
+      'arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/preview-composition-staging-*:*',
+    ]);
+    for (const statement of policy.Statement)
+      for (const action of statement.Action) expect(action).not.toMatch(/\*/);
+  });
+
+  it('is the permission list docs/deploy.md shows', () => {
+    const doc = readFileSync('docs/deploy.md', 'utf8');
+    const listed = doc.match(/<!-- deploy-role-actions -->\n```text\n([\s\S]*?)```/)?.[1] ?? '';
+    expect(listed.trim().split('\n')).toEqual(deployRoleActions(target));
   });
 });
