@@ -16,7 +16,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { Dependency, Messaging } from '@svc/core';
-import { type AwsSettings, emulatorCredentials } from './clients.ts';
+import { type AwsSettings, clientSettings } from './clients.ts';
 import { dependencyFailures } from './failures.ts';
 
 /**
@@ -24,11 +24,7 @@ import { dependencyFailures } from './failures.ts';
  * local stack): the API never publishes or subscribes, so its bundle carries no SNS code.
  */
 export function createSnsClient(settings: AwsSettings): SNSClient {
-  const sns = new SNSClient({
-    region: settings.region,
-    maxAttempts: 3,
-    ...(settings.sqsEndpoint ? { endpoint: settings.sqsEndpoint, credentials: emulatorCredentials } : {}),
-  });
+  const sns = new SNSClient(clientSettings(settings, settings.sqsEndpoint));
   sns.middlewareStack.use(dependencyFailures(Dependency.Sns));
   return sns;
 }

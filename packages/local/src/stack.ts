@@ -158,7 +158,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const cluster = kubeCluster(fixedKubeConfig(kubeConfigFromString(kubeconfig)));
     const gatewayPort = Number(new URL(localCluster.gatewayUrl).port);
 
-    const aws = { region, dynamodbEndpoint: endpoints.dynamodbEndpoint, sqsEndpoint: endpoints.sqsEndpoint };
+    // Emulators on a busy laptop (or a test run on two cores) answer slower than AWS: longer deadlines.
+    const aws = {
+      region,
+      dynamodbEndpoint: endpoints.dynamodbEndpoint,
+      sqsEndpoint: endpoints.sqsEndpoint,
+      timeouts: { connectionMs: 5000, requestMs: 20_000 },
+    };
     const clients = { ...createAwsClients(aws), sns: createSnsClient(aws) };
     const messageTopics = options.messageTopics ?? demoMessageTopics;
     let workerTopics = messageTopics;
