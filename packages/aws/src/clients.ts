@@ -38,7 +38,7 @@ export function clientSettings(settings: AwsSettings, endpoint: string | undefin
 }
 
 /** Emulators accept any credentials; fixed ones keep the SDK from searching the machine for real ones. */
-export const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface AwsClients {
   dynamodb: DynamoDBClient;
