@@ -282,6 +282,18 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
       }
     },
 
+    releaseLease(operation, { holder, dueAt }) {
+      return conditionHeld(() =>
+        documents.send(
+          operationUpdate(table, operation, dueAt, {
+            set: 'lease_holder = :none',
+            condition: 'lease_holder = :holder AND #status IN (:pending, :running)',
+            values: { ':holder': holder, ':none': null, ...unfinishedStatus },
+          }),
+        ),
+      );
+    },
+
     renewLease(operation, { holder, until }) {
       return conditionHeld(() =>
         documents.send(

@@ -296,17 +296,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       cleanups.push(() => poller.stop());
     }
 
-    const scheduler = startScheduler(Resources.schedules, sweeps(services), { log });
-    cleanups.push(() => scheduler.stop());
-    await scheduler.run(Resources.ScheduleName.RedispatchSweep);
-    // A chain cut off by the previous run's crash let its lease lapse by then: taken over in
-    // seconds, not at the next minute's sweep.
-    const afterLeases = setTimeout(
-      () => void scheduler.run(Resources.ScheduleName.RedispatchSweep),
-      (Compositions.leaseSeconds + 1) * 1000,
+    const redispatch = followDueOperations(services, () => scheduler);
+    const scheduler = startScheduler(
+      Resources.schedules,
+      { ...sweeps(services), [Resources.ScheduleName.RedispatchSweep]: redispatch.sweep },
+      { log },
     );
-    afterLeases.unref();
-    cleanups.push(async () => clearTimeout(afterLeases));
+    cleanups.push(() => scheduler.stop());
+    // Cleanups run last first: no follow-up sweep starts once the stack is stopping.
+    cleanups.push(async () => redispatch.stop());
+    await scheduler.run(Resources.ScheduleName.RedispatchSweep);
 
     return {
       apiUrl,
@@ -354,4 +353,40 @@ async function startEmulators(
   if (dynamodb.status === 'rejected') throw dynamodb.reason;
   if (sqs.status === 'rejected') throw sqs.reason;
   return { dynamodbEndpoint: dynamodb.value.endpoint, sqsEndpoint: sqs.value.endpoint };
+}
+
+const redispatchPeriodMs =
+  (Resources.schedules.find((s) => s.name === Resources.ScheduleName.RedispatchSweep)?.periodSeconds ?? 60) *
+  1000;
+
+/**
+ * The redispatch sweep, run again locally as soon as the next unfinished operation falls due rather
+ * than at its next minute (EventBridge's finest period, which the cloud keeps): a chain cut off by
+ * a crash, this run's or the previous one's, is taken over a second after its lease lapses.
+ */
+function followDueOperations(
+  deps: Pick<WorkerDeps, 'compositions' | 'jobs' | 'clock' | 'log'>,
+  scheduler: () => Scheduler,
+): { sweep: () => Promise<number>; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
+  return {
+    async sweep() {
+      const sent = await Compositions.redispatchOverdue(deps);
+      const now = deps.clock.now().getTime();
+      const next = await Compositions.nextDueBefore(deps, new Date(now + redispatchPeriodMs));
+      const at = next ? Math.max(next.getTime(), now) + 1000 : null;
+      if (at !== null && at < timerAt) {
+        clearTimeout(timer);
+        timerAt = at;
+        timer = setTimeout(() => {
+          timerAt = Number.POSITIVE_INFINITY;
+          void scheduler().run(Resources.ScheduleName.RedispatchSweep);
+        }, at - now);
+        timer.unref();
+      }
+      return sent;
+    },
+    stop: () => clearTimeout(timer),
+  };
 }

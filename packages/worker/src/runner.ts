@@ -79,6 +79,13 @@ async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: n
   try {
     const run = { deps, job, receiveCount, composition: taken.composition, seen: {}, lease };
     await runChain(run, Compositions.chainFrom(taken.operation), step);
+  } catch (error) {
+    // A write of the chain's own failed (not a crash: the process lives on): the lease goes now, so
+    // the queue's retry of this message runs instead of waiting for it to lapse. Best effort.
+    await lease.stop();
+    const dueAt = Compositions.overdueAt(deps.clock.now());
+    await deps.compositions.releaseLease(taken.operation, { holder: taken.holder, dueAt }).catch(() => false);
+    throw error;
   } finally {
     await lease.stop();
   }

@@ -15,6 +15,7 @@ export {
   leaseSeconds,
   leaseUntil,
   nextStep,
+  overdueAt,
   type StepFailure,
   type StepOutcome,
   startOperation,
@@ -78,4 +79,4 @@ export {
   PlanView,
   UpdateCompositionBody,
 } from './schema.ts';
-export { expireDue, redispatchOverdue } from './sweeps.ts';
+export { expireDue, nextDueBefore, redispatchOverdue } from './sweeps.ts';

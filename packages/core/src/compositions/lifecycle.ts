@@ -24,8 +24,13 @@ import {
   type StepName,
 } from './model.ts';
 
-/** An operation whose next step was not picked up this long after it was due is re-enqueued. */
-export const redispatchAfterSeconds = 30;
+/**
+ * An operation whose next step was not picked up this long after it was due is re-enqueued: what a
+ * send lost between the write and the send (a crash) costs. Short, because a duplicate is cheap
+ * since chains hold leases: whoever picks a message up second finds the lease held or the step done
+ * and drops it after two reads.
+ */
+export const redispatchAfterSeconds = 15;
 
 /**
  * How long a chain's lease on its operation lasts unless renewed. A live chain renews it every third

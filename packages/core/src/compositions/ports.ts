@@ -66,6 +66,14 @@ export interface CompositionStore {
     lease: { holder: string; until: string; now: Date },
   ): Promise<Operation | null>;
   /**
+   * Gives up the lease `holder` holds, the operation due at `dueAt` (`lock_version` stays): a chain
+   * whose own write failed lets the queue's retry run at once. False when it no longer held it.
+   */
+  releaseLease(
+    operation: Pick<Operation, 'composition_id' | 'id'>,
+    lease: { holder: string; dueAt: string },
+  ): Promise<boolean>;
+  /**
    * Moves the lease `holder` holds to `until`, and nothing else (`lock_version` stays, so the
    * holder's own writes are not refused). False when the holder no longer holds it.
    */

@@ -54,3 +54,16 @@ export async function redispatchOverdue(deps: SweepDeps, limit = 100): Promise<n
   }
   return sent;
 }
+
+/**
+ * When the next unfinished operation falls due (a lease lapses, a pickup allowance runs out), if
+ * before `until`; null when none does. The local stack sweeps again then rather than at its next
+ * minute: a chain a crash cut off is taken over seconds after its lease lapses.
+ */
+export async function nextDueBefore(
+  deps: Pick<SweepDeps, 'compositions'>,
+  until: Date,
+): Promise<Date | null> {
+  const [next] = await deps.compositions.dueOperations(until, 1);
+  return next?.due_at ? new Date(next.due_at) : null;
+}
