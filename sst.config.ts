@@ -16,8 +16,9 @@ async function stageSettings(stage: string) {
 export default $config({
   async app(input) {
     const settings = await stageSettings(input.stage);
+    const { appName } = await import('./infra/settings.ts');
     return {
-      name: 'preview-composition',
+      name: appName,
       home: 'aws',
       removal: settings.retainData ? 'retain' : 'remove',
       // The stage file's region, not the deployer's AWS_REGION: one stage, one region.
@@ -32,14 +33,18 @@ export default $config({
     const { alarms } = await import('./infra/alarms.ts');
     const { table } = storage(settings);
     const { jobs, deadLetter } = queues();
-    const { api, apiFunction, webhook, worker } = functions(settings, { table, jobs });
+    const { api, apiFunction, webhook, worker } = functions(settings, { table, jobs, deadLetter });
     const { topic } = alarms(settings, { api, apiFunction, webhook, worker, jobs, deadLetter });
+    // Everything docs/runbooks.md and docs/deploy.md name by its output.
     return {
       api: api.url,
       webhook: webhook.url,
       table: table.name,
       jobQueue: jobs.url,
       deadLetterQueue: deadLetter.url,
+      apiFunction: apiFunction.name,
+      workerFunction: worker.name,
+      webhookFunction: webhook.name,
       apiRole: apiFunction.nodes.role.arn,
       workerRole: worker.nodes.role.arn,
       webhookRole: webhook.nodes.role.arn,

@@ -18,10 +18,14 @@ const api5xxPercent = 5;
 /** Signature rejections in five minutes: one is a probe, a run of them a wrong or rotated secret. */
 const rejectedDeliveries = 5;
 
+/** Scheduled sweeps report their lag every minute; none for this long means the schedules stopped. */
+const sweepSilenceSeconds = 600;
+
 /**
  * The alarms docs/runbooks.md explains, each named by its runbook section, all notifying one SNS
- * topic (mailed to the stage's `alarmEmail` when set). Missing data is not breaching: an idle
- * stage is a healthy one.
+ * topic, mailed to the stage's `alarmEmail` and sent on to its `alarmTopicArn` (a production stage
+ * has one or the other). Missing data is not breaching (an idle stage is a healthy one) except for
+ * the sweeps' heartbeat, whose missing data is the failure.
  */
 export function alarms(settings: StageSettings, watched: Watched) {
   const topic = new sst.aws.SnsTopic('Alarms');
@@ -33,13 +37,11 @@ export function alarms(settings: StageSettings, watched: Watched) {
     });
   }
   type AlarmArgs = ConstructorParameters<typeof aws.cloudwatch.MetricAlarm>[1];
-  const notify = {
-    alarmActions: [topic.arn],
-    okActions: [topic.arn],
-    treatMissingData: 'notBreaching',
-  } satisfies Partial<AlarmArgs>;
+  const recipients = [topic.arn, ...(settings.alarmTopicArn ? [settings.alarmTopicArn] : [])];
+  const notify = { alarmActions: recipients, okActions: recipients } satisfies Partial<AlarmArgs>;
   const alarm = (id: string, runbook: string, args: Omit<AlarmArgs, keyof typeof notify>) =>
     new aws.cloudwatch.MetricAlarm(id, {
+      treatMissingData: 'notBreaching',
       ...args,
       ...notify,
       alarmDescription: `${args.alarmDescription} Runbook: docs/runbooks.md#${runbook}`,
@@ -137,6 +139,19 @@ export function alarms(settings: StageSettings, watched: Watched) {
     evaluationPeriods: 1,
     comparisonOperator: 'GreaterThanOrEqualToThreshold',
     threshold: rejectedDeliveries,
+  });
+  // A schedule that stops invoking the worker raises no Lambda error: only the silence shows.
+  alarm('SweepsSilent', 'sweeps-silent', {
+    alarmDescription: `No scheduled sweep reported its lag for ${sweepSilenceSeconds / 60} minutes: expiry and redispatch may have stopped.`,
+    namespace: metricsNamespace,
+    metricName: 'SweepLag',
+    dimensions: { service: 'worker' },
+    statistic: 'SampleCount',
+    period: fiveMinutes,
+    evaluationPeriods: sweepSilenceSeconds / fiveMinutes,
+    comparisonOperator: 'LessThanThreshold',
+    threshold: 1,
+    treatMissingData: 'breaching',
   });
   return { topic };
 }

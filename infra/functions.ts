@@ -10,7 +10,9 @@ import {
   functionPermissions,
   functionSecrets,
   lambdaRuntime,
+  previewQueuePrefix,
   scheduleArgs,
+  scheduledRetries,
   workerSubscription,
   workerTimeout,
 } from './settings.ts';
@@ -18,72 +20,63 @@ import {
 interface Resources {
   table: sst.aws.Dynamo;
   jobs: sst.aws.Queue;
+  deadLetter: sst.aws.Queue;
 }
 
 /**
  * The API behind API Gateway, the public webhook on a function URL of its own, the worker on the
- * queue and the schedules; each with its own role and only the permissions it uses (nothing is
- * `link`ed: SST's links grant `dynamodb:*` and `sqs:*`). The API's and the worker's roles get an
- * EKS access entry in the Kubernetes group deploy/kubernetes binds.
+ * queue and the schedules; each with its own role and only the permissions it uses. Only secrets
+ * are `link`ed (SST encrypts them into the function's package; their links carry no permission):
+ * SST's links of the table and queues would grant `dynamodb:*` and `sqs:*`. The API's and the
+ * worker's roles get an EKS access entry in the Kubernetes group deploy/kubernetes binds, and run in
+ * the stage's VPC when it names one (a private cluster endpoint).
  */
-export function functions(settings: StageSettings, { table, jobs }: Resources) {
+export function functions(settings: StageSettings, { table, jobs, deadLetter }: Resources) {
   const { accountId } = aws.getCallerIdentityOutput();
   const { partition } = aws.getPartitionOutput();
   const arn = (service: string, resource: string) =>
     $interpolate`arn:${partition}:${service}:${settings.region}:${accountId}:${resource}`;
+  const topics = settings.messageTopics.map((topic) => arn('sns', topic));
   const permissions = functionPermissions({
     table: table.arn,
     tableIndexes: $interpolate`${table.arn}/index/*`,
     jobs: jobs.arn,
+    deadLetter: deadLetter.arn,
     cluster: arn('eks', `cluster/${settings.eksClusterName}`),
-    previewQueues: arn('sqs', 'preview-*'),
-    topics: settings.messageTopics.map((topic) => arn('sns', topic)),
+    previewQueues: arn('sqs', `${previewQueuePrefix($app.stage)}*`),
+    topics,
+    topicSubscriptions: settings.messageTopics.map((topic) => arn('sns', `${topic}:*`)),
   });
-
-  // Set once per stage: npx sst secret set CursorKey "$(openssl rand -base64 48)" --stage <stage>
-  const cursorKey = new sst.Secret('CursorKey');
   const environments = functionEnvironments(
     settings,
-    { tableName: table.name, jobQueueUrl: jobs.url },
+    { tableName: table.name, jobQueueUrl: jobs.url, deadLetterQueueUrl: deadLetter.url },
     deployedBuild(process.env),
-    cursorKey.value,
+    $app.stage,
   );
-  // One Secret component per secret, however many functions read it.
-  const secrets = new Map<string, sst.Secret>();
-  const secret = (name: string, placeholder: string | undefined) => {
-    const existing = secrets.get(name);
-    if (existing) return existing;
-    const created = new sst.Secret(name, placeholder);
-    secrets.set(name, created);
-    return created;
-  };
-  const secretValues = (name: FunctionName) =>
-    Object.fromEntries(
-      Object.entries(functionSecrets(settings)[name]).map(([variable, { secret: id, placeholder }]) => [
-        variable,
-        secret(id, placeholder).value,
-      ]),
-    );
+  const linked = linkedSecrets(settings);
 
   const lambda = (
     id: string,
     name: FunctionName,
-    args: Pick<SstFunctionArgs, 'handler' | 'timeout' | 'url'>,
+    args: Pick<SstFunctionArgs, 'handler' | 'timeout' | 'url' | 'retries' | 'vpc'>,
   ) =>
     new sst.aws.Function(id, {
       ...args,
       runtime: lambdaRuntime,
       architecture: 'arm64',
-      environment: { ...environments[name], ...secretValues(name) },
+      environment: environments[name],
+      link: linked[name],
       permissions: permissions[name],
       logging: { format: 'json' },
       nodejs: { minify: true, ...bundling[name] },
       transform: { function: { tracingConfig: { mode: 'Active' } } },
     });
+  const vpc = settings.vpc ? { vpc: settings.vpc } : {};
 
   const apiFunction = lambda('ApiFunction', 'api', {
     handler: 'packages/api/src/lambda.handler',
     timeout: apiTimeout,
+    ...vpc,
   });
   const api = new sst.aws.ApiGatewayV2('Api');
   api.route('$default', apiFunction.arn);
@@ -97,14 +90,17 @@ export function functions(settings: StageSettings, { table, jobs }: Resources) {
   const worker = lambda('Worker', 'worker', {
     handler: 'packages/worker/src/lambda.handler',
     timeout: workerTimeout,
+    retries: scheduledRetries.function,
+    ...vpc,
   });
-  jobs.subscribe(worker.arn, workerSubscription);
+  jobs.subscribe(worker.arn, workerSubscription(settings));
 
   for (const schedule of scheduleArgs()) {
     new sst.aws.CronV2(schedule.id, {
       schedule: schedule.schedule,
       function: worker.arn,
       event: schedule.event,
+      retries: scheduledRetries.schedule,
     });
   }
 
@@ -119,4 +115,21 @@ export function functions(settings: StageSettings, { table, jobs }: Resources) {
   }
 
   return { api, apiFunction, webhook, worker };
+}
+
+/** One Secret component per secret, linked to the functions that read it. */
+function linkedSecrets(settings: StageSettings): Record<FunctionName, sst.Secret[]> {
+  const secrets = new Map<string, sst.Secret>();
+  const secret = (name: string, placeholder: string | undefined) => {
+    const existing = secrets.get(name);
+    if (existing) return existing;
+    // Required ones (no placeholder) are set once per stage: npx sst secret set <name> … --stage <stage>
+    const created = new sst.Secret(name, placeholder);
+    secrets.set(name, created);
+    return created;
+  };
+  const variables = functionSecrets(settings);
+  const of = (name: FunctionName) =>
+    Object.values(variables[name]).map(({ secret: id, placeholder }) => secret(id, placeholder));
+  return { api: of('api'), worker: of('worker'), webhook: of('webhook') };
 }

@@ -45,7 +45,7 @@ describe('infra settings', () => {
     const { jobs } = queueArgs();
     expect(jobs.visibilityTimeout).toBe(`${Resources.jobQueue.visibilityTimeoutSeconds} seconds`);
     expect(jobs.retry).toBe(Resources.jobQueue.maxReceiveCount);
-    expect(workerSubscription.batch.partialResponses).toBe(true);
+    expect(workerSubscription(staging).batch.partialResponses).toBe(true);
   });
 
   it('runs on Node.js 24', () => {
@@ -68,32 +68,41 @@ describe('infra settings', () => {
   });
 
   const build = { release: '0.1.0', commit: 'a'.repeat(40) };
-  const cursorKey = 'k'.repeat(48);
+  const names = { tableName: 't', jobQueueUrl: 'q', deadLetterQueueUrl: 'd' };
 
-  const names = { tableName: 't', jobQueueUrl: 'q' };
-
-  it('passes the stage auth mode, names and build to the functions', () => {
-    const { api } = functionEnvironments(staging, names, build, cursorKey);
+  it('passes the stage auth mode, names and build to the functions, and which linked secret fills which variable', () => {
+    const { api } = functionEnvironments(staging, names, build, 'staging');
     expect(api).toMatchObject({
       AUTH_MODE: 'token',
       TABLE_NAME: 't',
       JOB_QUEUE_URL: 'q',
-      CURSOR_KEY: cursorKey,
+      DEAD_LETTER_QUEUE_URL: 'd',
     });
+    expect(api).not.toHaveProperty('CURSOR_KEY');
+    expect(JSON.parse(api.SVC_SECRETS ?? '')).toMatchObject({ CURSOR_KEY: 'CursorKey' });
     expect(api.PREVIEW_URL_TEMPLATE).toBe('https://{id}.preview.staging.example.com/');
     expect(api).toMatchObject({ SVC_RELEASE: '0.1.0', SVC_COMMIT: 'a'.repeat(40) });
   });
 
   it('sets every variable the runtime requires, and each function only what it reads', () => {
-    const environments = functionEnvironments(production, names, build, cursorKey);
+    const environments = functionEnvironments(production, names, build, 'production');
     const required = Object.entries(RuntimeEnvironment.entries)
       .filter(([name, schema]) => schema.type !== 'optional' && name !== 'AWS_REGION')
       .map(([name]) => name);
-    const common = [...required, 'SVC_RELEASE', 'SVC_COMMIT', 'NODE_OPTIONS'];
+    const common = [...required, 'SVC_RELEASE', 'SVC_COMMIT', 'SVC_SECRETS'];
     expect(Object.keys(environments.webhook).sort()).toEqual(common.sort());
-    expect(Object.keys(environments.worker).sort()).toEqual([...common, 'EKS_CLUSTER_NAME'].sort());
+    expect(Object.keys(environments.worker).sort()).toEqual(
+      [...common, 'EKS_CLUSTER_NAME', 'PREVIEW_QUEUE_PREFIX'].sort(),
+    );
     expect(Object.keys(environments.api).sort()).toEqual(
-      [...common, 'EKS_CLUSTER_NAME', 'AUTH_MODE', 'AUTH_SETTINGS'].sort(),
+      [
+        ...common,
+        'EKS_CLUSTER_NAME',
+        'MESSAGE_TOPICS',
+        'DEAD_LETTER_QUEUE_URL',
+        'AUTH_MODE',
+        'AUTH_SETTINGS',
+      ].sort(),
     );
   });
 
@@ -108,6 +117,8 @@ describe('infra settings', () => {
       expect(secrets.FORGE_WEBHOOK_SECRET).toEqual({ secret: 'ForgeWebhookSecret', placeholder: '' });
     }
     expect(functionSecrets(oidc).worker).not.toHaveProperty('OIDC_CLIENT_SECRET');
+    expect(functionSecrets(oidc).api.CURSOR_KEY).toEqual({ secret: 'CursorKey' });
+    expect(functionSecrets(oidc).worker.CURSOR_KEY).toEqual({ secret: 'CursorKey' });
     expect(Object.keys(functionSecrets(oidc).webhook).sort()).toEqual([
       'FORGE_WEBHOOK_SECRET',
       'FORGE_WEBHOOK_SECRET_PREVIOUS',
@@ -119,15 +130,15 @@ describe('infra settings', () => {
       table: 'table',
       tableIndexes: 'table/index/*',
       jobs: 'jobs',
+      deadLetter: 'dead',
       cluster: 'cluster',
-      previewQueues: 'preview-*',
+      previewQueues: 'preview_production_*',
       topics: ['topic'],
+      topicSubscriptions: ['topic:*'],
     });
     const unscoped = new Set([
       'sqs:ListQueues',
       'sns:ListTopics',
-      'sns:GetSubscriptionAttributes',
-      'sns:Unsubscribe',
       'xray:PutTraceSegments',
       'xray:PutTelemetryRecords',
     ]);
@@ -159,7 +170,7 @@ describe('infra settings', () => {
 
   it("passes auth settings the functions' parser accepts", () => {
     for (const stage of [staging, production]) {
-      const { api } = functionEnvironments(stage, names, build, cursorKey);
+      const { api } = functionEnvironments(stage, names, build, 'production');
       const parsed = Auth.parseAuthSettings(api, { allowDev: false });
       expect(parsed.mode).toBe(stage.authMode);
       // Browsers' Origin is checked against the stage's public origin, never a Host-derived one.
@@ -168,9 +179,13 @@ describe('infra settings', () => {
   });
 
   it('tells the API where baselines may be, when the stage lists it', () => {
-    expect(functionEnvironments(production, names, build, cursorKey).api.PREVIEW_NAMESPACES).toBeUndefined();
+    expect(
+      functionEnvironments(production, names, build, 'production').api.PREVIEW_NAMESPACES,
+    ).toBeUndefined();
     const listed = { ...production, previewNamespaces: ['staging', 'qa'] };
-    expect(functionEnvironments(listed, names, build, cursorKey).api.PREVIEW_NAMESPACES).toBe('staging,qa');
+    expect(functionEnvironments(listed, names, build, 'production').api.PREVIEW_NAMESPACES).toBe(
+      'staging,qa',
+    );
     expect(
       v.safeParse(StageSettings, { ...production, previewNamespaces: ['Not_A_Namespace'] }).success,
     ).toBe(false);

@@ -5,7 +5,11 @@
  */
 import { Resources } from '@svc/core';
 import service from '../package.json' with { type: 'json' };
+import consolePackage from '../packages/console/package.json' with { type: 'json' };
 import type { StageSettings } from '../stacks/schema.ts';
+
+/** The SST app: every resource's name starts `<appName>-<stage>-` (SST's naming). */
+export const appName = 'preview-composition';
 
 export const lambdaRuntime = 'nodejs24.x';
 export const workerTimeout = `${Resources.workerTimeoutSeconds} seconds`;
@@ -51,10 +55,25 @@ export function queueArgs() {
   };
 }
 
-/** The worker consumes the job queue in batches and reports failures per message. */
-export const workerSubscription = {
-  batch: { size: 10, window: '0 seconds', partialResponses: true },
-} as const;
+/**
+ * The worker consumes the job queue in batches and reports failures per message, at most the
+ * stage's `workerConcurrency` invocations at once (the event source mapping's maximum concurrency).
+ */
+export function workerSubscription(settings: StageSettings) {
+  return {
+    batch: { size: 10, window: '0 seconds', partialResponses: true },
+    transform: {
+      eventSourceMapping: { scalingConfig: { maximumConcurrency: settings.workerConcurrency } },
+    },
+  } as const;
+}
+
+/**
+ * The worker's invocations by the schedules are asynchronous: neither Scheduler nor Lambda retries
+ * them (a sweep runs again at its next period; a retry would only overlap it), and a schedule that
+ * stops is what the SweepsSilent alarm sees.
+ */
+export const scheduledRetries = { function: 0, schedule: 0 } as const;
 
 /** An EventBridge rate expression for a period in seconds (whole minutes, singular unit for 1). */
 export function rateExpression(periodSeconds: number): string {
@@ -99,66 +118,85 @@ export function deployedBuild(env: Record<string, string | undefined>): Build {
   return { release: env.SVC_RELEASE?.trim() || service.version, commit };
 }
 
-/** What the functions need to find the table and the queue: deploy-time values (`V`) in SST. */
+/** What the functions need to find the table and the queues: deploy-time values (`V`) in SST. */
 export interface ResourceNames<V = string> {
   tableName: V;
   jobQueueUrl: V;
+  deadLetterQueueUrl: V;
 }
 
 export const FunctionName = { Api: 'api', Worker: 'worker', Webhook: 'webhook' } as const;
 export type FunctionName = (typeof FunctionName)[keyof typeof FunctionName];
 
 /**
- * Environment every function reads (`RuntimeEnvironment` in packages/aws): names from the
- * resources, the cursor key from the stage's `CursorKey` secret (docs/runbooks.md), the build.
+ * What every isolated queue of the stage is named from, and the worker's grant on them names: one
+ * stage's worker cannot reach another stage's queues in the same account. `_` cannot occur in a
+ * stage's name (stacks/schema.ts), so no stage's prefix starts another's.
  */
-function functionEnvironment<V = string>(
-  settings: StageSettings,
-  names: ResourceNames<V>,
-  build: Build,
-  cursorKey: V,
-): Record<string, V | string> {
-  return {
-    CURSOR_KEY: cursorKey,
-    TABLE_NAME: names.tableName,
-    JOB_QUEUE_URL: names.jobQueueUrl,
-    PREVIEW_URL_TEMPLATE: `https://{id}.${settings.previewDomain}/`,
-    SVC_RELEASE: build.release,
-    SVC_COMMIT: build.commit,
-    NODE_OPTIONS: '--enable-source-maps',
-  };
-}
-
-/**
- * Each function's environment: the API parses the auth mode (packages/core `parseAuthSettings`)
- * and, with the worker, reaches the cluster; the webhook needs neither.
- */
-export function functionEnvironments<V = string>(
-  settings: StageSettings,
-  names: ResourceNames<V>,
-  build: Build,
-  cursorKey: V,
-): Record<FunctionName, Record<string, V | string>> {
-  const common = functionEnvironment(settings, names, build, cursorKey);
-  const cluster = { EKS_CLUSTER_NAME: settings.eksClusterName };
-  return {
-    api: {
-      ...common,
-      ...cluster,
-      AUTH_MODE: settings.authMode,
-      AUTH_SETTINGS: JSON.stringify({ ...settings.authSettings, public_origin: settings.publicOrigin }),
-      ...(settings.previewNamespaces ? { PREVIEW_NAMESPACES: settings.previewNamespaces.join(',') } : {}),
-    },
-    worker: { ...common, ...cluster },
-    webhook: common,
-  };
-}
+export const previewQueuePrefix = (stage: string) => `preview_${stage}_`;
 
 /** An SST secret (`npx sst secret set <name> <value> --stage <stage>`) and the variable it fills. */
 export interface SecretVariable {
   secret: string;
   /** Absent: the secret must be set before a deploy. Empty: optional, unset leaves the feature off. */
   placeholder?: string;
+}
+
+/**
+ * Environment every function reads (`RuntimeEnvironment` in packages/aws): names from the
+ * resources, the build, and which linked SST secret fills which variable (`SVC_SECRETS`). No secret
+ * value is in an environment: SST encrypts the linked ones into the function's package.
+ */
+function functionEnvironment<V = string>(
+  settings: StageSettings,
+  names: ResourceNames<V>,
+  build: Build,
+  secrets: Record<string, SecretVariable>,
+): Record<string, V | string> {
+  return {
+    TABLE_NAME: names.tableName,
+    JOB_QUEUE_URL: names.jobQueueUrl,
+    PREVIEW_URL_TEMPLATE: `https://{id}.${settings.previewDomain}/`,
+    SVC_RELEASE: build.release,
+    SVC_COMMIT: build.commit,
+    SVC_SECRETS: JSON.stringify(
+      Object.fromEntries(Object.entries(secrets).map(([name, s]) => [name, s.secret])),
+    ),
+  };
+}
+
+/**
+ * Each function's environment: the API parses the auth mode (packages/core `parseAuthSettings`),
+ * replays dead jobs and, with the worker, reaches the cluster; the worker names the stage's
+ * isolated queues; the webhook needs none of it.
+ */
+export function functionEnvironments<V = string>(
+  settings: StageSettings,
+  names: ResourceNames<V>,
+  build: Build,
+  stage: string,
+): Record<FunctionName, Record<string, V | string>> {
+  const secrets = functionSecrets(settings);
+  const cluster = { EKS_CLUSTER_NAME: settings.eksClusterName };
+  // The catalog and the installation check refuse a topic the worker's policy does not grant.
+  const topics = { MESSAGE_TOPICS: JSON.stringify(settings.messageTopics) };
+  return {
+    api: {
+      ...functionEnvironment(settings, names, build, secrets.api),
+      ...cluster,
+      ...topics,
+      DEAD_LETTER_QUEUE_URL: names.deadLetterQueueUrl,
+      AUTH_MODE: settings.authMode,
+      AUTH_SETTINGS: JSON.stringify({ ...settings.authSettings, public_origin: settings.publicOrigin }),
+      ...(settings.previewNamespaces ? { PREVIEW_NAMESPACES: settings.previewNamespaces.join(',') } : {}),
+    },
+    worker: {
+      ...functionEnvironment(settings, names, build, secrets.worker),
+      ...cluster,
+      PREVIEW_QUEUE_PREFIX: previewQueuePrefix(stage),
+    },
+    webhook: functionEnvironment(settings, names, build, secrets.webhook),
+  };
 }
 
 /** The GitHub App's secrets (docs/forge.md): unset, the forge stays unconfigured. */
@@ -169,9 +207,13 @@ const forgeSecrets: Record<string, SecretVariable> = {
   FORGE_WEBHOOK_SECRET_PREVIOUS: { secret: 'ForgeWebhookSecretPrevious', placeholder: '' },
 };
 
+/** Seals page cursors; set once per stage (docs/runbooks.md). */
+const cursorKey: Record<string, SecretVariable> = { CURSOR_KEY: { secret: 'CursorKey' } };
+
 /**
- * Which secret fills which variable, per function. Secrets never sit in a stage file: the auth
- * mode's own (AuthSharedToken for shared-token, OidcClientSecret for oidc) go to the API only.
+ * Which secret fills which variable, per function, each linked to the functions that read it and
+ * no other. Secrets never sit in a stage file: the auth mode's own (AuthSharedToken for
+ * shared-token, OidcClientSecret for oidc) go to the API only; the webhook only checks signatures.
  */
 export function functionSecrets(
   settings: StageSettings,
@@ -180,10 +222,13 @@ export function functionSecrets(
     ...(settings.authMode === 'shared-token' ? { AUTH_SHARED_TOKEN: { secret: 'AuthSharedToken' } } : {}),
     ...(settings.authMode === 'oidc' ? { OIDC_CLIENT_SECRET: { secret: 'OidcClientSecret' } } : {}),
   };
-  // The webhook only checks signatures: the webhook secrets, never the app's private key.
   const { FORGE_WEBHOOK_SECRET, FORGE_WEBHOOK_SECRET_PREVIOUS } = forgeSecrets;
   const webhook = { FORGE_WEBHOOK_SECRET, FORGE_WEBHOOK_SECRET_PREVIOUS } as Record<string, SecretVariable>;
-  return { api: { ...auth, ...forgeSecrets }, worker: forgeSecrets, webhook };
+  return {
+    api: { ...cursorKey, ...auth, ...forgeSecrets },
+    worker: { ...cursorKey, ...forgeSecrets },
+    webhook,
+  };
 }
 
 /** One statement of a function's IAM policy, as SST's `permissions` takes it. */
@@ -198,11 +243,15 @@ export interface PolicyArns<Arn> {
   /** `<table>/index/*`: queries on the global indexes. */
   tableIndexes: Arn;
   jobs: Arn;
+  /** The job queue's dead-letter queue: the API's replay reads it. */
+  deadLetter: Arn;
   cluster: Arn;
-  /** `arn:…:sqs:<region>:<account>:preview-*`: the queues message isolation creates. */
+  /** `arn:…:sqs:<region>:<account>:preview_<stage>_*`: the queues message isolation creates. */
   previewQueues: Arn;
   /** The operator's topics (stage `messageTopics`). */
   topics: Arn[];
+  /** Their subscriptions (`<topic ARN>:*`): what the worker unsubscribes and looks at. */
+  topicSubscriptions: Arn[];
 }
 
 /** Item reads and writes; TransactWriteItems is authorised per item as these. */
@@ -232,7 +281,8 @@ const tracing: Permission<never> = {
 
 /**
  * Least privilege per function. The API: the table's items (and DescribeTable for /healthz), send
- * to the job queue, the cluster (its insight and installation routes). The worker: the table, the
+ * to the job queue, read the dead-letter queue (the replay), the cluster (its insight and
+ * installation routes). The worker: the table, the
  * job queue as consumer and sender, the cluster, and message isolation — preview queues it creates
  * and the operator's topics. The webhook: store a delivery (a conditional put, the received mark,
  * the duplicate's read) and send its job; nothing else.
@@ -247,18 +297,27 @@ export function functionPermissions<Arn>(arns: PolicyArns<Arn>): Record<Function
     },
     // Listing names no resource: ListQueues (filtered by the preview prefix) and ListTopics.
     { actions: ['sqs:ListQueues', 'sns:ListTopics'], resources: ['*'] },
+    // A subscription's ARN is its topic's and one more field: scoped to the granted topics' own.
     ...(arns.topics.length > 0
-      ? [{ actions: ['sns:Subscribe', 'sns:ListSubscriptionsByTopic'], resources: arns.topics }]
+      ? [
+          { actions: ['sns:Subscribe', 'sns:ListSubscriptionsByTopic'], resources: arns.topics },
+          {
+            actions: ['sns:GetSubscriptionAttributes', 'sns:Unsubscribe'],
+            resources: arns.topicSubscriptions,
+          },
+        ]
       : []),
-    // These name a subscription, not a topic; the worker calls them only on the subscriptions it
-    // made or found on the operator's topics.
-    { actions: ['sns:GetSubscriptionAttributes', 'sns:Unsubscribe'], resources: ['*'] },
   ];
   return {
     api: [
       table,
       { actions: ['dynamodb:DescribeTable'], resources: [arns.table] },
       { actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes'], resources: [arns.jobs] },
+      // The replay of dead jobs (POST /v1/admin/dead-letters/replay).
+      {
+        actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'],
+        resources: [arns.deadLetter],
+      },
       describeCluster,
       tracing,
     ],
@@ -289,8 +348,9 @@ export const clusterClients: readonly FunctionName[] = [FunctionName.Api, Functi
  * chunk of its own loaded on first use instead of at every cold start (`npm run bench:bundle`).
  */
 export const bundling = {
-  // The console reads htmx from its npm package when the app starts: installed beside the bundle.
-  api: { splitting: true, install: ['htmx.org'] },
+  // The console reads htmx from its npm package when the app starts: installed beside the bundle,
+  // at the version the console is tested with (4.x is a rewrite of 2.x).
+  api: { splitting: true, install: { 'htmx.org': consolePackage.dependencies['htmx.org'] } },
   webhook: { splitting: false },
   worker: { splitting: false },
 } as const;

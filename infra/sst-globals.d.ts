@@ -32,10 +32,19 @@ interface SstFunctionArgs {
   memory?: SstInput<string>;
   environment?: SstInput<Record<string, SstInput<string>>>;
   permissions?: SstInput<SstPermission[]>;
-  link?: SstInput<unknown[]>;
   url?: SstInput<boolean>;
+  /** Retries of asynchronous invocations (the schedules'), 0–2; SST's default is 2. */
+  retries?: SstInput<number>;
+  vpc?: SstInput<{ privateSubnets: SstInput<string>[]; securityGroups: SstInput<string>[] }>;
+  link?: SstInput<unknown[]>;
   logging?: SstInput<false | { retention?: SstInput<string>; format?: SstInput<'text' | 'json'> }>;
-  nodejs?: SstInput<{ minify?: SstInput<boolean>; splitting?: SstInput<boolean>; format?: 'esm' | 'cjs' }>;
+  nodejs?: SstInput<{
+    minify?: SstInput<boolean>;
+    splitting?: SstInput<boolean>;
+    format?: 'esm' | 'cjs';
+    /** Packages installed beside the bundle, at these versions (SST 4.17 takes a record). */
+    install?: SstInput<Record<string, string>>;
+  }>;
   transform?: {
     function?: Record<string, unknown> | ((args: Record<string, unknown>) => void);
     role?: Record<string, unknown> | ((args: Record<string, unknown>) => void);
@@ -90,7 +99,10 @@ declare namespace sst {
       readonly nodes: { readonly queue: { readonly name: SstOutput<string> } };
       subscribe(
         subscriber: SstInput<string>,
-        args?: { batch?: { size?: number; window?: string; partialResponses?: boolean } },
+        args?: {
+          batch?: { size?: number; window?: string; partialResponses?: boolean };
+          transform?: { eventSourceMapping?: { scalingConfig?: { maximumConcurrency?: number } } };
+        },
       ): unknown;
     }
     class ApiGatewayV2 {
@@ -102,7 +114,12 @@ declare namespace sst {
     class CronV2 {
       constructor(
         name: string,
-        args: { schedule: SstInput<string>; function: SstInput<string>; event?: unknown },
+        args: {
+          schedule: SstInput<string>;
+          function: SstInput<string>;
+          event?: unknown;
+          retries?: SstInput<number>;
+        },
       );
     }
     class SnsTopic {
@@ -167,7 +184,7 @@ declare namespace aws {
           metricName?: SstInput<string>;
           dimensions?: SstInput<Record<string, SstInput<string>>>;
           period?: SstInput<number>;
-          statistic?: SstInput<'Sum' | 'Maximum' | 'Average'>;
+          statistic?: SstInput<'Sum' | 'Maximum' | 'Average' | 'SampleCount'>;
           metricQueries?: SstInput<MetricQuery[]>;
           treatMissingData?: SstInput<'notBreaching' | 'breaching' | 'missing' | 'ignore'>;
           alarmActions?: SstInput<SstInput<string>[]>;

@@ -66,6 +66,7 @@ const accepted: Record<string, readonly string[]> = {
   'sst.aws.Function.permissions': ['effect', 'actions', 'resources', 'conditions'],
   'sst.aws.Queue': ['fifo', 'delay', 'visibilityTimeout', 'dlq', 'transform'],
   'sst.aws.Queue.subscribe': ['filters', 'batch', 'transform'],
+  'sst.aws.Queue.subscribe.transform': ['function', 'eventSourceMapping'],
   'sst.aws.Dynamo': [
     'fields',
     'primaryIndex',
@@ -216,6 +217,7 @@ export function installSstStandIns(stage: string) {
     }
     subscribe(subscriber: string, args: Record<string, unknown> = {}) {
       check('sst.aws.Queue.subscribe', args);
+      check('sst.aws.Queue.subscribe.transform', args.transform);
       declared.push({ type: 'sst.aws.Queue.subscribe', name: this.name, args: { ...args, subscriber } });
     }
   }
@@ -248,9 +250,11 @@ export function installSstStandIns(stage: string) {
     }
   }
   class Secret {
+    readonly name: string;
     readonly value: string;
     constructor(name: string, placeholder?: string) {
       declared.push({ type: 'sst.Secret', name, args: placeholder === undefined ? {} : { placeholder } });
+      this.name = name;
       this.value = `secret:${name}`;
     }
   }

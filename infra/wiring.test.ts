@@ -5,10 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { metricsNamespace as emittedNamespace, RuntimeEnvironment } from '@svc/aws';
-import { Auth } from '@svc/core';
+import { Auth, ServiceMetric } from '@svc/core';
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import YAML from 'yaml';
 import staging from '../stacks/staging.ts';
+import { deployRoleActions, deployRolePolicy, deployRoleTrust } from './ci-role.ts';
 import { clusterGroup, metricsNamespace } from './settings.ts';
 import { installSstStandIns } from './sst-stand-ins.ts';
 
@@ -96,8 +98,8 @@ describe('sst.config.ts wiring', () => {
       expect(declared.args.runtime).toBe('nodejs24.x');
       expect(declared.args.logging).toEqual({ format: 'json' });
       expect(declared.args.transform).toEqual({ function: { tracingConfig: { mode: 'Active' } } });
-      // SST's links grant dynamodb:* and sqs:*; every grant is a permission instead.
-      expect(declared.args.link).toBeUndefined();
+      // SST's links of the table and queues grant dynamodb:* and sqs:*: only secrets are linked.
+      for (const linked of (declared.args.link as unknown[]) ?? []) expect(linked).toBeInstanceOf(sst.Secret);
     }
     expect(fn(standIns, 'Webhook').args.url).toBe(true);
     expect(fn(standIns, 'ApiFunction').args.url).toBeUndefined();
@@ -112,34 +114,79 @@ describe('sst.config.ts wiring', () => {
     ]);
   });
 
-  it('gives each function the environment its runtime parses, with names from the resources', async () => {
+  it('gives each function the environment its runtime parses, with names from the resources and no secret value', async () => {
     const { standIns } = await deploy('staging');
     for (const name of ['ApiFunction', 'Webhook', 'Worker']) {
       const { environment } = fn(standIns, name);
-      // The stand-in's secret value is its name; the runtime wants a key of at least 32 characters.
-      const withKey = { ...environment, CURSOR_KEY: 'k'.repeat(48), AWS_REGION: staging.region };
-      const parsed = v.safeParse(RuntimeEnvironment, withKey);
+      const parsed = v.safeParse(RuntimeEnvironment, { ...environment, AWS_REGION: staging.region });
       expect(parsed.success, name).toBe(true);
       expect(environment).toMatchObject({
         TABLE_NAME: 'Table-table-name',
         JOB_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/Jobs',
-        CURSOR_KEY: 'secret:CursorKey',
         PREVIEW_URL_TEMPLATE: `https://{id}.${staging.previewDomain}/`,
-        FORGE_WEBHOOK_SECRET: 'secret:ForgeWebhookSecret',
       });
       expect(environment.SVC_RELEASE).toMatch(/\S/);
       expect(environment.SVC_COMMIT).toMatch(/^([0-9a-f]{7,40}|unknown)$/);
+      // Secrets reach a function through its SST links (encrypted into its package), never its environment.
+      for (const value of Object.values(environment)) expect(value, name).not.toMatch(/secret:/);
+      expect(environment).not.toHaveProperty('CURSOR_KEY');
+      expect(environment).not.toHaveProperty('NODE_OPTIONS');
     }
     const api = fn(standIns, 'ApiFunction').environment;
     expect(Auth.parseAuthSettings(api, { allowDev: false }).mode).toBe(staging.authMode);
     expect(api.EKS_CLUSTER_NAME).toBe(staging.eksClusterName);
-    expect(fn(standIns, 'Worker').environment.EKS_CLUSTER_NAME).toBe(staging.eksClusterName);
+    expect(api.DEAD_LETTER_QUEUE_URL).toBe('https://sqs.eu-west-1.amazonaws.com/123456789012/JobsDeadLetter');
+    const worker = fn(standIns, 'Worker').environment;
+    expect(worker.EKS_CLUSTER_NAME).toBe(staging.eksClusterName);
+    expect(worker.PREVIEW_QUEUE_PREFIX).toBe('preview_staging_');
     const webhook = fn(standIns, 'Webhook').environment;
     expect(webhook).not.toHaveProperty('EKS_CLUSTER_NAME');
     expect(webhook).not.toHaveProperty('AUTH_MODE');
-    expect(webhook).not.toHaveProperty('FORGE_PRIVATE_KEY');
-    expect(webhook).not.toHaveProperty('FORGE_APP_ID');
-    expect(fn(standIns, 'Worker').environment).not.toHaveProperty('AUTH_MODE');
+    expect(worker).not.toHaveProperty('AUTH_MODE');
+  });
+
+  it('links each function the secrets it reads and no other, naming in SVC_SECRETS which variable each fills', async () => {
+    const { standIns } = await deploy('staging');
+    const linked = (name: string) =>
+      ((fn(standIns, name).args.link as { name: string }[]) ?? []).map((secret) => secret.name).sort();
+    const forge = ['ForgeAppId', 'ForgePrivateKey', 'ForgeWebhookSecret', 'ForgeWebhookSecretPrevious'];
+    expect(linked('ApiFunction')).toEqual(['CursorKey', ...forge].sort());
+    expect(linked('Worker')).toEqual(['CursorKey', ...forge].sort());
+    // The webhook checks signatures: its webhook secrets, never the cursor key or the app's private key.
+    expect(linked('Webhook')).toEqual(['ForgeWebhookSecret', 'ForgeWebhookSecretPrevious']);
+    expect(JSON.parse(fn(standIns, 'Webhook').environment.SVC_SECRETS ?? '')).toEqual({
+      FORGE_WEBHOOK_SECRET: 'ForgeWebhookSecret',
+      FORGE_WEBHOOK_SECRET_PREVIOUS: 'ForgeWebhookSecretPrevious',
+    });
+    expect(JSON.parse(fn(standIns, 'ApiFunction').environment.SVC_SECRETS ?? '')).toMatchObject({
+      CURSOR_KEY: 'CursorKey',
+      FORGE_PRIVATE_KEY: 'ForgePrivateKey',
+    });
+  });
+
+  it("keeps the API's environment well under Lambda's 4 KB in oidc mode with every setting", async () => {
+    vi.doMock('../stacks/staging.ts', () => ({
+      default: {
+        ...staging,
+        authMode: 'oidc',
+        authSettings: {
+          issuer: 'https://login.acme-corporation.example.com/realms/engineering',
+          client_id: 'preview-composition-service',
+          groups_claim: 'groups',
+          admin_groups: ['platform-admins', 'sre-oncall'],
+        },
+        messageTopics: ['orders-*', 'billing-*', 'payments-*', 'shipping-events', 'inventory-events'],
+      },
+    }));
+    const { standIns } = await deploy('staging');
+    const { environment } = fn(standIns, 'ApiFunction');
+    // What SST adds for the links: SST_KEY (a base64 AES-256 key) and SST_KEY_FILE.
+    const sst = { SST_KEY: 'k'.repeat(44), SST_KEY_FILE: 'resource.enc' };
+    const size = Object.entries({ ...environment, ...sst }).reduce(
+      (n, [k, value]) => n + k.length + value.length,
+      0,
+    );
+    expect(size).toBeLessThan(2048);
   });
 
   it('reports the commit and release the deploy names on /version', async () => {
@@ -182,9 +229,10 @@ describe('sst.config.ts wiring', () => {
       },
     }));
     const { standIns } = await deploy('staging');
-    expect(fn(standIns, 'ApiFunction').environment.OIDC_CLIENT_SECRET).toBe('secret:OidcClientSecret');
-    expect(fn(standIns, 'Worker').environment).not.toHaveProperty('OIDC_CLIENT_SECRET');
-    expect(fn(standIns, 'Webhook').environment).not.toHaveProperty('OIDC_CLIENT_SECRET');
+    const secretsOf = (name: string) => JSON.parse(fn(standIns, name).environment.SVC_SECRETS ?? '{}');
+    expect(secretsOf('ApiFunction').OIDC_CLIENT_SECRET).toBe('OidcClientSecret');
+    expect(secretsOf('Worker')).not.toHaveProperty('OIDC_CLIENT_SECRET');
+    expect(secretsOf('Webhook')).not.toHaveProperty('OIDC_CLIENT_SECRET');
   });
 
   it('grants the webhook a delivery write and a job send, nothing else', async () => {
@@ -213,9 +261,7 @@ describe('sst.config.ts wiring', () => {
     expect(actions).toEqual(
       expect.arrayContaining(['dynamodb:Query', 'dynamodb:DescribeTable', 'sqs:SendMessage']),
     );
-    expect(
-      actions.filter((a) => a.startsWith('sns:') || a === 'sqs:ReceiveMessage' || a === 'sqs:CreateQueue'),
-    ).toEqual([]);
+    expect(actions.filter((a) => a.startsWith('sns:') || a === 'sqs:CreateQueue')).toEqual([]);
     expect(actions.some((a) => a.endsWith(':*'))).toBe(false);
     expect(resourcesOf(permissions, 'dynamodb:Query')).toEqual([
       'arn:aws:dynamodb:eu-west-1:123456789012:table/Table',
@@ -224,6 +270,25 @@ describe('sst.config.ts wiring', () => {
     expect(resourcesOf(permissions, 'eks:DescribeCluster')).toEqual([
       `arn:aws:eks:eu-west-1:123456789012:cluster/${staging.eksClusterName}`,
     ]);
+    // The dead-letter replay reads the dead-letter queue, and only it.
+    for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']) {
+      expect(resourcesOf(permissions, action)).toEqual(['arn:aws:sqs:eu-west-1:123456789012:JobsDeadLetter']);
+    }
+  });
+
+  it("tells the API the stage's message topics, the ones the worker's policy grants", async () => {
+    vi.doMock('../stacks/staging.ts', () => ({
+      default: { ...staging, messageTopics: ['orders', 'billing-*'] },
+    }));
+    const { standIns } = await deploy('staging');
+    const api = fn(standIns, 'ApiFunction').environment;
+    expect(JSON.parse(api.MESSAGE_TOPICS ?? '')).toEqual(['orders', 'billing-*']);
+    const parsed = v.parse(RuntimeEnvironment, {
+      ...api,
+      CURSOR_KEY: 'k'.repeat(48),
+      AWS_REGION: 'eu-west-1',
+    });
+    expect(parsed.MESSAGE_TOPICS).toEqual(['orders', 'billing-*']);
   });
 
   it('grants the worker the queue as consumer, and message isolation on preview queues and the stage topics', async () => {
@@ -241,28 +306,74 @@ describe('sst.config.ts wiring', () => {
     ]) {
       expect(resourcesOf(permissions, action)).toContain(jobs);
     }
+    // The stage's own queues only: staging's worker cannot touch production's in the same account.
     for (const action of ['sqs:CreateQueue', 'sqs:SetQueueAttributes', 'sqs:DeleteQueue']) {
-      expect(resourcesOf(permissions, action)).toEqual(['arn:aws:sqs:us-east-2:123456789012:preview-*']);
+      expect(resourcesOf(permissions, action)).toEqual([
+        'arn:aws:sqs:us-east-2:123456789012:preview_staging_*',
+      ]);
     }
     expect(resourcesOf(permissions, 'sns:Subscribe')).toEqual([
       'arn:aws:sns:us-east-2:123456789012:orders',
       'arn:aws:sns:us-east-2:123456789012:billing-*',
     ]);
+    for (const action of ['sns:Unsubscribe', 'sns:GetSubscriptionAttributes']) {
+      expect(resourcesOf(permissions, action)).toEqual([
+        'arn:aws:sns:us-east-2:123456789012:orders:*',
+        'arn:aws:sns:us-east-2:123456789012:billing-*:*',
+      ]);
+    }
     expect(resourcesOf(permissions, 'eks:DescribeCluster')).toEqual([
       `arn:aws:eks:us-east-2:123456789012:cluster/${staging.eksClusterName}`,
     ]);
   });
 
-  it('subscribes the worker to the job queue with partial batch responses, and schedules every sweep on it', async () => {
+  it("subscribes the worker to the job queue with partial batch responses at the stage's maximum concurrency, and schedules every sweep on it without retries", async () => {
     const { standIns } = await deploy('staging');
     const worker = 'arn:aws:lambda:eu-west-1:123456789012:function:Worker';
     expect(standIns.of('sst.aws.Queue.subscribe').get('Jobs')).toMatchObject({
       subscriber: worker,
       batch: { partialResponses: true },
+      transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: 10 } } },
     });
     const crons = [...standIns.of('sst.aws.CronV2').values()];
     expect(crons.length).toBeGreaterThan(0);
-    for (const cron of crons) expect(cron.function).toBe(worker);
+    for (const cron of crons) expect(cron).toMatchObject({ function: worker, retries: 0 });
+    // Scheduler invokes the worker asynchronously: Lambda's own retries (2 by default) are off too.
+    expect(fn(standIns, 'Worker').args.retries).toBe(0);
+  });
+
+  it('takes the maximum concurrency of the worker from the stage', async () => {
+    vi.doMock('../stacks/staging.ts', () => ({ default: { ...staging, workerConcurrency: 4 } }));
+    const { standIns } = await deploy('staging');
+    expect(standIns.of('sst.aws.Queue.subscribe').get('Jobs')).toMatchObject({
+      transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: 4 } } },
+    });
+  });
+
+  it("runs the API and the worker in the stage's VPC when it names one, the webhook never", async () => {
+    const vpc = { privateSubnets: ['subnet-0123456789abcdef0'], securityGroups: ['sg-0123456789abcdef0'] };
+    vi.doMock('../stacks/staging.ts', () => ({ default: { ...staging, vpc } }));
+    const { standIns } = await deploy('staging');
+    expect(fn(standIns, 'ApiFunction').args.vpc).toEqual(vpc);
+    expect(fn(standIns, 'Worker').args.vpc).toEqual(vpc);
+    expect(fn(standIns, 'Webhook').args.vpc).toBeUndefined();
+    standIns.restore();
+    vi.doUnmock('../stacks/staging.ts');
+    vi.resetModules();
+    const plain = await deploy('staging');
+    for (const name of ['ApiFunction', 'Worker', 'Webhook'])
+      expect(fn(plain.standIns, name).args.vpc).toBeUndefined();
+  });
+
+  it('installs the htmx the console is tested with beside the API bundle, and ships no source-map flag without source maps', async () => {
+    const { standIns } = await deploy('staging');
+    const tested = JSON.parse(readFileSync('node_modules/htmx.org/package.json', 'utf8')).version;
+    expect(fn(standIns, 'ApiFunction').args.nodejs).toMatchObject({ install: { 'htmx.org': tested } });
+    for (const name of ['ApiFunction', 'Worker', 'Webhook']) {
+      const { args, environment } = fn(standIns, name);
+      expect((args.nodejs as { sourcemap?: boolean }).sourcemap).toBeUndefined();
+      expect(environment.NODE_OPTIONS ?? '').not.toMatch(/enable-source-maps/);
+    }
   });
 
   it("gives the API's and the worker's roles, not the webhook's, an EKS access entry in the RBAC group", async () => {
@@ -309,10 +420,12 @@ describe('sst.config.ts wiring', () => {
         'Api5xxRate',
         'WebhookFailures',
         'WebhookSignaturesRejected',
+        'SweepsSilent',
       ].sort(),
     );
     for (const [name, alarm] of alarms) {
       expect(alarm.alarmActions, name).toEqual(['arn:aws:sns:eu-west-1:123456789012:Alarms']);
+      expect(alarm.treatMissingData, name).toBe(name === 'SweepsSilent' ? 'breaching' : 'notBreaching');
       const section = String(alarm.alarmDescription).match(/docs\/runbooks\.md#([a-z0-9-]+)$/)?.[1];
       expect(anchors.has(section ?? ''), `${name} → ${section}`).toBe(true);
     }
@@ -324,7 +437,41 @@ describe('sst.config.ts wiring', () => {
       dimensions: { service: 'webhook' },
     });
     expect(metricsNamespace).toBe(emittedNamespace);
-    expect(standIns.of('aws.sns.TopicSubscription').size).toBe(0);
+    // Staging's recipient (its stage file names one).
+    expect(standIns.of('aws.sns.TopicSubscription').get('AlarmsEmail')).toMatchObject({
+      endpoint: staging.alarmEmail,
+    });
+  });
+
+  it('raises SweepsSilent when no sweep reported its lag for ten minutes, missing data counting as silence', async () => {
+    const { standIns } = await deploy('staging');
+    expect(standIns.of('aws.cloudwatch.MetricAlarm').get('SweepsSilent')).toMatchObject({
+      namespace: emittedNamespace,
+      metricName: ServiceMetric.SweepLag,
+      dimensions: { service: 'worker' },
+      statistic: 'SampleCount',
+      period: 300,
+      evaluationPeriods: 2,
+      comparisonOperator: 'LessThanThreshold',
+      threshold: 1,
+      treatMissingData: 'breaching',
+    });
+    // What emits it: every scheduled run of the worker, with the time Scheduler says it was due.
+    const handler = readFileSync('packages/worker/src/lambda-handler.ts', 'utf8');
+    expect(handler).toMatch(/milliseconds\(ServiceMetric\.SweepLag,/);
+    expect(JSON.stringify([...standIns.of('sst.aws.CronV2').values()].map((c) => c.event))).toContain(
+      '<aws.scheduler.scheduled-time>',
+    );
+  });
+
+  it("notifies the stage's own SNS topic as well when it names one", async () => {
+    const pager = 'arn:aws:sns:eu-west-1:123456789012:pager';
+    vi.doMock('../stacks/staging.ts', () => ({ default: { ...staging, alarmTopicArn: pager } }));
+    const { standIns } = await deploy('staging');
+    for (const [name, alarm] of standIns.of('aws.cloudwatch.MetricAlarm')) {
+      expect(alarm.alarmActions, name).toEqual(['arn:aws:sns:eu-west-1:123456789012:Alarms', pager]);
+      expect(alarm.okActions, name).toEqual(['arn:aws:sns:eu-west-1:123456789012:Alarms', pager]);
+    }
   });
 
   it('mails the alarms to the stage address when it names one', async () => {
@@ -345,6 +492,9 @@ describe('sst.config.ts wiring', () => {
       table: 'Table-table-name',
       jobQueue: 'https://sqs.eu-west-1.amazonaws.com/123456789012/Jobs',
       deadLetterQueue: 'https://sqs.eu-west-1.amazonaws.com/123456789012/JobsDeadLetter',
+      apiFunction: 'ApiFunction-function-name',
+      workerFunction: 'Worker-function-name',
+      webhookFunction: 'Webhook-function-name',
       apiRole: 'arn:aws:iam::123456789012:role/ApiFunctionRole',
       workerRole: 'arn:aws:iam::123456789012:role/WorkerRole',
       webhookRole: 'arn:aws:iam::123456789012:role/WebhookRole',
@@ -352,13 +502,36 @@ describe('sst.config.ts wiring', () => {
     });
   });
 
-  it('refuses to deploy production while its domain and cluster are placeholders', async () => {
+  it('refuses to deploy production while its domain and cluster are placeholders, or without an alarm recipient', async () => {
     standIns = installSstStandIns('production');
     const config = await loadConfig();
     await expect(config.app({ stage: 'production' })).rejects.toThrow(
-      /previewDomain "preview\.example\.com" is a placeholder.*eksClusterName "change-me" is a placeholder/,
+      /no alarm recipient: set alarmEmail or alarmTopicArn.*previewDomain "preview\.example\.com" is a placeholder.*eksClusterName "change-me" is a placeholder/,
     );
     expect(standIns.declared).toEqual([]);
+  });
+
+  it('deploys a production stage with real settings and a recipient, and refuses it without the recipient', async () => {
+    const real = {
+      ...staging,
+      previewDomain: 'preview.acme.io',
+      eksClusterName: 'prod-eu',
+      publicOrigin: 'https://svc.acme.io',
+    };
+    vi.doMock('../stacks/production.ts', () => ({ default: { ...real, alarmEmail: undefined } }));
+    standIns = installSstStandIns('production');
+    await expect((await loadConfig()).app({ stage: 'production' })).rejects.toThrow(
+      /^stage "production" cannot be deployed: no alarm recipient/,
+    );
+    standIns.restore();
+    vi.doUnmock('../stacks/production.ts');
+    vi.resetModules();
+    vi.doMock('../stacks/production.ts', () => ({
+      default: { ...real, alarmEmail: undefined, alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:pager' },
+    }));
+    const { outputs } = await deploy('production');
+    expect(outputs.alarmTopic).toMatch(/:Alarms$/);
+    vi.doUnmock('../stacks/production.ts');
   });
 
   it('refuses a stage with no settings file', async () => {
@@ -377,5 +550,145 @@ describe('the recording stand-ins', () => {
     expect(() => new sst.aws.Queue('Q', { visibility: '1 minute' } as never)).toThrow(
       /does not accept "visibility"/,
     );
+  });
+});
+
+describe('the deploy workflows', () => {
+  const workflow = (name: string) => YAML.parse(readFileSync(`.github/workflows/${name}.yml`, 'utf8'));
+  type Step = { uses?: string; run?: string };
+  type Job = { environment?: string; concurrency?: { group: string }; needs?: string; steps: Step[] };
+
+  it('deploys staging, then production, each in a concurrency group of its own, checking /version and /healthz after each deploy', () => {
+    const deploy = workflow('deploy');
+    expect(deploy.concurrency).toBeUndefined();
+    const jobs = deploy.jobs as Record<string, Job>;
+    expect(jobs.production?.needs).toBe('staging');
+    for (const stage of ['staging', 'production']) {
+      const job = jobs[stage] as Job;
+      expect(job.environment).toBe(stage);
+      expect(job.concurrency).toEqual({ group: `deploy-${stage}`, 'cancel-in-progress': false });
+      const runs = job.steps.map((step) => step.run ?? '');
+      const deployed = runs.indexOf(`npx sst deploy --stage ${stage}`);
+      expect(deployed).toBeGreaterThan(-1);
+      expect(runs.slice(deployed + 1)).toContain('node infra/deploy-check.ts --commit "$SVC_COMMIT"');
+    }
+    expect(existsSync('infra/deploy-check.ts')).toBe(true);
+  });
+
+  it('pins every action of every workflow by commit SHA', () => {
+    for (const name of ['ci', 'deploy']) {
+      for (const job of Object.values(workflow(name).jobs as Record<string, Job>)) {
+        for (const step of job.steps.filter((s) => s.uses)) {
+          expect(step.uses, name).toMatch(/^[\w-]+\/[\w-]+@[0-9a-f]{40}$/);
+        }
+      }
+    }
+  });
+});
+
+describe('the CI deploy role', () => {
+  const target = {
+    accountId: '123456789012',
+    region: 'eu-west-1',
+    app: 'preview-composition',
+    stage: 'staging',
+    eksClusterName: staging.eksClusterName,
+  };
+  const policy = deployRolePolicy(target);
+  const allowed = (action: string) => policy.Statement.filter((s) => s.Action.includes(action));
+
+  it("trusts GitHub's OIDC tokens of this repository's jobs in the stage's environment, and nothing else", () => {
+    const trust = deployRoleTrust({
+      accountId: '123456789012',
+      repository: 'acme/preview',
+      environment: 'staging',
+    });
+    expect(trust.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: {
+          Federated: 'arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com',
+        },
+        Action: 'sts:AssumeRoleWithWebIdentity',
+        Condition: {
+          StringEquals: {
+            'token.actions.githubusercontent.com:aud': 'sts.amazonaws.com',
+            'token.actions.githubusercontent.com:sub': 'repo:acme/preview:environment:staging',
+          },
+        },
+      },
+    ]);
+  });
+
+  it('may create, change and remove every kind of resource the stage declares', async () => {
+    const { standIns } = await deploy('staging');
+    const needs: Record<string, string[]> = {
+      'sst.aws.Function': [
+        'lambda:CreateFunction',
+        'lambda:DeleteFunction',
+        'iam:CreateRole',
+        'iam:PutRolePolicy',
+        'iam:PassRole',
+        'logs:CreateLogGroup',
+        'lambda:CreateFunctionUrlConfig',
+        'lambda:PutFunctionEventInvokeConfig',
+      ],
+      'sst.aws.Queue': ['sqs:CreateQueue', 'sqs:SetQueueAttributes', 'sqs:DeleteQueue'],
+      'sst.aws.Queue.subscribe': ['lambda:CreateEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
+      'sst.aws.Dynamo': [
+        'dynamodb:CreateTable',
+        'dynamodb:UpdateTimeToLive',
+        'dynamodb:UpdateContinuousBackups',
+      ],
+      'sst.aws.ApiGatewayV2': ['apigateway:POST', 'apigateway:DELETE'],
+      'sst.aws.ApiGatewayV2.route': ['apigateway:POST', 'lambda:AddPermission'],
+      'sst.aws.CronV2': [
+        'scheduler:CreateSchedule',
+        'scheduler:UpdateSchedule',
+        'iam:CreateRole',
+        'iam:PassRole',
+      ],
+      'sst.aws.SnsTopic': ['sns:CreateTopic', 'sns:DeleteTopic'],
+      'aws.sns.TopicSubscription': ['sns:Subscribe', 'sns:Unsubscribe'],
+      'aws.cloudwatch.MetricAlarm': ['cloudwatch:PutMetricAlarm', 'cloudwatch:DeleteAlarms'],
+      'aws.eks.AccessEntry': ['eks:CreateAccessEntry', 'eks:DeleteAccessEntry'],
+      'sst.Secret': ['s3:GetObject', 's3:PutObject'],
+    };
+    for (const type of new Set(standIns.declared.map((d) => d.type))) {
+      expect(needs[type], `${type} has no entry in the deploy role's needs`).toBeDefined();
+      for (const action of needs[type] ?? [])
+        expect(allowed(action).length, `${type}: ${action}`).toBeGreaterThan(0);
+    }
+    // The stage's names: what the functions' and the table's ARNs start with.
+    expect(allowed('lambda:CreateFunction')[0]?.Resource).toEqual([
+      'arn:aws:lambda:eu-west-1:123456789012:function:preview-composition-staging-*',
+    ]);
+  });
+
+  it("passes the stage's roles only to Lambda and Scheduler, and manages the stage's EKS access entries and log groups", () => {
+    expect(allowed('iam:PassRole')).toEqual([
+      expect.objectContaining({
+        Resource: ['arn:aws:iam::123456789012:role/preview-composition-staging-*'],
+        Condition: {
+          StringEquals: { 'iam:PassedToService': ['lambda.amazonaws.com', 'scheduler.amazonaws.com'] },
+        },
+      }),
+    ]);
+    expect(allowed('eks:CreateAccessEntry')[0]?.Resource).toEqual([
+      `arn:aws:eks:eu-west-1:123456789012:cluster/${staging.eksClusterName}`,
+      `arn:aws:eks:eu-west-1:123456789012:access-entry/${staging.eksClusterName}/*`,
+    ]);
+    expect(allowed('logs:CreateLogGroup')[0]?.Resource).toEqual([
+      'arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/preview-composition-staging-*',
+      'arn:aws:logs:eu-west-1:123456789012:log-group:/aws/lambda/preview-composition-staging-*:*',
+    ]);
+    for (const statement of policy.Statement)
+      for (const action of statement.Action) expect(action).not.toMatch(/\*/);
+  });
+
+  it('is the permission list docs/deploy.md shows', () => {
+    const doc = readFileSync('docs/deploy.md', 'utf8');
+    const listed = doc.match(/<!-- deploy-role-actions -->\n```text\n([\s\S]*?)```/)?.[1] ?? '';
+    expect(listed.trim().split('\n')).toEqual(deployRoleActions(target));
   });
 });

@@ -53,8 +53,37 @@ export const StageSettings = v.strictObject({
       v.minLength(1),
     ),
   ),
-  /** Where the alarms (docs/runbooks.md) are mailed; without it they notify the Alarms topic only. */
+  /** Where the alarms (docs/runbooks.md) are mailed (confirm the subscription mail once). */
   alarmEmail: v.optional(v.pipe(v.string(), v.email())),
+  /** An SNS topic of the operator's (a pager, a chat bridge) the alarms notify as well. */
+  alarmTopicArn: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/, 'an SNS topic ARN'),
+    ),
+  ),
+  /**
+   * Worker invocations the job queue may run at once (the event source's maximum concurrency,
+   * 2–1000): a burst cannot take the account's concurrency from the API and the webhook, or send
+   * the EKS API server more than this many workers' requests. Default sized for one EKS control plane.
+   */
+  workerConcurrency: v.optional(v.pipe(v.number(), v.integer(), v.minValue(2), v.maxValue(1000)), 10),
+  /**
+   * For a cluster whose API endpoint is private: the API and the worker run in these subnets with
+   * these security groups (docs/deploy.md says what the subnets must reach).
+   */
+  vpc: v.optional(
+    v.strictObject({
+      privateSubnets: v.pipe(
+        v.array(v.pipe(v.string(), v.regex(/^subnet-[0-9a-f]{8,17}$/, 'a subnet id'))),
+        v.minLength(1),
+      ),
+      securityGroups: v.pipe(
+        v.array(v.pipe(v.string(), v.regex(/^sg-[0-9a-f]{8,17}$/, 'a security group id'))),
+        v.minLength(1),
+      ),
+    }),
+  ),
 });
 export type StageSettings = v.InferOutput<typeof StageSettings>;
 
@@ -70,12 +99,28 @@ const placeholderClusterNames = new Set(['change-me', 'example', 'my-cluster']);
 const productionStage = 'production';
 
 /**
+ * What the stage's name may be: it names the stage's isolated queues (`preview_<stage>_…`, within
+ * SQS's 80 characters) and the worker's grant on them, so it holds no `_`.
+ */
+const stageName = /^[a-z0-9][a-z0-9-]{0,19}$/;
+
+/**
  * Why these settings cannot be deployed to this stage (empty when they can). Only the production
- * stage is strict: a staging stage on an example domain still answers on its API URL.
+ * stage is strict about placeholders: a staging stage on an example domain still answers on its API
+ * URL. Every stage needs a name that fits its queue names.
  */
 export function deployProblems(stage: string, settings: StageSettings): string[] {
-  if (stage !== productionStage) return [];
+  const named = stageName.test(stage)
+    ? []
+    : [
+        `the stage name "${stage}" must be 1–20 lowercase letters, digits and hyphens: it names the stage's queues`,
+      ];
+  if (stage !== productionStage) return named;
   return [
+    ...named,
+    ...(settings.alarmEmail || settings.alarmTopicArn
+      ? []
+      : ['no alarm recipient: set alarmEmail or alarmTopicArn, or alarms reach nobody']),
     ...(placeholderDomain.test(settings.previewDomain)
       ? [`previewDomain "${settings.previewDomain}" is a placeholder: set the domain previews answer on`]
       : []),

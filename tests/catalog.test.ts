@@ -184,6 +184,24 @@ describe('catalog validate', () => {
     ]);
   });
 
+  it('refuses a baseline topic the stage does not grant, in the dry run and the apply, writing nothing', async () => {
+    const manifest = project('ungranted');
+    const baseline = manifest.projects[0]?.baselines[0];
+    if (!baseline?.messaging) throw new Error('the demo baseline has no messaging');
+    baseline.messaging.topics = ['demo-events', 'orders'];
+    const problem = {
+      path: '/projects/0/baselines/0/messaging/topics/1',
+      code: 'topic_not_granted',
+      message: expect.stringContaining('topic "orders" is not one the installation grants (demo-events)'),
+    };
+    const validated = await http.post('/v1/catalog/validate', manifest);
+    expect(validated.body).toEqual({ valid: false, problems: [problem] });
+    const applied = await http.post('/v1/catalog/apply', manifest);
+    expect(applied.status).toBe(422);
+    expect(applied.body.errors).toEqual([problem]);
+    expect((await http.get('/v1/projects/ungranted/baselines')).status).toBe(404);
+  });
+
   it('says valid for a good manifest', async () => {
     expect((await http.post('/v1/catalog/validate', demoManifest())).body).toEqual({
       valid: true,

@@ -54,6 +54,7 @@ describe('the API on Lambda', () => {
         AWS_REGION: 'us-east-1',
         TABLE_NAME: stack.resources.tableName,
         JOB_QUEUE_URL: stack.resources.jobQueueUrl,
+        DEAD_LETTER_QUEUE_URL: stack.resources.deadLetterQueueUrl,
         PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
         EKS_CLUSTER_NAME: 'staging',
         CURSOR_KEY: 'lambda-test-cursor-key-of-32-characters',
@@ -181,11 +182,19 @@ describe('the webhook on Lambda', () => {
       TABLE_NAME: stack.resources.tableName,
       JOB_QUEUE_URL: stack.resources.jobQueueUrl,
       PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
-      CURSOR_KEY: 'lambda-test-cursor-key-of-32-characters',
       DYNAMODB_ENDPOINT: stack.endpoints.dynamodb,
       SQS_ENDPOINT: stack.endpoints.sqs,
-      FORGE_WEBHOOK_SECRET: secret,
-      // What the function is not given (infra/settings.ts): no app id, no private key.
+      // As infra/settings.ts deploys it: no cursor key, no app id or private key, and the webhook
+      // secrets from the function's SST links (SST_RESOURCE_* is how SST hands links over outside
+      // Lambda's encrypted package), not from its environment.
+      SVC_SECRETS: JSON.stringify({
+        FORGE_WEBHOOK_SECRET: 'ForgeWebhookSecret',
+        FORGE_WEBHOOK_SECRET_PREVIOUS: 'ForgeWebhookSecretPrevious',
+      }),
+      SST_RESOURCE_ForgeWebhookSecret: JSON.stringify({ value: secret }),
+      SST_RESOURCE_ForgeWebhookSecretPrevious: JSON.stringify({ value: '' }),
+      FORGE_WEBHOOK_SECRET: undefined,
+      CURSOR_KEY: undefined,
       FORGE_APP_ID: '',
       FORGE_PRIVATE_KEY: '',
     };

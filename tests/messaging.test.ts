@@ -1,9 +1,10 @@
-import { ListTopicsCommand, PublishCommand } from '@aws-sdk/client-sns';
+import { ListSubscriptionsByTopicCommand, ListTopicsCommand, PublishCommand } from '@aws-sdk/client-sns';
 import { ListQueuesCommand } from '@aws-sdk/client-sqs';
+import { Cluster } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { type HttpClient, useTestStack } from '@svc/local/testing';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createComposition, waitForPhase } from './support/compositions.ts';
 import { drainQueue } from './support/queues.ts';
 
@@ -110,5 +111,89 @@ describe('message isolation', () => {
     await http.delete(`/v1/compositions/${created.id}`);
     await waitForPhase(http, created.id, ['destroyed']);
     expect(await previewQueues(created.id)).toEqual([]);
+  });
+});
+
+/** Everything labelled with the composition in the cluster, pods included. */
+async function clusterObjects(id: string): Promise<string[]> {
+  const objects = await stack.cluster.list(
+    'staging',
+    Cluster.CompositionKinds,
+    Cluster.compositionSelector(id),
+  );
+  return objects.map((o) => `${o.kind}/${o.metadata.name}`);
+}
+
+/** Subscriptions on the demo topic that deliver to one of the composition's queues. */
+async function subscriptionsOf(id: string): Promise<string[]> {
+  const { Subscriptions = [] } = await stack.clients.sns.send(
+    new ListSubscriptionsByTopicCommand({ TopicArn: topicArn }),
+  );
+  return Subscriptions.map((s) => s.Endpoint ?? '').filter((endpoint) => endpoint.includes(`preview-${id}-`));
+}
+
+describe('a topic the stage does not grant the worker', () => {
+  afterEach(() => stack.grantWorkerTopics(['demo-events']));
+
+  it('fails the create at once with a named blocker, and the destroy leaves no pod and no queue', async () => {
+    stack.grantWorkerTopics([]);
+    const created = await createComposition(
+      http,
+      { 'service-d': { image: image('service-d', '3.0.0') } },
+      { message_isolation: true },
+    );
+    const failed = await waitForPhase(http, created.id, ['failed', 'ready']);
+    expect(failed.phase).toBe('failed');
+    expect(failed.observed.blockers).toEqual([
+      {
+        code: 'messaging_access_denied',
+        message: expect.stringMatching(
+          /^the worker may not sns:Subscribe on arn:aws:sns:[^ ]+:demo-events: the stage does not grant topic "demo-events"/,
+        ),
+        component: 'service-d',
+      },
+    ]);
+    const events = (await http.get(`/v1/compositions/${created.id}/events?limit=100`)).body.items;
+    // Refused once, not retried until the queue gave up.
+    expect(events.filter((e: { type: string }) => e.type === 'step_started')).toHaveLength(1);
+    expect(await previewQueues(created.id)).toEqual([]);
+
+    expect((await http.delete(`/v1/compositions/${created.id}`)).status).toBe(202);
+    expect((await waitForPhase(http, created.id, ['destroyed'])).phase).toBe('destroyed');
+    expect(await clusterObjects(created.id)).toEqual([]);
+    expect(await previewQueues(created.id)).toEqual([]);
+  });
+
+  it('lets a destroy take the forks and the queue when the grant went after the rollout, recording the subscription it could not remove', async () => {
+    const created = await createComposition(
+      http,
+      { 'service-d': { image: image('service-d', '3.0.1') } },
+      { message_isolation: true },
+    );
+    expect((await waitForPhase(http, created.id, ['ready', 'failed'])).phase).toBe('ready');
+    expect(await clusterObjects(created.id)).toContain(`Deployment/service-d-${created.id}`);
+    expect(await subscriptionsOf(created.id)).toHaveLength(1);
+
+    stack.grantWorkerTopics([]);
+    expect((await http.delete(`/v1/compositions/${created.id}`)).status).toBe(202);
+    const destroyed = await waitForPhase(http, created.id, ['destroyed'], 30_000);
+    expect(destroyed.phase).toBe('destroyed');
+    expect(await clusterObjects(created.id)).toEqual([]);
+    expect(await previewQueues(created.id)).toEqual([]);
+    const events = (await http.get(`/v1/compositions/${created.id}/events?limit=100`)).body.items;
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'cleanup_incomplete',
+        message: expect.stringContaining(
+          'may be left: the worker may not sns:ListSubscriptionsByTopic on arn:aws:sns:',
+        ),
+        data: {
+          step: 'release-messaging',
+          blockers: [expect.objectContaining({ code: 'messaging_access_denied' })],
+        },
+      }),
+    );
+    // What the event says is left: the subscription, delivering to a queue that no longer exists.
+    expect(await subscriptionsOf(created.id)).toHaveLength(1);
   });
 });

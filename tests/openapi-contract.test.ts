@@ -236,6 +236,9 @@ describe('OpenAPI contract', () => {
       '/v1/installation/check',
       await http.post('/v1/installation/check', { targets: [{ project: 'nowhere' }] }),
     );
+    const replay = '/v1/admin/dead-letters/replay';
+    conforms('post', replay, await http.post(replay, { dry_run: true }));
+    conforms('post', replay, await http.post(replay, { limit: 1000 }));
 
     conforms('get', '/v1/forge/status', await http.get('/v1/forge/status'));
     conforms('get', '/v1/forge/installations', await http.get('/v1/forge/installations?page=1'));

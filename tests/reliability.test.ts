@@ -1,5 +1,5 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { Cluster, type Compositions } from '@svc/core';
+import { Cluster, Compositions } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { type HttpClient, httpClient, startTestStack, testClock } from '@svc/local/testing';
@@ -219,35 +219,90 @@ describe('the redispatch sweep and chains in flight', () => {
     throw new Error(`no job for ${operationId}`);
   }
 
-  it('re-enqueues an overdue operation without undoing the chain that is running it', async () => {
+  /** A stack whose worker store runs the redispatch sweep, `advance` seconds later, just before a chain completes. */
+  async function sweepBeforeCompletion(advance: number) {
     const clock = testClock();
-    let swept = 0;
-    const sweepBeforeCompletion = (store: Compositions.CompositionStore): Compositions.CompositionStore => ({
+    const state = { swept: 0 };
+    const wrap = (store: Compositions.CompositionStore): Compositions.CompositionStore => ({
       ...store,
       async commit(write) {
-        if (swept === 0 && write.composition?.record.phase === 'ready') {
-          // The chain ran long (or its message waited long in the queue): the sweep finds it overdue.
-          clock.advance(600);
-          swept = await (stack as Stack).scheduler.run('redispatch-sweep').then(() => 1);
+        if (state.swept === 0 && write.composition?.record.phase === 'ready') {
+          clock.advance(advance);
+          await (stack as Stack).scheduler.run('redispatch-sweep');
+          state.swept = 1;
         }
         return store.commit(write);
       },
     });
-    stack = await startTestStack({ clock, worker: false, wrapWorkerStore: sweepBeforeCompletion });
+    stack = await startTestStack({ clock, worker: false, wrapWorkerStore: wrap });
     const s = stack;
     const http = httpClient(s.apiUrl);
     const created = await createComposition(http, {});
     await s.handle(await firstJob(s, created.latest_operation.id));
-    expect(swept).toBe(1);
+    expect(state.swept).toBe(1);
+    return { s, http, created };
+  }
 
+  async function queued(s: Stack, operationId: string): Promise<string[]> {
+    const bodies: string[] = [];
+    for (const message of await receive(s.resources.jobQueueUrl, s)) {
+      await s.clients.sqs.send(
+        new DeleteMessageCommand({ QueueUrl: s.resources.jobQueueUrl, ReceiptHandle: message.ReceiptHandle }),
+      );
+      if (JSON.parse(message.Body ?? '{}').operation_id === operationId) bodies.push(message.Body ?? '');
+    }
+    return bodies;
+  }
+
+  it('leaves an operation alone while the chain running it holds its lease', async () => {
+    const { s, http, created } = await sweepBeforeCompletion(Compositions.leaseSeconds - 2);
     const composition = (await http.get(`/v1/compositions/${created.id}`)).body;
     expect(composition).toMatchObject({ phase: 'ready', latest_operation: { status: 'succeeded' } });
     expect(s.workerCounts()).toEqual({});
-    // The redispatched message finds the operation finished: nothing runs twice.
-    await s.handle(await firstJob(s, created.latest_operation.id));
+    expect(await queued(s, created.latest_operation.id)).toEqual([]);
+  });
+
+  it('takes over a lapsed lease: the chain that let it lapse has its write refused, the re-sent step finishes the operation once', async () => {
+    const { s, http, created } = await sweepBeforeCompletion(Compositions.leaseSeconds + 1);
+    expect(s.workerCounts()).toEqual({ lost_chain_writes: 1 });
+    expect((await http.get(`/v1/compositions/${created.id}`)).body.phase).toBe('provisioning');
+    const resent = await queued(s, created.latest_operation.id);
+    // The chain ran every step without a write in between: the operation starts over from apply.
+    expect(resent.map((body) => JSON.parse(body).step)).toEqual(['apply']);
+    await s.handle(resent[0] ?? '');
+    const composition = (await http.get(`/v1/compositions/${created.id}`)).body;
+    expect(composition).toMatchObject({ phase: 'ready', latest_operation: { status: 'succeeded' } });
     const events = (await http.get(`/v1/compositions/${created.id}/events?limit=100`)).body.items;
     expect(events.filter((e: { type: string }) => e.type === 'ready')).toHaveLength(1);
-    expect(events.filter((e: { type: string }) => e.type === 'step_started')).toHaveLength(4);
+  });
+
+  it('drops a message whose operation another live chain holds', async () => {
+    const logged: Record<string, unknown>[] = [];
+    stack = await startTestStack({ worker: false, log: (entry) => logged.push(entry) });
+    const s = stack;
+    const http = httpClient(s.apiUrl);
+    const created = await createComposition(http, {
+      'service-b': { image: image('service-b', '2.0.0-slow') },
+    });
+    const job = await firstJob(s, created.latest_operation.id);
+    // apply, then a first look at the slow fork: the operation is handed to the queue waiting.
+    await s.handle(job);
+    const [look] = await queued(s, created.latest_operation.id);
+    const waiting = await s.stores.compositions.getOperation(created.id, created.latest_operation.id);
+    if (!waiting || !look) throw new Error('no waiting operation');
+    expect(waiting.lease_holder).toBeNull();
+    const taken = await s.stores.compositions.takeLease(waiting, {
+      holder: 'another-chain',
+      until: Compositions.leaseUntil(new Date()),
+      now: new Date(),
+    });
+    expect(taken?.lease_holder).toBe('another-chain');
+    await s.handle(look);
+    expect(logged).toContainEqual(
+      expect.objectContaining({ msg: 'operation held by another chain; message dropped' }),
+    );
+    const after = await s.stores.compositions.getOperation(created.id, created.latest_operation.id);
+    expect(after).toEqual(taken);
   });
 
   it('logs and counts a chain write another writer got to first', async () => {

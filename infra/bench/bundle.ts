@@ -127,7 +127,12 @@ writeFileSync(
 
 const bundles = [
   await bundle('floor: bare Hono handler', floorEntry, false),
-  await bundle('api', join(root, 'packages/api/src/lambda.ts'), bundling.api.splitting, bundling.api.install),
+  await bundle(
+    'api',
+    join(root, 'packages/api/src/lambda.ts'),
+    bundling.api.splitting,
+    Object.keys(bundling.api.install),
+  ),
   await bundle('webhook', join(root, 'packages/api/src/webhook-lambda.ts'), bundling.webhook.splitting),
   await bundle('worker', join(root, 'packages/worker/src/lambda.ts'), bundling.worker.splitting),
 ];
@@ -135,13 +140,20 @@ const bundles = [
 /** What a function's module scope reads at import; never used to reach anything (no request is made). */
 const environments = functionEnvironments(
   staging,
-  { tableName: 'bench', jobQueueUrl: 'http://127.0.0.1:9/queue/jobs' },
+  {
+    tableName: 'bench',
+    jobQueueUrl: 'http://127.0.0.1:9/queue/jobs',
+    deadLetterQueueUrl: 'http://127.0.0.1:9/queue/dead',
+  },
   { release: 'bench', commit: 'unknown' },
-  'k'.repeat(48),
+  'staging',
 );
+// No SST links here: the secrets the functions read are given directly.
+const { SVC_SECRETS: _, ...apiEnvironment } = environments.api;
 const env = {
   ...process.env,
-  ...environments.api,
+  ...apiEnvironment,
+  CURSOR_KEY: 'k'.repeat(48),
   AWS_REGION: staging.region,
   AWS_ACCESS_KEY_ID: 'bench',
   AWS_SECRET_ACCESS_KEY: 'bench',

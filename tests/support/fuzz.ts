@@ -471,12 +471,7 @@ function send(baseUrl: string, request: Request): Promise<{ status: number; type
 }
 
 /** Sends one request and checks the answer; throws (failing the property) with what went wrong. */
-async function check(
-  stack: Stack,
-  operation: Operation,
-  request: Request,
-  figures: Figures,
-): Promise<void> {
+async function check(stack: Stack, operation: Operation, request: Request, figures: Figures): Promise<void> {
   const before = await writesSnapshot(stack);
   const response = await send(stack.apiUrl, request);
   const { text } = response;

@@ -13,6 +13,7 @@ import {
   type Forge,
   type Frontends,
   type HealthReport,
+  type Jobs,
   ProblemError,
   type VersionView,
 } from '@svc/core';
@@ -29,6 +30,7 @@ import { openApiDocument } from './openapi.ts';
 import { outsideRoutes } from './outside-routes.ts';
 import { onError, problemResponse } from './problem.ts';
 import { createRegistry, type RouteSpec } from './registry.ts';
+import { adminRoutes } from './routes/admin.ts';
 import { authRoutes } from './routes/auth.ts';
 import { catalogRoutes } from './routes/catalog.ts';
 import { compositionRoutes } from './routes/compositions.ts';
@@ -63,8 +65,10 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   build?: { release: string; commit: string };
   /** The agent endpoint `/mcp`. */
   mcp: McpSettings;
-  /** Where the installation lets baselines (and so previews) be. */
-  namespaces: Catalog.NamespacePolicy;
+  /** What the installation grants a catalog (message topics, where baselines may be): apply and the installation check. */
+  manifestLimits: Catalog.ManifestLimits;
+  /** The job queue's dead-letter queue, for the replay. */
+  deadLetters: Jobs.DeadLetterQueue;
   /** Where the console links pull requests (default https://github.com; the local forge locally). */
   forgeWebUrl?: string;
 }
@@ -185,6 +189,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
   frontendRoutes(registry, deps);
   authRoutes(registry, { ...deps, settings: deps.auth });
   installationRoutes(registry, deps);
+  adminRoutes(registry, deps);
   forgeRoutes(registry, deps);
 
   app.route('/console', consoleApp({ ...deps, browser: browserAuth(authDeps) }));

@@ -27,6 +27,7 @@ describe('GET /healthz with its dependencies down', () => {
         AWS_REGION: 'eu-west-1',
         TABLE_NAME: 'svc-table',
         JOB_QUEUE_URL: `http://127.0.0.1:${port}/000000000000/svc-jobs`,
+        DEAD_LETTER_QUEUE_URL: `http://127.0.0.1:${port}/000000000000/svc-jobs-dlq`,
         PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
         CURSOR_KEY: 'test-cursor-key-of-at-least-32-characters',
         DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}`,

@@ -6,6 +6,7 @@ const env = {
   AWS_REGION: 'eu-west-1',
   TABLE_NAME: 'svc-table',
   JOB_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/svc-jobs',
+  DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/svc-jobs-dlq',
   PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
   EKS_CLUSTER_NAME: 'staging',
   CURSOR_KEY: 'test-cursor-key-of-at-least-32-characters',
@@ -28,6 +29,10 @@ describe('appFromEnvironment', () => {
     expect(() =>
       appFromEnvironment({ AUTH_MODE: 'token', AUTH_SETTINGS: env.AUTH_SETTINGS }, { allowDev: false }),
     ).toThrow(/TABLE_NAME/);
+    const { DEAD_LETTER_QUEUE_URL: _, ...withoutDeadLetters } = env;
+    expect(() =>
+      appFromEnvironment({ ...withoutDeadLetters, AUTH_MODE: 'token' }, { allowDev: false }),
+    ).toThrow(/DEAD_LETTER_QUEUE_URL/);
   });
 
   it('refuses a shared-token mode without its secret, and oidc without its provider', () => {

@@ -1,4 +1,4 @@
-import { dynamodbCheck, runtimeFromEnvironment, sqsCheck } from '@svc/aws';
+import { dynamodbCheck, runtimeFromEnvironment, sqsCheck, sqsDeadLetterQueue } from '@svc/aws';
 import { Auth, Forge, type MetricsSink, observedCompositionStore } from '@svc/core';
 import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
 import { lazyClusterFromEnvironment } from '@svc/kube/lazy';
@@ -20,8 +20,12 @@ export function appFromEnvironment(
     metrics?: MetricsSink;
   },
 ): ReturnType<typeof createApp> {
+  // First: it fills env with the function's linked secrets, the auth mode's among them.
+  const runtime = runtimeFromEnvironment(env, { requireCursorKey: true });
   const auth = Auth.parseAuthSettings(env, options);
-  const runtime = runtimeFromEnvironment(env);
+  // The API replays dead jobs; the other functions never read the dead-letter queue.
+  const { deadLetterQueueUrl } = runtime.names;
+  if (!deadLetterQueueUrl) throw new Error('invalid environment: DEAD_LETTER_QUEUE_URL');
   const cluster = lazyClusterFromEnvironment(env);
   const forge = forgeWiring(gitHubAppFromEnvironment(env));
   const deps: AppDeps = {
@@ -34,7 +38,8 @@ export function appFromEnvironment(
     forgeConfiguration: forge.configuration,
     clock: runtime.clock,
     previewUrl: runtime.previewUrl,
-    namespaces: runtime.namespaces,
+    manifestLimits: runtime.manifestLimits,
+    deadLetters: sqsDeadLetterQueue(runtime.clients.sqs, deadLetterQueueUrl),
     cluster,
     log: options.log ?? ((entry) => console.log(JSON.stringify(entry))),
     auth,

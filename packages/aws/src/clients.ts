@@ -10,10 +10,35 @@ export interface AwsSettings {
   dynamodbEndpoint?: string;
   /** Set for fauxqs (which serves SNS on the same endpoint); absent on AWS. */
   sqsEndpoint?: string;
+  /** Deadlines of every request (default {@link awsTimeouts}); the local stack's emulators get longer ones. */
+  timeouts?: { connectionMs: number; requestMs: number };
+}
+
+/**
+ * Every AWS call has a deadline: a connection in 1 s, an answer in 2.5 s, three attempts. One call
+ * to a frozen service gives up in under 8 s, so the webhook's whole answer stays under GitHub's
+ * 10 s and an API request answers 503 instead of hanging to API Gateway's 29 s.
+ */
+export const awsTimeouts = { connectionMs: 1000, requestMs: 2500 } as const;
+
+/** The client settings every AWS client shares: region, attempts, deadlines, the emulator's endpoint. */
+export function clientSettings(settings: AwsSettings, endpoint: string | undefined) {
+  const timeouts = settings.timeouts ?? awsTimeouts;
+  return {
+    region: settings.region,
+    maxAttempts: 3,
+    requestHandler: {
+      connectionTimeout: timeouts.connectionMs,
+      requestTimeout: timeouts.requestMs,
+      // Without it, @smithy/node-http-handler 4.x only logs a request past its deadline.
+      throwOnRequestTimeout: true,
+    },
+    ...(endpoint ? { endpoint, credentials: emulatorCredentials } : {}),
+  };
 }
 
 /** Emulators accept any credentials; fixed ones keep the SDK from searching the machine for real ones. */
-export const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+const emulatorCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export interface AwsClients {
   dynamodb: DynamoDBClient;
@@ -27,21 +52,11 @@ export interface AwsClients {
  * DynamoDB client's middleware).
  */
 export function createAwsClients(settings: AwsSettings): AwsClients {
-  const dynamodb = new DynamoDBClient({
-    region: settings.region,
-    maxAttempts: 3,
-    ...(settings.dynamodbEndpoint
-      ? { endpoint: settings.dynamodbEndpoint, credentials: emulatorCredentials }
-      : {}),
-  });
+  const dynamodb = new DynamoDBClient(clientSettings(settings, settings.dynamodbEndpoint));
   const documents = DynamoDBDocumentClient.from(dynamodb, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
-  const sqs = new SQSClient({
-    region: settings.region,
-    maxAttempts: 3,
-    ...(settings.sqsEndpoint ? { endpoint: settings.sqsEndpoint, credentials: emulatorCredentials } : {}),
-  });
+  const sqs = new SQSClient(clientSettings(settings, settings.sqsEndpoint));
   dynamodb.middlewareStack.use(dependencyFailures(Dependency.DynamoDB));
   sqs.middlewareStack.use(dependencyFailures(Dependency.Sqs));
   return { dynamodb, documents, sqs };

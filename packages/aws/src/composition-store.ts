@@ -16,6 +16,7 @@ import {
   epochSeconds,
   failedConditions,
   type Item,
+  isConditionFailure,
   oneOf,
   queryPage,
   stripKeys,
@@ -222,6 +223,13 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
       items.push(...events.map((event) => put(eventItem(event))));
       items.push(...checks.map((check) => put(checkItem(check))));
       if (items.length === 0) return true;
+      // One item (a chain giving its lease up with nothing else to record): a conditional put, at
+      // half a transaction's write units.
+      const [only] = items;
+      if (items.length === 1 && only?.Put) {
+        const single = only.Put;
+        return conditionHeld(() => documents.send(new PutCommand(single)));
+      }
       return (await transact(items)) === null;
     },
 
@@ -236,25 +244,63 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
       return item ? stripKeys<Compositions.Operation>(item) : null;
     },
 
-    postponeDue(operation, dueAt) {
-      const due = Keys.dueEntry(Keys.DueQueue.Operations, dueAt, operation.id);
-      const { partitionKey, sortKey } = Keys.globalIndex('due');
+    takeOver(operation, dueAt) {
       return conditionHeld(() =>
         documents.send(
-          new UpdateCommand({
-            TableName: table.name,
-            Key: Keys.operation(operation.composition_id, operation.id),
-            UpdateExpression: 'SET due_at = :next, #duepk = :duepk, #duesk = :duesk',
-            ConditionExpression: 'due_at = :seen AND #status IN (:pending, :running)',
-            ExpressionAttributeNames: { '#status': 'status', '#duepk': partitionKey, '#duesk': sortKey },
-            ExpressionAttributeValues: {
-              ':next': dueAt,
-              ':seen': operation.due_at,
-              ':duepk': due[partitionKey],
-              ':duesk': due[sortKey],
-              ':pending': Compositions.OperationStatus.Pending,
-              ':running': Compositions.OperationStatus.Running,
-            },
+          operationUpdate(table, operation, dueAt, {
+            set: 'lease_holder = :none, lock_version = lock_version + :one',
+            condition: 'due_at = :seen AND #status IN (:pending, :running)',
+            values: { ':none': null, ':one': 1, ':seen': operation.due_at, ...unfinishedStatus },
+          }),
+        ),
+      );
+    },
+
+    async takeLease(operation, { holder, until, now }) {
+      const update = operationUpdate(table, operation, until, {
+        set: 'lease_holder = :holder, lock_version = lock_version + :one',
+        // Free (never taken, or handed back), already this chain's, or lapsed.
+        condition:
+          'lock_version = :read AND #status IN (:pending, :running) AND (attribute_not_exists(lease_holder) OR attribute_type(lease_holder, :null) OR lease_holder = :holder OR due_at <= :now)',
+        values: {
+          ':holder': holder,
+          ':one': 1,
+          ':read': operation.lock_version,
+          ':null': 'NULL',
+          ':now': now.toISOString(),
+          ...unfinishedStatus,
+        },
+      });
+      try {
+        const { Attributes } = await documents.send(
+          new UpdateCommand({ ...update.input, ReturnValues: 'ALL_NEW' }),
+        );
+        return Attributes ? stripKeys<Compositions.Operation>(Attributes) : null;
+      } catch (error) {
+        if (isConditionFailure(error)) return null;
+        throw error;
+      }
+    },
+
+    releaseLease(operation, { holder, dueAt }) {
+      return conditionHeld(() =>
+        documents.send(
+          operationUpdate(table, operation, dueAt, {
+            set: 'lease_holder = :none',
+            condition: 'lease_holder = :holder AND #status IN (:pending, :running)',
+            values: { ':holder': holder, ':none': null, ...unfinishedStatus },
+          }),
+        ),
+      );
+    },
+
+    renewLease(operation, { holder, until }) {
+      return conditionHeld(() =>
+        documents.send(
+          operationUpdate(table, operation, until, {
+            set: '',
+            condition: 'lease_holder = :holder AND #status = :running',
+            values: { ':holder': holder, ':running': Compositions.OperationStatus.Running },
           }),
         ),
       );
@@ -298,6 +344,38 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
       return dueQuery<Compositions.CompositionRecord>(table, Keys.DueQueue.Expiry, now, limit);
     },
   };
+}
+
+const unfinishedStatus = {
+  ':pending': Compositions.OperationStatus.Pending,
+  ':running': Compositions.OperationStatus.Running,
+};
+
+/**
+ * An update of an operation's `due_at` (and its entry in the `due` index), plus `set`, under
+ * `condition`; `#status` names the status attribute.
+ */
+function operationUpdate(
+  table: Table,
+  operation: Pick<Compositions.Operation, 'composition_id' | 'id'>,
+  dueAt: string,
+  { set, condition, values }: { set: string; condition: string; values: Record<string, unknown> },
+): UpdateCommand {
+  const due = Keys.dueEntry(Keys.DueQueue.Operations, dueAt, operation.id);
+  const { partitionKey, sortKey } = Keys.globalIndex('due');
+  return new UpdateCommand({
+    TableName: table.name,
+    Key: Keys.operation(operation.composition_id, operation.id),
+    UpdateExpression: `SET due_at = :due, #duepk = :duepk, #duesk = :duesk${set ? `, ${set}` : ''}`,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: { '#status': 'status', '#duepk': partitionKey, '#duesk': sortKey },
+    ExpressionAttributeValues: {
+      ':due': dueAt,
+      ':duepk': due[partitionKey],
+      ':duesk': due[sortKey],
+      ...values,
+    },
+  });
 }
 
 function checkItem(check: Verification.CheckRecord): Item {

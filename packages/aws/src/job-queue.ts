@@ -1,4 +1,10 @@
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { Compositions, Jobs } from '@svc/core';
 
 export function sqsJobQueue(sqs: SQSClient, queueUrl: string): Compositions.JobQueue {
@@ -9,6 +15,42 @@ export function sqsJobQueue(sqs: SQSClient, queueUrl: string): Compositions.JobQ
           QueueUrl: queueUrl,
           MessageBody: JSON.stringify(job),
           ...(options.delaySeconds ? { DelaySeconds: Math.min(900, Math.ceil(options.delaySeconds)) } : {}),
+        }),
+      );
+    },
+  };
+}
+
+/** How long a received dead job stays hidden from other readers while a replay decides. */
+const replayVisibilitySeconds = 60;
+
+/** The job queue's dead-letter queue, for the replay (`POST /v1/admin/dead-letters/replay`). */
+export function sqsDeadLetterQueue(sqs: SQSClient, queueUrl: string): Jobs.DeadLetterQueue {
+  return {
+    async receive(max) {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: Math.min(10, max),
+          VisibilityTimeout: replayVisibilitySeconds,
+          WaitTimeSeconds: 0,
+        }),
+      );
+      return Messages.flatMap(({ MessageId, Body, ReceiptHandle }) =>
+        MessageId && ReceiptHandle
+          ? [{ message_id: MessageId, body: Body ?? '', receipt: ReceiptHandle }]
+          : [],
+      );
+    },
+    async remove(job) {
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: job.receipt }));
+    },
+    async release(job) {
+      await sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrl,
+          ReceiptHandle: job.receipt,
+          VisibilityTimeout: 0,
         }),
       );
     },

@@ -16,7 +16,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { Dependency, Messaging } from '@svc/core';
-import { type AwsSettings, emulatorCredentials } from './clients.ts';
+import { type AwsSettings, clientSettings } from './clients.ts';
 import { dependencyFailures } from './failures.ts';
 
 /**
@@ -24,126 +24,209 @@ import { dependencyFailures } from './failures.ts';
  * local stack): the API never publishes or subscribes, so its bundle carries no SNS code.
  */
 export function createSnsClient(settings: AwsSettings): SNSClient {
-  const sns = new SNSClient({
-    region: settings.region,
-    maxAttempts: 3,
-    ...(settings.sqsEndpoint ? { endpoint: settings.sqsEndpoint, credentials: emulatorCredentials } : {}),
-  });
+  const sns = new SNSClient(clientSettings(settings, settings.sqsEndpoint));
   sns.middlewareStack.use(dependencyFailures(Dependency.Sns));
   return sns;
 }
 
+/** What SNS and SQS answer for want of a permission (SNS: AuthorizationError; SQS: AccessDenied). */
+const accessDeniedNames = new Set([
+  'AuthorizationErrorException',
+  'AuthorizationError',
+  'AccessDenied',
+  'AccessDeniedException',
+]);
+
+function isAccessDenied(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return accessDeniedNames.has(error.name) || status === 403;
+}
+
+/** Runs one call; a refusal for want of a permission becomes MessagingAccessDeniedError naming it. */
+async function permitted<T>(action: string, resource: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isAccessDenied(error))
+      throw new Messaging.MessagingAccessDeniedError(action, resource, { cause: error });
+    throw error;
+  }
+}
+
+const queueNameOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+
+interface Clients {
+  sns: SNSClient;
+  sqs: SQSClient;
+}
+
 /** Message isolation on SNS and SQS (fauxqs locally). */
-export function snsSqsMessaging(clients: { sns: SNSClient; sqs: SQSClient }): Messaging.MessagingPort {
-  const { sns, sqs } = clients;
+export function snsSqsMessaging(clients: Clients): Messaging.MessagingPort {
   const topicArns = new Map<string, string>();
-
-  async function topicArn(topic: string): Promise<string> {
-    if (topic.startsWith('arn:')) return topic;
-    const cached = topicArns.get(topic);
-    if (cached) return cached;
-    let token: string | undefined;
-    do {
-      const page = await sns.send(new ListTopicsCommand({ NextToken: token }));
-      const found = page.Topics?.find((t) => t.TopicArn?.endsWith(`:${topic}`))?.TopicArn;
-      if (found) {
-        topicArns.set(topic, found);
-        return found;
-      }
-      token = page.NextToken;
-    } while (token);
-    throw new Messaging.TopicMissingError(`SNS topic "${topic}" does not exist`);
-  }
-
-  async function queueArn(url: string): Promise<string> {
-    const { Attributes } = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
-    );
-    if (!Attributes?.QueueArn) throw new Error(`queue ${url} has no ARN`);
-    return Attributes.QueueArn;
-  }
-
+  const arnOf = async (topic: string) => {
+    const known = topic.startsWith('arn:') ? topic : topicArns.get(topic);
+    if (known) return known;
+    const found = await findTopic(clients.sns, topic);
+    topicArns.set(topic, found);
+    return found;
+  };
   return {
-    async ensureIsolatedQueue({ name, topic, filterPolicy }) {
-      const arn = await topicArn(topic);
-      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name }));
-      if (!QueueUrl) throw new Error(`CreateQueue ${name} returned no URL`);
-      const endpoint = await queueArn(QueueUrl);
-      // The topic may send to this queue, and nothing else may.
-      const policy = {
-        Version: '2012-10-17',
-        Statement: [
-          {
-            Effect: 'Allow',
-            Principal: { Service: 'sns.amazonaws.com' },
-            Action: 'sqs:SendMessage',
-            Resource: endpoint,
-            Condition: { ArnEquals: { 'aws:SourceArn': arn } },
-          },
-        ],
-      };
-      await sqs.send(
-        new SetQueueAttributesCommand({ QueueUrl, Attributes: { Policy: JSON.stringify(policy) } }),
+    async ensureIsolatedQueue(input) {
+      const arn = await arnOf(input.topic);
+      const { QueueUrl } = await permitted('sqs:CreateQueue', input.name, () =>
+        clients.sqs.send(new CreateQueueCommand({ QueueName: input.name })),
       );
-      // Subscribe is idempotent for the same topic, endpoint and attributes: it answers the same ARN.
-      const { SubscriptionArn } = await sns.send(
-        new SubscribeCommand({
-          TopicArn: arn,
-          Protocol: 'sqs',
-          Endpoint: endpoint,
-          ReturnSubscriptionArn: true,
-          Attributes: { FilterPolicy: JSON.stringify(filterPolicy), RawMessageDelivery: 'true' },
-        }),
-      );
-      let ready = false;
-      if (SubscriptionArn && SubscriptionArn !== 'pending confirmation') {
-        const { Attributes } = await sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn }));
-        ready = Attributes?.PendingConfirmation !== 'true';
+      if (!QueueUrl) throw new Error(`CreateQueue ${input.name} returned no URL`);
+      try {
+        return {
+          name: input.name,
+          queue_url: QueueUrl,
+          ready: await subscribe(clients, arn, QueueUrl, input),
+        };
+      } catch (error) {
+        // A queue no topic may feed is of no use to anyone: it goes with the refusal.
+        if (error instanceof Messaging.MessagingAccessDeniedError) await deleteQueue(clients.sqs, QueueUrl);
+        throw error;
       }
-      return { name, queue_url: QueueUrl, ready };
     },
 
     async removeIsolatedQueues({ prefix, topics, keep = [] }) {
-      const urls: string[] = [];
-      let token: string | undefined;
-      do {
-        const page = await sqs.send(new ListQueuesCommand({ QueueNamePrefix: prefix, NextToken: token }));
-        urls.push(...(page.QueueUrls ?? []));
-        token = page.NextToken;
-      } while (token);
-      const doomed = urls.filter((url) => !keep.includes(url.slice(url.lastIndexOf('/') + 1)));
-      if (doomed.length === 0) return [];
+      const doomed = (await listQueues(clients.sqs, prefix)).filter(
+        (url) => !keep.includes(queueNameOf(url)),
+      );
+      if (doomed.length === 0) return { removed: [], leftovers: [] };
       const endpoints = new Set(
-        (await Promise.all(doomed.map((url) => queueArn(url).catch(() => null)))).filter(
+        (await Promise.all(doomed.map((url) => queueArn(clients.sqs, url).catch(() => null)))).filter(
           (a): a is string => a !== null,
         ),
       );
+      const leftovers: Messaging.Leftover[] = [];
       for (const topic of topics) {
-        const arn = await topicArn(topic).catch(() => null);
-        if (!arn) continue;
-        let next: string | undefined;
-        do {
-          const page = await sns.send(
-            new ListSubscriptionsByTopicCommand({ TopicArn: arn, NextToken: next }),
-          );
-          for (const subscription of page.Subscriptions ?? []) {
-            if (
-              subscription.SubscriptionArn &&
-              subscription.Endpoint &&
-              endpoints.has(subscription.Endpoint)
-            ) {
-              await sns.send(new UnsubscribeCommand({ SubscriptionArn: subscription.SubscriptionArn }));
-            }
-          }
-          next = page.NextToken;
-        } while (next);
-      }
-      for (const url of doomed) {
-        await sqs.send(new DeleteQueueCommand({ QueueUrl: url })).catch((error: unknown) => {
-          if (!(error instanceof QueueDoesNotExist)) throw error;
+        const arn = await arnOf(topic).catch((error: unknown) => {
+          if (error instanceof Messaging.TopicMissingError) return null;
+          throw error;
         });
+        if (!arn) continue;
+        try {
+          await unsubscribeAll(clients.sns, arn, endpoints);
+        } catch (error) {
+          if (!(error instanceof Messaging.MessagingAccessDeniedError)) throw error;
+          leftovers.push({
+            resource: topic,
+            message: `subscriptions of ${doomed.map(queueNameOf).join(', ')} to topic "${topic}" may be left: ${error.message}`,
+          });
+        }
       }
-      return doomed.map((url) => url.slice(url.lastIndexOf('/') + 1));
+      for (const url of doomed) await deleteQueue(clients.sqs, url);
+      return { removed: doomed.map(queueNameOf), leftovers };
     },
   };
+}
+
+async function findTopic(sns: SNSClient, topic: string): Promise<string> {
+  let token: string | undefined;
+  do {
+    const next = token;
+    const page = await permitted('sns:ListTopics', '*', () =>
+      sns.send(new ListTopicsCommand({ NextToken: next })),
+    );
+    const found = page.Topics?.find((t) => t.TopicArn?.endsWith(`:${topic}`))?.TopicArn;
+    if (found) return found;
+    token = page.NextToken;
+  } while (token);
+  throw new Messaging.TopicMissingError(`SNS topic "${topic}" does not exist`);
+}
+
+async function queueArn(sqs: SQSClient, url: string): Promise<string> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+  );
+  if (!Attributes?.QueueArn) throw new Error(`queue ${url} has no ARN`);
+  return Attributes.QueueArn;
+}
+
+/** Lets only the topic send to the queue, then subscribes it; true once the subscription delivers. */
+async function subscribe(
+  { sns, sqs }: Clients,
+  topicArn: string,
+  queueUrl: string,
+  input: { name: string; filterPolicy: Record<string, unknown> },
+): Promise<boolean> {
+  const endpoint = await queueArn(sqs, queueUrl);
+  const policy = {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'sns.amazonaws.com' },
+        Action: 'sqs:SendMessage',
+        Resource: endpoint,
+        Condition: { ArnEquals: { 'aws:SourceArn': topicArn } },
+      },
+    ],
+  };
+  await permitted('sqs:SetQueueAttributes', input.name, () =>
+    sqs.send(
+      new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { Policy: JSON.stringify(policy) } }),
+    ),
+  );
+  // Subscribe is idempotent for the same topic, endpoint and attributes: it answers the same ARN.
+  const { SubscriptionArn } = await permitted('sns:Subscribe', topicArn, () =>
+    sns.send(
+      new SubscribeCommand({
+        TopicArn: topicArn,
+        Protocol: 'sqs',
+        Endpoint: endpoint,
+        ReturnSubscriptionArn: true,
+        Attributes: { FilterPolicy: JSON.stringify(input.filterPolicy), RawMessageDelivery: 'true' },
+      }),
+    ),
+  );
+  if (!SubscriptionArn || SubscriptionArn === 'pending confirmation') return false;
+  const { Attributes } = await permitted('sns:GetSubscriptionAttributes', SubscriptionArn, () =>
+    sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn })),
+  );
+  return Attributes?.PendingConfirmation !== 'true';
+}
+
+async function listQueues(sqs: SQSClient, prefix: string): Promise<string[]> {
+  const urls: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await sqs.send(new ListQueuesCommand({ QueueNamePrefix: prefix, NextToken: token }));
+    urls.push(...(page.QueueUrls ?? []));
+    token = page.NextToken;
+  } while (token);
+  return urls;
+}
+
+/** Unsubscribes from the topic every subscription delivering to one of `endpoints`. */
+async function unsubscribeAll(
+  sns: SNSClient,
+  topicArn: string,
+  endpoints: ReadonlySet<string>,
+): Promise<void> {
+  let token: string | undefined;
+  do {
+    const next = token;
+    const page = await permitted('sns:ListSubscriptionsByTopic', topicArn, () =>
+      sns.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn, NextToken: next })),
+    );
+    for (const { SubscriptionArn, Endpoint } of page.Subscriptions ?? []) {
+      if (!SubscriptionArn || !Endpoint || !endpoints.has(Endpoint)) continue;
+      await permitted('sns:Unsubscribe', SubscriptionArn, () =>
+        sns.send(new UnsubscribeCommand({ SubscriptionArn })),
+      );
+    }
+    token = page.NextToken;
+  } while (token);
+}
+
+async function deleteQueue(sqs: SQSClient, url: string): Promise<void> {
+  await permitted('sqs:DeleteQueue', queueNameOf(url), () =>
+    sqs.send(new DeleteQueueCommand({ QueueUrl: url })),
+  ).catch((error: unknown) => {
+    if (!(error instanceof QueueDoesNotExist)) throw error;
+  });
 }

@@ -276,6 +276,10 @@ export function api(http: HttpClient) {
 
     checkInstallation: (spec: unknown) =>
       body(http.request<Installation.InstallationReport>('POST', '/v1/installation/check', { body: spec })),
+    replayDeadLetters: (request: v.InferInput<typeof Compositions.ReplayRequest>) =>
+      body(
+        http.request<Compositions.ReplayReport>('POST', '/v1/admin/dead-letters/replay', { body: request }),
+      ),
     /** Who the credential is; the whole answer, since `auth status` reports its status too. */
     identity: () => http.request<Auth.IdentityView>('GET', '/v1/auth/identity'),
     /** Any authenticated read, to learn whether the server accepts the credential. */

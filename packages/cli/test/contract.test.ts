@@ -77,6 +77,7 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
     probeAuth: () => client.probeAuth(),
     identity: () => client.identity(),
     checkInstallation: () => client.checkInstallation({}),
+    replayDeadLetters: () => client.replayDeadLetters({ dry_run: true }),
     recordCompositionCheck: () =>
       client.recordCompositionCheck(id, { composition_generation: 1, status: 'passed', message: 'ok' }),
     publishBuild: () =>

@@ -57,7 +57,15 @@ export function eksKubeConfigSource(input: {
   credentials?: AwsCredentialIdentityProvider;
   now?: () => number;
 }): KubeConfigSource {
-  const eks = input.eks ?? new EKSClient({ region: input.region });
+  // The same deadlines as every AWS client (packages/aws `awsTimeouts`): a frozen EKS API fails the
+  // cluster's first call in seconds instead of holding a request.
+  const eks =
+    input.eks ??
+    new EKSClient({
+      region: input.region,
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 1000, requestTimeout: 2500, throwOnRequestTimeout: true },
+    });
   const credentials = input.credentials ?? defaultProvider();
   const now = input.now ?? Date.now;
   let cluster: Promise<{ server: string; caData: string }> | undefined;

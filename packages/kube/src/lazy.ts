@@ -22,9 +22,10 @@ export function lazyClusterFromEnvironment(env: Record<string, string | undefine
     apply: async (object) => (await cluster()).apply(object),
     delete: async (ref, propagation) => (await cluster()).delete(ref, propagation),
     list: async (namespace, kinds, labelSelector) => (await cluster()).list(namespace, kinds, labelSelector),
-    listPods: async (namespace, labelSelector) => (await cluster()).listPods(namespace, labelSelector),
-    listDeployments: async (namespace, labelSelector) =>
-      (await cluster()).listDeployments(namespace, labelSelector),
+    listPods: async (namespace, labelSelector, options) =>
+      (await cluster()).listPods(namespace, labelSelector, options),
+    listDeployments: async (namespace, labelSelector, options) =>
+      (await cluster()).listDeployments(namespace, labelSelector, options),
     listServices: async (namespace, labelSelector) =>
       (await cluster()).listServices(namespace, labelSelector),
     watchDeployments: async (namespace, labelSelector, done, timeoutMs) =>

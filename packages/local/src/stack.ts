@@ -10,13 +10,14 @@ import {
   dynamodbCheck,
   snsSqsMessaging,
   sqsCheck,
+  sqsDeadLetterQueue,
 } from '@svc/aws';
 import {
   Auth,
   Catalog,
   type Clock,
   type Cluster,
-  type Compositions,
+  Compositions,
   Forge,
   Resources,
   systemClock,
@@ -44,6 +45,7 @@ import { startDynamoDbLocal } from './dynamodb-local.ts';
 import { startSqsEmulator } from './fauxqs.ts';
 import { type LocalForgeOptions, seedDemoPolicy, startStackForge } from './forge.ts';
 import type { LocalIdentityProvider } from './identity-provider.ts';
+import { enforceTopicGrants } from './messaging-grants.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
 
 export interface StackOptions {
@@ -88,7 +90,15 @@ export interface StackOptions {
   forgeSettings?: Partial<Forge.ForgeSettings>;
   /** Seals page cursors (default: {@link localCursorKey}). */
   cursorKey?: string;
+  /**
+   * The stage's `messageTopics`: what the catalog may name and the worker may subscribe to
+   * (default: the demo's topic). The worker is refused the others the way IAM refuses them.
+   */
+  messageTopics?: readonly string[];
 }
+
+/** The demo baseline's topic (packages/local/demo/catalog.json), granted unless told otherwise. */
+const demoMessageTopics: readonly string[] = ['demo-events'];
 
 /**
  * The local stack's cursor key. Not a secret: a cursor only names a position in a list, the seal
@@ -120,6 +130,11 @@ export interface Stack {
   workerCounts(): Readonly<Record<string, number>>;
   /** Runs one job message the way the poller does; tests use it to deliver a message twice. */
   handle(body: string, receiveCount?: number): Promise<void>;
+  /**
+   * What the worker's simulated IAM policy grants from now on, leaving the catalog's view alone:
+   * a stage redeployed with other `messageTopics` after the catalog was applied.
+   */
+  grantWorkerTopics(topics: readonly string[]): void;
   stop(): Promise<void>;
 }
 
@@ -154,8 +169,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const cluster = kubeCluster(fixedKubeConfig(kubeConfigFromString(kubeconfig)));
     const gatewayPort = Number(new URL(localCluster.gatewayUrl).port);
 
-    const aws = { region, dynamodbEndpoint: endpoints.dynamodbEndpoint, sqsEndpoint: endpoints.sqsEndpoint };
+    // Emulators on a busy laptop (or a test run on two cores) answer slower than AWS: longer deadlines.
+    const aws = {
+      region,
+      dynamodbEndpoint: endpoints.dynamodbEndpoint,
+      sqsEndpoint: endpoints.sqsEndpoint,
+      timeouts: { connectionMs: 5000, requestMs: 20_000 },
+    };
     const clients = { ...createAwsClients(aws), sns: createSnsClient(aws) };
+    const messageTopics = options.messageTopics ?? demoMessageTopics;
+    let workerTopics = messageTopics;
+    const workerSns = createSnsClient(aws);
+    enforceTopicGrants(workerSns, () => workerTopics);
     const resources = await provision(clients, options.resourcePrefix);
     const clock = options.clock ?? systemClock;
     const stores = awsStores(clients, resources, clock, options.cursorKey ?? localCursorKey);
@@ -207,7 +232,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       previewUrl: (id: string, domain: string) => `http://${id}.${domain}:${gatewayPort}/`,
       forge: forge.forge,
       forgeSettings: { ...Forge.defaultForgeSettings, pollSeconds: 1, ...options.forgeSettings },
-      namespaces: options.namespaces ?? Catalog.defaultNamespacePolicy,
+      manifestLimits: { messageTopics, namespaces: options.namespaces ?? Catalog.defaultNamespacePolicy },
     };
     if (options.seed !== false) {
       const messaging = await setUpDemoMessaging(clients);
@@ -259,6 +284,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       // The console links a pull request to the local forge's page of it, not to github.com.
       ...(localForge ? { forgeWebUrl: localForge.url } : {}),
       ...(options.build ? { build: options.build } : {}),
+      deadLetters: sqsDeadLetterQueue(clients.sqs, resources.deadLetterQueueUrl),
       // One API process: a secret of its own for the agents' confirmations.
       mcp: { secret: randomBytes(32).toString('base64url') },
     }).app;
@@ -273,7 +299,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       compositions: options.wrapWorkerStore
         ? options.wrapWorkerStore(services.compositions)
         : services.compositions,
-      messaging: snsSqsMessaging(clients),
+      messaging: snsSqsMessaging({ sqs: clients.sqs, sns: workerSns }),
       probe: httpProbe(),
       settings: { ...defaultWorkerSettings, ...options.workerSettings },
       metrics,
@@ -290,8 +316,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       cleanups.push(() => poller.stop());
     }
 
-    const scheduler = startScheduler(Resources.schedules, sweeps(services), { log });
+    const redispatch = followDueOperations(services, () => scheduler);
+    const scheduler = startScheduler(
+      Resources.schedules,
+      { ...sweeps(services), [Resources.ScheduleName.RedispatchSweep]: redispatch.sweep },
+      { log },
+    );
     cleanups.push(() => scheduler.stop());
+    // Cleanups run last first: no follow-up sweep starts once the stack is stopping.
+    cleanups.push(async () => redispatch.stop());
     await scheduler.run(Resources.ScheduleName.RedispatchSweep);
 
     return {
@@ -312,6 +345,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       workerDeps,
       workerCounts: () => metrics.counts(),
       handle,
+      grantWorkerTopics(topics) {
+        workerTopics = topics;
+      },
       stop,
     };
   } catch (error) {
@@ -337,4 +373,40 @@ async function startEmulators(
   if (dynamodb.status === 'rejected') throw dynamodb.reason;
   if (sqs.status === 'rejected') throw sqs.reason;
   return { dynamodbEndpoint: dynamodb.value.endpoint, sqsEndpoint: sqs.value.endpoint };
+}
+
+const redispatchPeriodMs =
+  (Resources.schedules.find((s) => s.name === Resources.ScheduleName.RedispatchSweep)?.periodSeconds ?? 60) *
+  1000;
+
+/**
+ * The redispatch sweep, run again locally as soon as the next unfinished operation falls due rather
+ * than at its next minute (EventBridge's finest period, which the cloud keeps): a chain cut off by
+ * a crash, this run's or the previous one's, is taken over a second after its lease lapses.
+ */
+function followDueOperations(
+  deps: Pick<WorkerDeps, 'compositions' | 'jobs' | 'clock' | 'log'>,
+  scheduler: () => Scheduler,
+): { sweep: () => Promise<number>; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
+  return {
+    async sweep() {
+      const sent = await Compositions.redispatchOverdue(deps);
+      const now = deps.clock.now().getTime();
+      const next = await Compositions.nextDueBefore(deps, new Date(now + redispatchPeriodMs));
+      const at = next ? Math.max(next.getTime(), now) + 1000 : null;
+      if (at !== null && at < timerAt) {
+        clearTimeout(timer);
+        timerAt = at;
+        timer = setTimeout(() => {
+          timerAt = Number.POSITIVE_INFINITY;
+          void scheduler().run(Resources.ScheduleName.RedispatchSweep);
+        }, at - now);
+        timer.unref();
+      }
+      return sent;
+    },
+    stop: () => clearTimeout(timer),
+  };
 }

@@ -25,6 +25,11 @@ export interface WorkerSettings {
   chainBudgetMs: number;
   /** `progressDeadlineSeconds` of fork Deployments. */
   progressDeadlineSeconds: number;
+  /**
+   * What every isolated queue's name starts with: the installation's own, so that the worker's
+   * grant on `<prefix>*` reaches no other stage's queues (infra/settings.ts `previewQueuePrefix`).
+   */
+  queuePrefix: string;
 }
 
 export const defaultWorkerSettings: WorkerSettings = {
@@ -35,6 +40,7 @@ export const defaultWorkerSettings: WorkerSettings = {
   verifyAttempts: 5,
   chainBudgetMs: 25_000,
   progressDeadlineSeconds: 120,
+  queuePrefix: 'preview-',
 };
 
 /** Forge jobs run pull-request automation, which creates and updates compositions itself. */

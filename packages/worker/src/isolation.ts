@@ -31,11 +31,12 @@ export async function isolate(
     );
     return isolation;
   }
+  const { queuePrefix } = deps.settings;
   const keep: string[] = [];
   for (const component of Object.keys(composition.desired.images)) {
     const subscriptions = profiles[component]?.message_subscriptions ?? [];
     for (const [index, subscription] of subscriptions.entries()) {
-      const name = Messaging.isolatedQueueName(composition.id, component, index);
+      const name = Messaging.isolatedQueueName(queuePrefix, composition.id, component, index);
       keep.push(name);
       try {
         const queue = await deps.messaging.ensureIsolatedQueue({
@@ -54,21 +55,41 @@ export async function isolate(
           ready: queue.ready,
         });
       } catch (error) {
-        if (!(error instanceof Messaging.TopicMissingError)) throw error;
-        isolation.blockers.push(
-          Compositions.rolloutBlocker(
-            Compositions.RolloutBlockerCode.MessagingTopicMissing,
-            error.message,
-            component,
-          ),
-        );
+        isolation.blockers.push(messagingBlocker(error, subscription.topic, component));
       }
     }
   }
-  await deps.messaging.removeIsolatedQueues({
-    prefix: Messaging.isolatedQueuePrefix(composition.id),
+  const { leftovers } = await deps.messaging.removeIsolatedQueues({
+    prefix: Messaging.isolatedQueuePrefix(queuePrefix, composition.id),
     topics: messaging.topics,
     keep,
   });
+  if (leftovers.length > 0) {
+    deps.log({
+      level: 'warn',
+      msg: 'isolated queues removed, some subscriptions left',
+      composition_id: composition.id,
+      leftovers,
+    });
+  }
   return isolation;
+}
+
+/** A missing topic or a refused permission is a recorded blocker; anything else is retried. */
+function messagingBlocker(error: unknown, topic: string, component: string): Compositions.Blocker {
+  if (error instanceof Messaging.TopicMissingError) {
+    return Compositions.rolloutBlocker(
+      Compositions.RolloutBlockerCode.MessagingTopicMissing,
+      error.message,
+      component,
+    );
+  }
+  if (error instanceof Messaging.MessagingAccessDeniedError) {
+    return Compositions.rolloutBlocker(
+      Compositions.RolloutBlockerCode.MessagingAccessDenied,
+      `${error.message}: the stage does not grant topic "${topic}" (messageTopics in stacks/<stage>.ts), so its messages cannot be isolated`,
+      component,
+    );
+  }
+  throw error;
 }

@@ -16,7 +16,8 @@ import { embeddedMetrics } from './metrics.ts';
 import { httpProbe } from './prober.ts';
 import { sweeps } from './sweeps.ts';
 
-const runtime = runtimeFromEnvironment();
+// First: it fills process.env with the linked secrets the GitHub App's settings read below.
+const runtime = runtimeFromEnvironment(process.env, { requireCursorKey: true });
 const log = lambdaLog('worker');
 const metrics = embeddedMetricsSink('worker');
 const deps = {
@@ -29,7 +30,7 @@ const deps = {
   cluster: clusterFromEnvironment(process.env),
   messaging: snsSqsMessaging({ sqs: runtime.clients.sqs, sns: createSnsClient(runtime.aws) }),
   probe: httpProbe(),
-  settings: defaultWorkerSettings,
+  settings: { ...defaultWorkerSettings, queuePrefix: runtime.previewQueuePrefix },
   log,
   // Straight to stdout, as the JSON log format requires of embedded metrics (packages/aws lambda-output).
   metrics: embeddedMetrics(stdoutLine),

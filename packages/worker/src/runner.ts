@@ -4,17 +4,22 @@
  * and does nothing (delivery is at least once). The transitions are core's (`startOperation`,
  * `advanceOperation`…); this file reads, calls them and commits what they answer.
  *
- * When a step completes, the next one runs in the same invocation while the chain budget lasts;
- * progress is written at every wait that saw something new, failure and completion (and when the
- * budget runs out, with the next step enqueued). A crash in between is what a lost send is: the operation's `due_at`
- * passes and the redispatch sweep re-enqueues its next step; every step is safe to run again.
+ * A chain takes the operation's lease when it picks the message up (the start write of a pending
+ * operation, `takeLease` of a running one) and renews it while it works; a message whose operation
+ * another live chain holds is dropped. When a step completes, the next one runs in the same
+ * invocation while the chain budget lasts; the chain gives the lease up with the write that hands
+ * the operation to the queue (a wait, a spent budget, a failed step) or ends it. A crash lets the
+ * lease lapse within seconds and the redispatch sweep takes the operation over; every step is safe
+ * to run again.
  */
+import { randomUUID } from 'node:crypto';
 import { Compositions, Jobs, outwardCause } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
 import { handleForgeJob } from './forge.ts';
+import { type ChainLease, holdLease } from './lease.ts';
 import { WorkerMetric } from './metrics.ts';
 import { steps } from './steps/index.ts';
-import { type ChainSeen, Superseded } from './steps/step.ts';
+import { type ChainSeen, LeaseLost, Superseded } from './steps/step.ts';
 
 export async function handleJob(deps: WorkerDeps, body: string, receiveCount: number): Promise<void> {
   let job: Jobs.Job;
@@ -31,8 +36,8 @@ export async function handleJob(deps: WorkerDeps, body: string, receiveCount: nu
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * What the steps of one chain share: the job that started it, the composition as the chain began
- * and what its steps saw.
+ * What the steps of one chain share: the job that started it, the composition as the chain began,
+ * what its steps saw and the lease it holds.
  */
 interface Run {
   deps: WorkerDeps;
@@ -40,6 +45,7 @@ interface Run {
   receiveCount: number;
   composition: Compositions.CompositionRecord;
   seen: ChainSeen;
+  lease: ChainLease;
 }
 
 async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: number): Promise<void> {
@@ -67,47 +73,94 @@ async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: n
     await supersede(deps, found);
     return;
   }
-  let composition = current;
-  let operation = found;
-  if (operation.status === Compositions.OperationStatus.Pending) {
-    const started = Compositions.startOperation(composition, operation, deps.clock.now());
-    if (!(await deps.compositions.commit(started))) {
-      await lostWrite(deps, operation, 'start');
-      return;
-    }
-    composition = started.composition.record;
-    operation = started.operation.record;
+  const taken = await takeOperation(deps, current, found);
+  if (!taken) return;
+  const lease = holdLease(deps, taken.operation, taken.holder);
+  try {
+    const run = { deps, job, receiveCount, composition: taken.composition, seen: {}, lease };
+    await runChain(run, Compositions.chainFrom(taken.operation), step);
+  } catch (error) {
+    // A write of the chain's own failed (not a crash: the process lives on): the lease goes now, so
+    // the queue's retry of this message runs instead of waiting for it to lapse. Best effort.
+    await lease.stop();
+    const dueAt = Compositions.overdueAt(deps.clock.now());
+    await deps.compositions.releaseLease(taken.operation, { holder: taken.holder, dueAt }).catch(() => false);
+    throw error;
+  } finally {
+    await lease.stop();
   }
-  await runChain({ deps, job, receiveCount, composition, seen: {} }, Compositions.chainFrom(operation), step);
+}
+
+/**
+ * Takes the operation's lease for a new chain: a pending operation starts with it (one write with
+ * the composition), a running one is leased unless another live chain holds it. Null when this
+ * message has nothing to do.
+ */
+async function takeOperation(
+  deps: WorkerDeps,
+  composition: Compositions.CompositionRecord,
+  operation: Compositions.Operation,
+): Promise<{
+  composition: Compositions.CompositionRecord;
+  operation: Compositions.Operation;
+  holder: string;
+} | null> {
+  const holder = randomUUID();
+  const now = deps.clock.now();
+  if (operation.status === Compositions.OperationStatus.Pending) {
+    const started = Compositions.startOperation(composition, operation, now, holder);
+    if (await deps.compositions.commit(started)) {
+      return { composition: started.composition.record, operation: started.operation.record, holder };
+    }
+    await lostWrite(deps, operation, 'start');
+    return null;
+  }
+  const leased = Compositions.leasedByAnother(operation, holder, now)
+    ? null
+    : await deps.compositions.takeLease(operation, { holder, until: Compositions.leaseUntil(now), now });
+  if (leased) return { composition, operation: leased, holder };
+  // A duplicate (the sweep's, a redelivery): the chain holding the lease carries the operation on.
+  deps.log({
+    level: 'info',
+    msg: 'operation held by another chain; message dropped',
+    operation_id: operation.id,
+    composition_id: operation.composition_id,
+  });
+  return null;
 }
 
 async function runChain(run: Run, start: Compositions.Chain, first: Compositions.StepName): Promise<void> {
-  const { deps, composition } = run;
+  const { deps, composition, lease } = run;
   const chainEnds = Date.now() + deps.settings.chainBudgetMs;
   let chain = start;
   let step = first;
   for (;;) {
     const outcome = await runStep(run, chain, step);
     if (outcome === null) return;
+    // Every way out of the loop writes the operation without this chain's lease.
     const now = deps.clock.now();
     if (outcome.kind === 'fail') {
+      await lease.stop();
       await fail(deps, composition, chain, outcome.blockers);
       return;
     }
     if (outcome.kind === 'wait') {
+      await lease.stop();
       const saved = await save(deps, Compositions.waitOperation(chain, composition, outcome, now));
       if (saved) await Compositions.enqueueNextStep(deps, saved, outcome.delaySeconds);
       return;
     }
-    const advanced = Compositions.advanceOperation(chain, composition, step, now, outcome.check);
+    const advanced = Compositions.advanceOperation(chain, composition, step, now, outcome);
     if (advanced.next === null) {
+      await lease.stop();
       await complete(deps, composition, advanced.chain, outcome.composition ?? composition);
       return;
     }
     chain = advanced.chain;
     step = advanced.next;
     if (Date.now() >= chainEnds) {
-      const saved = await save(deps, chain);
+      await lease.stop();
+      const saved = await save(deps, Compositions.handOff(chain, now));
       if (saved) await Compositions.enqueueNextStep(deps, saved);
       return;
     }
@@ -115,9 +168,10 @@ async function runChain(run: Run, start: Compositions.Chain, first: Compositions
 }
 
 /**
- * Runs one step. Null when the operation turned out superseded (and is recorded so). A step that
- * throws keeps what the chain achieved, so the retry starts from this step; on the queue's last
- * receive it fails the operation. The error is rethrown for the queue to retry.
+ * Runs one step. Null when the operation turned out superseded (and is recorded so) or this chain's
+ * lease was taken over (nothing written: the new chain carries on). A step that throws hands the
+ * operation back keeping what the chain achieved, so the retry starts from this step; on the
+ * queue's last receive it fails the operation. The error is rethrown for the queue to retry.
  */
 async function runStep(
   run: Run,
@@ -132,7 +186,9 @@ async function runStep(
       composition,
       operation: chain.operation,
       seen: run.seen,
+      lastAttempt: run.receiveCount >= deps.settings.maxReceiveCount,
       async fence() {
+        if (run.lease.lost()) throw new LeaseLost();
         const latest = await deps.compositions.get(job.composition_id);
         if (!latest || !Compositions.isCurrentOperation(latest, written)) throw new Superseded();
         return latest;
@@ -140,9 +196,11 @@ async function runStep(
     });
   } catch (error) {
     if (error instanceof Superseded) {
+      await run.lease.stop();
       await supersede(deps, written);
       return null;
     }
+    if (error instanceof LeaseLost) return null;
     deps.log({
       level: 'warn',
       msg: 'step failed',
@@ -151,7 +209,8 @@ async function runStep(
       receive_count: run.receiveCount,
       error: String(error),
     });
-    const saved = await save(deps, chain);
+    await run.lease.stop();
+    const saved = await save(deps, Compositions.handOff(chain, deps.clock.now()));
     if (run.receiveCount >= deps.settings.maxReceiveCount) {
       const blocker = Compositions.stepFailedBlocker(step, run.receiveCount, outwardCause(error), written.id);
       await fail(deps, composition, Compositions.chainFrom(saved ?? written), [blocker]);

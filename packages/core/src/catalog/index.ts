@@ -17,4 +17,5 @@ export {
   requireProject,
   validate,
 } from './service.ts';
+export type { ManifestLimits } from './validate.ts';
 export { BaselineView, ComponentView, ProjectView } from './views.ts';

@@ -8,7 +8,7 @@ import { type Cursors, type Page, type PageRequest, pageByName } from '../paging
 import { nextProjectVersion, type ProjectVersion } from './model.ts';
 import { claimsOf, describeClaim, type NamespacePolicy, namespaceProblems } from './namespaces.ts';
 import type { CatalogStore } from './ports.ts';
-import { type CatalogProblem, validateManifest } from './validate.ts';
+import { type CatalogProblem, type ManifestLimits, validateManifest } from './validate.ts';
 import {
   type BaselineView,
   baselineView,
@@ -23,16 +23,8 @@ export interface CatalogDeps {
   clock: Clock;
   /** Seals the cursors of the in-memory lists (components, baselines). */
   cursors: Cursors;
-  /** Where the installation lets baselines (and so previews) be. */
-  namespaces: NamespacePolicy;
-}
-
-/** The manifest's problems, its namespace rules included. */
-function checked(deps: Pick<CatalogDeps, 'namespaces'>, input: unknown) {
-  const result = validateManifest(input);
-  if (!result.valid) return result;
-  const problems = namespaceProblems(result.manifest, deps.namespaces);
-  return problems.length ? { valid: false as const, problems } : result;
+  /** What the installation allows a manifest to name: message topics, where baselines may be. */
+  manifestLimits: ManifestLimits;
 }
 
 /**
@@ -79,11 +71,11 @@ const maxCommitAttempts = 5;
  * manifest names; one it may not see answers the 404 an unknown object does.
  */
 export function validate(
-  deps: Pick<CatalogDeps, 'namespaces'>,
+  deps: Pick<CatalogDeps, 'manifestLimits'>,
   caller: Identity,
   input: unknown,
 ): { valid: boolean; problems: CatalogProblem[] } {
-  const result = checked(deps, input);
+  const result = validateManifest(input, deps.manifestLimits);
   if (!result.valid) return { valid: false, problems: result.problems };
   for (const project of result.manifest.projects) {
     authorize(caller, 'catalog:read', { project: project.name });
@@ -97,7 +89,7 @@ export function validate(
  * then recompute against the winner's version, so concurrent applies serialize.
  */
 export async function apply(deps: CatalogDeps, caller: Identity, input: unknown): Promise<ApplyResult> {
-  const result = checked(deps, input);
+  const result = validateManifest(input, deps.manifestLimits);
   if (!result.valid) {
     throw new ProblemError(ErrorCode.ValidationFailed, 'The manifest is invalid; nothing was written.', {
       errors: result.problems,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isWebLink } from '../insight/observability.ts';
 import { demoProject } from '../testing/fixtures.ts';
+import { defaultNamespacePolicy } from './namespaces.ts';
 import { validateManifest } from './validate.ts';
 
 const image = 'registry.example.com/demo/service-a:1.0.0';
@@ -12,10 +13,34 @@ function manifest(changes: { component?: Record<string, unknown>; baseline?: Rec
   return { projects: [project] };
 }
 
-const problemsOf = (input: unknown) => {
-  const result = validateManifest(input);
+const problemsOf = (input: unknown, messageTopics: readonly string[] = ['demo-events']) => {
+  const result = validateManifest(input, { messageTopics, namespaces: defaultNamespacePolicy });
   return result.valid ? [] : result.problems.map(({ path, code }) => ({ path, code }));
 };
+
+describe('message topics', () => {
+  const withTopics = (topics: string[]) =>
+    manifest({ baseline: { messaging: { topics, routing_attribute: 'preview_route' } } });
+
+  it('accepts the topics the stage grants, by name, pattern or ARN', () => {
+    expect(
+      problemsOf(withTopics(['demo-events', 'arn:aws:sns:eu-west-1:1:billing-eu']), ['demo-*', 'billing-*']),
+    ).toEqual([]);
+  });
+
+  it('refuses a topic the stage does not grant, naming it', () => {
+    expect(problemsOf(withTopics(['demo-events', 'orders']))).toEqual([
+      { path: '/projects/0/baselines/0/messaging/topics/1', code: 'topic_not_granted' },
+    ]);
+    const result = validateManifest(withTopics(['orders']), {
+      messageTopics: [],
+      namespaces: defaultNamespacePolicy,
+    });
+    expect(result.valid ? [] : result.problems.map((p) => p.message)).toEqual([
+      'topic "orders" is not one the installation grants (none): add it to the stage\'s messageTopics and deploy first',
+    ]);
+  });
+});
 
 describe('catalog manifest limits', () => {
   it('accepts the plain manifest', () => {

@@ -1,5 +1,7 @@
+import { topicGranted } from '../messaging/ports.ts';
 import { parseFields } from '../validation.ts';
 import { CatalogManifest } from './manifest.ts';
+import { type NamespacePolicy, namespaceProblems } from './namespaces.ts';
 
 export interface CatalogProblem {
   path: string;
@@ -17,7 +19,16 @@ const ProblemCode = {
   MissingDependency: 'missing_dependency',
   DuplicateService: 'duplicate_service',
   TopicNotIsolated: 'topic_not_isolated',
+  TopicNotGranted: 'topic_not_granted',
 } as const;
+
+/** What the installation allows a manifest to name. */
+export interface ManifestLimits {
+  /** The stage's `messageTopics`: the topics the worker may subscribe isolated queues to. */
+  messageTopics: readonly string[];
+  /** Where baselines (and so previews) may be: the stage's `previewNamespaces`. */
+  namespaces: NamespacePolicy;
+}
 
 export type ValidationResult =
   | { valid: true; manifest: CatalogManifest }
@@ -28,7 +39,7 @@ type Component = Project['components'][number];
 type Baseline = Project['baselines'][number];
 
 /** Checks shape and every cross-reference; lists every problem, not just the first. */
-export function validateManifest(input: unknown): ValidationResult {
+export function validateManifest(input: unknown, limits: ManifestLimits): ValidationResult {
   const parsed = parseFields(CatalogManifest, input);
   if (!parsed.success) {
     return {
@@ -46,7 +57,11 @@ export function validateManifest(input: unknown): ValidationResult {
   );
   manifest.projects.forEach((project, p) => {
     problems.push(...projectProblems(project, `/projects/${p}`));
+    project.baselines.forEach((baseline, b) => {
+      problems.push(...grantProblems(baseline, limits, `/projects/${p}/baselines/${b}`));
+    });
   });
+  problems.push(...namespaceProblems(manifest, limits.namespaces));
   return problems.length ? { valid: false, problems } : { valid: true, manifest };
 }
 
@@ -163,6 +178,24 @@ function baselineProblems(
     }
   }
   return problems;
+}
+
+/**
+ * A baseline topic the stage does not grant would fail every isolated create (the worker may not
+ * subscribe to it) and leave its destroy unable to unsubscribe.
+ */
+function grantProblems(baseline: Baseline, limits: ManifestLimits, at: string): CatalogProblem[] {
+  return (baseline.messaging?.topics ?? []).flatMap((topic, t) =>
+    topicGranted(topic, limits.messageTopics)
+      ? []
+      : [
+          {
+            path: `${at}/messaging/topics/${t}`,
+            code: ProblemCode.TopicNotGranted,
+            message: `topic "${topic}" is not one the installation grants (${limits.messageTopics.length ? limits.messageTopics.join(', ') : 'none'}): add it to the stage's messageTopics and deploy first`,
+          },
+        ],
+  );
 }
 
 function duplicates(

@@ -66,8 +66,13 @@ export interface ClusterPort {
     kinds: readonly { apiVersion: string; kind: string }[],
     labelSelector: string,
   ): Promise<ClusterObject[]>;
-  listPods(namespace: string, labelSelector: string): Promise<Pod[]>;
-  listDeployments(namespace: string, labelSelector: string): Promise<Deployment[]>;
+  /** `cached`: from the API server's watch cache, possibly a moment behind (a recheck's read). */
+  listPods(namespace: string, labelSelector: string, options?: { cached?: boolean }): Promise<Pod[]>;
+  listDeployments(
+    namespace: string,
+    labelSelector: string,
+    options?: { cached?: boolean },
+  ): Promise<Deployment[]>;
   listServices(namespace: string, labelSelector: string): Promise<Service[]>;
   /**
    * Watches Deployments matching the selector until `done` says so or `timeoutMs` passes; answers

@@ -8,9 +8,14 @@ export {
   chainWrite,
   completeOperation,
   failOperation,
+  handOff,
   isCurrentOperation,
   isUnfinished,
+  leasedByAnother,
+  leaseSeconds,
+  leaseUntil,
   nextStep,
+  overdueAt,
   type StepFailure,
   type StepOutcome,
   startOperation,
@@ -33,6 +38,12 @@ export {
 export { plan } from './planning.ts';
 export type { CompositionStore, JobQueue } from './ports.ts';
 export { get, getEndpoints, getStatus, list, listEvents } from './reads.ts';
+export {
+  type ReplayDeps,
+  ReplayReport,
+  ReplayRequest,
+  replayDeadJobs,
+} from './replay.ts';
 export {
   destroyFinished,
   entryOverridden,
@@ -68,4 +79,4 @@ export {
   PlanView,
   UpdateCompositionBody,
 } from './schema.ts';
-export { expireDue, redispatchOverdue } from './sweeps.ts';
+export { expireDue, nextDueBefore, redispatchOverdue } from './sweeps.ts';

@@ -8,12 +8,17 @@ import {
   completeOperation,
   failOperation,
   guardedWrite,
+  handOff,
   isCurrentOperation,
   isUnfinished,
+  leasedByAnother,
+  leaseSeconds,
   newOperation,
   nextStep,
+  notResumable,
   overdueAt,
   redispatchAfterSeconds,
+  resumeOperation,
   startOperation,
   supersedeOperation,
   waitOperation,
@@ -31,7 +36,7 @@ describe('a new operation', () => {
       status: OperationStatus.Pending,
       generation: 2,
       epoch: 3,
-      steps: [StepName.Delete, StepName.AwaitDeletion, StepName.Finish],
+      steps: [StepName.Delete, StepName.AwaitDeletion, StepName.ReleaseMessaging, StepName.Finish],
       next_step: 0,
       due_at: inSeconds(now, redispatchAfterSeconds),
       lock_version: 1,
@@ -54,9 +59,10 @@ describe('a new operation', () => {
 });
 
 describe('when an operation is overdue', () => {
-  it('leaves a chain a whole worker invocation after the pickup allowance', () => {
-    expect(overdueAt(now)).toBe(inSeconds(now, redispatchAfterSeconds + 60));
-    expect(overdueAt(now, 5)).toBe(inSeconds(now, 5 + redispatchAfterSeconds + 60));
+  it('leaves a message in the queue its pickup allowance, and nothing more: a running chain holds a lease instead', () => {
+    expect(overdueAt(now)).toBe(inSeconds(now, redispatchAfterSeconds));
+    expect(overdueAt(now, 5)).toBe(inSeconds(now, 5 + redispatchAfterSeconds));
+    expect(leaseSeconds).toBeLessThan(redispatchAfterSeconds);
   });
 });
 
@@ -79,9 +85,10 @@ describe('fencing', () => {
 });
 
 describe('start', () => {
-  it('runs the operation and takes a created composition to provisioning, both guarded', () => {
+  it('runs the operation, leased to the chain that starts it, and takes a created composition to provisioning, both guarded', () => {
     const { composition: created, operation } = withOperation(composition(), OperationKind.Create);
-    const write = startOperation(created, operation, now);
+    expect(operation.lease_holder).toBeNull();
+    const write = startOperation(created, operation, now, 'chain-1');
     expect(write.composition.record).toMatchObject({
       phase: Phase.Provisioning,
       latest_operation: { id: operation.id, status: OperationStatus.Running },
@@ -89,7 +96,12 @@ describe('start', () => {
     });
     expect(write.composition.expected_lock_version).toBe(created.lock_version);
     expect(write.operation).toMatchObject({
-      record: { status: OperationStatus.Running, lock_version: 2, due_at: overdueAt(now) },
+      record: {
+        status: OperationStatus.Running,
+        lock_version: 2,
+        lease_holder: 'chain-1',
+        due_at: inSeconds(now, leaseSeconds),
+      },
       expected_lock_version: 1,
     });
     expect(write.events).toMatchObject([
@@ -99,15 +111,15 @@ describe('start', () => {
 
   it('leaves the phase of an update as it is', () => {
     const { composition: updating, operation } = withOperation(composition(), OperationKind.Update);
-    expect(startOperation(updating, operation, now).composition.record.phase).toBe(Phase.Updating);
+    expect(startOperation(updating, operation, now, 'chain-1').composition.record.phase).toBe(Phase.Updating);
   });
 });
 
 describe('advance', () => {
   const { composition: record, operation } = withOperation(composition(), OperationKind.Create);
-  const running = { ...operation, status: OperationStatus.Running };
+  const running = { ...operation, status: OperationStatus.Running, lease_holder: 'chain-1' };
 
-  it('moves to the next step, forgets what the finished step observed and records both events', () => {
+  it('moves to the next step, still leased, forgets what the finished step observed and records both events', () => {
     const waited = { ...running, observations: { bad_since: {}, ready: 1 } };
     const { chain, next } = advanceOperation(chainFrom(waited), record, StepName.Apply, later);
     expect(next).toBe(StepName.AwaitRollout);
@@ -115,7 +127,8 @@ describe('advance', () => {
       next_step: 1,
       status: OperationStatus.Running,
       observations: { bad_since: {}, ready: null },
-      due_at: overdueAt(later),
+      due_at: inSeconds(later, leaseSeconds),
+      lease_holder: 'chain-1',
     });
     expect(chain.written).toBe(waited);
     expect(chain.events.map((e) => e.message)).toEqual([
@@ -128,7 +141,12 @@ describe('advance', () => {
     const atFinish = { ...running, next_step: 3 };
     const { chain, next } = advanceOperation(chainFrom(atFinish), record, StepName.Finish, later);
     expect(next).toBeNull();
-    expect(chain.operation).toMatchObject({ next_step: 4, status: OperationStatus.Succeeded, due_at: null });
+    expect(chain.operation).toMatchObject({
+      next_step: 4,
+      status: OperationStatus.Succeeded,
+      due_at: null,
+      lease_holder: null,
+    });
     expect(chain.events.map((e) => e.type)).toEqual([EventType.StepFinished]);
   });
 });
@@ -140,33 +158,32 @@ describe('wait', () => {
     ready: 0,
   };
 
-  it('keeps what the step saw and is due again after the delay', () => {
+  it('keeps what the step saw, gives the lease up and is due once the delayed message had its pickup allowance', () => {
+    const leased = { ...operation, lease_holder: 'chain-1', due_at: inSeconds(now, leaseSeconds) };
     const chain = waitOperation(
-      chainFrom(operation),
+      chainFrom(leased),
       record,
       { kind: 'wait', delaySeconds: 1, observations },
       later,
     );
     expect(chain.operation).toMatchObject({
       observations,
-      due_at: overdueAt(later, 1),
+      lease_holder: null,
+      due_at: inSeconds(later, 1 + redispatchAfterSeconds),
     });
+    expect(overdueAt(later, 1)).toBe(inSeconds(later, 1 + redispatchAfterSeconds));
     expect(chain.events).toEqual([]);
   });
 
-  it('writes nothing for a look that saw nothing new while the due time covers the delayed message', () => {
-    const waited = { ...operation, observations, due_at: overdueAt(now, 5) };
+  it('writes even a look that saw nothing new: the lease must go', () => {
+    const leased = { ...operation, observations, lease_holder: 'chain-1' };
     const same = { kind: 'wait', delaySeconds: 5, observations } as const;
-    const unchanged = waitOperation(chainFrom(waited), record, same, later);
-    expect(chainWrite(unchanged)).toBeNull();
-    const dueSoon = new Date(Date.parse(waited.due_at) - (5 + redispatchAfterSeconds - 1) * 1000);
-    expect(
-      chainWrite(waitOperation(chainFrom(waited), record, same, dueSoon))?.operation.record,
-    ).toMatchObject({
-      due_at: overdueAt(dueSoon, 5),
-    });
-    const seenMore = { ...same, observations: { ...observations, ready: 1 } };
-    expect(chainWrite(waitOperation(chainFrom(waited), record, seenMore, later))).not.toBeNull();
+    expect(chainWrite(waitOperation(chainFrom(leased), record, same, later))?.operation.record).toMatchObject(
+      {
+        lease_holder: null,
+        due_at: overdueAt(later, 5),
+      },
+    );
   });
 
   it('records progress as an event when the step reports some', () => {
@@ -178,6 +195,92 @@ describe('wait', () => {
       later,
     );
     expect(chain.events).toMatchObject([{ type: EventType.RolloutProgress, message: progress }]);
+  });
+});
+
+describe('leases', () => {
+  const { operation } = withOperation(composition(), OperationKind.Create);
+  const held = {
+    ...operation,
+    status: OperationStatus.Running,
+    lease_holder: 'chain-1',
+    due_at: inSeconds(now, 3),
+  };
+
+  it('belong to another chain only while they have not lapsed', () => {
+    expect(leasedByAnother(held, 'chain-2', now)).toBe(true);
+    expect(leasedByAnother(held, 'chain-1', now)).toBe(false);
+    expect(leasedByAnother(held, 'chain-2', new Date(now.getTime() + 3_000))).toBe(false);
+    expect(leasedByAnother({ ...held, lease_holder: null }, 'chain-2', now)).toBe(false);
+    const { lease_holder: _, ...older } = held;
+    expect(leasedByAnother(older, 'chain-2', now)).toBe(false);
+  });
+
+  it('are given up when a chain hands the operation to the queue, keeping its progress', () => {
+    const chain = { ...chainFrom(held), operation: { ...held, next_step: 2 } };
+    expect(handOff(chain, later).operation).toMatchObject({
+      next_step: 2,
+      lease_holder: null,
+      due_at: overdueAt(later),
+    });
+  });
+});
+
+describe('resuming a failed operation (a dead job replayed)', () => {
+  const replay = {
+    actor: { kind: 'user' as const, subject: 'token:ops' },
+    reason: 'fixed',
+    message_id: 'm-1',
+  };
+
+  function failedCreate() {
+    const { composition: record, operation } = withOperation(composition(), OperationKind.Create);
+    const atVerify = chainFrom({ ...operation, status: OperationStatus.Running, next_step: 2 });
+    const write = failOperation(record, atVerify, [blocker], now);
+    return { record: write.composition?.record ?? record, operation: write.operation?.record ?? operation };
+  }
+
+  it('takes it up again at the step that failed, the composition back in its phase without blockers', () => {
+    const { record, operation } = failedCreate();
+    expect(notResumable(record, operation, later)).toBeNull();
+    const write = resumeOperation(record, operation, replay, later);
+    expect(write.operation.record).toMatchObject({
+      status: OperationStatus.Running,
+      next_step: 2,
+      error: null,
+      lease_holder: null,
+      due_at: overdueAt(later),
+    });
+    expect(write.composition.record).toMatchObject({
+      phase: Phase.Provisioning,
+      active_operation: operation.id,
+      latest_operation: { status: OperationStatus.Running },
+      observed: { blockers: [] },
+    });
+    expect(write.composition.expected_lock_version).toBe(record.lock_version);
+    expect(write.events).toMatchObject([
+      {
+        type: EventType.Replayed,
+        actor: replay.actor,
+        message: 'create from verify replayed from the dead-letter queue: fixed',
+        data: { reason: 'fixed', message_id: 'm-1', step: StepName.Verify },
+      },
+    ]);
+  });
+
+  it('refuses one a later operation took over, one that did not fail, and an expired composition', () => {
+    const { record, operation } = failedCreate();
+    expect(
+      notResumable(
+        { ...record, latest_operation: { ...record.latest_operation, id: 'op-later' } },
+        operation,
+        later,
+      ),
+    ).toMatch(/later operation/);
+    expect(notResumable(record, { ...operation, status: OperationStatus.Succeeded }, later)).toMatch(
+      /succeeded/,
+    );
+    expect(notResumable({ ...record, expires_at: now.toISOString() }, operation, later)).toMatch(/expired/);
   });
 });
 
@@ -210,12 +313,42 @@ describe('saving a chain', () => {
       fingerprint: { inputs: {}, hash: 'h' },
     } as CheckRecord;
     const atVerify = chainFrom({ ...operation, next_step: 2 });
-    const { chain } = advanceOperation(atVerify, composition(), StepName.Verify, later, check);
+    const { chain } = advanceOperation(atVerify, composition(), StepName.Verify, later, { check });
     expect(chainWrite(chain)?.checks).toEqual([check]);
     expect(completeOperation(composition(), chain, composition(), later).checks).toEqual([check]);
     expect(failOperation(composition(), chain, [blocker], later).checks).toEqual([check]);
     const { chain: after } = advanceOperation(chainFrom(operation), composition(), StepName.Apply, later);
     expect(chainWrite(after)?.checks).toEqual([]);
+  });
+});
+
+describe('a step that went on without removing something', () => {
+  it('records what it left behind as a cleanup_incomplete event and moves on', () => {
+    const { composition: record, operation } = withOperation(composition(), OperationKind.Destroy);
+    expect(operation.steps).toEqual([
+      StepName.Delete,
+      StepName.AwaitDeletion,
+      StepName.ReleaseMessaging,
+      StepName.Finish,
+    ]);
+    const leftover = { code: 'messaging_access_denied', message: 'topic "orders" refused', component: null };
+    const { chain, next } = advanceOperation(
+      chainFrom({ ...operation, next_step: 2 }),
+      record,
+      StepName.ReleaseMessaging,
+      later,
+      { leftovers: [leftover] },
+    );
+    expect(next).toBe(StepName.Finish);
+    expect(chain.events.map((e) => e.type)).toEqual([
+      EventType.StepFinished,
+      EventType.CleanupIncomplete,
+      EventType.StepStarted,
+    ]);
+    expect(chain.events[1]).toMatchObject({
+      message: 'release-messaging left something behind: topic "orders" refused',
+      data: { step: StepName.ReleaseMessaging, blockers: [leftover] },
+    });
   });
 });
 
@@ -250,7 +383,7 @@ describe('complete', () => {
   it('ends a destroy with a destroyed event', () => {
     const { composition: record, operation } = withOperation(composition(), OperationKind.Destroy);
     const { chain } = advanceOperation(
-      chainFrom({ ...operation, next_step: 2 }),
+      chainFrom({ ...operation, next_step: 3 }),
       record,
       StepName.Finish,
       later,

@@ -3,10 +3,8 @@
  * Each answers the write that records it; the worker reads, calls one and commits the answer
  * (`CompositionStore.commit`). `guardedWrite` is the one place such a write bumps `lock_version`.
  */
-import { canonicalJson } from '../canonical.ts';
 import { addSeconds } from '../clock.ts';
 import { IdPrefix, newId } from '../names.ts';
-import { workerTimeoutSeconds } from '../resources.ts';
 import type { CheckRecord } from '../verification/model.ts';
 import { eventFor } from './events.ts';
 import {
@@ -14,6 +12,7 @@ import {
   type CompositionEvent,
   type CompositionRecord,
   EventType,
+  effectivePhase,
   noObservations,
   type Observations,
   type Operation,
@@ -25,28 +24,72 @@ import {
   type StepName,
 } from './model.ts';
 
-/** An operation whose next step was not picked up this long after it was due is re-enqueued. */
-export const redispatchAfterSeconds = 30;
+/**
+ * An operation whose next step was not picked up this long after it was due is re-enqueued: what a
+ * send lost between the write and the send (a crash) costs. Short, because a duplicate is cheap
+ * since chains hold leases: whoever picks a message up second finds the lease held or the step done
+ * and drops it after two reads.
+ */
+export const redispatchAfterSeconds = 15;
 
 /**
- * When an operation whose next step is sent now (after `delaySeconds`) is overdue: the step must be
- * picked up within `redispatchAfterSeconds`, and once picked up a chain of steps may run for a whole
- * worker invocation before it writes again. A chain that runs this long is not lost, so the
- * redispatch sweep leaves it alone until then (and even past it, never undoes its writes).
+ * How long a chain's lease on its operation lasts unless renewed. A live chain renews it every third
+ * of that while it works, so only a chain that died (or froze) lets it lapse, and the redispatch
+ * sweep takes the operation over seconds after a crash instead of after a whole invocation.
+ */
+export const leaseSeconds = 10;
+
+/** The end of a lease taken or renewed now. */
+export const leaseUntil = (now: Date): string => addSeconds(now, leaseSeconds).toISOString();
+
+/**
+ * When an operation handed to the queue now (its next message sent after `delaySeconds`) is overdue:
+ * the message must be picked up within `redispatchAfterSeconds`. Whoever picks it up takes the
+ * lease, so the allowance covers only the time in the queue.
  */
 export function overdueAt(now: Date, delaySeconds = 0): string {
-  return addSeconds(now, delaySeconds + redispatchAfterSeconds + workerTimeoutSeconds).toISOString();
+  return addSeconds(now, delaySeconds + redispatchAfterSeconds).toISOString();
+}
+
+/** The operation handed to the queue: no chain holds it, and its next message is due. */
+function handedOff(operation: Operation, now: Date, delaySeconds = 0): Operation {
+  return {
+    ...operation,
+    lease_holder: null,
+    due_at: overdueAt(now, delaySeconds),
+    updated_at: now.toISOString(),
+  };
+}
+
+/** Whether a chain other than `holder` holds a lease on the operation that has not lapsed at `now`. */
+export function leasedByAnother(operation: Operation, holder: string, now: Date): boolean {
+  return (
+    !!operation.lease_holder &&
+    operation.lease_holder !== holder &&
+    operation.due_at !== null &&
+    Date.parse(operation.due_at) > now.getTime()
+  );
 }
 
 /**
- * What a step answers: done (with the composition's final state after the last step, and the check
- * it ran, written with the chain's next write), wait, or fail.
+ * The chain stops and hands the operation to the queue, keeping what it achieved: its budget ran
+ * out (its next step is sent at once), or a step threw (the queue retries the message).
+ */
+export function handOff(chain: Chain, now: Date): Chain {
+  return { ...chain, operation: handedOff(chain.operation, now) };
+}
+
+/**
+ * What a step answers: done (with the composition's final state after the last step, the check it
+ * ran and what it had to leave behind, written with the chain's next write), wait, or fail.
  */
 export type StepOutcome = StepDone | StepWait | StepFailure;
-interface StepDone {
+export interface StepDone {
   kind: 'done';
   composition?: CompositionRecord;
   check?: CheckRecord;
+  /** What the step could not remove and went on without (a `cleanup_incomplete` event). */
+  leftovers?: Blocker[];
 }
 export interface StepWait {
   kind: 'wait';
@@ -124,6 +167,7 @@ export function newOperation(
     steps: [...operationSteps[kind]],
     next_step: 0,
     due_at: addSeconds(now, redispatchAfterSeconds).toISOString(),
+    lease_holder: null,
     created_at: at,
     updated_at: at,
     error: null,
@@ -166,13 +210,14 @@ function stepEvent(
 }
 
 /**
- * pending → running; a create's composition goes created → provisioning. The operation is due again
- * only once the chain that starts now may have run a whole invocation.
+ * pending → running; a create's composition goes created → provisioning. The chain that starts now
+ * (`holder`) takes the operation's lease in the same write.
  */
 export function startOperation(
   composition: CompositionRecord,
   operation: Operation,
   now: Date,
+  holder: string,
 ): Required<Omit<OperationWrite, 'checks'>> {
   const at = now.toISOString();
   const running = guardedWrite(composition, {
@@ -187,7 +232,8 @@ export function startOperation(
     operation: guardedWrite(operation, {
       ...operation,
       status: OperationStatus.Running,
-      due_at: overdueAt(now),
+      due_at: leaseUntil(now),
+      lease_holder: holder,
       updated_at: at,
     }),
     events: first ? [stepEvent(running.record, operation, EventType.StepStarted, first, now)] : [],
@@ -200,8 +246,9 @@ export function advanceOperation(
   composition: Pick<CompositionRecord, 'id'>,
   step: StepName,
   now: Date,
-  check?: CheckRecord,
+  done: Omit<StepDone, 'kind' | 'composition'> = {},
 ): { chain: Chain; next: StepName | null } {
+  const { check, leftovers = [] } = done;
   const index = chain.operation.next_step + 1;
   const next = chain.operation.steps[index] ?? null;
   const operation: Operation = {
@@ -209,20 +256,33 @@ export function advanceOperation(
     next_step: index,
     status: next ? chain.operation.status : OperationStatus.Succeeded,
     observations: noObservations(),
-    due_at: next ? overdueAt(now) : null,
+    due_at: next ? leaseUntil(now) : null,
+    lease_holder: next ? (chain.operation.lease_holder ?? null) : null,
     updated_at: now.toISOString(),
   };
   const events = [...chain.events, stepEvent(composition, operation, EventType.StepFinished, step, now)];
+  if (leftovers.length > 0) {
+    const message = `${step} left something behind: ${leftovers.map((b) => b.message).join('; ')}`;
+    events.push(
+      eventFor(
+        { id: composition.id, generation: operation.generation },
+        EventType.CleanupIncomplete,
+        worker,
+        operation.id,
+        now,
+        message,
+        { step, blockers: leftovers },
+      ),
+    );
+  }
   if (next) events.push(stepEvent(composition, operation, EventType.StepStarted, next, now));
   const checks = check ? [...chain.checks, check] : chain.checks;
   return { chain: { ...chain, operation, events, checks }, next };
 }
 
 /**
- * The step waits: what it saw is kept, and the operation is due again once the delay has passed.
- * A look that saw nothing new changes nothing, so nothing is written (the chain comes back as it
- * was), as long as the `due_at` last written still leaves the delayed message its pickup allowance:
- * a wait on slow pods writes again only about once a minute.
+ * The step waits: what it saw is kept, the chain gives up its lease, and the operation is due again
+ * once the delayed message has had its pickup allowance. Always a write: the lease must go.
  */
 export function waitOperation(
   chain: Chain,
@@ -230,22 +290,9 @@ export function waitOperation(
   wait: StepWait,
   now: Date,
 ): Chain {
-  const { written } = chain;
-  const nothingNew =
-    chain.operation === written &&
-    chain.events.length === 0 &&
-    chain.checks.length === 0 &&
-    wait.progress === undefined &&
-    canonicalJson(wait.observations) === canonicalJson(written.observations);
-  const stillDue =
-    written.due_at !== null &&
-    Date.parse(written.due_at) >= now.getTime() + (wait.delaySeconds + redispatchAfterSeconds) * 1000;
-  if (nothingNew && stillDue) return chain;
   const operation: Operation = {
-    ...chain.operation,
+    ...handedOff(chain.operation, now, wait.delaySeconds),
     observations: wait.observations,
-    due_at: overdueAt(now, wait.delaySeconds),
-    updated_at: now.toISOString(),
   };
   const progress = wait.progress
     ? [eventFor(composition, EventType.RolloutProgress, worker, operation.id, now, wait.progress, {})]
@@ -328,6 +375,7 @@ export function failOperation(
     status: OperationStatus.Failed,
     error,
     due_at: null,
+    lease_holder: null,
     updated_at: at,
   });
   const record = isCurrentOperation(composition, written)
@@ -362,6 +410,7 @@ export function supersedeOperation(
     ...operation,
     status: OperationStatus.Superseded,
     due_at: null,
+    lease_holder: null,
     updated_at: now.toISOString(),
   });
   const message = `${operation.kind} superseded by a later operation`;
@@ -371,4 +420,77 @@ export function supersedeOperation(
       ? [eventFor(composition, EventType.Superseded, worker, operation.id, now, message, {})]
       : [],
   };
+}
+
+/**
+ * Why a failed operation cannot be taken up again where it failed, or null when it can: it is still
+ * its composition's latest operation, nothing newer started, and the composition is neither
+ * destroyed nor (for a create or an update) expired.
+ */
+export function notResumable(composition: CompositionRecord, operation: Operation, now: Date): string | null {
+  if (operation.status !== OperationStatus.Failed) return `operation ${operation.id} is ${operation.status}`;
+  if (composition.latest_operation.id !== operation.id || composition.active_operation !== null) {
+    return `a later operation (${composition.latest_operation.id}) took over`;
+  }
+  const phase = effectivePhase(composition, now);
+  if (phase === Phase.Destroyed) return 'the composition is destroyed';
+  if (phase === Phase.Expired && operation.kind !== OperationKind.Destroy) return 'the composition expired';
+  return null;
+}
+
+const resumedPhase: Record<OperationKind, CompositionRecord['phase']> = {
+  create: Phase.Provisioning,
+  update: Phase.Updating,
+  destroy: Phase.Destroying,
+};
+
+/**
+ * A failed operation taken up again at the step that failed (its dead job replayed): running, no
+ * lease, due once its message had its pickup allowance; the composition back in the operation's
+ * phase with its blockers cleared, and a `replayed` event with the operator's reason.
+ */
+export function resumeOperation(
+  composition: CompositionRecord,
+  operation: Operation,
+  replay: { actor: CompositionEvent['actor']; reason: string; message_id: string },
+  now: Date,
+): Required<Omit<OperationWrite, 'checks'>> {
+  const at = now.toISOString();
+  const resumed = guardedWrite(composition, {
+    ...composition,
+    phase: resumedPhase[operation.kind],
+    active_operation: operation.id,
+    latest_operation: { ...composition.latest_operation, status: OperationStatus.Running },
+    observed: { ...composition.observed, blockers: [], updated_at: at },
+    updated_at: at,
+  });
+  const step = nextStep(operation) ?? null;
+  return {
+    composition: resumed,
+    operation: guardedWrite(operation, {
+      ...handedOff(operation, now),
+      status: OperationStatus.Running,
+      error: null,
+    }),
+    events: [replayedEvent(resumed.record, operation, replay, step, now)],
+  };
+}
+
+/** The audit record of a replay: who, why, which message and step. */
+export function replayedEvent(
+  composition: Pick<CompositionRecord, 'id' | 'generation'>,
+  operation: Pick<Operation, 'id' | 'kind'>,
+  replay: { actor: CompositionEvent['actor']; reason: string; message_id: string },
+  step: StepName | null,
+  now: Date,
+): CompositionEvent {
+  return eventFor(
+    composition,
+    EventType.Replayed,
+    replay.actor,
+    operation.id,
+    now,
+    `${operation.kind}${step ? ` from ${step}` : ''} replayed from the dead-letter queue: ${replay.reason}`,
+    { reason: replay.reason, message_id: replay.message_id, step },
+  );
 }

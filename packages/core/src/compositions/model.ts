@@ -135,8 +135,14 @@ export interface Operation {
   steps: StepName[];
   /** Index into `steps` of the next step to run; equals `steps.length` when done. */
   next_step: number;
-  /** When the next step should have been picked up; the redispatch sweep re-enqueues past this. */
+  /**
+   * When the redispatch sweep may take the operation over: while a chain holds it, the end of that
+   * chain's lease (renewed as it works); once handed to the queue, when its next message should have
+   * been picked up.
+   */
   due_at: string | null;
+  /** The chain holding the operation's lease, null when none does (absent on older records). */
+  lease_holder?: string | null;
   created_at: string;
   updated_at: string;
   error: { code: string; message: string } | null;
@@ -157,6 +163,10 @@ export const EventType = {
   Superseded: 'superseded',
   Expired: 'expired',
   Destroyed: 'destroyed',
+  /** A destroy went on without removing something outside the cluster (a topic refused the worker). */
+  CleanupIncomplete: 'cleanup_incomplete',
+  /** An operator sent the operation's dead job back to the queue (`svc admin dlq replay`), with a reason. */
+  Replayed: 'replayed',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
@@ -180,6 +190,7 @@ export const StepName = {
   Finish: 'finish',
   Delete: 'delete',
   AwaitDeletion: 'await-deletion',
+  ReleaseMessaging: 'release-messaging',
 } as const;
 export type StepName = (typeof StepName)[keyof typeof StepName];
 
@@ -187,7 +198,8 @@ export type StepName = (typeof StepName)[keyof typeof StepName];
 export const operationSteps: Record<OperationKind, readonly StepName[]> = {
   create: [StepName.Apply, StepName.AwaitRollout, StepName.Verify, StepName.Finish],
   update: [StepName.Apply, StepName.AwaitRollout, StepName.Verify, StepName.Finish],
-  destroy: [StepName.Delete, StepName.AwaitDeletion, StepName.Finish],
+  // The anchor first: the forks go whatever happens to the queues, which have a step of their own.
+  destroy: [StepName.Delete, StepName.AwaitDeletion, StepName.ReleaseMessaging, StepName.Finish],
 };
 
 /** The phase a composition reads as at `now`: past `expires_at` and not yet being destroyed, it is expired. */

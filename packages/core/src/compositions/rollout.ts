@@ -35,6 +35,8 @@ export const RolloutBlockerCode = {
   ContainerMissing: 'container_missing',
   MessagingNotConfigured: 'messaging_not_configured',
   MessagingTopicMissing: 'messaging_topic_missing',
+  MessagingAccessDenied: 'messaging_access_denied',
+  MessagingCleanupFailed: 'messaging_cleanup_failed',
   AnchorMissing: 'anchor_missing',
   ProgressDeadlineExceeded: 'progress_deadline_exceeded',
   ImagePullFailed: 'image_pull_failed',

@@ -37,19 +37,33 @@ export async function expireDue(deps: SweepDeps, limit = 100): Promise<number> {
 }
 
 /**
- * Re-enqueues operations whose next step is overdue: a crash between the write and the send, or a
- * lost message, cannot strand an operation. Sending twice is harmless (steps are idempotent). Only
- * `due_at` moves, conditional on the value read: a chain still running the operation (a message
- * that waited long in the queue, a long chain) keeps every write it makes, and a chain that wrote
- * meanwhile makes this sweep leave the operation alone.
+ * Takes over operations that are overdue — a lease that lapsed (its chain died), a message not
+ * picked up in time (a crash between the write and the send, a lost message) — and re-enqueues
+ * their next step. The takeover is conditional on the `due_at` read, so a chain that renewed or
+ * wrote meanwhile keeps the operation; a chain whose lease lapsed but still runs has its next write
+ * refused and stops, so two live chains never run one operation. Sending twice is harmless: whoever
+ * picks the message up must take the lease first.
  */
 export async function redispatchOverdue(deps: SweepDeps, limit = 100): Promise<number> {
   const now = deps.clock.now();
   const due = await deps.compositions.dueOperations(now, limit);
   let sent = 0;
   for (const operation of due) {
-    if (!(await deps.compositions.postponeDue(operation, overdueAt(now)))) continue;
+    if (!(await deps.compositions.takeOver(operation, overdueAt(now)))) continue;
     if (await enqueueNextStep(deps, operation)) sent++;
   }
   return sent;
+}
+
+/**
+ * When the next unfinished operation falls due (a lease lapses, a pickup allowance runs out), if
+ * before `until`; null when none does. The local stack sweeps again then rather than at its next
+ * minute: a chain a crash cut off is taken over seconds after its lease lapses.
+ */
+export async function nextDueBefore(
+  deps: Pick<SweepDeps, 'compositions'>,
+  until: Date,
+): Promise<Date | null> {
+  const [next] = await deps.compositions.dueOperations(until, 1);
+  return next?.due_at ? new Date(next.due_at) : null;
 }

@@ -191,15 +191,62 @@ function fakeCluster(fake: FakeCluster = {}): ClusterPort {
   };
 }
 
-async function checkWith(fake: FakeCluster = {}, spec: unknown = {}, versions = [shop]) {
-  const report = await check(
-    { catalog: catalogOf(versions), cluster: fakeCluster(fake), clock, namespaces: defaultNamespacePolicy },
-    spec,
-    { checkTimeoutMs: 200 },
-  );
+async function checkWith(
+  fake: FakeCluster = {},
+  spec: unknown = {},
+  versions = [shop],
+  messageTopics: readonly string[] = ['orders'],
+) {
+  const deps = {
+    catalog: catalogOf(versions),
+    cluster: fakeCluster(fake),
+    clock,
+    manifestLimits: { messageTopics, namespaces: defaultNamespacePolicy },
+  };
+  const report = await check(deps, spec, { checkTimeoutMs: 200 });
   const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
   return { report, byId, status: (id: string) => byId[id]?.status };
 }
+
+describe('the messaging check', () => {
+  const withTopics = (topics: string[]) =>
+    nextProjectVersion(
+      null,
+      {
+        ...manifest,
+        baselines: manifest.baselines.map((b) => ({
+          ...b,
+          messaging: { topics, routing_attribute: 'preview_route' },
+        })),
+      },
+      '2026-01-01T00:00:00Z',
+      'v-2',
+    ) as ProjectVersion;
+
+  it('passes when the stage grants every topic of the baseline', async () => {
+    const { byId, report } = await checkWith({}, {}, [withTopics(['orders'])]);
+    expect(byId['messaging:shop/staging']).toMatchObject({
+      status: 'passed',
+      evidence: { topics: ['orders'], granted: ['orders'], not_granted: [] },
+    });
+    expect(report.status).toBe('passed');
+  });
+
+  it('fails naming a topic the stage does not grant, without asking the cluster', async () => {
+    const { byId, report } = await checkWith({}, {}, [withTopics(['orders', 'refunds'])], ['orders']);
+    expect(byId['messaging:shop/staging']).toMatchObject({
+      status: 'failed',
+      message: expect.stringContaining('the stage does not grant "refunds"'),
+      evidence: { not_granted: ['refunds'] },
+    });
+    expect(report.status).toBe('failed');
+  });
+
+  it('is not run for a baseline without messaging', async () => {
+    const { byId } = await checkWith();
+    expect(byId['messaging:shop/staging']).toBeUndefined();
+  });
+});
 
 describe('installation check', () => {
   it('passes when every check has its evidence, one check per baseline component', async () => {

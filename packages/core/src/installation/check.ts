@@ -9,6 +9,7 @@ import type { Baseline, ComponentProfile } from '../catalog/manifest.ts';
 import type { ProjectVersion } from '../catalog/model.ts';
 import type { NamespacePolicy } from '../catalog/namespaces.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
+import type { ManifestLimits } from '../catalog/validate.ts';
 import type { Clock } from '../clock.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
@@ -26,6 +27,7 @@ import {
   listenerCheck,
   meshControllerVerdict,
   meshSchemaCheck,
+  messagingCheck,
   namespaceCheck,
   type Outcome,
   permissionsCheck,
@@ -45,8 +47,8 @@ export interface InstallationDeps {
   catalog: CatalogStore;
   cluster: ClusterPort;
   clock: Clock;
-  /** Where the installation lets baselines be: the catalog is checked against it. */
-  namespaces: NamespacePolicy;
+  /** What the installation grants (the stage's message topics). */
+  manifestLimits: ManifestLimits;
 }
 
 /** Each check gets this long; all run at once, so the whole check stays inside the API's 29 s. */
@@ -72,11 +74,12 @@ export async function check(
   const targets = await resolveTargets(deps.catalog, spec);
   const checkedAt = deps.clock.now().toISOString();
   const jobs: Job[] = [
-    ...planChecks(deps.cluster, targets),
+    ...planChecks(deps.cluster, targets, deps.manifestLimits),
     {
       id: 'catalog-namespaces',
       dependsOn: [],
-      run: async () => catalogNamespacesVerdict(await everyProject(deps.catalog), deps.namespaces),
+      run: async () =>
+        catalogNamespacesVerdict(await everyProject(deps.catalog), deps.manifestLimits.namespaces),
     },
   ];
   const timeoutMs = options.checkTimeoutMs ?? defaultCheckTimeoutMs;
@@ -202,7 +205,7 @@ function sharedReads(cluster: ClusterPort): SharedReads {
   };
 }
 
-function planChecks(cluster: ClusterPort, targets: readonly Target[]): Job[] {
+function planChecks(cluster: ClusterPort, targets: readonly Target[], limits: ManifestLimits): Job[] {
   const reads = sharedReads(cluster);
   const jobs: Job[] = [
     { id: 'cluster', dependsOn: [], run: () => clusterCheck(cluster) },
@@ -218,7 +221,13 @@ function planChecks(cluster: ClusterPort, targets: readonly Target[]): Job[] {
         ),
     });
   }
-  for (const t of targets) jobs.push(...targetJobs(cluster, t, reads));
+  for (const t of targets) {
+    jobs.push(...targetJobs(cluster, t, reads));
+    if (t.baseline.messaging) {
+      const id = `messaging:${t.project}/${t.baseline.name}`;
+      jobs.push({ id, dependsOn: [], run: async () => messagingCheck(t, limits.messageTopics) });
+    }
+  }
   return jobs;
 }
 

@@ -7,6 +7,7 @@ import type { Baseline, ComponentProfile } from '../catalog/manifest.ts';
 import type { ClusterObject, Condition } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
 import { baggageMatch, meshRoute } from '../cluster/render.ts';
+import { topicGranted } from '../messaging/ports.ts';
 import { CheckStatus } from '../verification/model.ts';
 import { accessRequests, describeAccess } from './permissions.ts';
 import type { GatewayRef, InstallationCheckView } from './spec.ts';
@@ -457,4 +458,21 @@ export async function permissionsCheck(cluster: ClusterPort, namespace: string):
     `the server's cluster identity may do all the worker does in namespace ${namespace} (${requests.length} SelfSubjectAccessReviews)`,
     evidence,
   );
+}
+
+/**
+ * Message isolation needs the worker to subscribe to each of the baseline's topics: a topic the
+ * stage's `messageTopics` do not grant would fail every isolated create. Asks nothing of the cluster.
+ */
+export function messagingCheck(t: Target, messageTopics: readonly string[]): Outcome {
+  const topics = t.baseline.messaging?.topics ?? [];
+  const refused = topics.filter((topic) => !topicGranted(topic, messageTopics));
+  const evidence = { topics, granted: messageTopics, not_granted: refused };
+  if (refused.length > 0) {
+    return failed(
+      `the stage does not grant ${refused.map((topic) => `"${topic}"`).join(', ')}: add ${refused.length > 1 ? 'them' : 'it'} to messageTopics in stacks/<stage>.ts and deploy, or remove ${refused.length > 1 ? 'them' : 'it'} from the baseline's messaging.topics`,
+      evidence,
+    );
+  }
+  return passed(`the stage grants every topic of the baseline (${topics.join(', ')})`, evidence);
 }

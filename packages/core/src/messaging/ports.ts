@@ -12,6 +12,21 @@ export class TopicMissingError extends Error {
   override name = 'TopicMissingError';
 }
 
+/**
+ * AWS refused a messaging call for want of a permission: a topic the stage does not grant. Retrying
+ * changes nothing, so it is a recorded blocker naming the action and the resource.
+ */
+export class MessagingAccessDeniedError extends Error {
+  override name = 'MessagingAccessDeniedError';
+  readonly action: string;
+  readonly resource: string;
+  constructor(action: string, resource: string, options?: { cause?: unknown }) {
+    super(`the worker may not ${action} on ${resource}`, options);
+    this.action = action;
+    this.resource = resource;
+  }
+}
+
 interface IsolatedQueue {
   /** SQS queue name. */
   name: string;
@@ -20,32 +35,70 @@ interface IsolatedQueue {
   ready: boolean;
 }
 
+/** Something a removal could not take away, and why. */
+export interface Leftover {
+  /** The topic (or queue) concerned. */
+  resource: string;
+  message: string;
+}
+
 export interface MessagingPort {
-  /** Creates the queue (if absent) and subscribes it to the topic with the filter policy (if not yet). */
+  /**
+   * Creates the queue (if absent) and subscribes it to the topic with the filter policy (if not
+   * yet). A refused subscription (MessagingAccessDeniedError) leaves no queue behind.
+   */
   ensureIsolatedQueue(input: {
     name: string;
     topic: string;
     filterPolicy: Record<string, unknown>;
   }): Promise<IsolatedQueue>;
-  /** Unsubscribes and deletes every queue whose name starts with `prefix`, except those in `keep`. */
+  /**
+   * Unsubscribes and deletes every queue whose name starts with `prefix`, except those in `keep`.
+   * Queues go even when a topic refuses the unsubscribing: the topics that did are the leftovers.
+   */
   removeIsolatedQueues(input: {
     prefix: string;
     topics: readonly string[];
     keep?: readonly string[];
-  }): Promise<string[]>;
+  }): Promise<{ removed: string[]; leftovers: Leftover[] }>;
 }
 
 /** SQS allows 80 characters; long names keep a hash of what was cut. */
-export function isolatedQueueName(compositionId: string, component: string, topicIndex: number): string {
-  const name = `preview-${compositionId}-${component}-${topicIndex}`;
+export function isolatedQueueName(
+  queuePrefix: string,
+  compositionId: string,
+  component: string,
+  topicIndex: number,
+): string {
+  const name = `${isolatedQueuePrefix(queuePrefix, compositionId)}${component}-${topicIndex}`;
   if (name.length <= 80) return name;
   const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
   return `${name.slice(0, 80 - hash.length - 1)}-${hash}`;
 }
 
-export const isolatedQueuePrefix = (compositionId: string) => `preview-${compositionId}-`;
+/**
+ * Every isolated queue of a composition starts with this. `queuePrefix` scopes the queues to one
+ * installation (on AWS `preview_<stage>_`, which the worker's grant names), `preview-` locally.
+ */
+export const isolatedQueuePrefix = (queuePrefix: string, compositionId: string) =>
+  `${queuePrefix}${compositionId}-`;
 
 /** Only messages carrying this composition's routing key. */
 export function routedFilterPolicy(routingAttribute: string, compositionId: string): Record<string, unknown> {
   return { [routingAttribute]: [compositionId] };
 }
+
+/** A topic's name: the last field of an ARN, or the name itself. */
+const topicName = (topic: string) => (topic.startsWith('arn:') ? (topic.split(':').at(-1) ?? '') : topic);
+
+/**
+ * Whether the stage's `messageTopics` (names, `*` for any run of characters, as the worker's IAM
+ * policy reads them) cover a topic, given by name or ARN. The same rule decides the catalog, the
+ * installation check and the local stack's stand-in for IAM.
+ */
+export function topicGranted(topic: string, grants: readonly string[]): boolean {
+  const name = topicName(topic);
+  return grants.some((grant) => new RegExp(`^${grant.split('*').map(escapeRegExp).join('.*')}$`).test(name));
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

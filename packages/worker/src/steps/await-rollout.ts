@@ -22,14 +22,15 @@ export const awaitRollout: Step = async (context) => {
           (seen) => Compositions.rolloutComplete(seen, forks),
           bound,
         )
-      : await deps.cluster.listDeployments(composition.namespace, selector);
+      : // A later look: the watch cache is fresh enough for a recheck every few seconds.
+        await deps.cluster.listDeployments(composition.namespace, selector, { cached: true });
   if (Compositions.rolloutComplete(deployments, forks)) {
     context.seen.forks = deployments;
     return routeToForks(context, target);
   }
   const stalled = Compositions.progressDeadlineFailure(deployments, forks);
   if (stalled) return stalled;
-  const pods = await deps.cluster.listPods(composition.namespace, selector);
+  const pods = await deps.cluster.listPods(composition.namespace, selector, { cached: bound === 0 });
   return Compositions.rolloutWait({
     forks,
     deployments,

@@ -1,22 +1,13 @@
-import { Cluster, Messaging } from '@svc/core';
+import { Cluster, Compositions, Messaging, outwardCause } from '@svc/core';
 import { type Step, sleep } from './step.ts';
 
 /**
- * Destroy: delete the anchor (owner-reference garbage collection removes the rest) and the isolated
- * queues. Safe to repeat: deletes of absent anchors and queues succeed.
+ * Destroy: delete the anchor (owner-reference garbage collection removes the rest). Nothing comes
+ * before it, so the forks stop whatever happens to the queues (`releaseMessaging`). Safe to repeat:
+ * deleting an absent anchor succeeds.
  */
 export const remove: Step = async (context) => {
   const { deps, composition } = context;
-  if (composition.message_isolation) {
-    const catalog = await deps.catalog.readVersion(
-      composition.project,
-      composition.desired.catalog_version_id,
-    );
-    await deps.messaging.removeIsolatedQueues({
-      prefix: Messaging.isolatedQueuePrefix(composition.id),
-      topics: catalog?.baselines[composition.baseline]?.spec.messaging?.topics ?? [],
-    });
-  }
   await deps.cluster.delete(
     {
       apiVersion: 'v1',
@@ -51,5 +42,38 @@ export const awaitDeletion: Step = async (context) => {
       return { kind: 'wait', delaySeconds: 1, observations: context.operation.observations };
     }
     await sleep(Math.min(25 * 2 ** round, 500));
+  }
+};
+
+/**
+ * The isolated queues and their subscriptions, once the forks are gone. A failure is retried by the
+ * queue like any step's, but this one never fails the destroy: a topic that refuses the worker, or
+ * the last attempt failing, ends the step with what is left recorded (a `cleanup_incomplete` event)
+ * and the destroy goes on. Safe to repeat: it lists by prefix and deletes what it finds.
+ */
+export const releaseMessaging: Step = async (context) => {
+  const { deps, composition } = context;
+  if (!composition.message_isolation) return { kind: 'done' };
+  try {
+    const catalog = await deps.catalog.readVersion(
+      composition.project,
+      composition.desired.catalog_version_id,
+    );
+    const { leftovers } = await deps.messaging.removeIsolatedQueues({
+      prefix: Messaging.isolatedQueuePrefix(deps.settings.queuePrefix, composition.id),
+      topics: catalog?.baselines[composition.baseline]?.spec.messaging?.topics ?? [],
+    });
+    const blocker = (leftover: Messaging.Leftover) =>
+      Compositions.rolloutBlocker(Compositions.RolloutBlockerCode.MessagingAccessDenied, leftover.message);
+    return leftovers.length > 0 ? { kind: 'done', leftovers: leftovers.map(blocker) } : { kind: 'done' };
+  } catch (error) {
+    if (!context.lastAttempt) throw error;
+    const message = `isolated queues of ${composition.id} may be left: the last attempt failed (${outwardCause(error)}); the worker log has the detail under operation ${context.operation.id}`;
+    return {
+      kind: 'done',
+      leftovers: [
+        Compositions.rolloutBlocker(Compositions.RolloutBlockerCode.MessagingCleanupFailed, message),
+      ],
+    };
   }
 };

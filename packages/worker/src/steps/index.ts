@@ -2,7 +2,7 @@
 import { Compositions } from '@svc/core';
 import { apply } from './apply.ts';
 import { awaitRollout } from './await-rollout.ts';
-import { awaitDeletion, remove } from './destroy.ts';
+import { awaitDeletion, releaseMessaging, remove } from './destroy.ts';
 import { finish } from './finish.ts';
 import type { Step } from './step.ts';
 import { verify } from './verify.ts';
@@ -14,4 +14,5 @@ export const steps: Record<Compositions.StepName, Step> = {
   [Compositions.StepName.Finish]: finish,
   [Compositions.StepName.Delete]: remove,
   [Compositions.StepName.AwaitDeletion]: awaitDeletion,
+  [Compositions.StepName.ReleaseMessaging]: releaseMessaging,
 };

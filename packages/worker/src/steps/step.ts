@@ -6,13 +6,21 @@ export class Superseded extends Error {
   override name = 'Superseded';
 }
 
+/** Thrown by `fence()`: the redispatch sweep took this chain's operation over; the new chain carries it on. */
+export class LeaseLost extends Error {
+  override name = 'LeaseLost';
+}
+
 export interface StepContext {
   deps: WorkerDeps;
   composition: Compositions.CompositionRecord;
   operation: Compositions.Operation;
   seen: ChainSeen;
+  /** The queue's last receive of this message: a failure now fails the operation, unless the step gives up itself. */
+  lastAttempt: boolean;
   /**
-   * Re-reads the composition; throws Superseded when this operation is no longer the current one.
+   * Throws LeaseLost when this chain's lease was taken over; re-reads the composition and throws
+   * Superseded when this operation is no longer the current one.
    * A step calls it before a cluster write that follows a wait: the runner has just read the
    * operation as current when a step starts its invocation.
    */

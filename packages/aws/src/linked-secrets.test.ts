@@ -1,0 +1,34 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadLinkedSecrets } from './linked-secrets.ts';
+
+// What SST gives a function its links by outside Lambda (on Lambda: the encrypted resource file).
+process.env.SST_RESOURCE_CursorKey = JSON.stringify({ value: 'c'.repeat(48) });
+process.env.SST_RESOURCE_ForgeAppId = JSON.stringify({ value: '' });
+afterAll(() => {
+  delete process.env.SST_RESOURCE_CursorKey;
+  delete process.env.SST_RESOURCE_ForgeAppId;
+});
+
+describe('loadLinkedSecrets', () => {
+  it('fills each variable SVC_SECRETS names from its linked secret, leaving unset optional ones and set variables alone', () => {
+    const env: Record<string, string | undefined> = {
+      SVC_SECRETS: JSON.stringify({
+        CURSOR_KEY: 'CursorKey',
+        FORGE_APP_ID: 'ForgeAppId',
+        TABLE_NAME: 'CursorKey',
+      }),
+      TABLE_NAME: 'kept',
+    };
+    loadLinkedSecrets(env);
+    expect(env).toEqual({ SVC_SECRETS: env.SVC_SECRETS, TABLE_NAME: 'kept', CURSOR_KEY: 'c'.repeat(48) });
+  });
+
+  it('names a secret the function was not linked to, and does nothing without SVC_SECRETS', () => {
+    expect(() =>
+      loadLinkedSecrets({ SVC_SECRETS: JSON.stringify({ FORGE_PRIVATE_KEY: 'ForgePrivateKey' }) }),
+    ).toThrow('invalid environment: secret ForgePrivateKey is not linked');
+    const env = { TABLE_NAME: 't' };
+    loadLinkedSecrets(env);
+    expect(env).toEqual({ TABLE_NAME: 't' });
+  });
+});
