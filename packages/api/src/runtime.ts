@@ -1,4 +1,4 @@
-import { dynamodbCheck, runtimeFromEnvironment, sqsCheck, sqsDeadLetterQueue } from '@svc/aws';
+import { apiTimeouts, dynamodbCheck, runtimeFromEnvironment, sqsCheck, sqsDeadLetterQueue } from '@svc/aws';
 import { Auth, Forge, type MetricsSink, observedCompositionStore } from '@svc/core';
 import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
 import { lazyClusterFromEnvironment } from '@svc/kube/lazy';
@@ -21,7 +21,7 @@ export function appFromEnvironment(
   },
 ): ReturnType<typeof createApp> {
   // First: it fills env with the function's linked secrets, the auth mode's among them.
-  const runtime = runtimeFromEnvironment(env, { requireCursorKey: true });
+  const runtime = runtimeFromEnvironment(env, { requireCursorKey: true, timeouts: apiTimeouts });
   const auth = Auth.parseAuthSettings(env, options);
   // The API replays dead jobs; the other functions never read the dead-letter queue.
   const { deadLetterQueueUrl } = runtime.names;

@@ -11,7 +11,14 @@ export interface AwsSettings {
   /** Set for fauxqs (which serves SNS on the same endpoint); absent on AWS. */
   sqsEndpoint?: string;
   /** Deadlines of every request (default {@link awsTimeouts}); the local stack's emulators get longer ones. */
-  timeouts?: { connectionMs: number; requestMs: number };
+  timeouts?: AwsTimeouts;
+}
+
+export interface AwsTimeouts {
+  connectionMs: number;
+  requestMs: number;
+  /** Attempts of one call, the first included (default 3). */
+  attempts?: number;
 }
 
 /**
@@ -19,14 +26,20 @@ export interface AwsSettings {
  * to a frozen service gives up in under 8 s, so the webhook's whole answer stays under GitHub's
  * 10 s and an API request answers 503 instead of hanging to API Gateway's 29 s.
  */
-export const awsTimeouts = { connectionMs: 1000, requestMs: 2500 } as const;
+export const awsTimeouts: AwsTimeouts = { connectionMs: 1000, requestMs: 2500, attempts: 3 };
+
+/**
+ * The API's: a person (or a CLI) waits on every call, so a frozen table answers 503 within 3 s —
+ * two attempts of 1 s, a connection in 0.5 s. DynamoDB and SQS answer in milliseconds when well.
+ */
+export const apiTimeouts: AwsTimeouts = { connectionMs: 500, requestMs: 1000, attempts: 2 };
 
 /** The client settings every AWS client shares: region, attempts, deadlines, the emulator's endpoint. */
 export function clientSettings(settings: AwsSettings, endpoint: string | undefined) {
   const timeouts = settings.timeouts ?? awsTimeouts;
   return {
     region: settings.region,
-    maxAttempts: 3,
+    maxAttempts: timeouts.attempts ?? 3,
     requestHandler: {
       connectionTimeout: timeouts.connectionMs,
       requestTimeout: timeouts.requestMs,

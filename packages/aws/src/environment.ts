@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Catalog, type Clock, minCursorKeyLength, systemClock } from '@svc/core';
 import * as v from 'valibot';
-import { type AwsClients, type AwsSettings, createAwsClients } from './clients.ts';
+import { type AwsClients, type AwsSettings, type AwsTimeouts, createAwsClients } from './clients.ts';
 import { loadLinkedSecrets } from './linked-secrets.ts';
 import { type AwsStores, awsStores } from './stores.ts';
 
@@ -62,7 +62,7 @@ function previewUrlFrom(template: string): (id: string, domain: string) => strin
  */
 export function runtimeFromEnvironment(
   env: Record<string, string | undefined> = process.env,
-  options: { requireCursorKey?: boolean } = {},
+  options: { requireCursorKey?: boolean; timeouts?: AwsTimeouts } = {},
 ): Runtime {
   loadLinkedSecrets(env);
   const parsed = v.safeParse(RuntimeEnvironment, env);
@@ -76,6 +76,7 @@ export function runtimeFromEnvironment(
     region: settings.AWS_REGION,
     ...(settings.DYNAMODB_ENDPOINT ? { dynamodbEndpoint: settings.DYNAMODB_ENDPOINT } : {}),
     ...(settings.SQS_ENDPOINT ? { sqsEndpoint: settings.SQS_ENDPOINT } : {}),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
   };
   const clients = createAwsClients(aws);
   const names = {
