@@ -118,9 +118,14 @@ describe('an oversized body', () => {
     const socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true });
     const seen: string[] = [];
     let answer = '';
+    let answered: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
     socket.on('data', (data) => {
       if (answer === '') seen.push('answer');
       answer += data.toString();
+      answered();
     });
     const ended = new Promise<void>((resolve) =>
       socket.on('end', () => {
@@ -132,6 +137,8 @@ describe('an oversized body', () => {
     socket.write(
       `POST /v1/compositions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${5 * megabyte.length}\r\n\r\n`,
     );
+    // The whole body comes only after the answer: every part is a write to a connection answered already.
+    await arrived;
     for (let part = 0; part < 5; part++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       // A write to a connection the server already closed fails with EPIPE or ECONNRESET.

@@ -243,14 +243,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     }
 
     // The API listens first: every mode but dev needs the origin it answers on (its public origin).
-    let app: ReturnType<typeof createApp>['app'] | undefined;
+    // It answers 503 until the stack is whole (catalog seeded, worker running), so nothing reaches
+    // a half-started stack.
+    let serving: ReturnType<typeof createApp>['app'] | undefined;
     // Locally the webhook is mounted on the API's server; on AWS it is a function of its own.
     const webhook = createWebhookApp({ ...services, verify: forge.verify });
     const server = await listenNode(
       (request, env) =>
         new URL(request.url).pathname.startsWith('/webhooks/')
           ? webhook.fetch(request)
-          : (app?.fetch(request, env) ?? new Response('starting', { status: 503 })),
+          : (serving?.fetch(request, env) ?? new Response('starting', { status: 503 })),
       host,
       options.port ?? 8081,
     );
@@ -269,7 +271,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     if (auth.settings.mode === Auth.AuthMode.Password) {
       await seedUsers(stores.users, options.auth?.users ?? localUsers, clock.now());
     }
-    app = createApp({
+    const { app } = createApp({
       ...services,
       auth: auth.settings,
       ...(auth.settings.mode === Auth.AuthMode.Oidc
@@ -287,7 +289,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       deadLetters: sqsDeadLetterQueue(clients.sqs, resources.deadLetterQueueUrl),
       // One API process: a secret of its own for the agents' confirmations.
       mcp: { secret: randomBytes(32).toString('base64url') },
-    }).app;
+    });
     auth.identityProvider?.register(`${apiUrl}/auth/callback`);
     localForge?.setWebhookUrl(`${apiUrl}/webhooks/forge`);
     // Seeded once the API listens: the demo's log links name the port it actually got.
@@ -326,6 +328,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // Cleanups run last first: no follow-up sweep starts once the stack is stopping.
     cleanups.push(async () => redispatch.stop());
     await scheduler.run(Resources.ScheduleName.RedispatchSweep);
+    serving = app;
 
     return {
       apiUrl,
