@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, badRequest } from './api/errors.ts';
-import type { AccessAttributes, AccessDecision, RequestInfo } from './api/http-server.ts';
-import { sendError, sendJson } from './api/http-server.ts';
+import type { AccessAttributes, AccessDecision, RequestInfo } from './api/http-server/context.ts';
+import { sendError, sendJson } from './api/http-server/responses.ts';
 import { isObject } from './api/json.ts';
 import { labelMatcher } from './api/selectors.ts';
 import type { Pod } from './api/types.ts';

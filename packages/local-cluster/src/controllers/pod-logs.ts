@@ -2,7 +2,7 @@
 // served by the pod log endpoint with kubectl's parameters.
 
 import { badRequest } from '../api/errors.ts';
-import type { PodLogRequest, PodLogSource } from '../api/http-server.ts';
+import type { PodLogRequest, PodLogSource } from '../api/http-server/context.ts';
 import type { Pod } from '../api/types.ts';
 
 interface LogLine {

@@ -2,7 +2,7 @@
 // and writes the answer.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readBody } from '../api/http-server.ts';
+import { readBody } from '../api/http-server/bodies.ts';
 import type { Mesh, MeshResponse } from './mesh.ts';
 
 function send(res: ServerResponse, response: MeshResponse): void {
