@@ -53,6 +53,7 @@ export {
   pageSchema,
 } from './paging.ts';
 export * as Resources from './resources.ts';
+export * as Rollout from './rollout/index.ts';
 export { type MetricsSink, observedCompositionStore, ServiceMetric } from './service-metrics.ts';
 export { bodyLimits, bodyProblems, parseFields } from './validation.ts';
 export * as Verification from './verification/index.ts';

@@ -3,7 +3,7 @@
  * messages only; queues of components no longer overridden go. Idempotent: creating is by derived
  * name and subscribing twice answers the same subscription.
  */
-import { type Catalog, Compositions, Messaging } from '@svc/core';
+import { type Catalog, type Compositions, Messaging, Rollout } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
 
 export interface Isolation {
@@ -24,8 +24,8 @@ export async function isolate(
   const messaging = baseline.messaging;
   if (!messaging) {
     isolation.blockers.push(
-      Compositions.rolloutBlocker(
-        Compositions.RolloutBlockerCode.MessagingNotConfigured,
+      Rollout.rolloutBlocker(
+        Rollout.RolloutBlockerCode.MessagingNotConfigured,
         `baseline "${baseline.name}" no longer has messaging set up`,
       ),
     );
@@ -78,15 +78,11 @@ export async function isolate(
 /** A missing topic or a refused permission is a recorded blocker; anything else is retried. */
 function messagingBlocker(error: unknown, topic: string, component: string): Compositions.Blocker {
   if (error instanceof Messaging.TopicMissingError) {
-    return Compositions.rolloutBlocker(
-      Compositions.RolloutBlockerCode.MessagingTopicMissing,
-      error.message,
-      component,
-    );
+    return Rollout.rolloutBlocker(Rollout.RolloutBlockerCode.MessagingTopicMissing, error.message, component);
   }
   if (error instanceof Messaging.MessagingAccessDeniedError) {
-    return Compositions.rolloutBlocker(
-      Compositions.RolloutBlockerCode.MessagingAccessDenied,
+    return Rollout.rolloutBlocker(
+      Rollout.RolloutBlockerCode.MessagingAccessDenied,
       `${error.message}: the stage does not grant topic "${topic}" (messageTopics in stacks/<stage>.ts), so its messages cannot be isolated`,
       component,
     );

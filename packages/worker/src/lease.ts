@@ -3,7 +3,7 @@
  * it lapses only when the chain died or froze, and the redispatch sweep takes the operation over
  * seconds later (docs/orchestration.md, Leases).
  */
-import { Compositions } from '@svc/core';
+import { type Compositions, Rollout } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
 
 export interface ChainLease {
@@ -22,7 +22,7 @@ export function holdLease(
   let lost = false;
   let renewing: Promise<void> | null = null;
   const renew = async () => {
-    const until = Compositions.leaseUntil(deps.clock.now());
+    const until = Rollout.leaseUntil(deps.clock.now());
     try {
       if (await deps.compositions.renewLease(operation, { holder, until })) return;
       lost = true;
@@ -49,7 +49,7 @@ export function holdLease(
         renewing = null;
       });
     },
-    (Compositions.leaseSeconds * 1000) / 3,
+    (Rollout.leaseSeconds * 1000) / 3,
   );
   timer.unref();
   return {

@@ -13,7 +13,7 @@
  * to run again.
  */
 import { randomUUID } from 'node:crypto';
-import { Compositions, Jobs, outwardCause } from '@svc/core';
+import { Compositions, Jobs, outwardCause, Rollout } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
 import { handleForgeJob } from './forge.ts';
 import { type ChainLease, holdLease } from './lease.ts';
@@ -66,10 +66,10 @@ async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: n
     deps.metrics.count(WorkerMetric.UnknownOperationMessages);
     return;
   }
-  if (!Compositions.isUnfinished(found)) return;
-  const step = Compositions.nextStep(found);
+  if (!Rollout.isUnfinished(found)) return;
+  const step = Rollout.nextStep(found);
   if (step === undefined || step !== job.step) return;
-  if (!Compositions.isCurrentOperation(current, found)) {
+  if (!Rollout.isCurrentOperation(current, found)) {
     await supersede(deps, found);
     return;
   }
@@ -78,12 +78,12 @@ async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: n
   const lease = holdLease(deps, taken.operation, taken.holder);
   try {
     const run = { deps, job, receiveCount, composition: taken.composition, seen: {}, lease };
-    await runChain(run, Compositions.chainFrom(taken.operation), step);
+    await runChain(run, Rollout.chainFrom(taken.operation), step);
   } catch (error) {
     // A write of the chain's own failed (not a crash: the process lives on): the lease goes now, so
     // the queue's retry of this message runs instead of waiting for it to lapse. Best effort.
     await lease.stop();
-    const dueAt = Compositions.overdueAt(deps.clock.now());
+    const dueAt = Rollout.overdueAt(deps.clock.now());
     await deps.compositions.releaseLease(taken.operation, { holder: taken.holder, dueAt }).catch(() => false);
     throw error;
   } finally {
@@ -108,16 +108,16 @@ async function takeOperation(
   const holder = randomUUID();
   const now = deps.clock.now();
   if (operation.status === Compositions.OperationStatus.Pending) {
-    const started = Compositions.startOperation(composition, operation, now, holder);
+    const started = Rollout.startOperation(composition, operation, now, holder);
     if (await deps.compositions.commit(started)) {
       return { composition: started.composition.record, operation: started.operation.record, holder };
     }
     await lostWrite(deps, operation, 'start');
     return null;
   }
-  const leased = Compositions.leasedByAnother(operation, holder, now)
+  const leased = Rollout.leasedByAnother(operation, holder, now)
     ? null
-    : await deps.compositions.takeLease(operation, { holder, until: Compositions.leaseUntil(now), now });
+    : await deps.compositions.takeLease(operation, { holder, until: Rollout.leaseUntil(now), now });
   if (leased) return { composition, operation: leased, holder };
   // A duplicate (the sweep's, a redelivery): the chain holding the lease carries the operation on.
   deps.log({
@@ -129,7 +129,7 @@ async function takeOperation(
   return null;
 }
 
-async function runChain(run: Run, start: Compositions.Chain, first: Compositions.StepName): Promise<void> {
+async function runChain(run: Run, start: Rollout.Chain, first: Compositions.StepName): Promise<void> {
   const { deps, composition, lease } = run;
   const chainEnds = Date.now() + deps.settings.chainBudgetMs;
   let chain = start;
@@ -146,11 +146,11 @@ async function runChain(run: Run, start: Compositions.Chain, first: Compositions
     }
     if (outcome.kind === 'wait') {
       await lease.stop();
-      const saved = await save(deps, Compositions.waitOperation(chain, composition, outcome, now));
+      const saved = await save(deps, Rollout.waitOperation(chain, composition, outcome, now));
       if (saved) await Compositions.enqueueNextStep(deps, saved, outcome.delaySeconds);
       return;
     }
-    const advanced = Compositions.advanceOperation(chain, composition, step, now, outcome);
+    const advanced = Rollout.advanceOperation(chain, composition, step, now, outcome);
     if (advanced.next === null) {
       await lease.stop();
       await complete(deps, composition, advanced.chain, outcome.composition ?? composition);
@@ -160,7 +160,7 @@ async function runChain(run: Run, start: Compositions.Chain, first: Compositions
     step = advanced.next;
     if (Date.now() >= chainEnds) {
       await lease.stop();
-      const saved = await save(deps, Compositions.handOff(chain, now));
+      const saved = await save(deps, Rollout.handOff(chain, now));
       if (saved) await Compositions.enqueueNextStep(deps, saved);
       return;
     }
@@ -175,9 +175,9 @@ async function runChain(run: Run, start: Compositions.Chain, first: Compositions
  */
 async function runStep(
   run: Run,
-  chain: Compositions.Chain,
+  chain: Rollout.Chain,
   step: Compositions.StepName,
-): Promise<Compositions.StepOutcome | null> {
+): Promise<Rollout.StepOutcome | null> {
   const { deps, job, composition } = run;
   const written = chain.written;
   try {
@@ -190,7 +190,7 @@ async function runStep(
       async fence() {
         if (run.lease.lost()) throw new LeaseLost();
         const latest = await deps.compositions.get(job.composition_id);
-        if (!latest || !Compositions.isCurrentOperation(latest, written)) throw new Superseded();
+        if (!latest || !Rollout.isCurrentOperation(latest, written)) throw new Superseded();
         return latest;
       },
     });
@@ -210,10 +210,10 @@ async function runStep(
       error: String(error),
     });
     await run.lease.stop();
-    const saved = await save(deps, Compositions.handOff(chain, deps.clock.now()));
+    const saved = await save(deps, Rollout.handOff(chain, deps.clock.now()));
     if (run.receiveCount >= deps.settings.maxReceiveCount) {
-      const blocker = Compositions.stepFailedBlocker(step, run.receiveCount, outwardCause(error), written.id);
-      await fail(deps, composition, Compositions.chainFrom(saved ?? written), [blocker]);
+      const blocker = Rollout.stepFailedBlocker(step, run.receiveCount, outwardCause(error), written.id);
+      await fail(deps, composition, Rollout.chainFrom(saved ?? written), [blocker]);
     }
     throw error;
   }
@@ -223,11 +223,11 @@ async function runStep(
  * Writes the chain's progress, conditional on the operation as last written; null when that changed
  * (another chain of the operation wrote first and carries it on: this one stops, logged and counted).
  */
-async function save(deps: WorkerDeps, chain: Compositions.Chain): Promise<Compositions.Operation | null> {
-  const write = Compositions.chainWrite(chain);
+async function save(deps: WorkerDeps, chain: Rollout.Chain): Promise<Compositions.Operation | null> {
+  const write = Rollout.chainWrite(chain);
   if (!write) return chain.written;
   if (await deps.compositions.commit(write)) return write.operation.record;
-  await lostWrite(deps, chain.written, 'progress', Compositions.nextStep(chain.operation) ?? null);
+  await lostWrite(deps, chain.written, 'progress', Rollout.nextStep(chain.operation) ?? null);
   return null;
 }
 
@@ -239,19 +239,19 @@ async function save(deps: WorkerDeps, chain: Compositions.Chain): Promise<Compos
 async function complete(
   deps: WorkerDeps,
   composition: Compositions.CompositionRecord,
-  chain: Compositions.Chain,
+  chain: Rollout.Chain,
   final: Compositions.CompositionRecord,
 ): Promise<void> {
   const last = chain.operation.steps.at(-1) ?? null;
   let read = { composition, chain };
   for (let attempt = 0; attempt < 3; attempt++) {
-    const write = Compositions.completeOperation(read.composition, read.chain, final, deps.clock.now());
+    const write = Rollout.completeOperation(read.composition, read.chain, final, deps.clock.now());
     if (await deps.compositions.commit(write)) return;
     const latest = await reread(deps, chain.written);
     const ours =
       latest !== null &&
       latest.chain.written.lock_version === chain.written.lock_version &&
-      Compositions.isCurrentOperation(latest.composition, latest.chain.written);
+      Rollout.isCurrentOperation(latest.composition, latest.chain.written);
     if (!latest || !ours) {
       await lostWrite(deps, chain.written, 'complete', last);
       return;
@@ -269,7 +269,7 @@ async function lostWrite(
   deps: WorkerDeps,
   operation: Compositions.Operation,
   write: string,
-  step: string | null = Compositions.nextStep(operation) ?? null,
+  step: string | null = Rollout.nextStep(operation) ?? null,
 ): Promise<void> {
   const latest = await deps.compositions.getOperation(operation.composition_id, operation.id);
   deps.log({
@@ -279,7 +279,7 @@ async function lostWrite(
     operation_id: operation.id,
     composition_id: operation.composition_id,
     step,
-    now: latest ? { status: latest.status, step: Compositions.nextStep(latest) ?? null } : null,
+    now: latest ? { status: latest.status, step: Rollout.nextStep(latest) ?? null } : null,
   });
   deps.metrics.count(WorkerMetric.LostChainWrites);
 }
@@ -291,16 +291,16 @@ async function lostWrite(
 async function fail(
   deps: WorkerDeps,
   composition: Compositions.CompositionRecord,
-  chain: Compositions.Chain,
+  chain: Rollout.Chain,
   blockers: Compositions.Blocker[],
 ): Promise<void> {
-  let read: { composition: Compositions.CompositionRecord; chain: Compositions.Chain } | null = {
+  let read: { composition: Compositions.CompositionRecord; chain: Rollout.Chain } | null = {
     composition,
     chain,
   };
   for (let attempt = 0; attempt < 5 && read; attempt++) {
-    if (!Compositions.isUnfinished(read.chain.written)) return;
-    const write = Compositions.failOperation(read.composition, read.chain, blockers, deps.clock.now());
+    if (!Rollout.isUnfinished(read.chain.written)) return;
+    const write = Rollout.failOperation(read.composition, read.chain, blockers, deps.clock.now());
     if (await deps.compositions.commit(write)) return;
     read = await reread(deps, chain.written);
   }
@@ -309,18 +309,18 @@ async function fail(
 async function reread(
   deps: WorkerDeps,
   operation: Compositions.Operation,
-): Promise<{ composition: Compositions.CompositionRecord; chain: Compositions.Chain } | null> {
+): Promise<{ composition: Compositions.CompositionRecord; chain: Rollout.Chain } | null> {
   const [composition, latest] = await Promise.all([
     deps.compositions.get(operation.composition_id),
     deps.compositions.getOperation(operation.composition_id, operation.id),
   ]);
-  return composition && latest ? { composition, chain: Compositions.chainFrom(latest) } : null;
+  return composition && latest ? { composition, chain: Rollout.chainFrom(latest) } : null;
 }
 
 async function supersede(deps: WorkerDeps, operation: Compositions.Operation): Promise<void> {
   const latest = await deps.compositions.getOperation(operation.composition_id, operation.id);
-  if (!latest || !Compositions.isUnfinished(latest)) return;
+  if (!latest || !Rollout.isUnfinished(latest)) return;
   const composition = await deps.compositions.get(operation.composition_id);
-  const write = Compositions.supersedeOperation(latest, composition, deps.clock.now());
+  const write = Rollout.supersedeOperation(latest, composition, deps.clock.now());
   if (!(await deps.compositions.commit(write))) await lostWrite(deps, latest, 'supersede');
 }

@@ -8,11 +8,12 @@ import { ErrorCode, ProblemError } from '../errors.ts';
 import { idempotent, requireValidKey } from '../idempotency/idempotent.ts';
 import type { IdempotencyLock } from '../idempotency/ports.ts';
 import { IdPrefix, newId } from '../names.ts';
+import { guardedWrite } from '../rollout/chain.ts';
+import { newOperation } from '../rollout/operation.ts';
 import { parseOrThrow } from '../validation.ts';
 import type { Accepted, CompositionDeps } from './deps.ts';
 import { enqueueNextStep } from './dispatch.ts';
 import { eventFor } from './events.ts';
-import { guardedWrite, newOperation } from './lifecycle.ts';
 import {
   type CompositionEvent,
   type CompositionRecord,

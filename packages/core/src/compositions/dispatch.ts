@@ -1,5 +1,5 @@
+import { nextStep } from '../rollout/operation.ts';
 import type { CompositionDeps } from './deps.ts';
-import { nextStep } from './lifecycle.ts';
 import type { Operation } from './model.ts';
 
 /** Sends the operation's next step. A failed send is logged, not thrown: the redispatch sweep delivers it. */

@@ -2,27 +2,6 @@ export { create, destroy, update } from './commands.ts';
 export type { CompositionDeps } from './deps.ts';
 export { enqueueNextStep } from './dispatch.ts';
 export {
-  advanceOperation,
-  type Chain,
-  chainFrom,
-  chainWrite,
-  completeOperation,
-  failOperation,
-  handOff,
-  isCurrentOperation,
-  isUnfinished,
-  leasedByAnother,
-  leaseSeconds,
-  leaseUntil,
-  nextStep,
-  overdueAt,
-  type StepFailure,
-  type StepOutcome,
-  startOperation,
-  supersedeOperation,
-  waitOperation,
-} from './lifecycle.ts';
-export {
   type Blocker,
   type CompositionEvent,
   type CompositionRecord,
@@ -44,27 +23,6 @@ export {
   ReplayRequest,
   replayDeadJobs,
 } from './replay.ts';
-export {
-  destroyFinished,
-  entryOverridden,
-  entryRoute,
-  type ForkBase,
-  type ForkTarget,
-  forkableBases,
-  inheritedAgain,
-  mayHaveInherited,
-  progressDeadlineFailure,
-  RolloutBlockerCode,
-  type RolloutTarget,
-  rolloutBlocker,
-  rolloutComplete,
-  rolloutFailure,
-  rolloutFinished,
-  rolloutTarget,
-  rolloutWait,
-  stepFailedBlocker,
-  watchBoundMs,
-} from './rollout.ts';
 export {
   CompositionEndpointsView,
   CompositionList,

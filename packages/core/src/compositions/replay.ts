@@ -11,9 +11,9 @@ import type { Identity } from '../auth/identity.ts';
 import type { Clock } from '../clock.ts';
 import type { DeadJob, DeadLetterQueue } from '../jobs/dead-letters.ts';
 import { type Job, parse } from '../jobs/job.ts';
+import { isUnfinished, notResumable, replayedEvent, resumeOperation } from '../rollout/operation.ts';
 import { parseOrThrow } from '../validation.ts';
 import { enqueueNextStep } from './dispatch.ts';
-import { isUnfinished, notResumable, replayedEvent, resumeOperation } from './lifecycle.ts';
 import type { CompositionStore, JobQueue } from './ports.ts';
 
 export const ReplayRequest = v.strictObject({

@@ -1,9 +1,9 @@
 /** The sweeps the worker runs on schedule. Each can run twice: every write in them is conditional. */
 import { grantsOfRole, Role } from '../auth/identity.ts';
+import { overdueAt } from '../rollout/chain.ts';
 import { destroy } from './commands.ts';
 import type { CompositionDeps } from './deps.ts';
 import { enqueueNextStep } from './dispatch.ts';
-import { overdueAt } from './lifecycle.ts';
 
 type SweepDeps = Pick<CompositionDeps, 'compositions' | 'jobs' | 'clock' | 'log'>;
 

@@ -7,7 +7,6 @@ import { ProjectManifest } from '../catalog/manifest.ts';
 import { nextProjectVersion, type ProjectVersion } from '../catalog/model.ts';
 import type { Condition, Deployment, Pod } from '../cluster/objects.ts';
 import { Label } from '../cluster/objects.ts';
-import { newOperation } from '../compositions/lifecycle.ts';
 import {
   type CompositionRecord,
   type Operation,
@@ -16,6 +15,7 @@ import {
   OwnerKind,
   Phase,
 } from '../compositions/model.ts';
+import { newOperation } from '../rollout/operation.ts';
 
 export const now = new Date('2026-03-01T12:00:00.000Z');
 export const image = (component: string, tag: string) => `registry.example.com/demo/${component}:${tag}`;

@@ -1,4 +1,4 @@
-import { Cluster, Compositions } from '@svc/core';
+import { Cluster, type Compositions, Rollout } from '@svc/core';
 import type { WorkerDeps } from '../deps.ts';
 import { isolate } from '../isolation.ts';
 import { readTarget, type Step } from './step.ts';
@@ -17,7 +17,7 @@ export const apply: Step = async (context) => {
   const { deps, composition, operation } = context;
   const target = await readTarget(context);
   if ('kind' in target) return target;
-  const forkable = Compositions.forkableBases(
+  const forkable = Rollout.forkableBases(
     composition.namespace,
     await readBases(deps, composition, target.forks),
   );
@@ -57,10 +57,10 @@ export const apply: Step = async (context) => {
   );
   // A public route to the baseline entry is right at any time; one to an entry fork waits until the
   // fork is rolled out (await-rollout applies it then).
-  if (!Compositions.entryOverridden(composition, target)) {
-    await deps.cluster.apply(Compositions.entryRoute(composition, target, owner));
+  if (!Rollout.entryOverridden(composition, target)) {
+    await deps.cluster.apply(Rollout.entryRoute(composition, target, owner));
   }
-  if (Compositions.mayHaveInherited(composition, operation)) await removeInherited(deps, composition);
+  if (Rollout.mayHaveInherited(composition, operation)) await removeInherited(deps, composition);
   return { kind: 'done' };
 };
 
@@ -68,8 +68,8 @@ export const apply: Step = async (context) => {
 function readBases(
   deps: WorkerDeps,
   composition: Compositions.CompositionRecord,
-  forks: readonly Compositions.ForkTarget[],
-): Promise<Compositions.ForkBase[]> {
+  forks: readonly Rollout.ForkTarget[],
+): Promise<Rollout.ForkBase[]> {
   return Promise.all(
     forks.map(async (fork) => {
       const [deployment, service] = await Promise.all([
@@ -90,7 +90,7 @@ async function removeInherited(deps: WorkerDeps, composition: Compositions.Compo
   for (const kinds of [routeKinds, forkKinds]) {
     const objects = await deps.cluster.list(composition.namespace, kinds, selector);
     await Promise.all(
-      Compositions.inheritedAgain(objects, composition).map((o) => deps.cluster.delete(Cluster.refOf(o))),
+      Rollout.inheritedAgain(objects, composition).map((o) => deps.cluster.delete(Cluster.refOf(o))),
     );
   }
 }

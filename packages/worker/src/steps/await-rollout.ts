@@ -1,4 +1,4 @@
-import { Cluster, Compositions } from '@svc/core';
+import { Cluster, Compositions, Rollout } from '@svc/core';
 import { readTarget, type Step, type StepContext } from './step.ts';
 
 /**
@@ -12,26 +12,26 @@ export const awaitRollout: Step = async (context) => {
   if ('kind' in target) return target;
   const { forks } = target;
   const selector = Cluster.compositionSelector(composition.id);
-  const bound = Compositions.watchBoundMs(operation.observations, deps.settings);
+  const bound = Rollout.watchBoundMs(operation.observations, deps.settings);
   const deployments = !forks.length
     ? []
     : bound > 0
       ? await deps.cluster.watchDeployments(
           composition.namespace,
           selector,
-          (seen) => Compositions.rolloutComplete(seen, forks),
+          (seen) => Rollout.rolloutComplete(seen, forks),
           bound,
         )
       : // A later look: the watch cache is fresh enough for a recheck every few seconds.
         await deps.cluster.listDeployments(composition.namespace, selector, { cached: true });
-  if (Compositions.rolloutComplete(deployments, forks)) {
+  if (Rollout.rolloutComplete(deployments, forks)) {
     context.seen.forks = deployments;
     return routeToForks(context, target);
   }
-  const stalled = Compositions.progressDeadlineFailure(deployments, forks);
+  const stalled = Rollout.progressDeadlineFailure(deployments, forks);
   if (stalled) return stalled;
   const pods = await deps.cluster.listPods(composition.namespace, selector, { cached: bound === 0 });
-  return Compositions.rolloutWait({
+  return Rollout.rolloutWait({
     forks,
     deployments,
     pods,
@@ -49,8 +49,8 @@ export const awaitRollout: Step = async (context) => {
  */
 async function routeToForks(
   context: StepContext,
-  target: Compositions.RolloutTarget,
-): Promise<Compositions.StepOutcome> {
+  target: Rollout.RolloutTarget,
+): Promise<Rollout.StepOutcome> {
   const { deps, composition } = context;
   await context.fence();
   const name = Cluster.anchorName(composition.id);
@@ -60,8 +60,8 @@ async function routeToForks(
     context.seen.anchor ??
     (await deps.cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: composition.namespace, name }));
   if (!anchorObject) {
-    return Compositions.rolloutFailure(
-      Compositions.RolloutBlockerCode.AnchorMissing,
+    return Rollout.rolloutFailure(
+      Rollout.RolloutBlockerCode.AnchorMissing,
       `the composition's anchor ConfigMap ${name} disappeared`,
     );
   }
@@ -71,8 +71,8 @@ async function routeToForks(
     ...target.forks.map(({ component, profile }) =>
       deps.cluster.apply(Cluster.meshRoute({ id: composition.id, component, profile, baseline, owner })),
     ),
-    ...(Compositions.entryOverridden(composition, target)
-      ? [deps.cluster.apply(Compositions.entryRoute(composition, target, owner))]
+    ...(Rollout.entryOverridden(composition, target)
+      ? [deps.cluster.apply(Rollout.entryRoute(composition, target, owner))]
       : []),
   ]);
   return { kind: 'done' };

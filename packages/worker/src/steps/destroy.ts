@@ -1,4 +1,4 @@
-import { Cluster, Compositions, Messaging, outwardCause } from '@svc/core';
+import { Cluster, Compositions, Messaging, outwardCause, Rollout } from '@svc/core';
 import { type Step, sleep } from './step.ts';
 
 /**
@@ -64,16 +64,14 @@ export const releaseMessaging: Step = async (context) => {
       topics: catalog?.baselines[composition.baseline]?.spec.messaging?.topics ?? [],
     });
     const blocker = (leftover: Messaging.Leftover) =>
-      Compositions.rolloutBlocker(Compositions.RolloutBlockerCode.MessagingAccessDenied, leftover.message);
+      Rollout.rolloutBlocker(Rollout.RolloutBlockerCode.MessagingAccessDenied, leftover.message);
     return leftovers.length > 0 ? { kind: 'done', leftovers: leftovers.map(blocker) } : { kind: 'done' };
   } catch (error) {
     if (!context.lastAttempt) throw error;
     const message = `isolated queues of ${composition.id} may be left: the last attempt failed (${outwardCause(error)}); the worker log has the detail under operation ${context.operation.id}`;
     return {
       kind: 'done',
-      leftovers: [
-        Compositions.rolloutBlocker(Compositions.RolloutBlockerCode.MessagingCleanupFailed, message),
-      ],
+      leftovers: [Rollout.rolloutBlocker(Rollout.RolloutBlockerCode.MessagingCleanupFailed, message)],
     };
   }
 };

@@ -1,4 +1,4 @@
-import { Cluster, Compositions } from '@svc/core';
+import { Cluster, Compositions, Rollout } from '@svc/core';
 import { isolate } from '../isolation.ts';
 import { readTarget, type Step } from './step.ts';
 
@@ -21,7 +21,7 @@ const finishRollout: Step = async (context) => {
   const now = deps.clock.now();
   return {
     kind: 'done',
-    composition: Compositions.rolloutFinished({
+    composition: Rollout.rolloutFinished({
       composition,
       operation,
       forks,
@@ -35,7 +35,7 @@ const finishRollout: Step = async (context) => {
 /** A destroy ends destroyed, with nothing observed. */
 const finishDestroy: Step = async ({ deps, composition }) => ({
   kind: 'done',
-  composition: Compositions.destroyFinished(composition, deps.clock.now()),
+  composition: Rollout.destroyFinished(composition, deps.clock.now()),
 });
 
 export const finish: Step = (context) =>

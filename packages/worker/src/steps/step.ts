@@ -1,4 +1,4 @@
-import { type Cluster, Compositions, type Verification } from '@svc/core';
+import { type Cluster, type Compositions, Rollout, type Verification } from '@svc/core';
 import type { WorkerDeps } from '../deps.ts';
 
 /** Thrown by `fence()`: a later operation took over, so this one stops before writing. */
@@ -41,15 +41,15 @@ export interface ChainSeen {
   check?: Verification.CheckRecord;
 }
 
-export type Step = (context: StepContext) => Promise<Compositions.StepOutcome>;
+export type Step = (context: StepContext) => Promise<Rollout.StepOutcome>;
 
 /** The rollout's catalog entries, from the catalog version the composition was planned from. */
 export async function readTarget({
   deps,
   composition,
-}: StepContext): Promise<Compositions.RolloutTarget | Compositions.StepFailure> {
+}: StepContext): Promise<Rollout.RolloutTarget | Rollout.StepFailure> {
   const catalog = await deps.catalog.readVersion(composition.project, composition.desired.catalog_version_id);
-  return Compositions.rolloutTarget(catalog, composition);
+  return Rollout.rolloutTarget(catalog, composition);
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

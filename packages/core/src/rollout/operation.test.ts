@@ -1,29 +1,31 @@
 import { describe, expect, it } from 'vitest';
+import { EventType, OperationKind, OperationStatus, Phase, StepName } from '../compositions/model.ts';
 import { composition, now, withOperation } from '../testing/fixtures.ts';
 import { CheckKind, type CheckRecord, CheckStatus } from '../verification/model.ts';
 import {
-  advanceOperation,
   chainFrom,
   chainWrite,
-  completeOperation,
-  failOperation,
   guardedWrite,
   handOff,
-  isCurrentOperation,
-  isUnfinished,
   leasedByAnother,
   leaseSeconds,
+  overdueAt,
+  redispatchAfterSeconds,
+} from './chain.ts';
+import {
+  advanceOperation,
+  completeOperation,
+  failOperation,
+  isCurrentOperation,
+  isUnfinished,
   newOperation,
   nextStep,
   notResumable,
-  overdueAt,
-  redispatchAfterSeconds,
   resumeOperation,
   startOperation,
   supersedeOperation,
   waitOperation,
-} from './lifecycle.ts';
-import { EventType, OperationKind, OperationStatus, Phase, StepName } from './model.ts';
+} from './operation.ts';
 
 const later = new Date(now.getTime() + 5_000);
 const inSeconds = (from: Date, seconds: number) => new Date(from.getTime() + seconds * 1000).toISOString();

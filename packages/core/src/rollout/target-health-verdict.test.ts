@@ -1,27 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import type { ComponentProfile } from '../catalog/manifest.ts';
 import type { Deployment, Service } from '../cluster/objects.ts';
+import { Phase } from '../compositions/model.ts';
 import { composition, demoCatalog, forkDeployment, image, now, waitingPod } from '../testing/fixtures.ts';
 import { CheckKind, type CheckRecord, CheckStatus } from '../verification/model.ts';
-import { Phase } from './model.ts';
 import {
-  destroyFinished,
-  entryRoute,
   failureGrace,
+  progressDeadlineFailure,
+  rolledOut,
+  rolloutComplete,
+  unhealthyFork,
+  watchBoundMs,
+} from './health.ts';
+import {
+  entryRoute,
   forkableBases,
   inheritedAgain,
   mayHaveInherited,
-  progressDeadlineFailure,
-  RolloutBlockerCode,
   type RolloutTarget,
-  rolledOut,
-  rolloutComplete,
-  rolloutFinished,
   rolloutTarget,
-  rolloutWait,
-  unhealthyFork,
-  watchBoundMs,
-} from './rollout.ts';
+} from './target.ts';
+import { RolloutBlockerCode } from './blockers.ts';
+import { destroyFinished, rolloutFinished, rolloutWait } from './verdict.ts';
 
 const catalog = demoCatalog();
 const b2 = image('service-b', '2.0.0');

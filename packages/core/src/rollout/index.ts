@@ -1,0 +1,37 @@
+export { RolloutBlockerCode, rolloutBlocker, rolloutFailure, stepFailedBlocker } from './blockers.ts';
+export {
+  type Chain,
+  chainFrom,
+  chainWrite,
+  handOff,
+  leasedByAnother,
+  leaseSeconds,
+  leaseUntil,
+  overdueAt,
+  type StepFailure,
+  type StepOutcome,
+} from './chain.ts';
+export { progressDeadlineFailure, rolloutComplete, watchBoundMs } from './health.ts';
+export {
+  advanceOperation,
+  completeOperation,
+  failOperation,
+  isCurrentOperation,
+  isUnfinished,
+  nextStep,
+  startOperation,
+  supersedeOperation,
+  waitOperation,
+} from './operation.ts';
+export {
+  entryOverridden,
+  entryRoute,
+  type ForkBase,
+  type ForkTarget,
+  forkableBases,
+  inheritedAgain,
+  mayHaveInherited,
+  type RolloutTarget,
+  rolloutTarget,
+} from './target.ts';
+export { destroyFinished, rolloutFinished, rolloutWait } from './verdict.ts';
