@@ -1,5 +1,5 @@
 export { authorize, Grant, GrantRole, type Permission, permissionNames, permissionRule } from './access.ts';
-export { type AuditEvent, AuditEventList, type AuditStore, auditRetentionDays } from './audit.ts';
+export { auditRetentionDays } from './audit.ts';
 export {
   AuthConfigView,
   AuthorizeDecisionForm,
@@ -21,19 +21,24 @@ export {
   signInModes,
 } from './identity.ts';
 export { IdentityView, identityView } from './identity-view.ts';
-export {
-  countHits,
-  enforceRateLimit,
-  type RateLimiter,
-  requireUnderLimits,
-  windowStart,
-} from './limits.ts';
+export { countHits, enforceRateLimit, requireUnderLimits, windowStart } from './limits.ts';
+export type {
+  AccessToken,
+  AuthorizationCode,
+  MachineToken,
+  OidcSubject,
+  PendingSignIn,
+  PersonRef,
+  Session,
+  SignInGrant,
+  User,
+} from './model.ts';
+export type { AuditStore, RateLimiter, SignInStore, TokenStore, UserStore } from './ports.ts';
 export { homePath, safeReturnPath } from './return-to.ts';
+export { type AuditEvent, AuditEventList } from './schema.ts';
 export { csrfTokenOf, hashSecret, newSecret, SecretPrefix, sameSecret } from './secrets.ts';
 export { type AuthSettings, AuthSettingsError, parseAuthSettings } from './settings.ts';
 export {
-  type AccessToken,
-  type AuthorizationCode,
   accessTokenIdentity,
   cliClientId,
   endSession,
@@ -44,13 +49,9 @@ export {
   Lifetime,
   liveSession,
   OAuthError,
-  type PendingSignIn,
   refresh,
   revokeToken,
-  type Session,
   type SignInDeps,
-  type SignInGrant,
-  type SignInStore,
   sessionIdentity,
   startSession,
 } from './sign-in.ts';
@@ -69,28 +70,22 @@ export {
   IssuedToken,
   IssueTokenBody,
   issue as issueToken,
-  type MachineToken,
   machineIdentity,
   mintToken,
   revoke as revokeMachineToken,
   TokenList,
-  type TokenStore,
   TokenView,
 } from './tokens.ts';
 export {
   checkPassword,
   endSignIns,
   newUserId,
-  type OidcSubject,
-  type PersonRef,
   personFromProvider,
   provision as provisionUser,
   remove as removeUser,
   SaveUserBody,
   save as saveUser,
-  type User,
   UserList,
-  type UserStore,
   UserView,
   usernameShape,
   userView,

@@ -3,16 +3,7 @@
  * atomic increments with a TTL), never in a process's memory.
  */
 import { ErrorCode, ProblemError } from '../errors.ts';
-
-export interface RateLimiter {
-  /**
-   * Counts one hit on `key` in the window containing `now`; false once `limit` hits were already
-   * counted in it (the refused hit is not counted).
-   */
-  hit(key: string, limit: number, windowSeconds: number, now: Date): Promise<boolean>;
-  /** The hits already counted on `key` in the window containing `now`. */
-  count(key: string, windowSeconds: number, now: Date): Promise<number>;
-}
+import type { RateLimiter } from './ports.ts';
 
 export interface Throttle {
   key: string;

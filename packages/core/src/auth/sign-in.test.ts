@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Grant } from './access.ts';
 import { AuthMode } from './identity.ts';
+import type { User } from './model.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
+import type { SignInStore, UserStore } from './ports.ts';
 import { csrfTokenOf, newSecret, pkceMatches, SecretPrefix, sameSecret } from './secrets.ts';
 import { AuthSettingsError, parseAuthSettings } from './settings.ts';
 import {
@@ -14,10 +16,8 @@ import {
   OAuthError,
   refresh,
   type SignInDeps,
-  type SignInStore,
   startSession,
 } from './sign-in.ts';
-import type { User, UserStore } from './users.ts';
 
 describe('isLoopbackRedirect', () => {
   it('takes only http loopback IP literals with a port (RFC 8252 7.3)', () => {

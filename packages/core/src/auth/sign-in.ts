@@ -6,7 +6,6 @@
  */
 import { addSeconds, type Clock } from '../clock.ts';
 import { newSortableId } from '../names.ts';
-import type { Page, PageRequest } from '../paging.ts';
 import type { Grant } from './access.ts';
 import type { TokenAnswer } from './endpoints.ts';
 import {
@@ -17,8 +16,10 @@ import {
   mergeGrants,
   userSubject,
 } from './identity.ts';
+import type { PersonRef, Session, SignInGrant, User } from './model.ts';
+import type { SignInStore, UserStore } from './ports.ts';
 import { hashSecret, newSecret, pkceMatches, SecretPrefix } from './secrets.ts';
-import { type PersonRef, personNow, personRef, type User, type UserStore } from './users.ts';
+import { personNow, personRef } from './users.ts';
 
 export const Lifetime = {
   /** A browser session ends after this long without a request… */
@@ -37,80 +38,6 @@ export const Lifetime = {
 const touchEverySeconds = 60;
 
 export const cliClientId = 'svc-cli';
-
-export interface Session extends PersonRef {
-  id: string;
-  /** Grants the identity provider's claims gave at sign-in (oidc); [] in password mode. */
-  claim_grants: Grant[];
-  created_at: string;
-  idle_expires_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-}
-
-export interface AuthorizationCode extends PersonRef {
-  claim_grants: Grant[];
-  client_id: string;
-  redirect_uri: string;
-  code_challenge: string;
-  expires_at: string;
-}
-
-/** One CLI sign-in: the family every rotated refresh token and access token belongs to. */
-export interface SignInGrant extends PersonRef {
-  id: string;
-  claim_grants: Grant[];
-  client_id: string;
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-}
-
-/** Names its sign-in grant only: the person's grants and epoch are read at every use. */
-export interface AccessToken {
-  grant_id: string;
-  username: string;
-  expires_at: string;
-}
-
-/** An identity-provider sign-in in flight, kept under the hash of the browser's sign-in cookie. */
-export interface PendingSignIn {
-  state: string;
-  nonce: string;
-  code_verifier: string;
-  return_to: string;
-  expires_at: string;
-}
-
-type RefreshUse =
-  | { outcome: 'fresh'; grant_id: string }
-  /** Already used once: someone replays it. */
-  | { outcome: 'reused'; grant_id: string };
-
-/** Everything keyed by `hash`: the SHA-256 of the secret the client holds. */
-export interface SignInStore {
-  putSession(hash: string, session: Session): Promise<void>;
-  getSession(hash: string, now: Date): Promise<Session | null>;
-  touchSession(hash: string, idleExpiresAt: string): Promise<void>;
-  revokeSession(hash: string, now: Date): Promise<void>;
-  putCode(hash: string, code: AuthorizationCode): Promise<void>;
-  /** Removes and returns the live code: a second take of the same code gets null. */
-  takeCode(hash: string, now: Date): Promise<AuthorizationCode | null>;
-  putGrant(grant: SignInGrant): Promise<void>;
-  getGrant(id: string): Promise<SignInGrant | null>;
-  revokeGrant(id: string, now: Date): Promise<void>;
-  putRefresh(hash: string, entry: { grant_id: string; expires_at: string }): Promise<void>;
-  /** Marks the refresh token used; null when unknown or past its expiry. */
-  useRefresh(hash: string, now: Date): Promise<RefreshUse | null>;
-  putAccess(hash: string, token: AccessToken): Promise<void>;
-  getAccess(hash: string, now: Date): Promise<AccessToken | null>;
-  putPending(hash: string, pending: PendingSignIn): Promise<void>;
-  takePending(hash: string, now: Date): Promise<PendingSignIn | null>;
-  /** The person's sessions and CLI sign-ins of `credentials_epoch`, not revoked, newest first. */
-  listSignIns(person: PersonRef, page: PageRequest): Promise<Page<Session | SignInGrant>>;
-  /** Revokes the person's session or CLI sign-in `id`; false when they have none by that id. */
-  revokeSignIn(userId: string, id: string, now: Date): Promise<boolean>;
-}
 
 export interface SignInDeps {
   signIns: SignInStore;

@@ -9,7 +9,8 @@ import type { Page, PageRequest } from '../paging.ts';
 import { pageSchema } from '../paging.ts';
 import { recordAudit } from './audit.ts';
 import type { Identity } from './identity.ts';
-import type { Session, SignInGrant, SignInStore } from './sign-in.ts';
+import type { Session, SignInGrant } from './model.ts';
+import type { SignInStore } from './ports.ts';
 import { personRef, type UserDeps, usernameShape } from './users.ts';
 
 const SignInKind = { Browser: 'browser_session', Cli: 'cli' } as const;

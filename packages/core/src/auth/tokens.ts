@@ -7,45 +7,19 @@ import * as v from 'valibot';
 import { addSeconds, type Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { newSortableId } from '../names.ts';
-import type { Page, PageRequest } from '../paging.ts';
 import { pageSchema } from '../paging.ts';
 import { parseOrThrow } from '../validation.ts';
 import { Grant } from './access.ts';
-import type { AuditStore } from './audit.ts';
 import { recordAudit } from './audit.ts';
 import { CredentialKind, type Identity, IdentityKind, machineSubject } from './identity.ts';
+import type { MachineToken } from './model.ts';
+import type { AuditStore, TokenStore } from './ports.ts';
 import { newSecret, SecretPrefix } from './secrets.ts';
 
 const tokenIdPrefix = 'tok';
 
 const defaultTokenDays = 90;
 const maxTokenDays = 365;
-
-export interface MachineToken {
-  /** Public id (`tok-…`): lists and revocation name it; the secret is never stored. */
-  id: string;
-  name: string;
-  subject: string;
-  grants: Grant[];
-  created_at: string;
-  created_by: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-export interface TokenStore {
-  /**
-   * Stores the token under the SHA-256 of `secret` (the plain secret is never written); false when
-   * a live token (not expired, not revoked) already has its name.
-   */
-  issue(token: MachineToken, secret: string, now: Date): Promise<boolean>;
-  /** The live token `secret` belongs to: null when unknown, expired or revoked. */
-  verify(secret: string, now: Date): Promise<MachineToken | null>;
-  /** Newest first, revoked and expired ones included. */
-  list(page: PageRequest): Promise<Page<MachineToken>>;
-  /** Marks the token revoked (`changed` false when it already was); null when no token has that id. */
-  revoke(id: string, now: Date): Promise<{ token: MachineToken; changed: boolean } | null>;
-}
 
 const tokenName = v.pipe(
   v.string(),

@@ -14,59 +14,14 @@ import { sha256 } from '../canonical.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { newSortableId } from '../names.ts';
-import type { Page, PageRequest } from '../paging.ts';
 import { pageSchema } from '../paging.ts';
 import { parseOrThrow } from '../validation.ts';
 import { Grant } from './access.ts';
-import { type AuditStore, recordAudit } from './audit.ts';
+import { recordAudit } from './audit.ts';
 import { AuthMode, type Identity } from './identity.ts';
+import type { OidcSubject, PersonRef, User } from './model.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
-
-/** Who a person is at their identity provider. */
-export interface OidcSubject {
-  issuer: string;
-  sub: string;
-}
-
-export interface User {
-  /** `usr-…`, given once: sessions and sign-ins name it, so a re-created name is a new person. */
-  id: string;
-  username: string;
-  grants: Grant[];
-  /** `scrypt$N$r$p$salt$hash`; null for a person who signs in only through the identity provider. */
-  password_hash: string | null;
-  disabled: boolean;
-  /** Moves on whenever every sign-in of this person must end. */
-  credentials_epoch: number;
-  oidc_subject: OidcSubject | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** What a credential names of the person it was issued to. */
-export interface PersonRef {
-  username: string;
-  user_id: string;
-  credentials_epoch: number;
-}
-
-export interface UserStore {
-  get(username: string): Promise<User | null>;
-  /** The person the identity provider's subject belongs to (oidc). */
-  getBySubject(subject: OidcSubject): Promise<User | null>;
-  /** Writes a new person; false when the name (or the subject) is taken. */
-  create(user: User): Promise<boolean>;
-  /** Replaces the record if it is still the one `read` (same id and epoch); false otherwise. */
-  replace(user: User, read: PersonRef): Promise<boolean>;
-  /** Moves the credentials epoch on by one; false when there is no such user. */
-  endSignIns(username: string, at: string): Promise<boolean>;
-  /** A rehash: swaps the hash only if it is still `from` (never moves the epoch). */
-  setPasswordHash(username: string, from: string, to: string): Promise<void>;
-  /** Deletes the record (and its subject link); false when there was no such user. */
-  delete(username: string): Promise<boolean>;
-  /** By name. */
-  list(page: PageRequest): Promise<Page<User>>;
-}
+import type { AuditStore, UserStore } from './ports.ts';
 
 /** A user name's shape: checked before a name is counted, read or used as a key. */
 export const usernameShape = /^[a-z0-9][a-z0-9._-]{0,62}$/;

@@ -1,11 +1,5 @@
-export {
-  type Build,
-  BuildList,
-  type BuildStore,
-  BuildView,
-  PublishBuildBody,
-  type SourceRef,
-} from './model.ts';
+export { type Build, BuildList, BuildView, PublishBuildBody, type SourceRef } from './model.ts';
+export type { BuildStore } from './ports.ts';
 export {
   type BuildDeps,
   publish,

@@ -6,7 +6,6 @@ import * as v from 'valibot';
 import { contentHash } from '../canonical.ts';
 import { parseImage } from '../images.ts';
 import { ResourceName } from '../names.ts';
-import type { Page, PageRequest } from '../paging.ts';
 import { pageSchema } from '../paging.ts';
 
 export const PublishBuildBody = v.strictObject({
@@ -56,7 +55,7 @@ export function buildId(project: string, body: PublishBuildBody): string {
   return `b-${contentHash([project, body.component, body.repository, body.commit_sha, digest]).slice(0, 24)}`;
 }
 
-interface BuildFilter {
+export interface BuildFilter {
   component: string | null;
   repository: string | null;
   commit_sha: string | null;
@@ -71,16 +70,4 @@ export interface SourceRef {
   build_id: string;
   commit_sha: string;
   published_at: string;
-}
-
-export interface BuildStore {
-  get(id: string): Promise<Build | null>;
-  /** Writes the build unless one with its id exists; answers which happened. */
-  put(build: Build): Promise<'created' | 'exists'>;
-  /** Newest first. */
-  list(project: string, filter: BuildFilter, page: PageRequest): Promise<Page<Build>>;
-  /** Records a publication of a build for a ref (every publication, so the newest says where the ref is). */
-  putRef(entry: SourceRef): Promise<void>;
-  /** The newest publication for exactly this ref; null when CI never published one. */
-  latestRef(project: string, component: string, repository: string, ref: string): Promise<SourceRef | null>;
 }

@@ -5,22 +5,17 @@
  */
 import * as v from 'valibot';
 import { authorize } from '../auth/access.ts';
-import { type AuditStore, recordAudit } from '../auth/audit.ts';
+import { recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
+import type { AuditStore } from '../auth/ports.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { ResourceName } from '../names.ts';
 import { parseOrThrow, parseQueryOrThrow } from '../validation.ts';
-import {
-  type Build,
-  type BuildStore,
-  BuildView,
-  buildId,
-  PublishBuildBody,
-  type SourceRef,
-} from './model.ts';
+import { type Build, BuildView, buildId, PublishBuildBody, type SourceRef } from './model.ts';
+import type { BuildStore } from './ports.ts';
 
 export interface BuildDeps {
   catalog: CatalogStore;

@@ -1,12 +1,13 @@
 import { anyProject, authorize, readableProjects } from '../auth/access.ts';
-import { type AuditStore, recordAudit } from '../auth/audit.ts';
+import { recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
+import type { AuditStore } from '../auth/ports.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { newId } from '../names.ts';
 import { type Cursors, type Page, type PageRequest, pageByName } from '../paging.ts';
 import { nextProjectVersion, type ProjectVersion } from './model.ts';
-import { claimsOf, describeClaim, type NamespacePolicy, namespaceProblems } from './namespaces.ts';
+import { claimsOf, describeClaim } from './namespaces.ts';
 import type { CatalogStore } from './ports.ts';
 import { type CatalogProblem, type ManifestLimits, validateManifest } from './validate.ts';
 import {

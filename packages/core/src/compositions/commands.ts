@@ -11,7 +11,6 @@ import { IdPrefix, newId } from '../names.ts';
 import { guardedWrite } from '../rollout/chain.ts';
 import { newOperation } from '../rollout/operation.ts';
 import { parseOrThrow } from '../validation.ts';
-import type { Accepted, CompositionDeps } from './deps.ts';
 import { enqueueNextStep } from './dispatch.ts';
 import { eventFor } from './events.ts';
 import {
@@ -27,9 +26,14 @@ import {
 } from './model.ts';
 import type { Plan } from './plan.ts';
 import { desiredState, planFor, rejectBlocked, selectors } from './planning.ts';
+import type { Accepted, CompositionDeps } from './ports.ts';
 import { authorizedComposition, requireComposition } from './reads.ts';
-import { type CompositionView, CreateCompositionBody, UpdateCompositionBody } from './schema.ts';
-import { compositionView } from './view.ts';
+import {
+  type CompositionView,
+  CreateCompositionBody,
+  compositionView,
+  UpdateCompositionBody,
+} from './schema.ts';
 
 const maxConflictRetries = 5;
 

@@ -1,6 +1,6 @@
 import { nextStep } from '../rollout/operation.ts';
-import type { CompositionDeps } from './deps.ts';
 import type { Operation } from './model.ts';
+import type { CompositionDeps } from './ports.ts';
 
 /** Sends the operation's next step. A failed send is logged, not thrown: the redispatch sweep delivers it. */
 export async function enqueueNextStep(

@@ -1,5 +1,4 @@
 export { create, destroy, update } from './commands.ts';
-export type { CompositionDeps } from './deps.ts';
 export { enqueueNextStep } from './dispatch.ts';
 export {
   type Blocker,
@@ -15,7 +14,7 @@ export {
   StepName,
 } from './model.ts';
 export { plan } from './planning.ts';
-export type { CompositionStore, JobQueue } from './ports.ts';
+export type { CompositionDeps, CompositionStore, JobQueue } from './ports.ts';
 export { get, getEndpoints, getStatus, list, listEvents } from './reads.ts';
 export {
   type ReplayDeps,

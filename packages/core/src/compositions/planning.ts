@@ -4,7 +4,6 @@ import type { Identity } from '../auth/identity.ts';
 import type { Build } from '../builds/model.ts';
 import { ErrorCode, type FieldError, ProblemError } from '../errors.ts';
 import { parseOrThrow } from '../validation.ts';
-import type { CompositionDeps } from './deps.ts';
 import type { CompositionRecord } from './model.ts';
 import {
   BlockerCode,
@@ -14,6 +13,7 @@ import {
   planOf,
   referenceBlockers,
 } from './plan.ts';
+import type { CompositionDeps } from './ports.ts';
 import { CreateCompositionBody, type PlanView } from './schema.ts';
 
 export async function plan(deps: CompositionDeps, caller: Identity, body: unknown): Promise<PlanView> {

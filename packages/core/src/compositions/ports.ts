@@ -1,8 +1,13 @@
-import type { IdempotencyCompletion } from '../idempotency/ports.ts';
+import type { BuildStore } from '../builds/ports.ts';
+import type { CatalogStore } from '../catalog/ports.ts';
+import type { Clock } from '../clock.ts';
+import type { Answer } from '../idempotency/idempotent.ts';
+import type { IdempotencyCompletion, IdempotencyStore } from '../idempotency/ports.ts';
 import type { Job } from '../jobs/job.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import type { CheckRecord } from '../verification/model.ts';
 import type { CompositionEvent, CompositionRecord, Operation } from './model.ts';
+import type { CompositionView } from './schema.ts';
 
 export interface CompositionStore {
   get(id: string): Promise<CompositionRecord | null>;
@@ -96,3 +101,20 @@ export interface CompositionStore {
 export interface JobQueue {
   send(job: Job, options?: { delaySeconds?: number }): Promise<void>;
 }
+
+export interface CompositionDeps {
+  compositions: CompositionStore;
+  catalog: CatalogStore;
+  builds: BuildStore;
+  idempotency: IdempotencyStore;
+  jobs: JobQueue;
+  clock: Clock;
+  /** The preview URL of composition `id` on a baseline's preview domain. */
+  previewUrl: (id: string, previewDomain: string) => string;
+  log?: (entry: Record<string, unknown>) => void;
+  /** Live (not destroyed) compositions a project may have; absent = no quota (dev mode). */
+  liveCompositionQuota?: number | undefined;
+}
+
+/** A 202 with the composition as it stands after the request. */
+export type Accepted = Answer<CompositionView>;

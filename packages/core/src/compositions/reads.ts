@@ -3,10 +3,10 @@ import { anyProject, authorize, type Permission, readableProjects } from '../aut
 import type { Identity } from '../auth/identity.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import type { Page, PageRequest } from '../paging.ts';
-import type { CompositionDeps } from './deps.ts';
 import type { CompositionEvent, CompositionRecord } from './model.ts';
+import type { CompositionDeps } from './ports.ts';
 import type { CompositionEndpointsView, CompositionStatusView, CompositionView } from './schema.ts';
-import { compositionView, endpointsView, statusView } from './view.ts';
+import { compositionView, endpointsView, statusView } from './schema.ts';
 
 /**
  * The stored composition if the caller holds `permission` on its project; 404 when it does not

@@ -2,8 +2,8 @@
 import { grantsOfRole, Role } from '../auth/identity.ts';
 import { overdueAt } from '../rollout/chain.ts';
 import { destroy } from './commands.ts';
-import type { CompositionDeps } from './deps.ts';
 import { enqueueNextStep } from './dispatch.ts';
+import type { CompositionDeps } from './ports.ts';
 
 type SweepDeps = Pick<CompositionDeps, 'compositions' | 'jobs' | 'clock' | 'log'>;
 

@@ -1,2 +1,3 @@
-export { type Draft, DraftBody, type DraftStore, DraftView } from './model.ts';
+export { type Draft, DraftBody, DraftView } from './model.ts';
+export type { DraftStore } from './ports.ts';
 export { type DraftDeps, discard, get, parseBody, save } from './service.ts';

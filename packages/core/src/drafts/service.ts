@@ -3,14 +3,8 @@ import type { Identity } from '../auth/identity.ts';
 import { addSeconds, type Clock } from '../clock.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
 import { bodyProblems, parseOrThrow } from '../validation.ts';
-import {
-  type Draft,
-  DraftBody,
-  type DraftStore,
-  draftRetentionDays,
-  maxDraftBytes,
-  maxDraftDepth,
-} from './model.ts';
+import { type Draft, DraftBody, draftRetentionDays, maxDraftBytes, maxDraftDepth } from './model.ts';
+import type { DraftStore } from './ports.ts';
 import { refusedContent } from './refusal.ts';
 
 export interface DraftDeps {

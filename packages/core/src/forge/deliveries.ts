@@ -7,7 +7,6 @@
 import * as v from 'valibot';
 import { addSeconds } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
-import type { ForgeDeps } from './deps.ts';
 import { convergePullRequest, requireForge } from './drive.ts';
 import {
   accountOf,
@@ -18,6 +17,7 @@ import {
   RepositoryName,
 } from './model.ts';
 import { allPolicies } from './policies.ts';
+import type { ForgeDeps } from './ports.ts';
 import { ForgeRateLimitedError } from './ports.ts';
 
 /** Checks `X-Hub-Signature-256` against the raw body with the current (or previous) secret. */

@@ -9,9 +9,9 @@ import { anyProject, authorize, readableProjects } from '../auth/access.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import { parseQueryOrThrow } from '../validation.ts';
-import type { ForgeDeps } from './deps.ts';
 import { type Delivery, DeliveryListQuery, type DeliveryView } from './model.ts';
 import { allPolicies } from './policies.ts';
+import type { ForgeDeps } from './ports.ts';
 
 type Caller = Pick<Identity, 'grants'>;
 

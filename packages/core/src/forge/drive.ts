@@ -10,7 +10,6 @@ import { type CompositionRecord, effectivePhase, isTornDown, Phase } from '../co
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { IdPrefix, newId } from '../names.ts';
 import { type Action, converge, type Decision, type ObservedComposition, Unwanted } from './converge.ts';
-import { type ForgeDeps, forgeCaller } from './deps.ts';
 import { commentMarker, feedbackFor } from './feedback.ts';
 import {
   accountOf,
@@ -22,6 +21,7 @@ import {
   previewId,
 } from './model.ts';
 import type { ForgePort } from './ports.ts';
+import { type ForgeDeps, forgeCaller } from './ports.ts';
 
 export interface PullRequestRef {
   project: string;

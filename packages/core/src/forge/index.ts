@@ -1,6 +1,5 @@
 export { convergeRepository, ingest, processDelivery, type SignatureCheck } from './deliveries.ts';
 export { listDeliveries } from './delivery-list.ts';
-export { defaultForgeSettings, type ForgeDeps, type ForgeSettings } from './deps.ts';
 export { convergePullRequest } from './drive.ts';
 export { listInstallations, listRepositories } from './installations.ts';
 export {
@@ -28,9 +27,12 @@ export {
 } from './model.ts';
 export { getPolicy, listPolicies, putPolicy } from './policies.ts';
 export {
+  defaultForgeSettings,
   type ForgeDeliveryAttempt,
+  type ForgeDeps,
   type ForgePort,
   ForgeRateLimitedError,
+  type ForgeSettings,
   type ForgeStore,
 } from './ports.ts';
 export { buildPublished, getPreview, listPreviews, restart, stop, stopForComposition } from './previews.ts';

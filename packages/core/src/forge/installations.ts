@@ -2,9 +2,9 @@
 import * as v from 'valibot';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { parseQueryOrThrow } from '../validation.ts';
-import type { ForgeDeps } from './deps.ts';
 import { requireForge } from './drive.ts';
 import type { InstallationPage, RepositoryPage } from './model.ts';
+import type { ForgeDeps } from './ports.ts';
 
 const PageQuery = v.object({
   page: v.optional(

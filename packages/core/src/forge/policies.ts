@@ -2,16 +2,17 @@
 
 import * as v from 'valibot';
 import { anyProject, authorize, readableProjects } from '../auth/access.ts';
-import { AuditAction, recordAudit } from '../auth/audit.ts';
+import { recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
+import { AuditAction } from '../auth/model.ts';
 import { requireProject } from '../catalog/service.ts';
 import { maxTtlSeconds, minTtlSeconds } from '../compositions/schema.ts';
 import { parseDuration } from '../duration.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import { parseOrThrow } from '../validation.ts';
-import type { ForgeDeps } from './deps.ts';
 import { type PreviewPolicy, PreviewPolicyBody, RepositoryName } from './model.ts';
+import type { ForgeDeps } from './ports.ts';
 
 function requireRepository(repository: string): string {
   if (!v.is(RepositoryName, repository)) {

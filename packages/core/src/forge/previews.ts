@@ -11,7 +11,6 @@ import { OwnerKind } from '../compositions/model.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import { unwantedBecause } from './converge.ts';
-import type { ForgeDeps } from './deps.ts';
 import { requireForge } from './drive.ts';
 import {
   accountOf,
@@ -21,6 +20,7 @@ import {
   previewId,
   previewView,
 } from './model.ts';
+import type { ForgeDeps } from './ports.ts';
 
 type Caller = Pick<Identity, 'grants'>;
 

@@ -6,9 +6,9 @@
  */
 import { addSeconds } from '../clock.ts';
 import { convergeRepository } from './deliveries.ts';
-import type { ForgeDeps } from './deps.ts';
 import { accountOf, type PreviewPolicy, type ReconciliationRun } from './model.ts';
 import { allPolicies } from './policies.ts';
+import type { ForgeDeps } from './ports.ts';
 import { ForgeRateLimitedError } from './ports.ts';
 
 /** GitHub redelivers (on request) what it attempted in the last three days. */

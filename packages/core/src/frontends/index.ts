@@ -6,9 +6,9 @@ export {
   type FrontendResolution,
   FrontendResolutionView,
   FrontendRevision,
-  type FrontendStore,
   frontendRevisionPattern,
   maxResolveWaitSeconds,
   PublishFrontendBody,
 } from './model.ts';
+export type { FrontendStore } from './ports.ts';
 export { type BindingRef, bind, type FrontendDeps, publish, recordCheck, resolve } from './service.ts';

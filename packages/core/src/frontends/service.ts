@@ -5,8 +5,10 @@
  * verification list.
  */
 import { authorize } from '../auth/access.ts';
-import { AuditAction, type AuditStore, recordAudit } from '../auth/audit.ts';
+import { recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
+import { AuditAction } from '../auth/model.ts';
+import type { AuditStore } from '../auth/ports.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
 import { addSeconds, type Clock } from '../clock.ts';
@@ -31,12 +33,12 @@ import {
   type FrontendBinding,
   FrontendCheckBody,
   type FrontendResolution,
-  type FrontendStore,
   maxResolveWaitSeconds,
   PublishFrontendBody,
   ResolveOutcome,
   resolvePollMs,
 } from './model.ts';
+import type { FrontendStore } from './ports.ts';
 
 export interface FrontendDeps {
   audit: AuditStore;

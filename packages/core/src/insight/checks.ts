@@ -4,13 +4,14 @@
  * against, stale once the baseline or the generation moves on.
  */
 import * as v from 'valibot';
-import { AuditAction, type AuditStore } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
+import { AuditAction } from '../auth/model.ts';
+import type { AuditStore } from '../auth/ports.ts';
 import { requireComposition } from '../compositions/reads.ts';
 import { storeResult } from '../frontends/service.ts';
 import { parseOrThrow } from '../validation.ts';
 import { CheckKind, CheckStatus, type CheckView } from '../verification/model.ts';
-import type { InsightDeps } from './deps.ts';
+import type { InsightDeps } from './ports.ts';
 
 export const CompositionCheckBody = v.strictObject({
   /** The composition generation the tests ran against. */

@@ -17,7 +17,7 @@ import {
 } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
 import { type CheckRecord, CheckStatus, Freshness } from '../verification/model.ts';
-import type { InsightDeps } from './deps.ts';
+import type { InsightDeps } from './ports.ts';
 import { checkViewNow, freshnessInputs } from './verification.ts';
 
 export const DiagnosisState = {

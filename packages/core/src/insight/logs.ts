@@ -11,7 +11,7 @@ import { forkSelector } from '../cluster/render.ts';
 import type { CompositionRecord } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
 import { ErrorCode, outwardCause, ProblemError } from '../errors.ts';
-import type { InsightDeps } from './deps.ts';
+import type { InsightDeps } from './ports.ts';
 
 export const logLimits = {
   tailLines: { default: 200, max: 1000 },

@@ -3,7 +3,7 @@ import type { Identity } from '../auth/identity.ts';
 import { compositionSelector } from '../cluster/render.ts';
 import type { CompositionRecord } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
-import type { InsightDeps } from './deps.ts';
+import type { InsightDeps } from './ports.ts';
 
 export const ObservabilityView = v.object({
   composition_id: v.string(),

@@ -18,7 +18,7 @@ import {
   type Fingerprint,
   Freshness,
 } from '../verification/model.ts';
-import type { InsightDeps } from './deps.ts';
+import type { InsightDeps } from './ports.ts';
 
 /** The fingerprint of a composition as it stands now; null when it cannot be read. */
 async function currentFingerprint(

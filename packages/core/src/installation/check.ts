@@ -7,10 +7,8 @@
  */
 import type { Baseline, ComponentProfile } from '../catalog/manifest.ts';
 import type { ProjectVersion } from '../catalog/model.ts';
-import type { NamespacePolicy } from '../catalog/namespaces.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import type { ManifestLimits } from '../catalog/validate.ts';
-import type { Clock } from '../clock.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
@@ -35,6 +33,7 @@ import {
   unknown,
   workloadCheck,
 } from './checks.ts';
+import type { InstallationDeps } from './ports.ts';
 import {
   type GatewayRef,
   type InstallationCheckView,
@@ -42,14 +41,6 @@ import {
   InstallationSpec,
   verdict,
 } from './spec.ts';
-
-export interface InstallationDeps {
-  catalog: CatalogStore;
-  cluster: ClusterPort;
-  clock: Clock;
-  /** What the installation grants (the stage's message topics). */
-  manifestLimits: ManifestLimits;
-}
 
 /** Each check gets this long; all run at once, so the whole check stays inside the API's 29 s. */
 const defaultCheckTimeoutMs = 8000;

@@ -1,3 +1,4 @@
-export { check, type InstallationDeps } from './check.ts';
+export { check } from './check.ts';
 export { rbacRules } from './permissions.ts';
+export type { InstallationDeps } from './ports.ts';
 export { InstallationReport, InstallationSpec, InstallationStatus } from './spec.ts';

@@ -1,2 +1,2 @@
-export type { DeadLetterQueue } from './dead-letters.ts';
 export { type ForgeJob, Job, parse, type StepJob } from './job.ts';
+export type { DeadLetterQueue } from './ports.ts';

@@ -4,6 +4,7 @@ import type { Deployment, Service } from '../cluster/objects.ts';
 import { Phase } from '../compositions/model.ts';
 import { composition, demoCatalog, forkDeployment, image, now, waitingPod } from '../testing/fixtures.ts';
 import { CheckKind, type CheckRecord, CheckStatus } from '../verification/model.ts';
+import { RolloutBlockerCode } from './blockers.ts';
 import {
   failureGrace,
   progressDeadlineFailure,
@@ -20,7 +21,6 @@ import {
   type RolloutTarget,
   rolloutTarget,
 } from './target.ts';
-import { RolloutBlockerCode } from './blockers.ts';
 import { destroyFinished, rolloutFinished, rolloutWait } from './verdict.ts';
 
 const catalog = demoCatalog();

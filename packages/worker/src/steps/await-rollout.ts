@@ -1,4 +1,4 @@
-import { Cluster, Compositions, Rollout } from '@svc/core';
+import { Cluster, Rollout } from '@svc/core';
 import { readTarget, type Step, type StepContext } from './step.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { Cluster, Compositions, Messaging, outwardCause, Rollout } from '@svc/core';
+import { Cluster, Messaging, outwardCause, Rollout } from '@svc/core';
 import { type Step, sleep } from './step.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { CatalogStore } from '../catalog/ports.ts';
 import type { Clock } from '../clock.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
 import type { CompositionStore } from '../compositions/ports.ts';
-import type { FrontendStore } from '../frontends/model.ts';
+import type { FrontendStore } from '../frontends/ports.ts';
 
 /** What the insight reads (logs, diagnosis, verification, observability links) need. */
 export interface InsightDeps {

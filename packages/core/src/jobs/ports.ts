@@ -1,5 +1,4 @@
 /** The job queue's dead-letter queue, as a replay reads it (packages/aws `sqsDeadLetterQueue`). */
-
 export interface DeadJob {
   message_id: string;
   body: string;
