@@ -1,16 +1,6 @@
 export { authorize, Grant, GrantRole, type Permission, permissionNames, permissionRule } from './access.ts';
 export { auditRetentionDays } from './audit.ts';
 export {
-  AuthConfigView,
-  AuthorizeDecisionForm,
-  LogoutForm,
-  OAuthErrorView,
-  PasswordSignInForm,
-  RevokeForm,
-  TokenAnswer,
-  TokenRequestForm,
-} from './endpoints.ts';
-export {
   AuthMode,
   anonymousIdentity,
   devIdentity,
@@ -20,7 +10,6 @@ export {
   sharedIdentity,
   signInModes,
 } from './identity.ts';
-export { IdentityView, identityView } from './identity-view.ts';
 export { countHits, enforceRateLimit, requireUnderLimits, windowStart } from './limits.ts';
 export type {
   AccessToken,
@@ -35,7 +24,20 @@ export type {
 } from './model.ts';
 export type { AuditStore, RateLimiter, SignInStore, TokenStore, UserStore } from './ports.ts';
 export { homePath, safeReturnPath } from './return-to.ts';
-export { type AuditEvent, AuditEventList } from './schema.ts';
+export {
+  type AuditEvent,
+  AuditEventList,
+  AuthConfigView,
+  AuthorizeDecisionForm,
+  IdentityView,
+  identityView,
+  LogoutForm,
+  OAuthErrorView,
+  PasswordSignInForm,
+  RevokeForm,
+  TokenAnswer,
+  TokenRequestForm,
+} from './schema.ts';
 export { csrfTokenOf, hashSecret, newSecret, SecretPrefix, sameSecret } from './secrets.ts';
 export { type AuthSettings, AuthSettingsError, parseAuthSettings } from './settings.ts';
 export {

@@ -7,7 +7,6 @@
 import { addSeconds, type Clock } from '../clock.ts';
 import { newSortableId } from '../names.ts';
 import type { Grant } from './access.ts';
-import type { TokenAnswer } from './endpoints.ts';
 import {
   type AuthMode,
   CredentialKind,
@@ -18,6 +17,7 @@ import {
 } from './identity.ts';
 import type { PersonRef, Session, SignInGrant, User } from './model.ts';
 import type { SignInStore, UserStore } from './ports.ts';
+import type { TokenAnswer } from './schema.ts';
 import { hashSecret, newSecret, pkceMatches, SecretPrefix } from './secrets.ts';
 import { personNow, personRef } from './users.ts';
 

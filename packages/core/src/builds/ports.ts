@@ -1,5 +1,6 @@
 import type { Page, PageRequest } from '../paging.ts';
-import type { Build, BuildFilter, SourceRef } from './model.ts';
+import type { BuildFilter, SourceRef } from './model.ts';
+import type { Build } from './schema.ts';
 
 export interface BuildStore {
   get(id: string): Promise<Build | null>;

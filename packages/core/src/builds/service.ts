@@ -14,8 +14,9 @@ import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { ResourceName } from '../names.ts';
 import { parseOrThrow, parseQueryOrThrow } from '../validation.ts';
-import { type Build, BuildView, buildId, PublishBuildBody, type SourceRef } from './model.ts';
+import { buildId, type SourceRef } from './model.ts';
 import type { BuildStore } from './ports.ts';
+import { type Build, BuildView, PublishBuildBody } from './schema.ts';
 
 export interface BuildDeps {
   catalog: CatalogStore;

@@ -1,4 +1,3 @@
-export { Baseline, CatalogManifest, ComponentProfile } from './manifest.ts';
 export type { ProjectVersion, Revisioned } from './model.ts';
 export {
   defaultNamespacePolicy,
@@ -7,6 +6,14 @@ export {
   type NamespacePolicy,
 } from './namespaces.ts';
 export type { CatalogStore } from './ports.ts';
+export {
+  Baseline,
+  BaselineView,
+  CatalogManifest,
+  ComponentProfile,
+  ComponentView,
+  ProjectView,
+} from './schema.ts';
 export {
   type ApplyResult,
   apply,
@@ -18,4 +25,3 @@ export {
   validate,
 } from './service.ts';
 export type { ManifestLimits } from './validate.ts';
-export { BaselineView, ComponentView, ProjectView } from './views.ts';

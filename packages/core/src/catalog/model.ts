@@ -4,7 +4,7 @@
  * keeps its revision, so compositions can tell "approved profile changed" from "re-applied".
  */
 import { contentHash } from '../canonical.ts';
-import type { Baseline, ComponentProfile, ProjectManifest } from './manifest.ts';
+import type { Baseline, ComponentProfile, ProjectManifest } from './schema.ts';
 
 export interface Revisioned<T> {
   readonly spec: T;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogManifest } from './manifest.ts';
 import { claimsOf, defaultNamespacePolicy, namespaceAllowed, namespaceProblems } from './namespaces.ts';
+import type { CatalogManifest } from './schema.ts';
 
 const manifestOf = (projects: { name: string; namespaces: string[] }[]) =>
   ({

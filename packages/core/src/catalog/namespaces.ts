@@ -6,7 +6,7 @@
  * installation lists where previews may go at all, the cluster's own namespaces and the service's
  * refused unless listed.
  */
-import type { CatalogManifest } from './manifest.ts';
+import type { CatalogManifest } from './schema.ts';
 
 /** Kubernetes' own namespaces: never a baseline's, unless the installation lists one. */
 const reservedNamespaces = ['kube-system', 'kube-public', 'kube-node-lease', 'default'] as const;

@@ -1,7 +1,7 @@
 import type { Page, PageRequest } from '../paging.ts';
 import type { ProjectVersion } from './model.ts';
 import type { NamespaceClaim, NamespaceKey } from './namespaces.ts';
-import type { ProjectView } from './views.ts';
+import type { ProjectView } from './schema.ts';
 
 export interface CatalogStore {
   /** The current version of a project, or null when it was never applied. */

@@ -6,17 +6,11 @@ import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { newId } from '../names.ts';
 import { type Cursors, type Page, type PageRequest, pageByName } from '../paging.ts';
-import { nextProjectVersion, type ProjectVersion } from './model.ts';
+import { logSelector, nextProjectVersion, type ProjectVersion, type Revisioned } from './model.ts';
 import { claimsOf, describeClaim } from './namespaces.ts';
 import type { CatalogStore } from './ports.ts';
+import type { Baseline, BaselineView, ComponentProfile, ComponentView, ProjectView } from './schema.ts';
 import { type CatalogProblem, type ManifestLimits, validateManifest } from './validate.ts';
-import {
-  type BaselineView,
-  baselineView,
-  type ComponentView,
-  componentView,
-  type ProjectView,
-} from './views.ts';
 
 export interface CatalogDeps {
   catalog: CatalogStore;
@@ -199,4 +193,12 @@ function mapPage<T extends { name: string }, U>(
       errors: [{ path: 'after', message: 'unknown cursor' }],
     });
   return { items: result.items.map(map), next_cursor: result.next_cursor };
+}
+
+function componentView(entry: Revisioned<ComponentProfile>): ComponentView {
+  return { ...entry.spec, log_selector: logSelector(entry.spec), revision: entry.revision };
+}
+
+function baselineView(entry: Revisioned<Baseline>): BaselineView {
+  return { ...entry.spec, revision: entry.revision };
 }

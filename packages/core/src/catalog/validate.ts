@@ -1,7 +1,7 @@
 import { topicGranted } from '../messaging/ports.ts';
 import { parseFields } from '../validation.ts';
-import { CatalogManifest } from './manifest.ts';
 import { type NamespacePolicy, namespaceProblems } from './namespaces.ts';
+import { CatalogManifest } from './schema.ts';
 
 export interface CatalogProblem {
   path: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ComponentProfile } from '../catalog/manifest.ts';
+import type { ComponentProfile } from '../catalog/schema.ts';
 import { demoCatalog, image } from '../testing/fixtures.ts';
 import type { Deployment, Service } from './objects.ts';
 import {

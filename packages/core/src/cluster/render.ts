@@ -5,7 +5,7 @@
  * fork. Applying the same render twice changes nothing (server-side apply, one field manager).
  */
 import { createHash } from 'node:crypto';
-import type { Baseline, ComponentProfile } from '../catalog/manifest.ts';
+import type { Baseline, ComponentProfile } from '../catalog/schema.ts';
 import {
   Annotation,
   type ClusterObject,

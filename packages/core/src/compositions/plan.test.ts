@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Build } from '../builds/model.ts';
+import type { Build } from '../builds/schema.ts';
 import { demoCatalog, image, now } from '../testing/fixtures.ts';
 import { BlockerCode, type PlanContext, type PlanRequest, planIdPlaceholder, planOf } from './plan.ts';
 

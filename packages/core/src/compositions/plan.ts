@@ -3,9 +3,9 @@
  * inheritance, revisions, destination, lifetime, resources — and every reason it cannot be, as
  * data. The plan route returns it as is; create and update turn blockers into errors.
  */
-import type { Build } from '../builds/model.ts';
-import type { Baseline } from '../catalog/manifest.ts';
+import type { Build } from '../builds/schema.ts';
 import type { ProjectVersion } from '../catalog/model.ts';
+import type { Baseline } from '../catalog/schema.ts';
 import { addSeconds } from '../clock.ts';
 import { formatDuration, parseDuration } from '../duration.ts';
 import { imageProblem, parseImage } from '../images.ts';

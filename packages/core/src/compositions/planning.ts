@@ -1,7 +1,7 @@
 /** The plan of a composition request, read from the catalog and builds, and what a composition takes from it. */
 import { Decision, decide, type Permission } from '../auth/access.ts';
 import type { Identity } from '../auth/identity.ts';
-import type { Build } from '../builds/model.ts';
+import type { Build } from '../builds/schema.ts';
 import { ErrorCode, type FieldError, ProblemError } from '../errors.ts';
 import { parseOrThrow } from '../validation.ts';
 import type { CompositionRecord } from './model.ts';

@@ -1,4 +1,4 @@
-import type { Draft } from './model.ts';
+import type { Draft } from './schema.ts';
 
 export interface DraftStore {
   /** The author's draft of the project; null when there is none (or it expired). */

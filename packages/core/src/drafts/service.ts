@@ -3,9 +3,10 @@ import type { Identity } from '../auth/identity.ts';
 import { addSeconds, type Clock } from '../clock.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
 import { bodyProblems, parseOrThrow } from '../validation.ts';
-import { type Draft, DraftBody, draftRetentionDays, maxDraftBytes, maxDraftDepth } from './model.ts';
+import { draftRetentionDays, maxDraftBytes, maxDraftDepth } from './model.ts';
 import type { DraftStore } from './ports.ts';
 import { refusedContent } from './refusal.ts';
+import { type Draft, DraftBody } from './schema.ts';
 
 export interface DraftDeps {
   drafts: DraftStore;

@@ -5,7 +5,7 @@
  */
 import { anyProject, authorize, readableProjects } from '../auth/access.ts';
 import type { Identity } from '../auth/identity.ts';
-import type { Build } from '../builds/model.ts';
+import type { Build } from '../builds/schema.ts';
 import type { CompositionRecord } from '../compositions/model.ts';
 import { OwnerKind } from '../compositions/model.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';

@@ -1,3 +1,5 @@
+export { frontendRevisionPattern, maxResolveWaitSeconds } from './model.ts';
+export type { FrontendStore } from './ports.ts';
 export {
   BindFrontendBody,
   type FrontendBinding,
@@ -6,9 +8,6 @@ export {
   type FrontendResolution,
   FrontendResolutionView,
   FrontendRevision,
-  frontendRevisionPattern,
-  maxResolveWaitSeconds,
   PublishFrontendBody,
-} from './model.ts';
-export type { FrontendStore } from './ports.ts';
+} from './schema.ts';
 export { type BindingRef, bind, type FrontendDeps, publish, recordCheck, resolve } from './service.ts';

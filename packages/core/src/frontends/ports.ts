@@ -1,4 +1,4 @@
-import type { FrontendBinding } from './model.ts';
+import type { FrontendBinding } from './schema.ts';
 
 export interface FrontendStore {
   /** The binding of a frontend revision; null when there is none (or it expired). */

@@ -27,18 +27,15 @@ import {
   checkView,
   type Fingerprint,
 } from '../verification/model.ts';
+import { bindingRetentionDays, maxResolveWaitSeconds, ResolveOutcome, resolvePollMs } from './model.ts';
+import type { FrontendStore } from './ports.ts';
 import {
   BindFrontendBody,
-  bindingRetentionDays,
   type FrontendBinding,
   FrontendCheckBody,
   type FrontendResolution,
-  maxResolveWaitSeconds,
   PublishFrontendBody,
-  ResolveOutcome,
-  resolvePollMs,
-} from './model.ts';
-import type { FrontendStore } from './ports.ts';
+} from './schema.ts';
 
 export interface FrontendDeps {
   audit: AuditStore;

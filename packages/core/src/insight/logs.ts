@@ -4,8 +4,8 @@
  */
 import * as v from 'valibot';
 import type { Identity } from '../auth/identity.ts';
-import type { ComponentProfile } from '../catalog/manifest.ts';
 import { logSelector } from '../catalog/model.ts';
+import type { ComponentProfile } from '../catalog/schema.ts';
 import { Label, type Pod } from '../cluster/objects.ts';
 import { forkSelector } from '../cluster/render.ts';
 import type { CompositionRecord } from '../compositions/model.ts';

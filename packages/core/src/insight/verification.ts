@@ -6,7 +6,7 @@
 import type { Identity } from '../auth/identity.ts';
 import { type CompositionRecord, isTornDown } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
-import type { FrontendBinding } from '../frontends/model.ts';
+import type { FrontendBinding } from '../frontends/schema.ts';
 import { frontendStaleReasons } from '../frontends/service.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import { fingerprint } from '../verification/fingerprint.ts';

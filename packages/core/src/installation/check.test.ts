@@ -5,10 +5,10 @@
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ProjectManifest } from '../catalog/manifest.ts';
 import { nextProjectVersion, type ProjectVersion } from '../catalog/model.ts';
 import { defaultNamespacePolicy } from '../catalog/namespaces.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
+import { ProjectManifest } from '../catalog/schema.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { AccessRequest, ClusterPort, DryRunResult } from '../cluster/ports.ts';
 import { ProblemError } from '../errors.ts';

@@ -5,9 +5,10 @@
  * and a check whose prerequisite failed is unknown too ("not established"), keeping what it saw.
  * Nothing is written: the only write-shaped call is a server-side dry run.
  */
-import type { Baseline, ComponentProfile } from '../catalog/manifest.ts';
+
 import type { ProjectVersion } from '../catalog/model.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
+import type { Baseline, ComponentProfile } from '../catalog/schema.ts';
 import type { ManifestLimits } from '../catalog/validate.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
@@ -40,7 +41,7 @@ import {
   type InstallationReport,
   InstallationSpec,
   verdict,
-} from './spec.ts';
+} from './schema.ts';
 
 /** Each check gets this long; all run at once, so the whole check stays inside the API's 29 s. */
 const defaultCheckTimeoutMs = 8000;

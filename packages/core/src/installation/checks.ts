@@ -3,14 +3,14 @@
  * passed, failed or unknown with the evidence it read (the rules are tabled in
  * docs/installation.md). check.ts plans and runs them.
  */
-import type { Baseline, ComponentProfile } from '../catalog/manifest.ts';
+import type { Baseline, ComponentProfile } from '../catalog/schema.ts';
 import type { ClusterObject, Condition } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
 import { baggageMatch, meshRoute } from '../cluster/render.ts';
 import { topicGranted } from '../messaging/ports.ts';
 import { CheckStatus } from '../verification/model.ts';
 import { accessRequests, describeAccess } from './permissions.ts';
-import type { GatewayRef, InstallationCheckView } from './spec.ts';
+import type { GatewayRef, InstallationCheckView } from './schema.ts';
 
 const gatewayGroup = 'gateway.networking.k8s.io';
 export const gatewayApiVersion = `${gatewayGroup}/v1`;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { rbacRules } from './permissions.ts';
-import { InstallationSpec } from './spec.ts';
+import { InstallationSpec } from './schema.ts';
 
 const docs = new URL('../../../../docs/', import.meta.url);
 const doc = readFileSync(new URL('installation.md', docs), 'utf8');

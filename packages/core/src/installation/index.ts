@@ -1,4 +1,4 @@
 export { check } from './check.ts';
 export { rbacRules } from './permissions.ts';
 export type { InstallationDeps } from './ports.ts';
-export { InstallationReport, InstallationSpec, InstallationStatus } from './spec.ts';
+export { InstallationReport, InstallationSpec, InstallationStatus } from './schema.ts';

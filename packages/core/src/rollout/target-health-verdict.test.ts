@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ComponentProfile } from '../catalog/manifest.ts';
+import type { ComponentProfile } from '../catalog/schema.ts';
 import type { Deployment, Service } from '../cluster/objects.ts';
 import { Phase } from '../compositions/model.ts';
 import { composition, demoCatalog, forkDeployment, image, now, waitingPod } from '../testing/fixtures.ts';

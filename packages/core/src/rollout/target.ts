@@ -2,8 +2,9 @@
  * What a rollout works on: the catalog entries it needs, the baseline objects each fork copies,
  * where the public route points, and which objects go back to inheritance.
  */
-import type { Baseline, ComponentProfile } from '../catalog/manifest.ts';
+
 import type { ProjectVersion } from '../catalog/model.ts';
+import type { Baseline, ComponentProfile } from '../catalog/schema.ts';
 import {
   type ClusterObject,
   type Deployment,

@@ -3,8 +3,8 @@
  * versioning), a composition and operation as stored, and cluster objects as the API answers them.
  */
 import * as v from 'valibot';
-import { ProjectManifest } from '../catalog/manifest.ts';
 import { nextProjectVersion, type ProjectVersion } from '../catalog/model.ts';
+import { ProjectManifest } from '../catalog/schema.ts';
 import type { Condition, Deployment, Pod } from '../cluster/objects.ts';
 import { Label } from '../cluster/objects.ts';
 import {

@@ -2,6 +2,7 @@
  * The catalog application manifest: what `POST /v1/catalog/apply` registers. Documented in
  * docs/catalog.md. Shape errors are reported by valibot; cross-references by `validate.ts`.
  */
+
 import * as v from 'valibot';
 import { ImageReference } from '../images.ts';
 import { dnsLabel, ResourceName } from '../names.ts';
@@ -189,3 +190,25 @@ export const CatalogManifest = v.strictObject({
   ),
 });
 export type CatalogManifest = v.InferOutput<typeof CatalogManifest>;
+
+/** What the catalog read routes answer; the schemas feed the OpenAPI document. */
+
+export const ProjectView = v.object({
+  name: v.string(),
+  default_baseline: v.string(),
+  version: v.number(),
+  applied_at: v.string(),
+  components: v.array(v.string()),
+  baselines: v.array(v.string()),
+});
+export type ProjectView = v.InferOutput<typeof ProjectView>;
+
+export const ComponentView = v.object({
+  ...v.omit(ComponentProfile, ['log_selector']).entries,
+  log_selector: v.record(v.string(), v.string()),
+  revision: v.number(),
+});
+export type ComponentView = v.InferOutput<typeof ComponentView>;
+
+export const BaselineView = v.object({ ...Baseline.entries, revision: v.number() });
+export type BaselineView = v.InferOutput<typeof BaselineView>;

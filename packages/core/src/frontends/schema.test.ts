@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFields } from '../validation.ts';
-import { PublishFrontendBody } from './model.ts';
+import { PublishFrontendBody } from './schema.ts';
 
 describe('a publish body', () => {
   it.each(['not a url', '', 'https://', 'http://[::1'])(
