@@ -4,7 +4,8 @@
  * (text on stderr, a JSON description on stdout) can never disagree with what the command does, and
  * so `run` receives both typed from their declarations.
  */
-import { parseArgs } from 'node:util';
+import type { parseArgs } from 'node:util';
+import { builtin } from './builtins.ts';
 import type { Context } from './context.ts';
 import { type ExitCode, usageError } from './errors.ts';
 
@@ -97,7 +98,12 @@ export function parseCommandLine<F extends FlagSpecs, P extends PositionalSpecs>
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    parsed = builtin('node:util').parseArgs({
+      args: [...argv],
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (error) {
     // parseArgs explains itself over several lines; the problem stays one line and names the flag.
     const message = (error as Error).message

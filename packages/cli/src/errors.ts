@@ -93,8 +93,20 @@ export function localProblem(code: LocalCode, detail: string, errors: FieldProbl
   return { type: `/docs/cli.md#${code}`, title: titles[code], status: null, detail, code, errors };
 }
 
+/** Marks a CliError whichever bundle made it (docs/cli.md, start-up time): `instanceof` checks the mark. */
+const cliErrorMark = Symbol.for('svc.cli-error');
+
 export class CliError extends Error {
   override name = 'CliError';
+  readonly [cliErrorMark] = true;
+
+  /**
+   * The commands run from a bundle of their own, with a copy of this class: an error made by one
+   * copy (the HTTP client's) must still be a CliError to the other (a command's catch).
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && cliErrorMark in value;
+  }
   readonly problem: Problem;
   readonly exitCode: ExitCode;
   /** Printed on stdout before the problem goes to stderr; undefined prints nothing. */
