@@ -237,7 +237,7 @@ export async function helpText(target: Command | Group): Promise<string> {
     'Output: JSON on stdout; problems as one JSON line on stderr.',
     `Exit codes: ${
       (target.kind === 'command' && target.exitCodes?.summary) ||
-      '0 ok, 1 failure, 2 usage, 3 not ready in time, 4 conflict (409), 5 authentication.'
+      '0 ok, 1 failure, 2 usage, 3 not ready in time, 4 conflict (409), 5 authentication (401), 8 forbidden (403).'
     }`,
     'Environment: SVC_API_URL (default http://127.0.0.1:8081), SVC_API_TOKEN_FILE, SVC_API_TOKEN.',
   );

@@ -16,8 +16,13 @@ export const ExitCode = {
   NotReady: 3,
   /** The server answered 409: generation mismatch, operation in progress, stale revision… */
   Conflict: 4,
-  /** Credentials missing, invalid or expired (401/403, expired saved login). */
+  /** Credentials missing, invalid or expired (401, expired saved login). */
   Auth: 5,
+  /**
+   * The server answered 403: the credential is good, but its grants do not allow this. The same
+   * code in every command (6 and 7 are taken by `installation check`).
+   */
+  Forbidden: 8,
   /** `installation check` (spec 4.3): a check failed. */
   CheckFailed: 1,
   /** `installation check` (spec 4.3): no check failed, but some evidence is missing. */
@@ -142,7 +147,8 @@ export function usageError(detail: string, errors: FieldProblem[] = []): CliErro
 /** The exit code for a problem the server answered with. */
 export function exitCodeForStatus(status: number): ExitCode {
   if (status === 409) return ExitCode.Conflict;
-  if (status === 401 || status === 403) return ExitCode.Auth;
+  if (status === 401) return ExitCode.Auth;
+  if (status === 403) return ExitCode.Forbidden;
   return ExitCode.Failure;
 }
 
