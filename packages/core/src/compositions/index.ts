@@ -34,6 +34,7 @@ export { plan } from './planning.ts';
 export type { CompositionStore, JobQueue } from './ports.ts';
 export { get, getEndpoints, getStatus, list, listEvents } from './reads.ts';
 export {
+  defaultFailureGraceMs,
   destroyFinished,
   entryOverridden,
   entryRoute,
@@ -52,6 +53,7 @@ export {
   rolloutTarget,
   rolloutWait,
   stepFailedBlocker,
+  waitLimits,
   watchBoundMs,
 } from './rollout.ts';
 export {

@@ -27,6 +27,17 @@ import {
   Phase,
 } from './model.ts';
 
+/** `svc composition wait` (spec part 8): 30 s unless told, at most 60 s. */
+export const waitLimits = { defaultSeconds: 30, maxSeconds: 60 } as const;
+
+/**
+ * How long a fork may stay in ErrImagePull/ImagePullBackOff/CrashLoopBackOff before its rollout
+ * fails: a third less than the default wait, so that a failing image ends a default
+ * `svc composition wait` as "failed", with its blocker, not as "timed out" by chance (the failure
+ * is recorded at most a recheck after the grace ends). Long enough for a few pull retries.
+ */
+export const defaultFailureGraceMs = 20_000;
+
 export const RolloutBlockerCode = {
   BaselineMissing: 'baseline_missing',
   ComponentMissing: 'component_missing',

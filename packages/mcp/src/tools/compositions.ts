@@ -117,8 +117,6 @@ function transient(error: unknown): boolean {
   return (status !== null && status >= 500) || code === 'api_unreachable' || code === 'api_timeout';
 }
 
-const defaultWaitSeconds = 30;
-
 /** `composition_wait`, bounded by what the host can hold a call open for. */
 export function wait(maxSeconds: number) {
   return defineTool({
@@ -137,7 +135,7 @@ export function wait(maxSeconds: number) {
           v.maxValue(maxSeconds),
           v.description(`How long to wait, 1–${maxSeconds} seconds.`),
         ),
-        Math.min(defaultWaitSeconds, maxSeconds),
+        Math.min(Compositions.waitLimits.defaultSeconds, maxSeconds),
       ),
     }),
     untrusted: [['blockers', '*', 'message']],
