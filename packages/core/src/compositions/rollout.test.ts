@@ -123,10 +123,10 @@ describe('routes', () => {
   const backend = (route: ReturnType<typeof entryRoute>) =>
     (route.spec as { rules: { backendRefs: { name: string }[] }[] }).rules[0]?.backendRefs[0]?.name;
 
+  type Rules = { rules: { filters: { responseHeaderModifier?: unknown }[] }[] };
   const pendingMark = (route: ClusterObject | null) =>
-    (route?.spec as { rules: { filters: { responseHeaderModifier?: unknown }[] }[] }).rules[0]?.filters.find(
-      (f) => f.responseHeaderModifier,
-    )?.responseHeaderModifier ?? null;
+    ((route?.spec ?? { rules: [] }) as Rules).rules[0]?.filters.find((f) => f.responseHeaderModifier)
+      ?.responseHeaderModifier ?? null;
 
   it('send the public host to the baseline entry, or to its fork when the entry is overridden', () => {
     expect(backend(entryRoute(composition(), target(), owner))).toBe('service-a');
