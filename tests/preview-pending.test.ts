@@ -1,7 +1,8 @@
 /**
  * Before a composition is ready its preview URL answers from the baseline (or the previous
  * generation): the gateway marks those answers `Preview-Rollout: pending; generation=N` (a
- * ResponseHeaderModifier on the public HTTPRoute) and `svc composition endpoints` says so on stderr,
+ * ResponseHeaderModifier on the public HTTPRoute), `svc composition endpoints` says so on stderr and
+ * the MCP tool in its answer,
  * so a 200 from the baseline does not pass for "my change did not deploy". Through the real
  * worker, the local cluster's gateway and the real executable.
  */
@@ -13,6 +14,7 @@ import { gatewayFetch } from '@svc/local-cluster';
 import { describe, expect, it } from 'vitest';
 import { ensureBuilt, svc } from '../packages/cli/test/helpers.ts';
 import { createComposition, waitForPhase } from './support/compositions.ts';
+import { stdioAgent } from './support/mcp.ts';
 
 let stack: Stack;
 useTestStack({ alongside: ensureBuilt }, (started) => {
@@ -68,6 +70,14 @@ describe('the preview URL before the composition is ready', () => {
       `svc: phase provisioning: until it is ready, ${url} answers from the baseline`,
     );
     expect(said.stderr).toContain('Preview-Rollout: pending');
+    const agent = await stdioAgent(stack.apiUrl);
+    try {
+      const told = await agent.call('composition_endpoints', { id: slow.id });
+      expect(told.text).toContain('Phase provisioning: its answers come from the baseline');
+      expect(told.text).toContain('Preview-Rollout: pending');
+    } finally {
+      await agent.close();
+    }
 
     const ready = await createComposition(api(), { 'service-b': { image: image('service-b', '2.0.0') } });
     await waitForPhase(api(), ready.id, ['ready']);
