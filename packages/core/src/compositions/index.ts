@@ -45,14 +45,15 @@ export {
   replayDeadJobs,
 } from './replay.ts';
 export {
+  defaultFailureGraceMs,
   destroyFinished,
-  entryOverridden,
   entryRoute,
   type ForkBase,
   type ForkTarget,
   forkableBases,
   inheritedAgain,
   mayHaveInherited,
+  pendingEntryRoute,
   progressDeadlineFailure,
   RolloutBlockerCode,
   type RolloutTarget,
@@ -63,6 +64,7 @@ export {
   rolloutTarget,
   rolloutWait,
   stepFailedBlocker,
+  waitLimits,
   watchBoundMs,
 } from './rollout.ts';
 export {
