@@ -128,7 +128,7 @@ export default {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    // The CLI's build output (the bundle bin/svc.js loads) is not source.
+    // The CLI's build output (the bundles bin/svc.js loads) is not source.
     exclude: { path: '^packages/cli/dist/' },
     // TypeScript 7's compiler has no JavaScript API yet, which dependency-cruiser's own TypeScript
     // support needs; swc parses the sources instead (and still tells type-only imports apart).

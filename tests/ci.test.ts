@@ -149,7 +149,7 @@ describe('the packaged step', () => {
       { ...githubRun(commit), repository: 'acme/other' },
     );
     expect(otherRepository.stderr).toContain('publishing the build refused: 403 forbidden');
-    expect(otherRepository.code).toBe(5);
+    expect(otherRepository.code).toBe(8);
     expect(await liveCount()).toBe(before);
   });
 

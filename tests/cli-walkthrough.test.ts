@@ -25,13 +25,19 @@ useTestStack({ alongside: ensureBuilt }, (started) => {
 /** service-b's image in the create, then in the update. */
 const [firstImage, updatedImage] = [image('service-b', '2.0.0'), image('service-b', '2.1.0')];
 
-/** One `svc` command of the session; it must succeed with nothing on stderr. */
-async function step(...args: string[]) {
+/** One `svc` command of the session; it must succeed with nothing on stderr but the hint given. */
+async function stepSaying(stderr: string, ...args: string[]) {
   const result = await svc(args, { apiUrl: stack.apiUrl });
   expect(result.code, `svc ${args.join(' ')}: ${result.stderr}`).toBe(0);
-  expect(result.stderr).toBe('');
+  expect(result.stderr).toBe(stderr);
   return result.json();
 }
+
+const step = (...args: string[]) => stepSaying('', ...args);
+
+/** What create and update say on stderr when --image comes without --component. */
+const choseServiceB =
+  'svc: --image overrides service-b, the component of demo named like the image (--component chooses)\n';
 
 /** `curl -s <url>`: the workloads' hop report flattened into the hops it went through. */
 async function curl(url: string): Promise<{ status: number; body: unknown; hops: Verification.Hop[] }> {
@@ -45,7 +51,15 @@ const serviceB = (hops: Verification.Hop[]) => hops.find((h) => h.component === 
 describe('first session', () => {
   it('create → wait → endpoints → curl → logs → update → wait → curl → diagnosis → destroy → destroyed', async () => {
     // svc composition create --name my-feature --image registry.example.com/demo/service-b:2.0.0
-    const created = await step('composition', 'create', '--name', 'my-feature', '--image', firstImage);
+    const created = await stepSaying(
+      choseServiceB,
+      'composition',
+      'create',
+      '--name',
+      'my-feature',
+      '--image',
+      firstImage,
+    );
     expect(created).toMatchObject({
       phase: 'created',
       project: 'demo',
@@ -100,7 +114,8 @@ describe('first session', () => {
     expect(Date.parse(`${at?.slice(0, 23)}Z`)).toBeGreaterThanOrEqual(curledAt - 1);
 
     // svc composition update "$id" --expected-generation 1 --image registry.example.com/demo/service-b:2.1.0
-    const updated = await step(
+    const updated = await stepSaying(
+      choseServiceB,
       'composition',
       'update',
       id,

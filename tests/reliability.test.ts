@@ -334,6 +334,7 @@ describe('the redispatch sweep and chains in flight', () => {
     expect(s.workerCounts()).toEqual({ lost_chain_writes: 1 });
     expect(logged).toContainEqual(
       expect.objectContaining({
+        level: 'debug',
         msg: 'chain write lost to another writer',
         write: 'complete',
         step: 'finish',

@@ -120,7 +120,8 @@ function parsed(text: string): Json {
 }
 
 function exitCodeOf(status: number): number {
-  if (status === 401 || status === 403) return 5;
+  if (status === 401) return 5;
+  if (status === 403) return 8;
   return status === 409 ? 4 : 1;
 }
 

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // The `svc` executable: load the bundle built by `npm run build:cli` (root `prepare` runs it).
-import module from 'node:module';
+// CommonJS (bin/package.json), like the bundle: Node starts it without its ES module loader.
+const { enableCompileCache } = require('node:module');
 
 // Node ≥ 22.1 caches compiled code between runs, which shortens every start after the first.
-module.enableCompileCache?.();
+enableCompileCache?.();
 
 try {
-  await import('../dist/svc.js');
+  require('../dist/svc.cjs');
 } catch (error) {
-  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist')) throw error;
+  if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes('svc.cjs')) throw error;
   process.stderr.write(
     `${JSON.stringify({
       type: '/docs/cli.md#cli_not_built',

@@ -160,6 +160,12 @@ export function api(http: HttpClient) {
       body(http.request<Catalog.ApplyResult>('POST', '/v1/catalog/apply', { body: manifest })),
     listProjects: (query: PageQuery) =>
       body(http.request<Page<Catalog.ProjectView>>('GET', '/v1/projects', { query: { ...query } })),
+    listComponents: (name: string, query: PageQuery) =>
+      body(
+        http.request<Page<Catalog.ComponentView>>('GET', `${project(name)}/components`, {
+          query: { ...query },
+        }),
+      ),
     publishBuild: (p: string, request: v.InferInput<typeof Builds.PublishBuildBody>) =>
       body(http.request<Builds.Build>('POST', `${project(p)}/builds`, { body: request })),
     listBuilds: (project: string, query: BuildsQuery) =>

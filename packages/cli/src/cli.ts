@@ -1,4 +1,4 @@
-/** The executable's entry (bundled into dist/svc.js): run `main` on this process. */
+/** The executable's entry (bundled into dist/svc.cjs): run `main` on this process. */
 import { main } from './main.ts';
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -6,4 +6,6 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
 });
 
-process.exitCode = await main(process.argv.slice(2), process.env);
+main(process.argv.slice(2), process.env).then((code) => {
+  process.exitCode = code;
+});

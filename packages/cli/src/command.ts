@@ -4,7 +4,8 @@
  * (text on stderr, a JSON description on stdout) can never disagree with what the command does, and
  * so `run` receives both typed from their declarations.
  */
-import { parseArgs } from 'node:util';
+import type { parseArgs } from 'node:util';
+import { builtin } from './builtins.ts';
 import type { Context } from './context.ts';
 import { type ExitCode, usageError } from './errors.ts';
 
@@ -97,7 +98,12 @@ export function parseCommandLine<F extends FlagSpecs, P extends PositionalSpecs>
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    parsed = builtin('node:util').parseArgs({
+      args: [...argv],
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (error) {
     // parseArgs explains itself over several lines; the problem stays one line and names the flag.
     const message = (error as Error).message
@@ -231,7 +237,7 @@ export async function helpText(target: Command | Group): Promise<string> {
     'Output: JSON on stdout; problems as one JSON line on stderr.',
     `Exit codes: ${
       (target.kind === 'command' && target.exitCodes?.summary) ||
-      '0 ok, 1 failure, 2 usage, 3 not ready in time, 4 conflict (409), 5 authentication.'
+      '0 ok, 1 failure, 2 usage, 3 not ready in time, 4 conflict (409), 5 authentication (401), 8 forbidden (403).'
     }`,
     'Environment: SVC_API_URL (default http://127.0.0.1:8081), SVC_API_TOKEN_FILE, SVC_API_TOKEN.',
   );

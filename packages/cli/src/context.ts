@@ -4,11 +4,10 @@
  * authenticated request never read a credential.
  */
 
-import { parseDuration } from '@svc/core';
-import { type Credential, resolveCredential } from './credentials.ts';
+import { parseDuration } from '@svc/core/duration';
+import type { Credential } from './credentials.ts';
 import { invalidEnvironment } from './errors.ts';
 import { type HttpClient, httpClient } from './http.ts';
-import { refreshLogin } from './oauth.ts';
 
 const defaultApiUrl = 'http://127.0.0.1:8081';
 const defaultRequestTimeoutSeconds = 30;
@@ -72,8 +71,11 @@ export function createContext(env: Readonly<Record<string, string | undefined>>)
     credential: () => {
       if (credential === undefined || (renewAt !== null && Date.now() >= renewAt)) {
         renewAt = null;
-        const resolving = resolveCredential(env, apiUrl, (refreshToken) =>
-          refreshLogin(anonymousHttp, refreshToken),
+        // Loaded on first use: commands that send no credential (svc version) never read the files.
+        const resolving = import('./credentials.ts').then(({ resolveCredential }) =>
+          resolveCredential(env, apiUrl, async (refreshToken) =>
+            (await import('./oauth.ts')).refreshLogin(anonymousHttp, refreshToken),
+          ),
         );
         credential = resolving;
         resolving.then(

@@ -16,8 +16,13 @@ export const ExitCode = {
   NotReady: 3,
   /** The server answered 409: generation mismatch, operation in progress, stale revision… */
   Conflict: 4,
-  /** Credentials missing, invalid or expired (401/403, expired saved login). */
+  /** Credentials missing, invalid or expired (401, expired saved login). */
   Auth: 5,
+  /**
+   * The server answered 403: the credential is good, but its grants do not allow this. The same
+   * code in every command (6 and 7 are taken by `installation check`).
+   */
+  Forbidden: 8,
   /** `installation check` (spec 4.3): a check failed. */
   CheckFailed: 1,
   /** `installation check` (spec 4.3): no check failed, but some evidence is missing. */
@@ -93,8 +98,20 @@ export function localProblem(code: LocalCode, detail: string, errors: FieldProbl
   return { type: `/docs/cli.md#${code}`, title: titles[code], status: null, detail, code, errors };
 }
 
+/** Marks a CliError whichever bundle made it (docs/cli.md, start-up time): `instanceof` checks the mark. */
+const cliErrorMark = Symbol.for('svc.cli-error');
+
 export class CliError extends Error {
   override name = 'CliError';
+  readonly [cliErrorMark] = true;
+
+  /**
+   * The commands run from a bundle of their own, with a copy of this class: an error made by one
+   * copy (the HTTP client's) must still be a CliError to the other (a command's catch).
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && cliErrorMark in value;
+  }
   readonly problem: Problem;
   readonly exitCode: ExitCode;
   /** Printed on stdout before the problem goes to stderr; undefined prints nothing. */
@@ -130,7 +147,8 @@ export function usageError(detail: string, errors: FieldProblem[] = []): CliErro
 /** The exit code for a problem the server answered with. */
 export function exitCodeForStatus(status: number): ExitCode {
   if (status === 409) return ExitCode.Conflict;
-  if (status === 401 || status === 403) return ExitCode.Auth;
+  if (status === 401) return ExitCode.Auth;
+  if (status === 403) return ExitCode.Forbidden;
   return ExitCode.Failure;
 }
 

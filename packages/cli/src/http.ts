@@ -4,7 +4,7 @@
  * which become one line naming the URL and `SVC_API_URL` instead of a stack trace.
  */
 import type { IncomingMessage } from 'node:http';
-import { createRequire } from 'node:module';
+import { builtin } from './builtins.ts';
 import { CliError, ExitCode, exitCodeForStatus, LocalCode, localProblem, type Problem } from './errors.ts';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -108,15 +108,6 @@ export function httpClient(config: {
       return { status: answer.status, body: body as T };
     },
   };
-}
-
-/**
- * `await import('node:http')` costs about 100 ms on Node 24 — its ESM facade reads every export,
- * which loads fetch's internals — against about 5 ms through getBuiltinModule (Node ≥ 20.16).
- */
-function builtin<T extends 'node:http' | 'node:https'>(name: T): typeof import('node:http') {
-  return (process.getBuiltinModule?.(name) ??
-    createRequire(import.meta.url)(name)) as typeof import('node:http');
 }
 
 interface RawAnswer {

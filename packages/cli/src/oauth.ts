@@ -2,9 +2,8 @@
  * The CLI as an OAuth 2.0 native client of its own service (RFC 8252): the authorization code
  * with PKCE S256 comes back to a loopback listener; tokens are refreshed (and rotated) silently.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { builtin } from './builtins.ts';
 import type { SavedLogin } from './credentials.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from './errors.ts';
 import type { HttpClient } from './http.ts';
@@ -90,6 +89,7 @@ export async function startLogin(
   apiUrl: URL,
   timeoutSeconds: number,
 ): Promise<LoginAttempt> {
+  const { createHash, randomBytes } = builtin('node:crypto');
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const state = randomBytes(16).toString('base64url');
@@ -97,7 +97,7 @@ export async function startLogin(
   const done = new Promise<SavedLogin>((resolve, reject) => {
     settle = { resolve, reject };
   });
-  const server = createServer(async (request, response) => {
+  const server = builtin('node:http').createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/callback') {
       response.writeHead(404).end();

@@ -121,14 +121,18 @@ export interface SelectionFlags {
   'inherit-all': boolean;
 }
 
-export const defaultComponent = 'service-b';
+/** The component `--image` overrides in the local demo's project when no component is named like the image. */
+export const demoComponent = { project: 'demo', component: 'service-b' } as const;
+
+type Selected = [component: string, override: Override, flag: string];
 
 /**
- * The complete override selection from `--image`/`--component`, `--override`, `--build` and
- * `--inherit-all`: at most three distinct components, each chosen once, with `--inherit-all`
- * standing alone. One of them is required, so an empty selection is always a deliberate one.
+ * The selection flags' own rules, checked before any request: `--inherit-all` stands alone, some
+ * selection is given (so an empty one is always deliberate), `--component` goes with `--image`,
+ * images and build ids are well formed, at most three components in all, each chosen once.
+ * Answers the `--override` and `--build` selections.
  */
-export function overridesFrom(flags: SelectionFlags): Record<string, Override> {
+export function checkSelection(flags: SelectionFlags): Selected[] {
   const given = (['image', 'component', 'override', 'build'] as const).filter((name) => {
     const value = flags[name];
     return Array.isArray(value) ? value.length > 0 : value !== undefined;
@@ -140,21 +144,52 @@ export function overridesFrom(flags: SelectionFlags): Record<string, Override> {
         { path: '--inherit-all', message: `cannot be combined with ${others}` },
       ]);
     }
-    return {};
+    return [];
   }
   if (!given.length) {
     throw usageError(
-      'choose the overrides: --image (for --component, default service-b), --override component=image or --build component=build_id; or --inherit-all for none',
+      'choose the overrides: --image (with --component, or for the component named like the image), --override component=image or --build component=build_id; or --inherit-all for none',
       [{ path: '--inherit-all', message: 'or a selection flag is required' }],
     );
   }
   if (flags.component !== undefined && flags.image === undefined) {
     throw invalidArgument('--component', 'names the component for --image; add --image');
   }
+  if (flags.image !== undefined) checkImage(flags.image, '--image');
+  if (flags.component !== undefined) checkName(flags.component, '--component');
+  const selected: Selected[] = [
+    ...flags.override.map((pair): Selected => {
+      const [component, image] = splitPair(pair, '--override', 'image');
+      return [component, { image: checkImage(image, '--override') }, '--override'];
+    }),
+    ...flags.build.map((pair): Selected => {
+      const [component, buildId] = splitPair(pair, '--build', 'build_id');
+      if (!/^[\x21-\x7e]{1,200}$/.test(buildId)) {
+        throw invalidArgument('--build', `"${buildId}" is not a build id (see svc source list)`);
+      }
+      return [component, { build_id: buildId }, '--build'];
+    }),
+  ];
+  const count = selected.length + (flags.image === undefined ? 0 : 1);
+  if (count > Compositions.maxOverrides) {
+    throw usageError(
+      `at most ${Compositions.maxOverrides} components can be overridden across --image, --override and --build; got ${count}`,
+      [{ path: '--override', message: `more than ${Compositions.maxOverrides} components` }],
+    );
+  }
+  const known: Selected[] =
+    flags.image !== undefined && flags.component !== undefined
+      ? [[flags.component, { image: flags.image }, '--image'], ...selected]
+      : selected;
+  overridesOf(known);
+  return selected;
+}
 
+/** One override per component; a component chosen twice is refused, naming both flags. */
+function overridesOf(selected: readonly Selected[]): Record<string, Override> {
   const overrides: Record<string, Override> = {};
   const chosenBy: Record<string, string> = {};
-  const add = (component: string, override: Override, flag: string) => {
+  for (const [component, override, flag] of selected) {
     const earlier = chosenBy[component];
     if (earlier) {
       throw invalidArgument(
@@ -164,30 +199,22 @@ export function overridesFrom(flags: SelectionFlags): Record<string, Override> {
     }
     chosenBy[component] = flag;
     overrides[component] = override;
-  };
-  if (flags.image !== undefined) {
-    const component = checkName(flags.component ?? defaultComponent, '--component');
-    add(component, { image: checkImage(flags.image, '--image') }, '--image');
-  }
-  for (const pair of flags.override) {
-    const [component, image] = splitPair(pair, '--override', 'image');
-    add(component, { image: checkImage(image, '--override') }, '--override');
-  }
-  for (const pair of flags.build) {
-    const [component, buildId] = splitPair(pair, '--build', 'build_id');
-    if (!/^[\x21-\x7e]{1,200}$/.test(buildId)) {
-      throw invalidArgument('--build', `"${buildId}" is not a build id (see svc source list)`);
-    }
-    add(component, { build_id: buildId }, '--build');
-  }
-  const count = Object.keys(overrides).length;
-  if (count > Compositions.maxOverrides) {
-    throw usageError(
-      `at most ${Compositions.maxOverrides} components can be overridden across --image, --override and --build; got ${count}`,
-      [{ path: '--override', message: `more than ${Compositions.maxOverrides} components` }],
-    );
   }
   return overrides;
+}
+
+/**
+ * The complete override selection: `--image` for `imageComponent` (`--component`, or the one svc
+ * chose for the image), `--override`, `--build`, or none with `--inherit-all`.
+ */
+export function overridesFrom(
+  flags: SelectionFlags,
+  imageComponent: string | null,
+): Record<string, Override> {
+  const selected = checkSelection(flags);
+  if (flags.image === undefined) return overridesOf(selected);
+  const component = checkName(imageComponent ?? flags.component ?? '', '--component');
+  return overridesOf([[component, { image: flags.image }, '--image'], ...selected]);
 }
 
 /** `--expected-preview-revision component=revision`, repeatable, each component once. */

@@ -13,9 +13,13 @@ import { ensureBuilt, recordingServer, svc } from './helpers.ts';
 
 let stack: Stack;
 let token: string;
+let viewerToken: string;
 useTestStack({ authMode: Auth.AuthMode.Token, alongside: ensureBuilt }, async (started) => {
   stack = started.stack;
   token = await started.token('ci');
+  viewerToken = await started.token('viewer', [
+    { role: Auth.GrantRole.Viewer, project: 'demo', repository: null },
+  ]);
 });
 
 const list = ['composition', 'list'];
@@ -67,6 +71,18 @@ describe('which credential a request carries', () => {
     const result = await run({});
     expect(result.code).toBe(5);
     expect(result.problem()).toMatchObject({ status: 401, code: 'unauthenticated' });
+  });
+
+  it('a credential the server accepts but whose grants do not allow the change: exit 8, not 5', async () => {
+    const env = { SVC_API_TOKEN: viewerToken };
+    expect((await run(env)).code).toBe(0);
+    const create = ['composition', 'create', '--name', 'viewer-try', '--inherit-all'];
+    const refused = await run(env, create);
+    expect(refused.code).toBe(8);
+    expect(refused.problem()).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(refused.stdout).toBe('');
+    const help = await svc(['composition', 'create', '--help']);
+    expect(help.stderr).toContain('5 authentication (401), 8 forbidden (403)');
   });
 
   it('SVC_API_TOKEN is sent as a bearer token', async () => {

@@ -29,12 +29,21 @@ async function ok(args: string[]) {
 }
 
 async function created(...flags: string[]) {
-  return ok(['composition', 'create', '--name', 'feature-x', ...flags]);
+  const result = await run(['composition', 'create', '--name', 'feature-x', ...flags]);
+  expect(result.code, result.stderr).toBe(0);
+  // A human hint at most: the component svc chose for --image.
+  expect(result.stderr).toMatch(/^(svc: --image overrides [a-z0-9-]+, [^\n]*\n)?$/);
+  return result.json();
 }
 
 describe('svc composition create', () => {
-  it('uses the defaults: project demo, the baseline from the catalog, --image on service-b', async () => {
-    const composition = await created('--image', image('service-b'));
+  it('uses the defaults: project demo, the baseline from the catalog, --image on the component named like it', async () => {
+    const result = await run(['composition', 'create', '--name', 'feature-x', '--image', image('service-b')]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe(
+      'svc: --image overrides service-b, the component of demo named like the image (--component chooses)\n',
+    );
+    const composition = result.json();
     expect(v.parse(Compositions.CompositionView, composition)).toBeTruthy();
     expect(composition).toMatchObject({
       project: 'demo',
@@ -67,6 +76,61 @@ describe('svc composition create', () => {
     );
     expect(composition.ttl).toBe('1h30m');
     expect(Object.keys(composition.overrides).sort()).toEqual(['service-a', 'service-c']);
+  });
+
+  it('--image without --component overrides the component named like the image, never a default behind it', async () => {
+    const result = await run([
+      'composition',
+      'create',
+      '--name',
+      'c-only',
+      '--image',
+      image('service-c', '5.1.0'),
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      '--image overrides service-c, the component of demo named like the image',
+    );
+    expect(result.json().overrides).toEqual({
+      'service-c': { image: image('service-c', '5.1.0'), build_id: null },
+    });
+  });
+
+  it("--image named like no component: service-b in the local demo's project, said on stderr", async () => {
+    const other = 'registry.example.com/demo/search-api:1.0.0';
+    const result = await run(['composition', 'create', '--name', 'x', '--image', other]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("--image overrides service-b, the local demo's default");
+    expect(Object.keys(result.json().overrides)).toEqual(['service-b']);
+  });
+
+  it('--image named like no component of another project asks for --component: exit 2, nothing created', async () => {
+    const applied = await fetch(`${stack.apiUrl}/v1/catalog/apply`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(demoManifestWithoutMessaging('inferred')),
+    });
+    expect(applied.status).toBe(200);
+    const before = (await ok(['composition', 'list'])).items.length;
+    const create = ['composition', 'create', '--name', 'x', '--project', 'inferred'];
+    const result = await run([...create, '--image', 'registry.example.com/demo/search-api:1.0.0']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.problem()).toMatchObject({
+      code: 'invalid_argument',
+      errors: [
+        {
+          path: '--component',
+          message: expect.stringContaining('service-a, service-b, service-c, service-d'),
+        },
+      ],
+    });
+    expect((await ok(['composition', 'list'])).items.length).toBe(before);
+    const named = await run([...create, '--image', image('service-d')]);
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stderr).toContain(
+      '--image overrides service-d, the component of inferred named like the image',
+    );
   });
 
   it('--inherit-all creates a baseline-only preview', async () => {
@@ -299,7 +363,7 @@ describe('reading, listing, updating and destroying', () => {
     ]);
     expect(unknownBuild.code).toBe(1);
     expect(unknownBuild.problem()).toMatchObject({ status: 422, code: 'unknown_reference' });
-    const accepted = await ok([
+    const update = await run([
       'composition',
       'update',
       id,
@@ -310,6 +374,12 @@ describe('reading, listing, updating and destroying', () => {
       '--override',
       `service-a=${image('service-a', '3.0.0')}`,
     ]);
+    expect(update.code, update.stderr).toBe(0);
+    // The component for --image is the one of the composition's project named like the image.
+    expect(update.stderr).toContain(
+      '--image overrides service-b, the component of demo named like the image',
+    );
+    const accepted = update.json();
     expect(v.parse(Compositions.CompositionView, accepted)).toMatchObject({
       generation: 2,
       phase: 'updating',

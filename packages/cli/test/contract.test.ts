@@ -57,6 +57,7 @@ it('calls only routes of the OpenAPI document, with their methods', async () => 
     validateCatalog: () => client.validateCatalog({}),
     applyCatalog: () => client.applyCatalog({}),
     listProjects: () => client.listProjects({}),
+    listComponents: () => client.listComponents('demo', {}),
     listBuilds: () => client.listBuilds('demo', {}),
     resolveSource: () =>
       client.resolveSource('demo', { repository: 'a/b', component: 'service-b', ref: 'main' }),

@@ -1,5 +1,5 @@
 /**
- * Runs the real `svc` executable (the npm-linked bin → bin/svc.js → dist/svc.js) as a subprocess.
+ * Runs the real `svc` executable (the npm-linked bin → bin/svc.js → dist/svc.cjs) as a subprocess.
  * Spawned asynchronously: the API under test runs in this same process and must keep serving.
  */
 import { spawn } from 'node:child_process';
@@ -13,7 +13,7 @@ import { buildCliLocked } from '../scripts/build.ts';
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const svcBin = join(repoRoot, 'node_modules', '.bin', 'svc');
 
-/** Builds dist/svc.js unless it is up to date; safe to call from every test file at once. */
+/** Builds the bundles unless they are up to date; safe to call from every test file at once. */
 export const ensureBuilt = () => buildCliLocked();
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON read back from the CLI, inspected by assertions

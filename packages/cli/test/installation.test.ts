@@ -112,7 +112,7 @@ describe('svc installation check: outcomes without a verdict keep codes of their
     expect(unknown.problem()).toMatchObject({ status: 422, code: 'unknown_reference' });
   });
 
-  it('5 when the server refuses the credential or the caller is not an Admin', async () => {
+  it('8 when the caller is not an Admin, as in every command', async () => {
     const server = await recordingServer(() => ({
       status: 403,
       body: {
@@ -126,7 +126,7 @@ describe('svc installation check: outcomes without a verdict keep codes of their
     }));
     try {
       const result = await check(specFile({}), { apiUrl: server.url });
-      expect(result.code).toBe(5);
+      expect(result.code).toBe(8);
       expect(result.problem().code).toBe('forbidden');
       expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/installation/check']);
     } finally {

@@ -89,7 +89,14 @@ describe('composition create: local validation before any request', () => {
     ['--build needs component=build_id', create('--build', 'b-123'), '--build', /component=build_id/],
     [
       'a component chosen twice',
-      create('--image', image('service-b'), '--override', `service-b=${image('service-b', '3')}`),
+      create(
+        '--image',
+        image('service-b'),
+        '--component',
+        'service-b',
+        '--override',
+        `service-b=${image('service-b', '3')}`,
+      ),
       '--override',
       /already selected by --image/,
     ],

@@ -113,8 +113,16 @@ describe('--help', () => {
       '--baseline',
       "the project's default_baseline from the catalog (staging in the local demo)",
     ],
-    ['composition create', '--component', 'service-b'],
-    ['composition update', '--component', 'service-b'],
+    [
+      'composition create',
+      '--component',
+      "the project's component named like the image (service-b in the local demo); said on stderr",
+    ],
+    [
+      'composition update',
+      '--component',
+      "the project's component named like the image (service-b in the local demo); said on stderr",
+    ],
     ['composition wait', '--timeout', '30s'],
     ['composition logs', '--component', 'service-b'],
     ['composition logs', '--tail-lines', '200'],

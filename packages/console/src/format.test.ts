@@ -1,6 +1,16 @@
 import { Compositions } from '@svc/core';
 import { describe, expect, it } from 'vitest';
-import { ago, costEstimate, curlCommand, phaseReason, pullRequestUrl, remaining } from './format.ts';
+import {
+  ago,
+  costEstimate,
+  count,
+  curlCommand,
+  phaseReason,
+  pullRequestUrl,
+  readable,
+  remaining,
+  when,
+} from './format.ts';
 
 const now = new Date('2026-11-26T10:00:00.000Z');
 
@@ -15,6 +25,24 @@ describe('remaining', () => {
     expect(remaining('2026-11-26T10:00:00.000Z', now)).toBe('expired');
     expect(remaining('2026-11-26T09:00:00.000Z', now)).toBe('expired');
   });
+});
+
+it('when reads a moment in UTC, with the year only when it is not this one', () => {
+  expect(when('2026-11-26T14:05:59.000Z', now)).toBe('26 Nov 14:05 UTC');
+  expect(when('2027-01-02T03:04:00.000Z', now)).toBe('2 Jan 2027 03:04 UTC');
+  expect(when('not a time', now)).toBe('not a time');
+});
+
+it('readable turns machine states into words', () => {
+  expect(readable('not_started')).toBe('not started');
+  expect(readable('waiting_for_build')).toBe('waiting for build');
+  expect(readable('ready')).toBe('ready');
+});
+
+it('count agrees the noun with the number', () => {
+  expect(count(1, 'pod')).toBe('1 pod');
+  expect(count(2, 'pod')).toBe('2 pods');
+  expect(count(0, 'pod')).toBe('0 pods');
 });
 
 it('ago says how long since', () => {
@@ -64,19 +92,19 @@ describe('phaseReason', () => {
       message: 'image x cannot be pulled',
       component: 'service-b',
     };
-    expect(phaseReason(view(Compositions.Phase.Failed, [blocker]))).toBe(
+    expect(phaseReason(view(Compositions.Phase.Failed, [blocker]), now)).toBe(
       'image x cannot be pulled (service-b)',
     );
   });
 
   it('says which generation is rolling out and which is ready', () => {
-    expect(phaseReason(view(Compositions.Phase.Updating))).toBe(
+    expect(phaseReason(view(Compositions.Phase.Updating), now)).toBe(
       'Rolling out generation 2 (update operation op-1, running).',
     );
-    expect(phaseReason(view(Compositions.Phase.Ready))).toContain('Generation 1 is rolled out');
+    expect(phaseReason(view(Compositions.Phase.Ready), now)).toContain('Generation 1 is rolled out');
   });
 
   it('explains an expired composition', () => {
-    expect(phaseReason(view(Compositions.Phase.Expired))).toContain('2026-11-26T14:00:00.000Z');
+    expect(phaseReason(view(Compositions.Phase.Expired), now)).toContain('26 Nov 14:00 UTC');
   });
 });

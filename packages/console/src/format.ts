@@ -25,8 +25,33 @@ export function ago(at: string, now: Date): string {
   return ms < 1000 ? 'just now' : `${duration(ms)} ago`;
 }
 
+const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * A moment as a person reads it, in UTC (the server renders for every reader alike):
+ * `26 Nov 14:05 UTC`, with the year when it is not `now`'s.
+ */
+export function when(at: string, now: Date): string {
+  const date = new Date(at);
+  if (Number.isNaN(date.getTime())) return at;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const year = date.getUTCFullYear() === now.getUTCFullYear() ? '' : ` ${date.getUTCFullYear()}`;
+  const time = `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}`;
+  return `${date.getUTCDate()} ${months[date.getUTCMonth()]}${year} ${time} UTC`;
+}
+
+/** A machine state as words: `not_started` → `not started`, `waiting_for_build` → `waiting for build`. */
+export function readable(state: string): string {
+  return state.replaceAll('_', ' ');
+}
+
+/** `1 pod`, `2 pods`, `0 pods`. */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** One sentence on why the composition is in its phase, from what the view records. */
-export function phaseReason(view: Compositions.CompositionView): string {
+export function phaseReason(view: Compositions.CompositionView, now: Date): string {
   const blocker = view.observed.blockers[0];
   const operation = `${view.latest_operation.kind} operation ${view.latest_operation.id}`;
   switch (view.phase) {
@@ -42,7 +67,7 @@ export function phaseReason(view: Compositions.CompositionView): string {
         ? `${blocker.message}${blocker.component ? ` (${blocker.component})` : ''}`
         : `The ${operation} failed.`;
     case Compositions.Phase.Expired:
-      return `Its TTL ended at ${view.expires_at}; the expiry sweep destroys it next.`;
+      return `Its TTL ended at ${when(view.expires_at, now)}; the expiry sweep destroys it next.`;
     case Compositions.Phase.Destroying:
       return `Being torn down (${operation}, ${view.latest_operation.status}).`;
     case Compositions.Phase.Destroyed:

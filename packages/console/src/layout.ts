@@ -19,13 +19,20 @@ interface PageInput {
 /** htmx swaps error answers too; the indicator style comes from our stylesheet (no injected CSS). */
 const htmxConfig = JSON.stringify({ includeIndicatorCSS: false });
 
+/** Whether the viewer may create in some project (the create form asks which): a grant allows it. */
+function mayCreate(viewer: Viewer): boolean {
+  return viewer.identity.grants.some((grant) =>
+    can(viewer.identity, 'composition:write', grant.project === '*' ? null : grant.project),
+  );
+}
+
 function navigation(viewer: Viewer, section: Section): Html {
   const link = (to: Section, href: string, label: string) =>
     html`<li><a href=${href} aria-current=${section === to ? 'page' : undefined}>${label}</a></li>`;
   return html`<nav aria-label="Main">
     <ul>
       ${link('compositions', `${base}/compositions`, 'Compositions')}
-      ${link('new', `${base}/compositions/new`, 'New composition')}
+      ${mayCreate(viewer) ? link('new', `${base}/compositions/new`, 'New composition') : null}
       ${link('previews', `${base}/pr-previews`, 'Pull-request previews')}
       ${link('catalog', `${base}/catalog`, 'Catalog')}
       ${can(viewer.identity, 'token:manage', null) ? link('tokens', `${base}/tokens`, 'Tokens') : null}
@@ -58,6 +65,7 @@ export function page(assets: Assets, input: PageInput): Html {
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       ${input.scripts === false ? null : html`<meta name="htmx-config" content=${htmxConfig} />`}
       <title>${input.title} · Preview Composition Service</title>
+      <link rel="icon" type="image/svg+xml" href=${base + assets.icon.path} />
       <link rel="stylesheet" href=${base + assets.style.path} />
       ${
         input.scripts === false

@@ -10,8 +10,9 @@ a{color:var(--link)}
 .skip:focus{left:0}
 header.top{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;justify-content:space-between;padding:.6rem 1.5rem;border-bottom:1px solid var(--line);background:var(--panel)}
 header.top .brand{font-weight:700;color:var(--ink);text-decoration:none}
-header.top nav ul{display:flex;gap:1.2rem;list-style:none;margin:0;padding:0}
-header.top nav a[aria-current=page]{font-weight:700;color:var(--ink)}
+header.top nav ul{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;list-style:none;margin:0;padding:0}
+header.top nav a{display:inline-block;padding:.15rem 0;border-bottom:3px solid transparent}
+header.top nav a[aria-current=page]{font-weight:700;color:var(--ink);text-decoration:none;border-bottom-color:var(--link)}
 .who{display:flex;gap:.6rem;align-items:center;color:var(--muted);font-size:.9rem}
 .who form{margin:0}
 main{padding:1rem 1.5rem 3rem;max-width:76rem}
@@ -23,11 +24,11 @@ th{background:var(--panel)}
 caption{text-align:left;font-weight:600;padding:1rem 0 .3rem}
 h3{font-size:1rem;margin:1rem 0 .3rem}
 ul.plain{list-style:none;padding:0;margin:0}
-code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.86rem}
+code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.86rem;overflow-wrap:anywhere}
 pre{background:var(--panel);border:1px solid var(--line);padding:.6rem;overflow:auto;white-space:pre-wrap;word-break:break-all;max-height:28rem}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.25rem 1rem;margin:0}
 dl.facts dt{color:var(--muted)}
-dl.facts dd{margin:0}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
 .badge{display:inline-block;margin-right:.35rem;padding:.05rem .5rem;border-radius:1rem;font-size:.82rem;font-weight:600;border:1px solid currentColor}
 .badge.ok{background:var(--ok-bg);color:var(--ok)}
 .badge.bad{background:var(--bad-bg);color:var(--bad)}
@@ -50,7 +51,7 @@ button.secondary,.button.secondary{background:#fff;color:var(--link)}
 button.danger,.button.danger{background:var(--bad);border-color:var(--bad)}
 button:disabled{background:#8c959f;border-color:#8c959f;cursor:not-allowed}
 .actions{display:flex;gap:.6rem;flex-wrap:wrap;margin:.8rem 0}
-.columns{display:grid;grid-template-columns:repeat(auto-fit,minmax(22rem,1fr));gap:0 2rem}
+.columns{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(22rem,100%),1fr));gap:0 2rem}
 ol.timeline{list-style:none;padding:0;margin:0}
 ol.timeline li{padding:.3rem 0;border-bottom:1px solid var(--line)}
 ol.timeline time{color:var(--muted);font-size:.85rem;margin-right:.5rem}
@@ -58,5 +59,16 @@ ol.timeline time{color:var(--muted);font-size:.85rem;margin-right:.5rem}
 .copy pre{flex:1;margin:0}
 .htmx-indicator{opacity:0;transition:opacity .2s}
 .htmx-request .htmx-indicator,.htmx-request.htmx-indicator{opacity:1}
+@media (max-width:40rem){
+header.top{padding:.5rem .75rem}
+main{padding:.75rem .75rem 2rem}
+.row>*,.field{min-width:0;max-width:100%;flex:1 1 100%}
+table thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table,table tbody,table tr,table th,table td,table caption{display:block}
+table tr{border:1px solid var(--line);border-radius:4px;margin:0 0 .6rem;padding:.3rem .6rem}
+table th,table td{border:0;padding:.15rem 0;background:none}
+table td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-weight:600}
+input[type=text],input[type=password],input[type=number],select{min-width:0;width:100%;box-sizing:border-box}
+}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;

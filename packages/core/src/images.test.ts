@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { imageProblem, parseImage } from './images.ts';
+import { componentNamedLike, imageProblem, parseImage } from './images.ts';
 
 const digest = `sha256:${'a'.repeat(64)}`;
 
@@ -40,5 +40,26 @@ describe('image references', () => {
       tag: 'v1',
       digest,
     });
+  });
+});
+
+describe('the component an image is named for', () => {
+  const components = ['service-a', 'service-b', 'service-c'];
+
+  it("is the component named like the image's last path segment, whatever the registry, tag or digest", () => {
+    expect(componentNamedLike('registry.example.com/demo/service-c:2.0.0', components)).toBe('service-c');
+    expect(componentNamedLike(`localhost:5000/service-a@${digest}`, components)).toBe('service-a');
+    expect(componentNamedLike('ghcr.io/org/team/service-b:v2-crash', components)).toBe('service-b');
+  });
+
+  it('is none when no component has that name, or only a part of the path does', () => {
+    expect(componentNamedLike('registry.example.com/demo/service-z:1', components)).toBeNull();
+    expect(componentNamedLike('registry.example.com/service-c/api:1', components)).toBeNull();
+    expect(componentNamedLike('registry.example.com/demo/my-service-c:1', components)).toBeNull();
+  });
+
+  it('is none for what is not an image reference', () => {
+    expect(componentNamedLike('service-c', components)).toBeNull();
+    expect(componentNamedLike('nginx:1', ['nginx'])).toBeNull();
   });
 });

@@ -25,6 +25,16 @@ export function parseImage(reference: string): ImageParts | null {
   return { registry, repository: path.slice(1), tag: tagPart ?? null, digest: digest ?? null };
 }
 
+/**
+ * The component an image is for when nobody said: the one of `components` named exactly like the
+ * image's last path segment (`registry.example.com/demo/service-c:2.0` → `service-c`); null when
+ * none is, or the reference is not an image.
+ */
+export function componentNamedLike(reference: string, components: readonly string[]): string | null {
+  const name = parseImage(reference)?.repository.split('/').at(-1);
+  return name !== undefined && components.includes(name) ? name : null;
+}
+
 export function imageProblem(reference: string): string | null {
   if (parseImage(reference)) return null;
   const looksShort = !reference.includes('/') || !/[.:]|^localhost/.test(reference.split('/')[0] ?? '');

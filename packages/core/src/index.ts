@@ -36,7 +36,7 @@ export {
   VersionView,
 } from './health.ts';
 export * as Idempotency from './idempotency/index.ts';
-export { imageProblem } from './images.ts';
+export { componentNamedLike, imageProblem } from './images.ts';
 export * as Insight from './insight/index.ts';
 export * as Installation from './installation/index.ts';
 export * as Jobs from './jobs/index.ts';

@@ -68,6 +68,10 @@ try {
   await open('/console/compositions');
   await page.locator('[data-phase=failed]').waitFor({ timeout: 30_000 });
   await shoot('compositions');
+  // A phone's width: each row a card.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shoot('compositions-phone', true);
+  await page.setViewportSize({ width: 1280, height: 860 });
 
   await open('/console/compositions/new');
   await page.getByLabel('Name').fill('search-tuning');

@@ -1,4 +1,13 @@
-import type { Catalog, Clock, Cluster, Compositions, Forge, Idempotency, Messaging } from '@svc/core';
+import {
+  type Catalog,
+  type Clock,
+  type Cluster,
+  type Compositions,
+  type Forge,
+  type Idempotency,
+  type Messaging,
+  Rollout,
+} from '@svc/core';
 import type { Metrics } from './metrics.ts';
 import type { Probe } from './prober.ts';
 
@@ -33,7 +42,7 @@ export interface WorkerSettings {
 }
 
 export const defaultWorkerSettings: WorkerSettings = {
-  failureGraceMs: 30_000,
+  failureGraceMs: Rollout.defaultFailureGraceMs,
   watchBoundMs: 3_000,
   recheckDelaySeconds: 5,
   maxReceiveCount: 5,

@@ -263,7 +263,9 @@ async function complete(
 
 /**
  * A chain write whose condition failed and that this chain gives up: logged with its ids, the step
- * it was at and what the operation is now, and counted.
+ * it was at and what the operation is now, and counted. At debug level: with at-least-once
+ * delivery, a redispatch and a destroy superseding a rollout, losing such a race is normal
+ * operation (the metric is what to watch), not something for the `npm start` terminal.
  */
 async function lostWrite(
   deps: WorkerDeps,
@@ -273,7 +275,7 @@ async function lostWrite(
 ): Promise<void> {
   const latest = await deps.compositions.getOperation(operation.composition_id, operation.id);
   deps.log({
-    level: 'warn',
+    level: 'debug',
     msg: 'chain write lost to another writer',
     write,
     operation_id: operation.id,

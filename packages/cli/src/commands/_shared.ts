@@ -1,6 +1,5 @@
 /** Argument fragments shared by several commands, declared once so help and behaviour agree. */
 import type { FlagSpec, PositionalSpecs } from '../command.ts';
-import { defaultComponent } from '../validate.ts';
 
 export const compositionId = {
   id: { description: 'Composition id, e.g. c-k3x9q2m7a1zt.' },
@@ -14,7 +13,7 @@ export const selectionFlags = {
   },
   component: {
     type: 'string',
-    defaultNote: defaultComponent,
+    defaultNote: "the project's component named like the image (service-b in the local demo); said on stderr",
     description: 'Component that --image overrides.',
   },
   override: {

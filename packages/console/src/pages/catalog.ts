@@ -3,6 +3,7 @@ import { Catalog, maxPageSize } from '@svc/core';
 import { can } from '../access.ts';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleDeps } from '../context.ts';
+import { when } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { page } from '../layout.ts';
 import { render } from '../parts.ts';
@@ -11,21 +12,22 @@ function projectSection(
   project: Catalog.ProjectView,
   components: Catalog.ComponentView[],
   baselines: Catalog.BaselineView[],
+  now: Date,
 ): Html {
   return html`<section aria-labelledby=${`project-${project.name}`}>
     <h2 id=${`project-${project.name}`}>${project.name}</h2>
-    <p class="hint">Catalog version ${project.version}, applied ${project.applied_at}; default baseline ${project.default_baseline}.</p>
+    <p class="hint">Catalog version ${project.version}, applied ${when(project.applied_at, now)}; default baseline ${project.default_baseline}.</p>
     <table>
       <caption>Components</caption>
       <thead><tr><th scope="col">Component</th><th scope="col">Workload</th><th scope="col">Port</th><th scope="col">Depends on</th><th scope="col">Resources</th><th scope="col">Revision</th></tr></thead>
       <tbody>${components.map(
         (c) => html`<tr>
           <th scope="row">${c.name}</th>
-          <td><code>${c.workload.kind}/${c.workload.name}</code> (${c.workload.container})</td>
-          <td>${c.port}</td>
-          <td>${c.dependencies.length ? c.dependencies.join(', ') : '—'}</td>
-          <td>${c.resources.cpu_millicores} mCPU, ${c.resources.memory_mib} MiB</td>
-          <td>${c.revision}</td>
+          <td data-label="Workload"><code>${c.workload.kind}/${c.workload.name}</code> (${c.workload.container})</td>
+          <td data-label="Port">${c.port}</td>
+          <td data-label="Depends on">${c.dependencies.length ? c.dependencies.join(', ') : '—'}</td>
+          <td data-label="Resources">${c.resources.cpu_millicores} mCPU, ${c.resources.memory_mib} MiB</td>
+          <td data-label="Revision">${c.revision}</td>
         </tr>`,
       )}</tbody>
     </table>
@@ -37,7 +39,7 @@ function projectSection(
           .sort(([x], [y]) => x.localeCompare(y))
           .map(
             ([name, component]) =>
-              html`<tr><th scope="row">${name}</th><td><code>${component.image}</code></td><td>${component.replicas}</td></tr>`,
+              html`<tr><th scope="row">${name}</th><td data-label="Baseline image"><code>${component.image}</code></td><td data-label="Replicas">${component.replicas}</td></tr>`,
           )}</tbody>
       </table>`,
     )}
@@ -57,7 +59,7 @@ export function catalogPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets)
             Catalog.listComponents(deps, p.name, all),
             Catalog.listBaselines(deps, p.name, all),
           ]);
-          return projectSection(p, components.items, baselines.items);
+          return projectSection(p, components.items, baselines.items, deps.clock.now());
         }),
     );
     const body = html`<h1>Catalog</h1>

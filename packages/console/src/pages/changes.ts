@@ -7,7 +7,7 @@ import { Catalog, Compositions, ErrorCode, maxPageSize, ProblemError, sha256 } f
 import { can } from '../access.ts';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
-import { costEstimate } from '../format.ts';
+import { costEstimate, count, when } from '../format.ts';
 import { createBody, type Fields, fieldsOf, overrideRows, updateBody } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { base, csrfField, page } from '../layout.ts';
@@ -76,16 +76,16 @@ function planPanel(plan: Compositions.PlanView, now: Date): Html {
         <thead><tr><th scope="col">Component</th><th scope="col">Image</th><th scope="col">From</th></tr></thead>
         <tbody>${Object.entries(plan.images).map(
           ([component, image]) => html`<tr>
-            <th scope="row">${component}</th><td><code>${image.image}</code></td>
-            <td>${image.source}${image.build_id ? ` ${image.build_id}` : ''}</td>
+            <th scope="row">${component}</th><td data-label="Image"><code>${image.image}</code></td>
+            <td data-label="From">${image.source}${image.build_id ? ` ${image.build_id}` : ''}</td>
           </tr>`,
         )}</tbody>
       </table>
       <dl class="facts">
         <dt>Inherited</dt><dd>${plan.inherited.length ? plan.inherited.join(', ') : 'nothing'}</dd>
         <dt>Destination</dt><dd>${plan.destination ? html`${plan.destination.cluster} / ${plan.destination.namespace}` : '—'}</dd>
-        <dt>Lifetime</dt><dd>${plan.lifetime.ttl ?? '—'}${plan.lifetime.expires_at ? ` (until ${plan.lifetime.expires_at})` : ''}</dd>
-        <dt>Resources</dt><dd>${plan.resource_estimate.cpu_millicores} mCPU, ${plan.resource_estimate.memory_mib} MiB, ${plan.resource_estimate.pods} pods</dd>
+        <dt>Lifetime</dt><dd>${plan.lifetime.ttl ?? '—'}${plan.lifetime.expires_at ? ` (until ${when(plan.lifetime.expires_at, now)})` : ''}</dd>
+        <dt>Resources</dt><dd>${plan.resource_estimate.cpu_millicores} mCPU, ${plan.resource_estimate.memory_mib} MiB, ${count(plan.resource_estimate.pods, 'pod')}</dd>
         <dt>Cost estimate</dt>
         <dd>${cost ? `${cost.cpuCoreHours} CPU core-hours and ${cost.memoryGibHours} GiB-hours over ${cost.hours} h` : '—'}</dd>
       </dl>
@@ -186,6 +186,7 @@ async function createFormInput(
   };
 }
 
+/** A change page; one of an existing composition is under Compositions in the navigation. */
 function rendered(
   c: ConsoleContext,
   assets: Assets,
@@ -194,7 +195,8 @@ function rendered(
   title: string,
   status = 200,
 ) {
-  return render(c, page(assets, { title, section: 'new', viewer, body }), status);
+  const section = c.req.param('id') ? 'compositions' : 'new';
+  return render(c, page(assets, { title, section, viewer, body }), status);
 }
 
 export function changePages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): void {

@@ -1,12 +1,13 @@
 /**
  * One composition: phase and reason, preview URL and curl line, TTL, components, owner, diagnosis,
- * verification checks, events, and logs per component. The live part refreshes in place.
+ * verification checks, logs per component, then events. The live part and the events refresh in
+ * place; a composition torn down keeps its history and diagnosis, nothing that points at what is gone.
  */
 import { Compositions, Insight, type ProblemError, type Verification } from '@svc/core';
 import { can } from '../access.ts';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
-import { ago, curlCommand, phaseReason } from '../format.ts';
+import { ago, curlCommand, phaseReason, readable, when } from '../format.ts';
 import { logQuery } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { base, page } from '../layout.ts';
@@ -29,37 +30,41 @@ const finished: readonly Compositions.Phase[] = [Compositions.Phase.Destroying, 
 interface Live {
   view: Compositions.CompositionView;
   diagnosis: Insight.DiagnosisView;
-  events: Compositions.CompositionEvent[];
   checks: Verification.CheckView[];
 }
 
 async function readLive(deps: ConsoleDeps, viewer: Viewer, id: string): Promise<Live> {
   const view = await Compositions.get(deps, viewer.identity, id);
-  const page = { limit: 50, after: null };
-  const [diagnosis, events, checks] = await Promise.all([
+  const [diagnosis, checks] = await Promise.all([
     Insight.diagnose(deps, viewer.identity, id),
-    Compositions.listEvents(deps, viewer.identity, id, page),
     Insight.listVerification(deps, viewer.identity, id, { limit: 10, after: null }),
   ]);
-  return { view, diagnosis, events: events.items, checks: checks.items };
+  return { view, diagnosis, checks: checks.items };
 }
+
+async function readEvents(deps: ConsoleDeps, viewer: Viewer, id: string) {
+  return (await Compositions.listEvents(deps, viewer.identity, id, { limit: 50, after: null })).items;
+}
+
+/** Destroying or destroyed: no preview URL, lifetime or logs left to show. */
+const ended = (view: Compositions.CompositionView) => finished.includes(view.phase);
 
 function componentsTable(view: Compositions.CompositionView): Html {
   const overridden = Object.entries(view.desired.images).map(([component, image]) => {
     const observed = view.observed.components[component];
     return html`<tr>
       <th scope="row">${component}</th>
-      <td>${badge('busy', 'overridden')}</td>
-      <td><code>${image.image}</code>${image.build_id ? html`<br /><span class="hint">build ${image.build_id}</span>` : null}</td>
-      <td>${readyBadge(observed?.ready === true && observed.generation === view.generation)}</td>
+      <td data-label="Source">${badge('busy', 'overridden')}</td>
+      <td data-label="Image"><code>${image.image}</code>${image.build_id ? html`<br /><span class="hint">build ${image.build_id}</span>` : null}</td>
+      <td data-label="Readiness">${readyBadge(observed?.ready === true && observed.generation === view.generation)}</td>
     </tr>`;
   });
   const inherited = view.desired.inherited.map(
     (component) => html`<tr>
       <th scope="row">${component}</th>
-      <td>${badge('idle', 'inherited')}</td>
-      <td class="hint">the baseline's</td>
-      <td class="hint">shared baseline</td>
+      <td data-label="Source">${badge('idle', 'inherited')}</td>
+      <td data-label="Image" class="hint">the baseline's</td>
+      <td data-label="Readiness" class="hint">shared baseline</td>
     </tr>`,
   );
   return html`<table>
@@ -74,13 +79,13 @@ function diagnosisSection(diagnosis: Insight.DiagnosisView): Html {
   return html`<section aria-labelledby="diagnosis-title">
     <h2 id="diagnosis-title">Diagnosis</h2>
     <dl class="facts">
-      <dt>State</dt><dd><strong data-diagnosis-state=${diagnosis.state}>${diagnosis.state}</strong></dd>
+      <dt>State</dt><dd><strong data-diagnosis-state=${diagnosis.state}>${readable(diagnosis.state)}</strong></dd>
       <dt>Verification</dt>
       <dd>${statusBadge(v.status)} ${freshnessBadge(v.freshness)}
         ${v.generation === null ? null : html` <span class="hint">generation ${v.generation}</span>`}
         ${v.stale_reasons.length ? html`<span class="hint"> — ${v.stale_reasons.join('; ')}</span>` : null}</dd>
       <dt>Cleanup</dt>
-      <dd>${diagnosis.cleanup.state}${diagnosis.cleanup.remaining?.length ? `: ${diagnosis.cleanup.remaining.join(', ')}` : ''}</dd>
+      <dd>${readable(diagnosis.cleanup.state)}${diagnosis.cleanup.remaining?.length ? `: ${diagnosis.cleanup.remaining.join(', ')}` : ''}</dd>
     </dl>
     <h3>Blockers</h3>
     ${
@@ -100,22 +105,22 @@ function diagnosisSection(diagnosis: Insight.DiagnosisView): Html {
   </section>`;
 }
 
-function checksSection(checks: Verification.CheckView[]): Html {
+function checksSection(checks: Verification.CheckView[], now: Date): Html {
   return html`<section aria-labelledby="checks-title">
     <h2 id="checks-title">Verification checks</h2>
     ${
       checks.length === 0
         ? html`<p class="hint">No check recorded yet.</p>`
         : html`<table>
-            <thead><tr><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Freshness</th><th scope="col">Generation</th><th scope="col">Ran at (UTC)</th><th scope="col">Message</th></tr></thead>
+            <thead><tr><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Freshness</th><th scope="col">Generation</th><th scope="col">Ran</th><th scope="col">Message</th></tr></thead>
             <tbody>${checks.map(
               (check) => html`<tr>
-                <td>${check.kind}</td>
-                <td>${statusBadge(check.status)}</td>
-                <td>${freshnessBadge(check.freshness)}${check.stale_reasons.length ? html`<br /><span class="hint">${check.stale_reasons.join('; ')}</span>` : null}</td>
-                <td>${check.generation}</td>
-                <td><time datetime=${check.ran_at}>${check.ran_at.replace('T', ' ').slice(0, 19)}</time></td>
-                <td>${check.message}</td>
+                <td data-label="Kind">${check.kind}</td>
+                <td data-label="Status">${statusBadge(check.status)}</td>
+                <td data-label="Freshness">${freshnessBadge(check.freshness)}${check.stale_reasons.length ? html`<br /><span class="hint">${check.stale_reasons.join('; ')}</span>` : null}</td>
+                <td data-label="Generation">${check.generation}</td>
+                <td data-label="Ran"><time datetime=${check.ran_at} title=${when(check.ran_at, now)}>${ago(check.ran_at, now)}</time></td>
+                <td data-label="Message">${check.message}</td>
               </tr>`,
             )}</tbody>
           </table>`
@@ -123,16 +128,27 @@ function checksSection(checks: Verification.CheckView[]): Html {
   </section>`;
 }
 
-function timeline(events: Compositions.CompositionEvent[], now: Date): Html {
-  return html`<section aria-labelledby="events-title">
+function eventsSection(
+  view: Compositions.CompositionView,
+  events: Compositions.CompositionEvent[],
+  now: Date,
+): Html {
+  const live = view.phase !== Compositions.Phase.Destroyed;
+  return html`<section
+    id="events"
+    aria-labelledby="events-title"
+    hx-get=${live ? `${base}/compositions/${view.id}/events` : undefined}
+    hx-trigger=${live ? `every ${refreshEvery}` : undefined}
+    hx-swap="outerMorph"
+  >
     <h2 id="events-title">Events</h2>
     ${
       events.length === 0
         ? html`<p class="hint">No events.</p>`
         : html`<ol class="timeline" reversed>${events.map(
             (e) => html`<li>
-              <time datetime=${e.at} title=${e.at}>${ago(e.at, now)}</time>
-              <strong>${e.type}</strong> ${e.message}
+              <time datetime=${e.at} title=${when(e.at, now)}>${ago(e.at, now)}</time>
+              <strong>${readable(e.type)}</strong> ${e.message}
               <span class="hint"> — ${e.actor.subject}, generation ${e.generation}</span>
             </li>`,
           )}</ol>`
@@ -140,10 +156,30 @@ function timeline(events: Compositions.CompositionEvent[], now: Date): Html {
   </section>`;
 }
 
-function liveSection(viewer: Viewer, live: Live, now: Date, forgeWebUrl: string): Html {
-  const { view } = live;
+/** Lifetime and where to reach the preview, while there is one. */
+function reachFacts(view: Compositions.CompositionView, now: Date): Html {
+  if (ended(view)) {
+    return html`<dl class="facts">
+      <dt>Lifetime</dt><dd>TTL ${view.ttl}; ${view.phase === Compositions.Phase.Destroyed ? 'torn down' : 'being torn down'}</dd>
+      <dt>Preview URL</dt><dd class="hint">none: its routes go with the composition</dd>
+    </dl>`;
+  }
   const url = view.endpoints.public.url;
   const curlId = `curl-${view.id}`;
+  return html`<dl class="facts">
+    <dt>Expires in</dt><dd>${countdown(view.expires_at, now)} <span class="hint">(TTL ${view.ttl}, at ${when(view.expires_at, now)})</span></dd>
+    <dt>Preview URL</dt>
+    <dd><a href=${url} data-preview-url="">${url}</a> ${readyBadge(view.endpoints.public.ready)}</dd>
+    <dt>With curl</dt>
+    <dd class="copy">
+      <pre id=${curlId}>${curlCommand(url, view.id)}</pre>
+      <button type="button" class="secondary" data-copy=${curlId} hidden>Copy</button>
+    </dd>
+  </dl>`;
+}
+
+function liveSection(viewer: Viewer, live: Live, now: Date, forgeWebUrl: string): Html {
+  const { view } = live;
   return html`<div
     id="live"
     hx-get=${`${base}/compositions/${view.id}/live`}
@@ -155,31 +191,21 @@ function liveSection(viewer: Viewer, live: Live, now: Date, forgeWebUrl: string)
       <h2 id="status-title" class="visually-hidden">Status</h2>
       <p aria-live="polite">
         <span class="visually-hidden">Phase: </span>${phaseBadge(view.phase)}
-        <span data-reason="">${phaseReason(view)}</span>
+        <span data-reason="">${phaseReason(view, now)}</span>
       </p>
       <div class="columns">
         <dl class="facts">
           <dt>Project / baseline</dt><dd>${view.project} / ${view.baseline}</dd>
           <dt>Owner</dt><dd>${owner(view.owner, forgeWebUrl)}</dd>
           <dt>Generation</dt><dd>${view.generation} (observed ${view.observed_generation})</dd>
-          <dt>Expires in</dt><dd>${countdown(view.expires_at, now)} <span class="hint">(TTL ${view.ttl}, at ${view.expires_at})</span></dd>
-          <dt>Created</dt><dd><time datetime=${view.created_at}>${ago(view.created_at, now)}</time></dd>
+          <dt>Created</dt><dd><time datetime=${view.created_at} title=${when(view.created_at, now)}>${ago(view.created_at, now)}</time></dd>
         </dl>
-        <dl class="facts">
-          <dt>Preview URL</dt>
-          <dd><a href=${url} data-preview-url="">${url}</a> ${readyBadge(view.endpoints.public.ready)}</dd>
-          <dt>With curl</dt>
-          <dd class="copy">
-            <pre id=${curlId}>${curlCommand(url, view.id)}</pre>
-            <button type="button" class="secondary" data-copy=${curlId} hidden>Copy</button>
-          </dd>
-        </dl>
+        ${reachFacts(view, now)}
       </div>
       ${componentsTable(view)}
     </section>
     ${diagnosisSection(live.diagnosis)}
-    ${checksSection(live.checks)}
-    ${timeline(live.events, now)}
+    ${checksSection(live.checks, now)}
   </div>`;
 }
 
@@ -203,14 +229,20 @@ function logsOutput(
           }`
         : component
           ? null
-          : html`<p class="hint">Choose a component to read its logs.</p>`
+          : html`<p class="hint">Choose a component and show its logs.</p>`
     }
   </div>`;
 }
 
+/** The component whose logs the form offers first: the one asked for, else the first override. */
+function logComponent(view: Compositions.CompositionView, query: Record<string, string>): string {
+  return query.component ?? Object.keys(view.desired.images)[0] ?? '';
+}
+
 function logsSection(view: Compositions.CompositionView, query: Record<string, string>, output: Html): Html {
+  if (ended(view)) return null;
   const components = [...Object.keys(view.desired.images), ...view.desired.inherited];
-  const chosen = query.component ?? '';
+  const chosen = logComponent(view, query);
   return html`<section id="logs" aria-labelledby="logs-title">
     <h2 id="logs-title">Logs</h2>
     <form
@@ -267,7 +299,7 @@ function actions(viewer: Viewer, view: Compositions.CompositionView): Html {
   return html`<div class="actions">
     ${updatable ? html`<a class="button" href=${`${base}/compositions/${view.id}/edit`}>Update overrides</a>` : null}
     ${
-      finished.includes(view.phase)
+      ended(view)
         ? null
         : html`<a class="button danger" href=${`${base}/compositions/${view.id}/destroy`}>Destroy…</a>`
     }
@@ -281,22 +313,34 @@ export function compositionPages(app: ConsoleApp, deps: ConsoleDeps, assets: Ass
   app.get('/compositions/:id', async (c) => {
     const viewer = c.get('viewer');
     const query = c.req.query();
-    const [live, logs] = await Promise.all([
+    const [live, events, logs] = await Promise.all([
       readLive(deps, viewer, id(c)),
+      readEvents(deps, viewer, id(c)),
       readLogs(deps, viewer, id(c), query),
     ]);
     const { view } = live;
+    const now = deps.clock.now();
     const body = html`
       <p><a href=${`${base}/compositions`}>← All compositions</a></p>
       <h1>${view.name} <code class="hint">${view.id}</code></h1>
-      ${liveSection(viewer, live, deps.clock.now(), forgeWebUrl)}
-      ${logsSection(view, query, logs)}`;
+      ${liveSection(viewer, live, now, forgeWebUrl)}
+      ${logsSection(view, query, logs)}
+      ${eventsSection(view, events, now)}`;
     return render(c, page(assets, { title: view.name, section: 'compositions', viewer, body }));
   });
 
   app.get('/compositions/:id/live', async (c) => {
     const live = await readLive(deps, c.get('viewer'), id(c));
     return render(c, liveSection(c.get('viewer'), live, deps.clock.now(), forgeWebUrl), 200, true);
+  });
+
+  app.get('/compositions/:id/events', async (c) => {
+    const viewer = c.get('viewer');
+    const [view, events] = await Promise.all([
+      Compositions.get(deps, viewer.identity, id(c)),
+      readEvents(deps, viewer, id(c)),
+    ]);
+    return render(c, eventsSection(view, events, deps.clock.now()), 200, true);
   });
 
   app.get('/compositions/:id/logs', async (c) =>

@@ -3,6 +3,7 @@ import { Catalog, Compositions, maxPageSize } from '@svc/core';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleDeps, Viewer } from '../context.ts';
 import { filterQuery, type ListFilter, matches, OwnerFilter, parseFilter } from '../filters.ts';
+import { ago, when } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { base, page } from '../layout.ts';
 import { countdown, owner, phaseBadge, render } from '../parts.ts';
@@ -36,12 +37,12 @@ function rows(
         : items.map(
             (view) => html`<tr id=${`row-${view.id}`}>
               <td><a href=${`${base}/compositions/${view.id}`}>${view.name}</a><br /><code class="hint">${view.id}</code></td>
-              <td>${view.project} / ${view.baseline}</td>
-              <td>${phaseBadge(view.phase)}</td>
-              <td>${overridesCell(view)}</td>
-              <td>${owner(view.owner, forgeWebUrl)}</td>
-              <td>${countdown(view.expires_at, now)}</td>
-              <td><time datetime=${view.created_at}>${view.created_at.slice(0, 16).replace('T', ' ')}</time></td>
+              <td data-label="Project / baseline">${view.project} / ${view.baseline}</td>
+              <td data-label="Phase">${phaseBadge(view.phase)}</td>
+              <td data-label="Overrides">${overridesCell(view)}</td>
+              <td data-label="Owner">${owner(view.owner, forgeWebUrl)}</td>
+              <td data-label="Expires in">${countdown(view.expires_at, now)}</td>
+              <td data-label="Created"><time datetime=${view.created_at} title=${when(view.created_at, now)}>${ago(view.created_at, now)}</time></td>
             </tr>`,
           )
     }
@@ -118,7 +119,7 @@ export function compositionListPages(app: ConsoleApp, deps: ConsoleDeps, assets:
         <thead>
           <tr>
             <th scope="col">Name</th><th scope="col">Project / baseline</th><th scope="col">Phase</th>
-            <th scope="col">Overrides</th><th scope="col">Owner</th><th scope="col">Expires in</th><th scope="col">Created (UTC)</th>
+            <th scope="col">Overrides</th><th scope="col">Owner</th><th scope="col">Expires in</th><th scope="col">Created</th>
           </tr>
         </thead>
         ${rows(list.items, list.filter, list.after, now, forgeWebUrl)}

@@ -2,6 +2,7 @@
 import { Auth, ErrorCode, ProblemError } from '@svc/core';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
+import { when } from '../format.ts';
 import { html } from '../html.ts';
 import { base, csrfField, page } from '../layout.ts';
 import { badge, render } from '../parts.ts';
@@ -29,9 +30,9 @@ export function peoplePages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets):
         <tbody>${people.items.map(
           (u) => html`<tr>
             <th scope="row"><a href=${`${base}/people/${u.username}`}>${u.username}</a></th>
-            <td>${grantsText(u.grants)}</td>
-            <td>${u.oidc_subject ? 'identity provider' : u.password_hash ? 'password' : 'nothing yet'}</td>
-            <td>${u.disabled ? badge('bad', 'disabled') : badge('ok', 'active')}</td>
+            <td data-label="Grants">${grantsText(u.grants)}</td>
+            <td data-label="Signs in with">${u.oidc_subject ? 'identity provider' : u.password_hash ? 'password' : 'nothing yet'}</td>
+            <td data-label="State">${u.disabled ? badge('bad', 'disabled') : badge('ok', 'active')}</td>
           </tr>`,
         )}</tbody>
       </table>`;
@@ -65,8 +66,8 @@ export function peoplePages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets):
               <tbody>${signIns.items.map(
                 (s) => html`<tr>
                   <th scope="row">${s.kind === 'cli' ? 'svc command line' : 'browser'}<br /><code class="hint">${s.id}</code></th>
-                  <td>${s.created_at}</td>
-                  <td>${s.expires_at}</td>
+                  <td data-label="Started"><time datetime=${s.created_at}>${when(s.created_at, deps.clock.now())}</time></td>
+                  <td data-label="Ends at the latest"><time datetime=${s.expires_at}>${when(s.expires_at, deps.clock.now())}</time></td>
                   <td>${end(`sign-ins/${s.id}/end`, `End sign-in ${s.id}`, 'End')}</td>
                 </tr>`,
               )}</tbody>

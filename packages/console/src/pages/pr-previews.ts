@@ -7,7 +7,7 @@ import { Forge, isDnsLabel, maxPageSize, type ProblemError } from '@svc/core';
 import { can } from '../access.ts';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
-import { pullRequestUrl } from '../format.ts';
+import { pullRequestUrl, readable } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { base, csrfField, page } from '../layout.ts';
 import { asProblem, countdown, problemNotice, render } from '../parts.ts';
@@ -25,6 +25,12 @@ const stateTone: Record<Forge.PreviewState, 'ok' | 'bad' | 'busy' | 'idle'> = {
   expired: 'idle',
 };
 
+/**
+ * What a person may do to the preview now. Stop while automation runs it; Restart after a person
+ * stopped it (or when it failed or expired). A preview automation stopped itself — its pull request
+ * closed, unlabelled, or its policy off — gets neither: restarting would be refused, and reopening
+ * or relabelling brings it back without anyone asking.
+ */
 function actions(viewer: Viewer, preview: Forge.PreviewView, query: string): Html {
   if (!can(viewer.identity, 'preview:control', preview.project)) return null;
   const label = `${preview.repository}#${preview.pull_request.number}`;
@@ -33,8 +39,26 @@ function actions(viewer: Viewer, preview: Forge.PreviewView, query: string): Htm
       ${csrfField(viewer)}
       <button type="submit" class=${tone} aria-label=${`${text} the preview of ${label}`}>${text}</button>
     </form>`;
-  const stoppable = preview.automation === 'active' && preview.state !== 'stopped';
-  return stoppable ? action('stop', 'Stop', 'danger') : action('restart', 'Restart', 'secondary');
+  const settling = preview.state === 'stopping' || preview.state === 'restarting';
+  if (preview.automation === 'suppressed') return settling ? null : action('restart', 'Restart', 'secondary');
+  if (preview.state === 'stopped' || settling) return null;
+  return action('stop', 'Stop', 'danger');
+}
+
+/** The preview cell when there is no URL: why, in a word. */
+function noUrl(preview: Forge.PreviewView): string {
+  if (preview.state === 'stopped' || preview.state === 'stopping') return 'stopped';
+  if (preview.state === 'expired') return 'expired';
+  return 'none yet';
+}
+
+/** Why automation stopped it, when a person did not. */
+function stopReason(preview: Forge.PreviewView): Html {
+  if (preview.automation === 'suppressed') return html`<br /><span class="hint">stopped by a person</span>`;
+  if (preview.state === 'stopped') {
+    return html`<br /><span class="hint">its pull request is closed, unlabelled or its policy is off</span>`;
+  }
+  return null;
 }
 
 function rows(
@@ -53,20 +77,20 @@ function rows(
             const link = pullRequestUrl(subject, forgeWebUrl);
             return html`<tr id=${`preview-${preview.id}`}>
               <th scope="row">${link ? html`<a href=${link}>${subject}</a>` : subject}<br /><code class="hint">${preview.id}</code></th>
-              <td><span class=${`badge ${stateTone[preview.state]}`} data-state=${preview.state}>${preview.state}</span>
-                ${preview.automation === 'suppressed' ? html`<br /><span class="hint">stopped by a person</span>` : null}
+              <td data-label="State"><span class=${`badge ${stateTone[preview.state]}`} data-state=${preview.state}>${readable(preview.state)}</span>
+                ${stopReason(preview)}
                 ${preview.last_error ? html`<br /><span class="hint">${preview.last_error.message}</span>` : null}</td>
-              <td><code>${preview.pull_request.head_sha.slice(0, 12)}</code>${
+              <td data-label="Head commit"><code>${preview.pull_request.head_sha.slice(0, 12)}</code>${
                 preview.deployed_sha && preview.deployed_sha !== preview.pull_request.head_sha
                   ? html`<br /><span class="hint">running ${preview.deployed_sha.slice(0, 12)}</span>`
                   : null
               }</td>
-              <td>${preview.url ? html`<a href=${preview.url}>${preview.url}</a>` : html`<span class="hint">none yet</span>`}${
+              <td data-label="Preview">${preview.url ? html`<a href=${preview.url}>${preview.url}</a>` : html`<span class="hint" data-no-url="">${noUrl(preview)}</span>`}${
                 preview.composition_id
                   ? html`<br /><a href=${`${base}/compositions/${preview.composition_id}`}>composition ${preview.composition_id}</a>`
                   : null
               }</td>
-              <td>${preview.expires_at ? countdown(preview.expires_at, now) : null}</td>
+              <td data-label="Expires in">${preview.expires_at ? countdown(preview.expires_at, now) : null}</td>
               <td>${actions(viewer, preview, query)}</td>
             </tr>`;
           })

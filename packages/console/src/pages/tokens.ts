@@ -2,6 +2,7 @@
 import { Auth, type ProblemError } from '@svc/core';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
+import { when } from '../format.ts';
 import type { Fields } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { base, csrfField, page } from '../layout.ts';
@@ -67,10 +68,10 @@ export function tokenPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): 
         <tbody>${tokens.items.map(
           (t) => html`<tr>
             <th scope="row">${t.name}<br /><code class="hint">${t.id}</code></th>
-            <td>${t.grants.map((g) => `${g.role} on ${g.project}`).join(', ')}</td>
-            <td>${state(t, now)}</td>
-            <td>${t.created_at.slice(0, 10)} by ${t.created_by}</td>
-            <td>${t.expires_at?.slice(0, 10) ?? 'never'}</td>
+            <td data-label="Grants">${t.grants.map((g) => `${g.role} on ${g.project}`).join(', ')}</td>
+            <td data-label="State">${state(t, now)}</td>
+            <td data-label="Created">${when(t.created_at, now)} by ${t.created_by}</td>
+            <td data-label="Expires">${t.expires_at ? when(t.expires_at, now) : 'never'}</td>
             <td>${
               t.revoked_at
                 ? null

@@ -17,5 +17,6 @@ export {
   forkService,
   meshRoute,
   ownerReference,
+  pendingHeader,
   routingBaggage,
 } from './render.ts';

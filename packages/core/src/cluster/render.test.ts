@@ -227,6 +227,27 @@ describe('routes', () => {
     });
   });
 
+  it('while a generation rolls out, the public route sets Preview-Rollout on every answer', () => {
+    const route = publicRoute({
+      id: 'c-1',
+      baseline,
+      entry,
+      entryOverridden: false,
+      owner,
+      pendingGeneration: 3,
+    });
+    expect((route.spec as { rules: { filters: unknown[] }[] }).rules[0]?.filters).toEqual([
+      {
+        type: 'RequestHeaderModifier',
+        requestHeaderModifier: { add: [{ name: 'baggage', value: 'preview-route=c-1' }] },
+      },
+      {
+        type: 'ResponseHeaderModifier',
+        responseHeaderModifier: { set: [{ name: 'Preview-Rollout', value: 'pending; generation=3' }] },
+      },
+    ]);
+  });
+
   it("a mesh route on the component's Service sends keyed requests to the fork and the rest to the baseline", () => {
     expect(meshRoute({ id: 'c-1', component: 'service-b', profile, baseline, owner })).toMatchObject({
       metadata: { name: 'preview-c-1-service-b', labels: { 'preview.svc/component': 'service-b' } },

@@ -180,8 +180,21 @@ export function forkService(
 }
 
 /**
+ * The response header the gateway adds to a preview's answers while a generation rolls out: those
+ * answers come from the baseline or the previous generation, not yet from the change.
+ */
+export const pendingHeader = 'Preview-Rollout';
+
+/** `pending; generation=2`: the generation the answer does not come from yet. */
+function pendingHeaderValue(generation: number): string {
+  return `pending; generation=${generation}`;
+}
+
+/**
  * The public host's route: adds the routing key and forwards to the entry component — its fork when
- * the entry is overridden, since a gateway's own hop does not consult mesh (GAMMA) routes.
+ * the entry is overridden, since a gateway's own hop does not consult mesh (GAMMA) routes. While
+ * `pendingGeneration` rolls out, answers carry `Preview-Rollout` (Gateway API
+ * ResponseHeaderModifier), so nobody takes the baseline's answer for their change.
  */
 export function publicRoute(input: {
   id: string;
@@ -189,9 +202,21 @@ export function publicRoute(input: {
   entry: ComponentProfile;
   entryOverridden: boolean;
   owner: OwnerReference;
+  pendingGeneration?: number | null;
 }): ClusterObject {
   const { service } = input.entry;
   const backend = input.entryOverridden ? forkName(service.name, input.id) : service.name;
+  const pending =
+    input.pendingGeneration == null
+      ? []
+      : [
+          {
+            type: 'ResponseHeaderModifier',
+            responseHeaderModifier: {
+              set: [{ name: pendingHeader, value: pendingHeaderValue(input.pendingGeneration) }],
+            },
+          },
+        ];
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
@@ -218,6 +243,7 @@ export function publicRoute(input: {
               type: 'RequestHeaderModifier',
               requestHeaderModifier: { add: [{ name: 'baggage', value: routingBaggage(input.id) }] },
             },
+            ...pending,
           ],
           backendRefs: [{ name: backend, port: service.port }],
         },

@@ -12,6 +12,7 @@ export {
   OwnerKind,
   Phase,
   StepName,
+  waitLimits,
 } from './model.ts';
 export { plan } from './planning.ts';
 export type { CompositionDeps, CompositionStore, JobQueue } from './ports.ts';

@@ -216,3 +216,6 @@ export function isTornDown(phase: Phase): boolean {
 export function isExpired(record: Pick<CompositionRecord, 'phase' | 'expires_at'>, now: Date): boolean {
   return effectivePhase(record, now) === Phase.Expired;
 }
+
+/** `svc composition wait` (spec part 8): 30 s unless told, at most 60 s. */
+export const waitLimits = { defaultSeconds: 30, maxSeconds: 60 } as const;

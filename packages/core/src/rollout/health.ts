@@ -7,6 +7,14 @@ import type { Observations } from '../compositions/model.ts';
 import { RolloutBlockerCode, rolloutFailure } from './blockers.ts';
 import type { StepFailure } from './chain.ts';
 import { type ForkTarget, forkOf } from './target.ts';
+
+/**
+ * How long a fork may stay in ErrImagePull/ImagePullBackOff/CrashLoopBackOff before its rollout
+ * fails: a third less than the default wait (`Compositions.waitLimits`), so that a failing image ends a default
+ * `svc composition wait` as "failed", with its blocker, not as "timed out" by chance (the failure
+ * is recorded at most a recheck after the grace ends). Long enough for a few pull retries.
+ */
+export const defaultFailureGraceMs = 20_000;
 /**
  * Rolled out: the Deployment's controller saw its latest spec, the container runs `image`, every
  * replica is updated and available, and the rollout is not still progressing to a new ReplicaSet.

@@ -11,7 +11,12 @@ export {
   type StepFailure,
   type StepOutcome,
 } from './chain.ts';
-export { progressDeadlineFailure, rolloutComplete, watchBoundMs } from './health.ts';
+export {
+  defaultFailureGraceMs,
+  progressDeadlineFailure,
+  rolloutComplete,
+  watchBoundMs,
+} from './health.ts';
 export {
   advanceOperation,
   completeOperation,
@@ -24,13 +29,13 @@ export {
   waitOperation,
 } from './operation.ts';
 export {
-  entryOverridden,
   entryRoute,
   type ForkBase,
   type ForkTarget,
   forkableBases,
   inheritedAgain,
   mayHaveInherited,
+  pendingEntryRoute,
   type RolloutTarget,
   rolloutTarget,
 } from './target.ts';

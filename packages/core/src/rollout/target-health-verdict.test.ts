@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ComponentProfile } from '../catalog/schema.ts';
-import type { Deployment, Service } from '../cluster/objects.ts';
+import type { ClusterObject, Deployment, Service } from '../cluster/objects.ts';
 import { Phase } from '../compositions/model.ts';
 import { composition, demoCatalog, forkDeployment, image, now, waitingPod } from '../testing/fixtures.ts';
 import { CheckKind, type CheckRecord, CheckStatus } from '../verification/model.ts';
@@ -18,6 +18,7 @@ import {
   forkableBases,
   inheritedAgain,
   mayHaveInherited,
+  pendingEntryRoute,
   type RolloutTarget,
   rolloutTarget,
 } from './target.ts';
@@ -122,10 +123,48 @@ describe('routes', () => {
   const backend = (route: ReturnType<typeof entryRoute>) =>
     (route.spec as { rules: { backendRefs: { name: string }[] }[] }).rules[0]?.backendRefs[0]?.name;
 
+  type Rules = { rules: { filters: { responseHeaderModifier?: unknown }[] }[] };
+  const pendingMark = (route: ClusterObject | null) =>
+    ((route?.spec ?? { rules: [] }) as Rules).rules[0]?.filters.find((f) => f.responseHeaderModifier)
+      ?.responseHeaderModifier ?? null;
+
   it('send the public host to the baseline entry, or to its fork when the entry is overridden', () => {
     expect(backend(entryRoute(composition(), target(), owner))).toBe('service-a');
     const entryOverridden = composition({ 'service-a': image('service-a', '2.0.0') });
     expect(backend(entryRoute(entryOverridden, target(), owner))).toBe('service-a-c-1');
+    expect(pendingMark(entryRoute(entryOverridden, target(), owner))).toBeNull();
+  });
+
+  it('while a generation rolls out, mark answers pending on the route to what served the entry before', () => {
+    const mark = (generation: number) => ({
+      set: [{ name: 'Preview-Rollout', value: `pending; generation=${generation}` }],
+    });
+    const first = pendingEntryRoute(composition(undefined, { observed_generation: 0 }), target(), owner, 1);
+    expect(backend(first as ClusterObject)).toBe('service-a');
+    expect(pendingMark(first)).toEqual(mark(1));
+
+    const a2 = { 'service-a': image('service-a', '2.0.0') };
+    const servedByFork = composition(a2, {
+      observed_generation: 1,
+      observed: {
+        components: { 'service-a': { image: a2['service-a'], ready: true, generation: 1 } },
+        blockers: [],
+        updated_at: null,
+      },
+    });
+    const update = pendingEntryRoute(servedByFork, target(a2), owner, 2);
+    expect(backend(update as ClusterObject)).toBe('service-a-c-1');
+    expect(pendingMark(update)).toEqual(mark(2));
+
+    const servedByBaseline = composition(a2, { observed_generation: 1 });
+    expect(backend(pendingEntryRoute(servedByBaseline, target(a2), owner, 2) as ClusterObject)).toBe(
+      'service-a',
+    );
+  });
+
+  it('give a first rollout that overrides the entry no route until its fork is out', () => {
+    const a2 = { 'service-a': image('service-a', '2.0.0') };
+    expect(pendingEntryRoute(composition(a2, { observed_generation: 0 }), target(a2), owner, 1)).toBeNull();
   });
 
   it('of components back to inheritance are found by their component label', () => {

@@ -115,14 +115,17 @@ export function forkableBases(
 }
 
 /** Whether the baseline's entry component is overridden: the public route then waits for its fork. */
-export function entryOverridden(
+function entryOverridden(
   composition: Pick<CompositionRecord, 'desired'>,
   target: Pick<RolloutTarget, 'baseline'>,
 ): boolean {
   return target.baseline.entry_component in composition.desired.images;
 }
 
-/** The public route: to the entry's fork when the entry is overridden, else to the baseline entry. */
+/**
+ * The public route once the forks are rolled out: to the entry's fork when the entry is overridden,
+ * else to the baseline entry; answers are no longer marked pending.
+ */
 export function entryRoute(
   composition: Pick<CompositionRecord, 'id' | 'desired'>,
   target: Pick<RolloutTarget, 'baseline' | 'entry'>,
@@ -134,6 +137,32 @@ export function entryRoute(
     entry: target.entry,
     entryOverridden: entryOverridden(composition, target),
     owner,
+  });
+}
+
+/**
+ * The public route while `generation` rolls out, its answers marked pending: to whatever serves the
+ * entry until the forks are out — the baseline entry, or the entry's fork of the last rolled-out
+ * generation, which keeps its pods while the new ones start. None for a first rollout that
+ * overrides the entry: its preview URL has no route (404) until the fork is out, which misleads
+ * nobody.
+ */
+export function pendingEntryRoute(
+  composition: Pick<CompositionRecord, 'id' | 'desired' | 'observed' | 'observed_generation'>,
+  target: Pick<RolloutTarget, 'baseline' | 'entry'>,
+  owner: OwnerReference,
+  generation: number,
+): ClusterObject | null {
+  const entry = target.baseline.entry_component;
+  const servedByFork = composition.observed_generation > 0 && entry in composition.observed.components;
+  if (entryOverridden(composition, target) && composition.observed_generation === 0) return null;
+  return publicRoute({
+    id: composition.id,
+    baseline: target.baseline,
+    entry: target.entry,
+    entryOverridden: entryOverridden(composition, target) && servedByFork,
+    owner,
+    pendingGeneration: generation,
   });
 }
 

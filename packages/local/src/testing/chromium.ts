@@ -10,7 +10,7 @@ const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export function launchChromium(): Promise<Browser> {
   if (!existsSync(executablePath)) {
     throw new Error(
-      `No Chromium at ${executablePath}: apt-get install -y chromium (or set CHROMIUM_PATH). .ci/run installs it.`,
+      `No Chromium at ${executablePath}: apt-get install -y chromium (or set CHROMIUM_PATH). npm test installs it where it can.`,
     );
   }
   return chromium.launch({

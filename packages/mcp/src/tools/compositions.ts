@@ -1,5 +1,5 @@
 /** Planning, creating, following and reading compositions. */
-import { Compositions, contentHash, Insight, ResourceName } from '@svc/core';
+import { Cluster, Compositions, contentHash, Insight, ResourceName } from '@svc/core';
 import * as v from 'valibot';
 import { ApiProblemError, segment } from '../api.ts';
 import { Access, defineTool, type ToolContext } from '../tool.ts';
@@ -117,8 +117,6 @@ function transient(error: unknown): boolean {
   return (status !== null && status >= 500) || code === 'api_unreachable' || code === 'api_timeout';
 }
 
-const defaultWaitSeconds = 30;
-
 /** `composition_wait`, bounded by what the host can hold a call open for. */
 export function wait(maxSeconds: number) {
   return defineTool({
@@ -137,7 +135,7 @@ export function wait(maxSeconds: number) {
           v.maxValue(maxSeconds),
           v.description(`How long to wait, 1–${maxSeconds} seconds.`),
         ),
-        Math.min(defaultWaitSeconds, maxSeconds),
+        Math.min(Compositions.waitLimits.defaultSeconds, maxSeconds),
       ),
     }),
     untrusted: [['blockers', '*', 'message']],
@@ -244,7 +242,7 @@ export const list = defineTool({
 export const endpoints = defineTool({
   name: 'composition_endpoints',
   title: 'Preview URLs',
-  description: "The composition's preview URL and whether its routing is ready.",
+  description: `The composition's preview URL and whether its routing is ready. Until the phase is ready, the URL answers from the baseline or the previous generation, marked with the response header ${Cluster.pendingHeader}: pending.`,
   access: Access.Read,
   idempotent: true,
   input: byId,
@@ -254,7 +252,12 @@ export const endpoints = defineTool({
       path: `${composition(id)}/endpoints`,
     })) as Compositions.CompositionEndpointsView;
     const { url, ready } = answer.endpoints.public;
-    return { summary: `${id}: ${url} (${ready ? 'ready' : 'not ready yet'}).`, result: answer };
+    // An agent that fetches the URL too early must not take the baseline's answer for its change.
+    const meanwhile =
+      answer.phase === Compositions.Phase.Ready
+        ? ''
+        : ` Phase ${answer.phase}: its answers come from the baseline or the previous generation, marked ${Cluster.pendingHeader}: pending.`;
+    return { summary: `${id}: ${url} (${ready ? 'ready' : 'not ready yet'}).${meanwhile}`, result: answer };
   },
 });
 

@@ -55,11 +55,10 @@ export const apply: Step = async (context) => {
       ];
     }),
   );
-  // A public route to the baseline entry is right at any time; one to an entry fork waits until the
-  // fork is rolled out (await-rollout applies it then).
-  if (!Rollout.entryOverridden(composition, target)) {
-    await deps.cluster.apply(Rollout.entryRoute(composition, target, owner));
-  }
+  // Until the forks are out, the preview URL answers from what served it before, marked pending;
+  // await-rollout routes it to the forks and drops the mark.
+  const pending = Rollout.pendingEntryRoute(composition, target, owner, operation.generation);
+  if (pending) await deps.cluster.apply(pending);
   if (Rollout.mayHaveInherited(composition, operation)) await removeInherited(deps, composition);
   return { kind: 'done' };
 };

@@ -44,8 +44,8 @@ export const awaitRollout: Step = async (context) => {
 };
 
 /**
- * Every fork is rolled out: a mesh route per fork, and the public route to the entry's fork when
- * the entry is overridden (to the baseline entry, `apply` applied it already).
+ * Every fork is rolled out: a mesh route per fork, and the public route — to the entry's fork when
+ * the entry is overridden — whose answers are no longer marked pending.
  */
 async function routeToForks(
   context: StepContext,
@@ -71,9 +71,7 @@ async function routeToForks(
     ...target.forks.map(({ component, profile }) =>
       deps.cluster.apply(Cluster.meshRoute({ id: composition.id, component, profile, baseline, owner })),
     ),
-    ...(Rollout.entryOverridden(composition, target)
-      ? [deps.cluster.apply(Rollout.entryRoute(composition, target, owner))]
-      : []),
+    deps.cluster.apply(Rollout.entryRoute(composition, target, owner)),
   ]);
   return { kind: 'done' };
 }

@@ -5,11 +5,13 @@ import {
   checkCompositionName,
   checkIdempotencyKey,
   checkName,
+  checkSelection,
   checkTtl,
   overridesFrom,
   previewRevisionsFrom,
 } from '../../validate.ts';
 import { selectionFlags, selectionNotes } from '../_shared.ts';
+import { imageComponent } from './_component.ts';
 
 export default defineCommand({
   name: 'composition create',
@@ -41,14 +43,16 @@ export default defineCommand({
     },
   },
   async run({ flags, context }) {
+    const project = checkName(flags.project, '--project');
     const request: CreateRequest = {
-      project: checkName(flags.project, '--project'),
+      project,
       baseline: flags.baseline === undefined ? '' : checkName(flags.baseline, '--baseline'),
       name: checkCompositionName(flags.name),
-      overrides: overridesFrom(flags),
+      overrides: {},
       message_isolation: flags['message-isolation'],
       expected_preview_revisions: previewRevisionsFrom(flags['expected-preview-revision']),
     };
+    checkSelection(flags);
     if (flags.ttl !== undefined) {
       checkTtl(flags.ttl);
       request.ttl = flags.ttl;
@@ -57,7 +61,9 @@ export default defineCommand({
       flags['idempotency-key'] === undefined ? undefined : checkIdempotencyKey(flags['idempotency-key']);
     const client = api(context.http);
     if (flags.baseline === undefined)
-      request.baseline = await defaultBaseline(client, request.project, context.apiUrl);
+      request.baseline = await defaultBaseline(client, project, context.apiUrl);
+    const component = await imageComponent(flags, async () => project, client, context);
+    request.overrides = overridesFrom(flags, component);
     return client.createComposition(request, key);
   },
 });

@@ -1,6 +1,6 @@
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
-import { checkDuration, checkId, checkInteger, checkName, defaultComponent } from '../../validate.ts';
+import { checkDuration, checkId, checkInteger, checkName, demoComponent } from '../../validate.ts';
 import { compositionId } from '../_shared.ts';
 
 export const maxTailLines = 1000;
@@ -16,7 +16,7 @@ export default defineCommand({
   ],
   positionals: compositionId,
   flags: {
-    component: { type: 'string', default: defaultComponent, description: 'Logical component name.' },
+    component: { type: 'string', default: demoComponent.component, description: 'Logical component name.' },
     'tail-lines': {
       type: 'string',
       value: 'int',

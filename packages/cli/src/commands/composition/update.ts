@@ -1,7 +1,14 @@
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
-import { checkId, checkInteger, overridesFrom, previewRevisionsFrom } from '../../validate.ts';
+import {
+  checkId,
+  checkInteger,
+  checkSelection,
+  overridesFrom,
+  previewRevisionsFrom,
+} from '../../validate.ts';
 import { compositionId, selectionFlags, selectionNotes } from '../_shared.ts';
+import { imageComponent } from './_component.ts';
 
 export default defineCommand({
   name: 'composition update',
@@ -24,14 +31,19 @@ export default defineCommand({
   },
   async run({ flags, args, context }) {
     const id = checkId(args.id);
-    const request = {
-      expected_generation: checkInteger(flags['expected-generation'], '--expected-generation', {
-        min: 1,
-        max: Number.MAX_SAFE_INTEGER,
-      }),
-      overrides: overridesFrom(flags),
-      expected_preview_revisions: previewRevisionsFrom(flags['expected-preview-revision']),
-    };
-    return api(context.http).updateComposition(id, request);
+    const expectedGeneration = checkInteger(flags['expected-generation'], '--expected-generation', {
+      min: 1,
+      max: Number.MAX_SAFE_INTEGER,
+    });
+    const revisions = previewRevisionsFrom(flags['expected-preview-revision']);
+    checkSelection(flags);
+    const client = api(context.http);
+    const project = async () => (await client.getComposition(id)).project;
+    const component = await imageComponent(flags, project, client, context);
+    return client.updateComposition(id, {
+      expected_generation: expectedGeneration,
+      overrides: overridesFrom(flags, component),
+      expected_preview_revisions: revisions,
+    });
   },
 });

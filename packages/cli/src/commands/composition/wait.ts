@@ -1,12 +1,12 @@
-import type { Compositions, Insight } from '@svc/core';
+import { Compositions, type Insight } from '@svc/core';
 import { type Api, api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from '../../errors.ts';
 import { checkDuration, checkId } from '../../validate.ts';
 import { compositionId } from '../_shared.ts';
 
-export const defaultWaitSeconds = 30;
-export const maxWaitSeconds = 60;
+export const defaultWaitSeconds = Compositions.waitLimits.defaultSeconds;
+export const maxWaitSeconds = Compositions.waitLimits.maxSeconds;
 const maxPollIntervalMs = 2000;
 
 /** Phases a composition never leaves for `ready` on its own. */

@@ -19,7 +19,7 @@ export default defineCommand({
   exitCodes: {
     remap: { [ExitCode.Usage]: ExitCode.CheckUsage, [ExitCode.Failure]: ExitCode.CheckNotRun },
     summary:
-      '0 passed, 1 failed, 2 incomplete evidence, 5 authentication or not an Admin, 6 usage, 7 no verdict (API unreachable or refused).',
+      '0 passed, 1 failed, 2 incomplete evidence, 5 authentication, 6 usage, 7 no verdict (API unreachable or refused), 8 forbidden (not an Admin).',
   },
   async run({ flags, context }) {
     const body = await readJsonFile(flags.file);
