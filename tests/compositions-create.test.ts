@@ -93,12 +93,23 @@ describe('POST /v1/compositions', () => {
     expect(problem.errors).toEqual([expect.objectContaining({ path: '/ttl', code })]);
   });
 
-  it.each(['project', 'baseline', 'name'])('requires %s', async (field) => {
+  it.each(['project', 'name'])('requires %s', async (field) => {
     const request: Record<string, unknown> = body();
     delete request[field];
     const { status, body: problem } = await http.post('/v1/compositions', request);
     expect(status).toBe(422);
     expect(problem.errors).toEqual([{ path: `/${field}`, message: `${field} is required` }]);
+  });
+
+  it('takes the project’s default baseline when the body names none, in the plan as in the create', async () => {
+    const { baseline: _named, ...unnamed } = body({ name: 'default-baseline' });
+    const planned = await http.post('/v1/compositions/plan', unnamed);
+    expect(planned.status).toBe(200);
+    expect(planned.body.blockers).toEqual([]);
+    expect(planned.body.destination).toMatchObject({ namespace: 'staging' });
+    const created = await http.post('/v1/compositions', unnamed);
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    expect(created.body.baseline).toBe('staging');
   });
 
   it('refuses names that are not DNS labels', async () => {

@@ -213,10 +213,14 @@ describe('svc composition create', () => {
     expect(result.problem().detail).toMatch(/messaging/);
   });
 
-  it('an unknown project without --baseline fails before the create, naming --project', async () => {
+  it('an unknown project without --baseline is the server’s 422 naming /project: the CLI looks nothing up', async () => {
     const result = await run(['composition', 'create', '--name', 'x', '--project', 'nope', '--inherit-all']);
     expect(result.code).toBe(1);
-    expect(result.problem()).toMatchObject({ code: 'unknown_reference', errors: [{ path: '--project' }] });
+    expect(result.problem()).toMatchObject({
+      status: 422,
+      code: 'unknown_reference',
+      errors: [expect.objectContaining({ path: '/project' })],
+    });
   });
 });
 

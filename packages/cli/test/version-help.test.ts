@@ -111,7 +111,7 @@ describe('--help', () => {
     [
       'composition create',
       '--baseline',
-      "the project's default_baseline from the catalog (staging in the local demo)",
+      "the project's default_baseline, as the server decides (staging in the local demo)",
     ],
     [
       'composition create',

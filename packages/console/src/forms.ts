@@ -50,9 +50,11 @@ function checked<T extends Record<string, unknown>>(body: T): T {
 
 export function createBody(fields: Fields): Record<string, unknown> {
   const ttl = (fields.ttl ?? '').trim();
+  const baseline = (fields.baseline ?? '').trim();
   return checked({
     project: (fields.project ?? '').trim(),
-    baseline: (fields.baseline ?? '').trim(),
+    // Empty: the project's default baseline, which the service picks.
+    ...(baseline ? { baseline } : {}),
     name: (fields.name ?? '').trim(),
     overrides: overridesOf(fields),
     ...(ttl ? { ttl } : {}),

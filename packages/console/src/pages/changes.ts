@@ -133,9 +133,10 @@ function createForm(viewer: Viewer, input: CreateForm, now: Date): Html {
         ${field(
           'baseline',
           'Baseline',
-          html`<select id="baseline" name="baseline">${input.baselines.map(
-            (b) => html`<option value=${b} selected=${fields.baseline === b}>${b}</option>`,
-          )}</select>`,
+          html`<select id="baseline" name="baseline">
+            <option value="" selected=${!fields.baseline}>the project's default</option>
+            ${input.baselines.map((b) => html`<option value=${b} selected=${fields.baseline === b}>${b}</option>`)}
+          </select>`,
         )}
         ${field(
           'ttl',
@@ -167,7 +168,7 @@ async function createFormInput(
   deps: ConsoleDeps,
   viewer: Viewer,
   wanted: string | undefined,
-): Promise<Omit<CreateForm, 'fields' | 'plan' | 'problem' | 'notice'> & { defaultBaseline: string }> {
+): Promise<Omit<CreateForm, 'fields' | 'plan' | 'problem' | 'notice'>> {
   const listed = await Catalog.listProjects(deps, viewer.identity, { limit: maxPageSize, after: null });
   const writable = listed.items.filter((p) => can(viewer.identity, 'composition:write', p.name));
   const chosen = writable.find((p) => p.name === wanted) ?? writable[0];
@@ -182,7 +183,6 @@ async function createFormInput(
     project: chosen.name,
     baselines: chosen.baselines,
     components: chosen.components,
-    defaultBaseline: chosen.default_baseline,
   };
 }
 
@@ -203,10 +203,9 @@ export function changePages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets):
   app.get('/compositions/new', async (c) => {
     const viewer = c.get('viewer');
     const input = await createFormInput(deps, viewer, c.req.query('project'));
-    const fields = { baseline: input.defaultBaseline };
     const form = createForm(
       viewer,
-      { ...input, fields, plan: null, problem: null, notice: null },
+      { ...input, fields: {}, plan: null, problem: null, notice: null },
       deps.clock.now(),
     );
     return rendered(c, assets, viewer, form, 'New composition');

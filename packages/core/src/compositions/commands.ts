@@ -24,7 +24,7 @@ import {
   OwnerKind,
   Phase,
 } from './model.ts';
-import type { Plan } from './plan.ts';
+import type { PlannablePlan } from './plan.ts';
 import { desiredState, planFor, rejectBlocked, selectors } from './planning.ts';
 import type { Accepted, CompositionDeps } from './ports.ts';
 import { authorizedComposition, requireComposition } from './reads.ts';
@@ -84,7 +84,7 @@ async function acceptCreate(
 ): Promise<CompositionView> {
   const now = deps.clock.now();
   const result = await planFor(deps, caller, 'composition:write', input, now);
-  rejectBlocked(result.blockers);
+  rejectBlocked(result);
   const operation = newOperation(id, OperationKind.Create, 1, 1, owner, now);
   const composition = newComposition(deps, id, input, result, owner, operation, now);
   const view = compositionView(composition, now);
@@ -108,19 +108,17 @@ function newComposition(
   deps: Pick<CompositionDeps, 'previewUrl'>,
   id: string,
   input: CreateCompositionBody,
-  result: Plan,
+  result: PlannablePlan,
   owner: Owner,
   operation: Operation,
   now: Date,
 ): CompositionRecord {
-  // A plan without blockers has both.
-  const ttlSeconds = result.ttlSeconds as number;
-  const baseline = result.baseline as NonNullable<Plan['baseline']>;
+  const { baseline, ttlSeconds } = result;
   const at = now.toISOString();
   return {
     id,
     project: input.project,
-    baseline: input.baseline,
+    baseline: result.baselineName,
     namespace: baseline.namespace,
     name: input.name,
     owner,
@@ -197,7 +195,7 @@ async function applyUpdate(
       now,
       { ttl_seconds: record.ttl_seconds, expires_at: record.expires_at },
     );
-    rejectBlocked(result.blockers);
+    rejectBlocked(result);
     const next = nextGeneration(record, input, result, owner, now);
     if (await deps.compositions.replace(next)) {
       await enqueueNextStep(deps, next.operation);
@@ -214,7 +212,7 @@ async function applyUpdate(
 function nextGeneration(
   record: CompositionRecord,
   input: UpdateCompositionBody,
-  result: Plan,
+  result: PlannablePlan,
   owner: Owner,
   now: Date,
 ) {

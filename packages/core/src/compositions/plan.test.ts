@@ -64,10 +64,21 @@ describe('a plan without blockers', () => {
       url: `http://${planIdPlaceholder}.preview.localhost:8082/`,
     });
     expect(result.view.lifetime).toEqual({ ttl: '4h', expires_at: '2026-03-01T16:00:00.000Z' });
-    expect(result.ttlSeconds).toBe(4 * 3600);
     expect(result.view.resource_estimate).toEqual({ cpu_millicores: 200, memory_mib: 128, pods: 2 });
+    if (!result.plannable) throw new Error('the plan is blocked');
+    expect(result.ttlSeconds).toBe(4 * 3600);
     expect(result.catalogVersion).toEqual({ version: 1, version_id: 'version-1' });
-    expect(result.baseline?.name).toBe('staging');
+    expect(result.baseline.name).toBe('staging');
+    expect(result.baselineName).toBe('staging');
+  });
+
+  it('plans on the project’s default baseline when none is named', () => {
+    const { baseline: _named, ...unnamed } = request();
+    const planned = planOf(unnamed, context);
+    expect(planned.plannable && planned.baselineName).toBe('staging');
+    const unknown = planOf(request({ baseline: 'nowhere' }), context);
+    expect(unknown.plannable).toBe(false);
+    expect(unknown.blockers.map((b) => b.code)).toEqual(['unknown_baseline']);
   });
 
   it('cautions about a tag-only image and about a plan overriding nothing', () => {

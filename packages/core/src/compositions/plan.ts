@@ -45,7 +45,8 @@ export interface PlannedBlocker extends Blocker {
 
 export interface PlanRequest {
   project: string;
-  baseline: string;
+  /** Absent: the project's `default_baseline`, decided here and nowhere else. */
+  baseline?: string | undefined;
   overrides: Readonly<Record<string, { image?: string | undefined; build_id?: string | undefined }>>;
   ttl?: string | undefined;
   message_isolation: boolean;
@@ -63,13 +64,26 @@ export interface PlanContext {
   fixedLifetime?: { ttl_seconds: number; expires_at: string };
 }
 
-export interface Plan {
+/** A plan that something blocks: its view says what, nothing can be made from it. */
+export interface BlockedPlan {
+  plannable: false;
   view: PlanView;
   blockers: PlannedBlocker[];
-  baseline: Baseline | null;
-  ttlSeconds: number | null;
-  catalogVersion: { version: number; version_id: string } | null;
 }
+
+/** A plan with no blocker: everything a composition is made from. */
+export interface PlannablePlan {
+  plannable: true;
+  view: PlanView;
+  blockers: [];
+  /** The baseline's name: the one asked for, or the project's default. */
+  baselineName: string;
+  baseline: Baseline;
+  ttlSeconds: number;
+  catalogVersion: { version: number; version_id: string };
+}
+
+export type Plan = BlockedPlan | PlannablePlan;
 
 /** Placeholder for the id in a plan's destination URL: a plan has no composition yet. */
 export const planIdPlaceholder = '{id}';
@@ -85,7 +99,8 @@ export function planOf(request: PlanRequest, context: PlanContext): Plan {
 
   const ttlSeconds = context.fixedLifetime?.ttl_seconds ?? planTtl(request.ttl, block);
   const { catalog } = context;
-  const baseline = planBaseline(request, catalog, block);
+  const baselineName = request.baseline ?? catalog?.default_baseline ?? '';
+  const baseline = planBaseline(request, baselineName, catalog, block);
   const overrideCount = Object.keys(request.overrides).length;
   if (overrideCount > maxOverrides) {
     block(
@@ -102,7 +117,7 @@ export function planOf(request: PlanRequest, context: PlanContext): Plan {
     } else if (baseline && !(component in baseline.components)) {
       block(
         BlockerCode.ComponentNotInBaseline,
-        `component "${component}" does not run in baseline "${request.baseline}"`,
+        `component "${component}" does not run in baseline "${baselineName}"`,
         at,
         component,
       );
@@ -114,30 +129,41 @@ export function planOf(request: PlanRequest, context: PlanContext): Plan {
   if (request.message_isolation && baseline && baseline.messaging === null) {
     block(
       BlockerCode.MessagingNotConfigured,
-      `baseline "${request.baseline}" has no messaging set up (baselines[].messaging in the catalog), so message isolation cannot be enabled`,
+      `baseline "${baselineName}" has no messaging set up (baselines[].messaging in the catalog), so message isolation cannot be enabled`,
       '/message_isolation',
     );
   }
+  const view = planView(request, context, baseline, images, ttlSeconds, blockers);
+  if (blockers.length > 0 || !baseline || !catalog || ttlSeconds === null) {
+    return { plannable: false, view, blockers };
+  }
   return {
-    view: planView(request, context, baseline, images, ttlSeconds, blockers),
-    blockers,
+    plannable: true,
+    view,
+    blockers: [],
+    baselineName,
     baseline,
     ttlSeconds,
-    catalogVersion: catalog ? { version: catalog.version, version_id: catalog.version_id } : null,
+    catalogVersion: { version: catalog.version, version_id: catalog.version_id },
   };
 }
 
 const unknownComponent = (component: string, request: PlanRequest) =>
   `component "${component}" is not registered in project "${request.project}"`;
 
-function planBaseline(request: PlanRequest, catalog: ProjectVersion | null, block: Block): Baseline | null {
-  const entry = catalog?.baselines[request.baseline];
+function planBaseline(
+  request: PlanRequest,
+  name: string,
+  catalog: ProjectVersion | null,
+  block: Block,
+): Baseline | null {
+  const entry = catalog?.baselines[name];
   if (!catalog) {
     block(BlockerCode.UnknownProject, `project "${request.project}" is not registered`, '/project');
   } else if (!entry) {
     block(
       BlockerCode.UnknownBaseline,
-      `baseline "${request.baseline}" is not registered in project "${request.project}"`,
+      `baseline "${name}" is not registered in project "${request.project}"`,
       '/baseline',
     );
   }

@@ -8,7 +8,7 @@ import type { CompositionRecord } from './model.ts';
 import {
   BlockerCode,
   type Plan,
-  type PlannedBlocker,
+  type PlannablePlan,
   type PlanRequest,
   planOf,
   referenceBlockers,
@@ -65,9 +65,10 @@ function lookupBuild(deps: CompositionDeps, id: string): Promise<Build | null> {
   return /^[a-z0-9-]{1,64}$/.test(id) ? deps.builds.get(id) : Promise.resolve(null);
 }
 
-/** Blockers become one error: 409 when the only problem is a changed profile revision, else 422. */
-export function rejectBlocked(blockers: readonly PlannedBlocker[]): void {
-  if (blockers.length === 0) return;
+/** A blocked plan becomes one error: 409 when the only problem is a changed profile revision, else 422. */
+export function rejectBlocked(plan: Plan): asserts plan is PlannablePlan {
+  if (plan.plannable) return;
+  const { blockers } = plan;
   const errors: FieldError[] = blockers.map((b) => ({ path: b.path, message: b.message, code: b.code }));
   const detail = blockers.map((b) => b.message).join('; ');
   if (blockers.every((b) => b.code === BlockerCode.PreviewRevisionChanged)) {
@@ -91,12 +92,12 @@ export function selectors(overrides: PlanRequest['overrides']): CompositionRecor
 }
 
 /** What the rollout makes real: the plan's images and revisions, at the catalog version planned from. */
-export function desiredState(result: Plan): CompositionRecord['desired'] {
+export function desiredState(result: PlannablePlan): CompositionRecord['desired'] {
   return {
     images: result.view.images,
     inherited: result.view.inherited,
     profile_revisions: result.view.profile_revisions,
-    catalog_version: result.catalogVersion?.version ?? 0,
-    catalog_version_id: result.catalogVersion?.version_id ?? '',
+    catalog_version: result.catalogVersion.version,
+    catalog_version_id: result.catalogVersion.version_id,
   };
 }

@@ -51,7 +51,8 @@ const ExpectedRevisions = boundedMap(revision);
 
 export const CreateCompositionBody = v.strictObject({
   project: ResourceName,
-  baseline: ResourceName,
+  /** Absent: the project's `default_baseline`. */
+  baseline: v.optional(ResourceName),
   name: CompositionName,
   overrides: v.optional(Overrides, {}),
   ttl: v.optional(v.string()),

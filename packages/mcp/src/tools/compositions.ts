@@ -47,7 +47,7 @@ function compositionPage<TItem>(spec: {
 }
 
 const createNotes =
-  'overrides maps a component to {"image": "<registry>/<repository>:<tag>"} or {"build_id": "…"} (source_resolve finds one), at most 3 components; the rest are inherited from the baseline. baseline is usually the project\'s default_baseline (catalog_read). ttl like "2h" (1m–24h, default 4h).';
+  'overrides maps a component to {"image": "<registry>/<repository>:<tag>"} or {"build_id": "…"} (source_resolve finds one), at most 3 components; the rest are inherited from the baseline. baseline defaults to the project\'s default_baseline. ttl like "2h" (1m–24h, default 4h).';
 
 export const plan = defineTool({
   name: 'composition_plan',
@@ -66,7 +66,7 @@ export const plan = defineTool({
       ? `blocked by ${count(answer.blockers.length, 'blocker')}: ${answer.blockers.map((b) => b.code).join(', ')}`
       : 'no blockers';
     return {
-      summary: `Plan for ${args.name} on ${args.project}/${args.baseline}: ${verdict}; ${count(Object.keys(answer.images).length, 'override')}, ${count(answer.cautions.length, 'caution')}.`,
+      summary: `Plan for ${args.name} on ${args.project}/${args.baseline ?? 'its default baseline'}: ${verdict}; ${count(Object.keys(answer.images).length, 'override')}, ${count(answer.cautions.length, 'caution')}.`,
       result: answer,
     };
   },

@@ -1,6 +1,5 @@
-import { type Api, api, type CreateRequest } from '../../api.ts';
+import { api, type CreateRequest } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
-import { CliError, ExitCode, LocalCode, localProblem } from '../../errors.ts';
 import {
   checkCompositionName,
   checkIdempotencyKey,
@@ -22,7 +21,7 @@ export default defineCommand({
     project: { type: 'string', default: 'demo', description: 'Catalog project.' },
     baseline: {
       type: 'string',
-      defaultNote: "the project's default_baseline from the catalog (staging in the local demo)",
+      defaultNote: "the project's default_baseline, as the server decides (staging in the local demo)",
       description: 'Registered baseline to build on.',
     },
     ...selectionFlags,
@@ -46,7 +45,7 @@ export default defineCommand({
     const project = checkName(flags.project, '--project');
     const request: CreateRequest = {
       project,
-      baseline: flags.baseline === undefined ? '' : checkName(flags.baseline, '--baseline'),
+      ...(flags.baseline === undefined ? {} : { baseline: checkName(flags.baseline, '--baseline') }),
       name: checkCompositionName(flags.name),
       overrides: {},
       message_isolation: flags['message-isolation'],
@@ -60,29 +59,8 @@ export default defineCommand({
     const key =
       flags['idempotency-key'] === undefined ? undefined : checkIdempotencyKey(flags['idempotency-key']);
     const client = api(context.http);
-    if (flags.baseline === undefined)
-      request.baseline = await defaultBaseline(client, project, context.apiUrl);
     const component = await imageComponent(flags, async () => project, client, context);
     request.overrides = overridesFrom(flags, component);
     return client.createComposition(request, key);
   },
 });
-
-/** The project's default baseline, from the catalog the server holds. */
-async function defaultBaseline(client: Api, project: string, apiUrl: URL): Promise<string> {
-  let after: string | undefined;
-  do {
-    const page = await client.listProjects({ limit: 200, after });
-    const found = page.items.find((item) => item.name === project);
-    if (found) return found.default_baseline;
-    after = page.next_cursor ?? undefined;
-  } while (after !== undefined);
-  throw new CliError(
-    localProblem(
-      LocalCode.UnknownReference,
-      `project "${project}" is not registered at ${apiUrl.origin}; check --project, or register it with svc catalog apply`,
-      [{ path: '--project', message: 'not registered' }],
-    ),
-    ExitCode.Failure,
-  );
-}
