@@ -38,7 +38,7 @@ export const referenceBlockers: ReadonlySet<string> = new Set([
   BlockerCode.UnknownBuild,
 ]);
 
-export interface PlannedBlocker extends Blocker {
+interface PlannedBlocker extends Blocker {
   /** JSON pointer into the request body. */
   path: string;
 }
@@ -65,7 +65,7 @@ export interface PlanContext {
 }
 
 /** A plan that something blocks: its view says what, nothing can be made from it. */
-export interface BlockedPlan {
+interface BlockedPlan {
   plannable: false;
   view: PlanView;
   blockers: PlannedBlocker[];
