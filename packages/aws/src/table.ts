@@ -215,11 +215,8 @@ export async function getItem<T>(
 }
 
 /** The record at `key`, read consistently; null when absent or past its `ttl` (DynamoDB deletes late). */
-export async function getLive<T>(table: Table, key: Item, now: Date, read: ReadItem<T>): Promise<T | null> {
-  const { Item: item } = await table.documents.send(
-    new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }),
-  );
-  return item && isLive(item, now) ? read(item) : null;
+export function getLive<T>(table: Table, key: Item, now: Date, read: ReadItem<T>): Promise<T | null> {
+  return getItem(table, key, (item) => (isLive(item, now) ? read(item) : null));
 }
 
 /**

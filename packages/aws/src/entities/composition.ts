@@ -54,7 +54,7 @@ export function toItem(record: Compositions.CompositionRecord): Item {
 
 export const owner = v.object({ kind: v.enum(Compositions.OwnerKind), subject: v.string() });
 
-export const blocker = v.object({ code: v.string(), message: v.string(), component: v.nullable(v.string()) });
+const blocker = v.object({ code: v.string(), message: v.string(), component: v.nullable(v.string()) });
 
 const storedPhase = v.picklist([
   Phase.Created,

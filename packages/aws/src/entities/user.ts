@@ -30,7 +30,7 @@ export const grants = v.array(
   }),
 );
 
-export const oidcSubject = v.object({ issuer: v.string(), sub: v.string() });
+const oidcSubject = v.object({ issuer: v.string(), sub: v.string() });
 
 const schema = v.pipe(
   itemSchema(
