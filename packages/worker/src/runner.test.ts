@@ -1,4 +1,4 @@
-import { Compositions } from '@svc/core';
+import { Compositions, Rollout } from '@svc/core';
 import { describe, expect, it } from 'vitest';
 import { WorkerMetric } from './metrics.ts';
 import { handleJob } from './runner.ts';
@@ -229,7 +229,7 @@ describe('how failures map', () => {
     });
     expect(failed.observed.blockers).toEqual([
       {
-        code: Compositions.RolloutBlockerCode.StepFailed,
+        code: Rollout.RolloutBlockerCode.StepFailed,
         component: null,
         message: expect.stringMatching(
           /^step apply failed 3 times; last error: connection failed \(ECONNRESET\)/,
@@ -240,7 +240,7 @@ describe('how failures map', () => {
       status: 'failed',
       lease_holder: null,
       due_at: null,
-      error: { code: Compositions.RolloutBlockerCode.StepFailed },
+      error: { code: Rollout.RolloutBlockerCode.StepFailed },
     });
   });
 
@@ -258,7 +258,7 @@ describe('how failures map', () => {
     const failed = await stored(worker, composition.id);
     expect(failed.phase).toBe(Compositions.Phase.Failed);
     expect(failed.observed.blockers.map((b) => [b.code, b.component])).toEqual([
-      [Compositions.RolloutBlockerCode.BaselineWorkloadMissing, 'service-b'],
+      [Rollout.RolloutBlockerCode.BaselineWorkloadMissing, 'service-b'],
     ]);
     expect(worker.cluster.objects('ConfigMap')).toEqual([]);
   });

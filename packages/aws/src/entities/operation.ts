@@ -2,7 +2,7 @@
  * An operation of a composition, in the composition's partition. While pending or running it waits
  * in the `due` index for the redispatch sweep; once finished it is kept 30 days.
  */
-import { Compositions } from '@svc/core';
+import { Compositions, Rollout } from '@svc/core';
 import * as v from 'valibot';
 import { owner, partitionOf, retentionSeconds } from './composition.ts';
 import {
@@ -30,7 +30,7 @@ export const due = (operationId: string, dueAt: string) => dueEntry(DueQueue.Ope
 export const finishedTtl = (updatedAt: string) => expiresAfter(updatedAt, retentionSeconds);
 
 export function toItem(operation: Compositions.Operation): Item {
-  const unfinished = Compositions.isUnfinished(operation);
+  const unfinished = Rollout.isUnfinished(operation);
   return {
     ...key(operation.composition_id, operation.id),
     item_type: type,

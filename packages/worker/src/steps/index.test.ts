@@ -1,4 +1,4 @@
-import { Compositions } from '@svc/core';
+import { Compositions, Rollout } from '@svc/core';
 import { describe, expect, it } from 'vitest';
 import {
   createComposition,
@@ -130,7 +130,7 @@ describe('the step table', () => {
       kind: 'done',
       leftovers: [
         {
-          code: Compositions.RolloutBlockerCode.MessagingCleanupFailed,
+          code: Rollout.RolloutBlockerCode.MessagingCleanupFailed,
           message: expect.stringContaining('connection failed (ECONNRESET)'),
         },
       ],

@@ -3,7 +3,7 @@
  * conditions as the DynamoDB store (every write conditional on the `lock_version` read, all or
  * nothing; leases taken, renewed and given up on the holder), on plain maps.
  */
-import { Compositions, type Page, type PageRequest, type Verification } from '@svc/core';
+import { Compositions, type Page, type PageRequest, Rollout, type Verification } from '@svc/core';
 
 type Store = Compositions.CompositionStore;
 type Operation = Compositions.Operation;
@@ -23,7 +23,7 @@ interface State {
 const opKey = (op: OperationRef) => `${op.composition_id}/${op.id}`;
 
 const unfinished = (op: Operation | undefined): op is Operation =>
-  op !== undefined && Compositions.isUnfinished(op);
+  op !== undefined && Rollout.isUnfinished(op);
 
 /** Newest first, `limit` at a time; the cursor is the index to read on from. */
 function newestFirst<T>(items: T[], at: (item: T) => string, page: PageRequest): Page<T> {
