@@ -46,7 +46,6 @@ const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulato
 const apiLogs = { entries: 0, bytes: 0 };
 const stack = await startStack({
   port: 0,
-  gatewayPort: 0,
   podReadyDelayMs,
   emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
   resourcePrefix: 'cost-',

@@ -54,7 +54,7 @@ export interface StackOptions {
   namespaces?: Catalog.NamespacePolicy;
   /** API port; 0 picks a free one. */
   port?: number;
-  /** Preview gateway port (default 8082); 0 picks a free one. */
+  /** Preview gateway port; absent or 0 picks a free one (`npm start` asks for 8082). */
   gatewayPort?: number;
   /** Keep state here across restarts (DynamoDB Local, fauxqs, the cluster); absent = in memory (tests). */
   stateDir?: string;
@@ -154,7 +154,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       startLocalCluster({
         host,
         port: 0,
-        gatewayPort: options.gatewayPort ?? 8082,
+        gatewayPort: options.gatewayPort ?? 0,
         podReadyDelayMs: options.podReadyDelayMs ?? 1000,
         ...(options.stateDir ? { dataDir: join(options.stateDir, 'cluster') } : {}),
       }),
