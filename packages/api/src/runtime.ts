@@ -1,5 +1,5 @@
 import { apiTimeouts, dynamodbCheck, runtimeFromEnvironment, sqsCheck, sqsDeadLetterQueue } from '@svc/aws';
-import { Auth, Forge, type MetricsSink, observedCompositionStore } from '@svc/core';
+import { Auth, Forge, jsonLog, type Log, type MetricsSink, observedCompositionStore } from '@svc/core';
 import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
 import { lazyClusterFromEnvironment } from '@svc/kube/lazy';
 import { type AppDeps, createApp } from './app.ts';
@@ -15,7 +15,7 @@ export function appFromEnvironment(
   options: {
     allowDev: boolean;
     /** Where log lines go; JSON on stdout by default. */
-    log?: (entry: Record<string, unknown>) => void;
+    log?: Log;
     /** Reports accepted compositions (the Lambda entry's embedded metrics). */
     metrics?: MetricsSink;
   },
@@ -41,7 +41,7 @@ export function appFromEnvironment(
     manifestLimits: runtime.manifestLimits,
     deadLetters: sqsDeadLetterQueue(runtime.clients.sqs, deadLetterQueueUrl),
     cluster,
-    log: options.log ?? ((entry) => console.log(JSON.stringify(entry))),
+    log: options.log ?? jsonLog((line) => process.stdout.write(`${line}\n`)),
     auth,
     ...(auth.mode === Auth.AuthMode.Oidc ? { identityProvider: openIdProvider(auth) } : {}),
     health: [

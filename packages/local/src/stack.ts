@@ -19,7 +19,9 @@ import {
   type Cluster,
   Compositions,
   Forge,
+  type Log,
   Resources,
+  silentLog,
   systemClock,
 } from '@svc/core';
 import { forgeWiring } from '@svc/github';
@@ -62,7 +64,7 @@ export interface StackOptions {
   emulators?: { dynamodbEndpoint: string; sqsEndpoint: string };
   /** Prefix for the table and queue names, isolating test files on shared emulators. */
   resourcePrefix?: string;
-  log?: (entry: Record<string, unknown>) => void;
+  log?: Log;
   /** Time for the API, worker and sweeps; tests move it instead of sleeping. */
   clock?: Clock;
   /** Run the queue poller (default true); tests of the queue itself turn it off. */
@@ -142,7 +144,7 @@ const region = 'us-east-1';
 
 /** The whole service on one machine: emulators (unless given), local cluster, resources, API, worker and schedules. */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const log = options.log ?? (() => {});
+  const log = options.log ?? silentLog;
   const host = options.host ?? '127.0.0.1';
   const cleanups: (() => Promise<void>)[] = [];
   const stop = async () => {
