@@ -56,5 +56,6 @@ export {
 export * as Resources from './resources.ts';
 export * as Rollout from './rollout/index.ts';
 export { type MetricsSink, observedCompositionStore, ServiceMetric } from './service-metrics.ts';
+export { parseEnvironment, SettingsError, variablePath } from './settings.ts';
 export { bodyLimits, bodyProblems, parseFields } from './validation.ts';
 export * as Verification from './verification/index.ts';

@@ -1,2 +1,2 @@
-export { gitHubAppFromEnvironment, webhookVerifierFromEnvironment } from './settings.ts';
+export { GitHubEnvironment } from './settings.ts';
 export { forgeWiring } from './wiring.ts';
