@@ -161,42 +161,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // It answers 503 until the stack is whole (catalog seeded, worker running), so nothing reaches
     // a half-started stack.
     const front = await startFront(options, host, log, cleanups);
-    const auth = await localAuth(
-      { mode: options.authMode ?? Auth.AuthMode.Dev, ...options.auth },
-      { host, publicOrigin: front.apiUrl },
-    );
-    if (auth.identityProvider) {
-      const provider = auth.identityProvider;
-      cleanups.push(() => provider.stop());
-    }
+    const auth = await startAuth(options, host, front.apiUrl, cleanups);
     const environment = stackEnvironment(options, infrastructure, front.forge, auth.environment);
     const settings = settingsFromEnvironment(ServiceSettings({ allowDev: true }), environment);
-    const grants = { workerTopics: settings.aws.manifestLimits.messageTopics };
-    const services = wireServices(settings, {
-      cluster: clusterFromSettings,
-      messaging: (aws) => {
-        const sns = createSnsClient(aws.settings);
-        enforceTopicGrants(sns, () => grants.workerTopics);
-        return snsSqsMessaging({ sqs: aws.clients.sqs, sns });
-      },
-      log,
-      timeouts: emulatorTimeouts,
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...(options.wrapJobs ? { wrapJobs: options.wrapJobs } : {}),
-      forgeSettings: { pollSeconds: 1, ...options.forgeSettings },
-    });
+    const { services, grantWorkerTopics } = wireStack(options, settings, log);
     const clients = { ...services.aws.clients, sns: createSnsClient(services.aws.settings) };
     await seedBeforeServing(options, services, clients, settings.auth);
-    const { app } = serviceApp(services, settings.auth, {
-      // One API process: a secret of its own for the agents' confirmations.
-      mcp: { secret: randomBytes(32).toString('base64url') },
-      // The console links a pull request to the local forge's page of it, not to github.com.
-      ...(front.forge ? { forgeWebUrl: front.forge.url } : {}),
-    });
-    front.serveWebhook(createWebhookApp(services));
-    auth.identityProvider?.register(`${front.apiUrl}/auth/callback`);
-    front.forge?.setWebhookUrl(`${front.apiUrl}/webhooks/forge`);
-    front.mintCiTokens(services);
+    const app = connectFront(front, services, settings.auth, auth.identityProvider);
     // Seeded once the API listens: the demo's log links name the port it actually got.
     if (options.seed !== false) await seedDemoCatalog(services, front.apiUrl);
     const worker = await startWorker(options, services, cleanups);
@@ -219,15 +190,72 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       cluster: services.cluster,
       localCluster: infrastructure.localCluster,
       ...worker,
-      grantWorkerTopics(topics) {
-        grants.workerTopics = topics;
-      },
+      grantWorkerTopics,
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** `localAuth`'s variables, and oidc mode's identity provider, stopped with the stack. */
+async function startAuth(options: StackOptions, host: string, publicOrigin: string, cleanups: Cleanups) {
+  const auth = await localAuth(
+    { mode: options.authMode ?? Auth.AuthMode.Dev, ...options.auth },
+    { host, publicOrigin },
+  );
+  const provider = auth.identityProvider;
+  if (provider) cleanups.push(() => provider.stop());
+  return auth;
+}
+
+/** The deployed wiring, with the stack's adapters: its SNS behind the worker's simulated grants, the emulators' deadlines, the test's clock and wrappers. */
+function wireStack(
+  options: StackOptions,
+  settings: ServiceSettings,
+  log: Log,
+): { services: StackServices; grantWorkerTopics: Stack['grantWorkerTopics'] } {
+  let workerTopics = settings.aws.manifestLimits.messageTopics;
+  const services = wireServices(settings, {
+    cluster: clusterFromSettings,
+    messaging: (aws) => {
+      const sns = createSnsClient(aws.settings);
+      enforceTopicGrants(sns, () => workerTopics);
+      return snsSqsMessaging({ sqs: aws.clients.sqs, sns });
+    },
+    log,
+    timeouts: emulatorTimeouts,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.wrapJobs ? { wrapJobs: options.wrapJobs } : {}),
+    forgeSettings: { pollSeconds: 1, ...options.forgeSettings },
+  });
+  return {
+    services,
+    grantWorkerTopics: (topics) => {
+      workerTopics = topics;
+    },
+  };
+}
+
+/** The API and the webhook behind the listening server, and the local forge and provider told where they are. */
+function connectFront(
+  front: Front,
+  services: StackServices,
+  auth: Auth.AuthSettings,
+  identityProvider: LocalIdentityProvider | null,
+): ReturnType<typeof serviceApp>['app'] {
+  const { app } = serviceApp(services, auth, {
+    // One API process: a secret of its own for the agents' confirmations.
+    mcp: { secret: randomBytes(32).toString('base64url') },
+    // The console links a pull request to the local forge's page of it, not to github.com.
+    ...(front.forge ? { forgeWebUrl: front.forge.url } : {}),
+  });
+  front.serveWebhook(createWebhookApp(services));
+  identityProvider?.register(`${front.apiUrl}/auth/callback`);
+  front.forge?.setWebhookUrl(`${front.apiUrl}/webhooks/forge`);
+  front.mintCiTokens(services);
+  return app;
 }
 
 /** What runs before the services are wired: the emulators, the local cluster, the table and queues. */
