@@ -1,7 +1,7 @@
 import type { Forge } from '@svc/core';
 import { gitHubForge } from './forge.ts';
 import type { GitHubSettings } from './settings.ts';
-import { webhookVerifier } from './signature.ts';
+import { webhookCheck } from './signature.ts';
 
 /** What a process needs of the app: the forge port, the webhook check, and what status may say of it. */
 export interface ForgeWiring {
@@ -15,7 +15,7 @@ export function forgeWiring(settings: GitHubSettings): ForgeWiring {
   const { app, webhookSecrets } = settings;
   return {
     forge: app ? gitHubForge(app) : null,
-    verify: webhookSecrets ? webhookVerifier(webhookSecrets) : null,
+    verify: webhookCheck(webhookSecrets),
     configuration: {
       app_id: app?.appId ?? null,
       webhook_secret: app !== null,

@@ -30,7 +30,7 @@ import {
   observedCompositionStore,
   systemClock,
 } from '@svc/core';
-import { forgeWiring } from '@svc/github';
+import { forgeWiring, webhookCheck } from '@svc/github';
 import type { ClusterSettings } from '@svc/kube/settings';
 import type { ServiceSettings, WorkerSettings } from './settings.ts';
 
@@ -153,6 +153,7 @@ export function wireWebhook(
     clock: adapters.clock ?? systemClock,
     forgeSettings: Forge.defaultForgeSettings,
     log: adapters.log,
-    verify: forgeWiring(settings.github).verify,
+    // The check alone: the webhook never acts on GitHub, so its bundle carries no GitHub client.
+    verify: webhookCheck(settings.github.webhookSecrets),
   };
 }
