@@ -32,7 +32,7 @@ import {
 } from '@svc/core';
 import { forgeWiring, webhookCheck } from '@svc/github';
 import type { ClusterSettings } from '@svc/kube/settings';
-import type { ServiceSettings, WorkerSettings } from './settings.ts';
+import type { ServiceSettings } from './settings.ts';
 
 /** The AWS clients of a process and the settings they were built with (for clients only some build). */
 interface AwsAccess {
@@ -103,7 +103,7 @@ function previewUrlOf(template: string): (id: string, domain: string) => string 
 
 /** Everything the API, the worker and the sweeps run on, from the settings and the process's adapters. */
 export function wireServices<TMessaging extends Messaging.MessagingPort | null>(
-  settings: Pick<ServiceSettings, 'aws' | 'github'> & Pick<WorkerSettings, 'kube'>,
+  settings: Pick<ServiceSettings, 'aws' | 'kube' | 'github'>,
   adapters: Adapters<TMessaging>,
 ): Services<TMessaging> {
   const aws = wireStorage(settings.aws, adapters);

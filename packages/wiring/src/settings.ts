@@ -47,7 +47,6 @@ export type ServiceSettings = v.InferOutput<ReturnType<typeof ServiceSettings>>;
 export const WorkerSettings = fromEnvironment(
   v.omit(partsOf({ cursorKey: true, deadLetterQueue: false, allowDev: false }), ['auth']),
 );
-export type WorkerSettings = v.InferOutput<typeof WorkerSettings>;
 
 const storageOnly = { cursorKey: false, deadLetterQueue: false, allowDev: false };
 
