@@ -42,12 +42,37 @@ export default {
     {
       name: 'services-point-inward',
       comment:
-        'api and worker are built on core (and on the adapters, see below); neither imports the other, the CLI or the local stack. The API mounts the MCP tools (`/mcp`).',
+        'api and worker are built on core (and on the adapters, through the wiring; see below); neither imports the other, the CLI or the local stack. The API mounts the MCP tools (`/mcp`).',
       severity: 'error',
       from: { path: workspace('api', 'worker'), pathNot: testCode },
       to: {
         path: '^packages/',
-        pathNot: [workspace('core', 'aws', 'kube', 'github', 'console', 'mcp'), '^packages/$1/'],
+        pathNot: [workspace('core', 'wiring', 'aws', 'kube', 'github', 'console', 'mcp'), '^packages/$1/'],
+      },
+    },
+    {
+      name: 'one-composition-root',
+      comment:
+        'The wiring builds what the API, the worker and the local stack run on, from the settings whose parts core, aws, kube and github declare; it knows no process around it. Adapters that only some processes load (the cluster client, SNS) are passed in, not imported.',
+      severity: 'error',
+      from: { path: workspace('wiring'), pathNot: testCode },
+      to: {
+        path: '^packages/',
+        pathNot: [workspace('core', 'aws', 'github', 'wiring'), '^packages/kube/src/settings\\.ts$'],
+      },
+    },
+    {
+      name: 'wiring-loads-no-cluster-client-or-sns',
+      comment:
+        'The API imports the wiring at every cold start: @kubernetes/client-node and the SNS client stay out of it (the API loads the cluster client lazily and has no SNS client at all; `npm run bench:bundle`).',
+      severity: 'error',
+      from: { path: workspace('wiring'), pathNot: testCode },
+      to: {
+        path: [
+          'node_modules/@kubernetes/client-node/',
+          'node_modules/@aws-sdk/client-sns/',
+          '^packages/aws/src/messaging\\.ts$',
+        ],
       },
     },
     {
@@ -75,7 +100,7 @@ export default {
     {
       name: 'adapters-only-at-composition-roots',
       comment:
-        'Handlers and steps see ports, not adapters: only the entries that wire a deployed process (the Lambda handlers, the API runtime, token issuing) pick the AWS, Kubernetes and GitHub implementations.',
+        'Handlers and steps see ports, not adapters: api and worker get theirs through the wiring (packages/wiring); only the entries of a deployed process (the Lambda handlers, the API runtime, the operator scripts) pick what differs between processes (the lazy or eager cluster, SNS, the Lambda log and metrics).',
       severity: 'error',
       from: {
         path: workspace('api', 'worker'),
@@ -85,7 +110,7 @@ export default {
           testCode,
         ],
       },
-      to: { path: workspace('aws', 'kube', 'github') },
+      to: { path: workspace('wiring', 'aws', 'kube', 'github') },
     },
     {
       name: 'cli-speaks-http-only',

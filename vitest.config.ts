@@ -17,6 +17,7 @@ const unitTests = [
   'packages/kube/src/**/*.test.ts',
   'packages/mcp/src/**/*.test.ts',
   'packages/github/src/**/*.test.ts',
+  'packages/wiring/src/**/*.test.ts',
   'packages/local-cluster/src/**/*.test.ts',
   'infra/**/*.test.ts',
   'stacks/**/*.test.ts',

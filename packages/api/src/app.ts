@@ -108,7 +108,7 @@ const loopbackOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly RouteSpec[] } {
   const app = new Hono<AppEnv>();
   const release = deps.build ?? { release: 'dev', commit: 'unknown' };
-  const serverLog = deps.log ?? ((entry: Record<string, unknown>) => console.error(JSON.stringify(entry)));
+  const serverLog = deps.log;
 
   app.use(async (c, next) => {
     const given = c.req.header('x-request-id');

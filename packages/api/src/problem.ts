@@ -29,15 +29,12 @@ export function problemResponse(c: Context<AppEnv>, error: ProblemError): Respon
 export function onError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ProblemError) return problemResponse(c, error);
   if (error instanceof DependencyUnavailableError) {
-    console.error(
-      JSON.stringify({
-        level: 'warn',
-        msg: 'dependency failed',
-        request_id: c.get('requestId'),
-        dependency: error.dependency,
-        error: error.message,
-      }),
-    );
+    c.get('log')({
+      level: 'warn',
+      msg: 'dependency failed',
+      dependency: error.dependency,
+      error: error.message,
+    });
     return problemResponse(
       c,
       new ProblemError(ErrorCode.DependencyUnavailable, 'A backing service did not answer; retry shortly.', {
@@ -45,16 +42,13 @@ export function onError(error: Error, c: Context<AppEnv>): Response {
       }),
     );
   }
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      msg: 'unhandled error',
-      request_id: c.get('requestId'),
-      method: c.req.method,
-      path: c.req.path,
-      error: { name: error.name, message: error.message, stack: error.stack },
-    }),
-  );
+  c.get('log')({
+    level: 'error',
+    msg: 'unhandled error',
+    method: c.req.method,
+    path: c.req.path,
+    error: { name: error.name, message: error.message, stack: error.stack },
+  });
   return problemResponse(
     c,
     new ProblemError(ErrorCode.Internal, `Unexpected error; report request id ${c.get('requestId')}.`),

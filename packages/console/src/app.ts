@@ -94,16 +94,13 @@ export function consoleApp(deps: ConsoleDeps): ConsoleApp {
         new ProblemError(ErrorCode.DependencyUnavailable, 'A backing service did not answer; retry shortly.'),
       );
     }
-    console.error(
-      JSON.stringify({
-        level: 'error',
-        msg: 'unhandled console error',
-        request_id: c.get('requestId'),
-        method: c.req.method,
-        path: c.req.path,
-        error: { name: error.name, message: error.message, stack: error.stack },
-      }),
-    );
+    c.get('log')({
+      level: 'error',
+      msg: 'unhandled console error',
+      method: c.req.method,
+      path: c.req.path,
+      error: { name: error.name, message: error.message, stack: error.stack },
+    });
     return errorPage(
       c,
       new ProblemError(ErrorCode.Internal, `Unexpected error; report request id ${c.get('requestId')}.`),

@@ -42,7 +42,7 @@ export function sourceRoutes(
       );
       // Previews waiting for this commit proceed now; a failure here is repaired by the reconciliation.
       await Forge.buildPublished(deps, build).catch((error: unknown) =>
-        deps.log?.({ level: 'warn', msg: 'waiting previews not triggered', error: String(error) }),
+        deps.log({ level: 'warn', msg: 'waiting previews not triggered', error: String(error) }),
       );
       return c.json(build, created ? 201 : 200);
     },
