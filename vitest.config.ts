@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** Projects whose tests talk to DynamoDB Local and fauxqs share one of each per run (see global setup). */
@@ -39,6 +40,13 @@ const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?:
 
 export default defineConfig({
   test: {
+    /**
+     * Most files spend their time waiting on a stack, the emulators or a browser, not on a core:
+     * two files at a time even on two cores (vitest's default there is one). Every suite picks its
+     * ports, state directory and table prefix afresh, so files never share anything but the
+     * emulators.
+     */
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { extends: false, test: { name: 'unit', include: unitTests, testTimeout: 30_000 } },
       pkg('aws', { needsEmulators: true, unitTestsInSrc: true }),
