@@ -55,5 +55,5 @@ export {
 export * as Resources from './resources.ts';
 export * as Rollout from './rollout/index.ts';
 export { type MetricsSink, observedCompositionStore, ServiceMetric } from './service-metrics.ts';
-export { bodyLimits, bodyProblems, parseFields } from './validation.ts';
+export { bodyLimits, bodyProblems, parseFields, parseQueryOrThrow } from './validation.ts';
 export * as Verification from './verification/index.ts';

@@ -4,8 +4,8 @@ export { type Build, BuildList, BuildView, PublishBuildBody } from './schema.ts'
 export {
   type BuildDeps,
   publish,
-  ResolveSourceQuery,
   resolveSource,
+  type SourceQuery,
   type SourceResolution,
   SourceResolutionView,
 } from './service.ts';

@@ -47,7 +47,12 @@ export const resolveSource = defineTool({
     'The commit a branch, tag or commit SHA of a repository names, and the build CI published for it (its build_id goes into overrides as {"build_id": …}). Not found means CI has not published that commit yet.',
   access: Access.Read,
   idempotent: true,
-  input: v.strictObject({ project: ResourceName, ...Builds.ResolveSourceQuery.entries }),
+  input: v.strictObject({
+    project: ResourceName,
+    repository: Builds.PublishBuildBody.entries.repository,
+    component: ResourceName,
+    ref: Builds.PublishBuildBody.entries.ref,
+  }),
   async run({ project, ...query }, { call }) {
     const answer = (await call({
       method: 'GET',
