@@ -13,7 +13,7 @@ const answered = () => new Response('handled');
 function echoing(): Handlers {
   const handlers: Record<string, unknown> = {};
   for (const id of Object.keys(operations)) {
-    handlers[id] = (c: unknown, request: unknown) => Response.json({ id, request });
+    handlers[id] = (_c: unknown, request: unknown) => Response.json({ id, request });
   }
   return handlers as Handlers;
 }

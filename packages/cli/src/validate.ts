@@ -29,10 +29,16 @@ function checkSchema(schema: v.GenericSchema<unknown, string>, value: string, pa
 /** A flag checked with the schema of the server field it becomes, the message naming the flag. */
 export const checkWith = (schema: v.GenericSchema<unknown, string>, value: string, flag: string) =>
   checkSchema(schema, value, flag);
-/** A `--file` body checked against the schema the server parses it with; problems name `--file/<pointer>`. */
-export function checkFileBody<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
+/**
+ * A `--file` body checked against the schema the server parses it with; problems name
+ * `--file/<pointer>`. The body goes out as the file wrote it.
+ */
+export function checkFileBody<S extends v.GenericSchema>(
+  schema: S,
+  body: unknown,
+): asserts body is v.InferInput<S> {
   const result = parseFields(schema, body);
-  if (result.success) return result.output;
+  if (result.success) return;
   const errors = result.errors.map((e) => ({ ...e, path: `--file${e.path}` }));
   throw new CliError(
     localProblem(

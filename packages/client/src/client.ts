@@ -15,7 +15,8 @@ import {
   type Reply,
   type Result,
 } from '@svc/contract/operation';
-import { type FieldError, parseFields } from '@svc/core';
+import type { FieldError } from '@svc/core';
+import { parseFields } from '@svc/core/validation';
 import * as v from 'valibot';
 import { ApiError, ClientCode, clientProblem, isProblem, type RequestSummary } from './errors.ts';
 

@@ -126,7 +126,7 @@ type BodyPart<O> = O extends { body: infer B extends Schema }
       : { form: v.InferInput<F> }
     : unknown;
 type HeaderPart<O> = O extends { headers: infer H }
-  ? { headers?: { readonly [K in keyof H]?: string } }
+  ? { headers?: { readonly [K in keyof H]?: string | undefined } }
   : unknown;
 
 /** What a call of the operation takes: `path`, `query`, `body` or `form` and `headers`, as it has them. */

@@ -1,5 +1,5 @@
 /** The probes outside `/v1`: health for load balancers and monitors, the server's build. */
-import { HealthReport, VersionView } from '@svc/core';
+import { HealthReport, VersionView } from '@svc/core/health';
 import type { OpenOperation } from '../operation.ts';
 
 const tag = 'service';

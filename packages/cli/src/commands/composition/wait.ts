@@ -15,7 +15,7 @@ const ended = new Set(['destroying', 'destroyed', 'expired']);
 /** The blockers the diagnosis recorded, so a failed wait says why; none if it cannot be read. */
 async function recordedBlockers(client: Api, id: string): Promise<Insight.DiagnosisView['blockers']> {
   try {
-    const { blockers } = await client.compositionDiagnosis(id);
+    const { blockers } = await client.call('getDiagnosis', { path: { id } });
     // The answer is typed, not validated: an answer of another shape names no blockers.
     return Array.isArray(blockers) ? blockers.filter((b) => typeof b?.message === 'string') : [];
   } catch {
@@ -39,14 +39,18 @@ export default defineCommand({
   async run({ flags, args, context }) {
     const id = checkId(args.id);
     const seconds = checkDuration(flags.timeout, '--timeout', { min: 1, max: maxWaitSeconds });
-    const client = api(context.http);
+    const client = api(context);
     const deadline = Date.now() + seconds * 1000;
     let last: Compositions.CompositionStatusView | undefined;
     let interval = 250;
     for (;;) {
       try {
         // One slow answer must not stretch the wait past its timeout.
-        last = await client.compositionStatus(id, Math.max(1, Math.ceil((deadline - Date.now()) / 1000)));
+        last = await client.call(
+          'getCompositionStatus',
+          { path: { id } },
+          { timeoutSeconds: Math.max(1, Math.ceil((deadline - Date.now()) / 1000)) },
+        );
       } catch (error) {
         // Once the composition is known, a transient failure (network, 5xx) is worth another poll.
         const transient =

@@ -27,11 +27,15 @@ export default defineCommand({
     ...pageFlags,
   },
   run: ({ flags, context }) =>
-    api(context.http).listForgeDeliveries({
-      project: flags.project === undefined ? undefined : checkName(flags.project, '--project'),
-      repository:
-        flags.repository === undefined ? undefined : checkWith(Repository, flags.repository, '--repository'),
-      limit: checkLimit(flags.limit),
-      after: checkCursor(flags.after),
+    api(context).call('listForgeDeliveries', {
+      query: {
+        project: flags.project === undefined ? undefined : checkName(flags.project, '--project'),
+        repository:
+          flags.repository === undefined
+            ? undefined
+            : checkWith(Repository, flags.repository, '--repository'),
+        limit: checkLimit(flags.limit),
+        after: checkCursor(flags.after),
+      },
     }),
 });
