@@ -1,3 +1,4 @@
+import { clientOver, type Transport } from '@svc/client';
 import { type OperationId, operations } from '@svc/contract';
 import { Auth } from '@svc/core';
 import { Hono } from 'hono';
@@ -65,5 +66,34 @@ describe('binding the contract', () => {
       detail: 'limit: must be an integer from 1 to 200',
       errors: [{ path: 'limit', message: 'must be an integer from 1 to 200' }],
     });
+  });
+
+  it('reads what the typed client sends: encoded segments, typed query values, headers and the JSON body', async () => {
+    const hono = app(echoing());
+    const inProcess: Transport = async (request) => {
+      const search = new URLSearchParams(request.query);
+      const response = await hono.request(`${request.path}?${search}`, {
+        method: request.method,
+        headers: { ...request.headers, 'content-type': 'application/json' },
+        ...(request.json === undefined ? {} : { body: JSON.stringify(request.json) }),
+      });
+      return { status: response.status, headers: {}, body: await response.json() };
+    };
+    const client = clientOver(inProcess);
+    const policy = await client.send('getPreviewPolicy', {
+      path: { project: 'demo', repository: 'acme/web' },
+    });
+    expect(policy.body).toEqual({
+      id: 'getPreviewPolicy',
+      request: { path: { project: 'demo', repository: 'acme/web' }, query: {} },
+    });
+    const logs = await client.send('getComponentLogs', {
+      path: { id: 'c-1', component: 'service-b' },
+      query: { previous: false, since_seconds: 60 },
+    });
+    expect(logs.body).toMatchObject({ request: { query: { previous: false, since_seconds: 60 } } });
+    const body = { expected_generation: 2, overrides: {} };
+    const update = await client.send('updateComposition', { path: { id: 'c-1' }, body });
+    expect(update.body).toMatchObject({ id: 'updateComposition', request: { body } });
   });
 });

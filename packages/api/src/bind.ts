@@ -25,14 +25,14 @@ import { readJson } from './request.ts';
 type Answer = Response | Promise<Response>;
 
 /** What a /v1 handler gets besides the context: the request as the contract reads it. */
-export interface RequestParts<O> {
+interface RequestParts<O> {
   path: ParsedPath<O>;
   query: ParsedQuery<O>;
   /** The JSON body, for an operation that takes one; its use case parses it. */
   body: unknown;
 }
 
-export type Handler<O> = O extends ApiOperation
+type Handler<O> = O extends ApiOperation
   ? (c: Context<AppEnv>, request: RequestParts<O>) => Answer
   : (c: Context<AppEnv>) => Answer;
 

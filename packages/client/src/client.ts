@@ -20,7 +20,7 @@ import { parseFields } from '@svc/core/validation';
 import * as v from 'valibot';
 import { ApiError, ClientCode, clientProblem, isProblem, type RequestSummary } from './errors.ts';
 
-export type WireMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type WireMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A request as a transport sends it. */
 export interface WireRequest extends RequestSummary {
@@ -49,7 +49,7 @@ export interface WireAnswer {
 /** Sends a request and answers whatever came back; throws only when nothing did. */
 export type Transport = (request: WireRequest) => Promise<WireAnswer>;
 
-export interface CallOptions {
+interface CallOptions {
   timeoutSeconds?: number;
 }
 

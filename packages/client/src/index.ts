@@ -13,14 +13,12 @@ import { type FetchTransportOptions, fetchTransport } from './fetch-transport.ts
 
 export {
   bindClient,
-  type CallOptions,
   type Client,
   type Transport,
   type WireAnswer,
-  type WireMethod,
   type WireRequest,
 } from './client.ts';
-export { ApiError, ClientCode, clientProblem, isProblem, type RequestSummary } from './errors.ts';
+export { ApiError, ClientCode, type RequestSummary } from './errors.ts';
 export { type FetchTransportOptions, fetchTransport } from './fetch-transport.ts';
 
 export type ServiceClient = Client<Operations>;

@@ -17,17 +17,12 @@ import { sourceOperations } from './operations/sources.ts';
 
 export {
   type ApiOperation,
-  type Input,
   isOpen,
-  type Method,
-  type OpenOperation,
   type Operation,
   type OperationTable,
   type ParsedPath,
   type ParsedQuery,
   pathParamNames,
-  type Reply,
-  type Result,
 } from './operation.ts';
 export { pageOf } from './query.ts';
 export {

@@ -57,7 +57,7 @@ const problemSchema: Json = {
 };
 
 /** Problem codes any authenticated operation may answer with. */
-export const commonErrors: readonly ErrorCode[] = [
+const commonErrors: readonly ErrorCode[] = [
   ErrorCode.Unauthenticated,
   ErrorCode.Forbidden,
   ErrorCode.Internal,

@@ -7,7 +7,7 @@
 import type { Auth, ErrorCode } from '@svc/core';
 import type * as v from 'valibot';
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * A path segment's rule. A value it refuses cannot name anything that exists, so the API answers
@@ -22,7 +22,7 @@ export interface PathParam {
 }
 
 /** A request header the operation reads, optional like every one of them. */
-export interface HeaderParam {
+interface HeaderParam {
   readonly schema: v.GenericSchema<string, string>;
   readonly description: string;
 }
@@ -102,13 +102,12 @@ export function pathParamNames(path: string): string[] {
   return [...path.matchAll(/\{([a-z_]+)\}/g)].map((match) => match[1] as string);
 }
 
-export const successStatuses = [200, 201, 202, 204] as const;
-type SuccessStatus = (typeof successStatuses)[number];
+type SuccessStatus = 200 | 201 | 202 | 204;
 
 type Schema = v.GenericSchema;
 
 /** The typed values of a query: optional where the parameter is. */
-export type QueryValues<Q extends Schema> = {
+type QueryValues<Q extends Schema> = {
   [K in keyof v.InferInput<Q>]: K extends keyof v.InferOutput<Q> ? v.InferOutput<Q>[K] : never;
 };
 

@@ -5,7 +5,5 @@ export {
   type BuildDeps,
   publish,
   resolveSource,
-  type SourceQuery,
-  type SourceResolution,
   SourceResolutionView,
 } from './service.ts';

@@ -7,7 +7,6 @@ export {
 } from './namespaces.ts';
 export type { CatalogStore } from './ports.ts';
 export {
-  type ApplyResult,
   ApplyView,
   Baseline,
   BaselineView,
