@@ -6,7 +6,7 @@
  */
 import type { Client } from '@svc/client/bind';
 import type { OperationId, Operations } from '@svc/contract';
-import { serviceOperations } from '@svc/contract/service';
+import { getVersion } from '@svc/contract/service';
 import { cliClient, requestOf } from './client.ts';
 import type { Context } from './context.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from './errors.ts';
@@ -39,7 +39,7 @@ function isNoRoute(error: unknown): error is CliError {
  * server runs (`GET /version`) and that the command needs a newer one, instead of a bare 404.
  */
 async function serverTooOld(context: Context, error: CliError): Promise<CliError> {
-  const server = await cliClient(serviceOperations, context.transport)
+  const server = await cliClient({ getVersion }, context.transport)
     .call('getVersion', undefined, { timeoutSeconds: 3 })
     .catch(() => null);
   const runs = server

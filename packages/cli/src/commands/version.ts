@@ -1,4 +1,4 @@
-import { serviceOperations } from '@svc/contract/service';
+import { getVersion } from '@svc/contract/service';
 import { cliClient } from '../client.ts';
 import { defineCommand } from '../command.ts';
 import { CliError } from '../errors.ts';
@@ -15,8 +15,8 @@ export default defineCommand({
     const cli = { ...cliBuild, node: process.version };
     const api_url = context.apiUrl.href.replace(/\/$/, '');
     try {
-      // Only the probes are bound: svc version loads none of the other operations.
-      const server = await cliClient(serviceOperations, context.transport).call('getVersion', undefined, {
+      // Only this operation is bound: svc version loads none of the others.
+      const server = await cliClient({ getVersion }, context.transport).call('getVersion', undefined, {
         timeoutSeconds: 3,
       });
       return { cli, api_url, server, server_problem: null };
