@@ -3,6 +3,7 @@
  * round trip and the message names the flag. The rules themselves come from `@svc/core` (name
  * schemas, image syntax, durations, the override limit), never restated.
  */
+import { pageParams } from '@svc/contract/query';
 import {
   CompositionName,
   Compositions,
@@ -10,7 +11,6 @@ import {
   Id,
   Idempotency,
   imageProblem,
-  maxPageSize,
   parseDuration,
   parseFields,
   ResourceName,
@@ -88,16 +88,19 @@ export function checkInteger(text: string, flag: string, bounds: { min: number; 
   return value;
 }
 
-export const checkLimit = (text: string | undefined) =>
-  text === undefined ? undefined : checkInteger(text, '--limit', { min: 1, max: maxPageSize });
-
-export function checkCursor(text: string | undefined): string | undefined {
-  if (text === undefined) return undefined;
-  if (!/^[A-Za-z0-9_-]{1,2048}$/.test(text)) {
-    throw invalidArgument('--after', 'must be a next_cursor value from a previous page');
-  }
-  return text;
+/** A paging flag read by the query parameter's own schema: the rule and its message are the server's. */
+function checkPage<S extends v.GenericSchema<string | undefined, unknown>>(
+  schema: S,
+  text: string | undefined,
+  flag: string,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, text);
+  if (!result.success) throw invalidArgument(flag, result.issues[0]?.message ?? 'invalid value');
+  return result.output;
 }
+
+export const checkLimit = (text: string | undefined) => checkPage(pageParams.limit, text, '--limit');
+export const checkCursor = (text: string | undefined) => checkPage(pageParams.after, text, '--after');
 
 export function checkIdempotencyKey(key: string): string {
   if (!Idempotency.isValidKey(key)) {
