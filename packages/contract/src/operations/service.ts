@@ -6,7 +6,7 @@ import type { OpenOperation } from '../operation.ts';
 const tag = 'service';
 
 /** Each its own declaration, so a program that binds only `getVersion` (`svc version`) loads no more. */
-export const getHealth = {
+const getHealth = {
   method: 'get',
   path: '/healthz',
   summary: 'Each dependency (DynamoDB, SQS, the clusters) with its latency, and the auth mode.',
