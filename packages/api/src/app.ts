@@ -20,13 +20,13 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { requestId } from 'hono/request-id';
-import { secureHeaders } from 'hono/secure-headers';
 import { authenticate, browserAuth } from './auth.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
 import { signInHandlers } from './auth-server.ts';
 import { bindOperations } from './bind.ts';
 import { docsRoutes } from './docs.ts';
 import type { AppEnv } from './env.ts';
+import { answerHeaders } from './headers.ts';
 import { type McpSettings, mcpEndpoint } from './mcp.ts';
 import { onError, problemResponse } from './problem.ts';
 import { catalogHandlers } from './routes/catalog.ts';
@@ -99,21 +99,6 @@ const loopbackOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
-
-/** Every answer: never sniffed into another media type. The console adds its pages' own headers. */
-const answerHeaders = secureHeaders({
-  xContentTypeOptions: true,
-  crossOriginResourcePolicy: false,
-  crossOriginOpenerPolicy: false,
-  originAgentCluster: false,
-  referrerPolicy: false,
-  strictTransportSecurity: false,
-  xDnsPrefetchControl: false,
-  xDownloadOptions: false,
-  xFrameOptions: false,
-  xPermittedCrossDomainPolicies: false,
-  xXssProtection: false,
-});
 
 /** A known path asked with a method it does not serve; `Allow` lists what it does (HEAD goes without saying). */
 function methodProblem(c: Context<AppEnv>, methods: string[]): Response {
