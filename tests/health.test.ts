@@ -51,4 +51,3 @@ describe('what every answer carries (Hono request-id and secure-headers)', () =>
     expect(replaced.body.instance).toBe(replaced.headers.get('x-request-id'));
   });
 });
-
