@@ -85,16 +85,13 @@ export function bindOperations(app: Hono<AppEnv>, handlers: Handlers): void {
   const given: Record<string, unknown> = handlers;
   const missing = Object.keys(declared).filter((id) => typeof given[id] !== 'function');
   const unknown = Object.keys(given).filter((id) => !Object.hasOwn(declared, id));
-  if (missing.length || unknown.length) {
-    throw new Error(
-      `the API cannot start: ${[
-        missing.length ? `no handler for ${missing.join(', ')}` : '',
-        unknown.length ? `handlers for operations the contract does not declare: ${unknown.join(', ')}` : '',
-      ]
-        .filter(Boolean)
-        .join('; ')}`,
-    );
-  }
+  const problems = [
+    ...(missing.length ? [`no handler for ${missing.join(', ')}`] : []),
+    ...(unknown.length
+      ? [`handlers for operations the contract does not declare: ${unknown.join(', ')}`]
+      : []),
+  ];
+  if (problems.length) throw new Error(`the API cannot start: ${problems.join('; ')}`);
   for (const [id, operation] of Object.entries(declared)) {
     const handler = given[id];
     const path = operation.path.replace(/\{([a-z_]+)\}/g, ':$1');
