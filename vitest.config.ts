@@ -11,6 +11,8 @@ const emulatorSetup = ['packages/local/src/testing/global-setup.ts'];
  */
 const unitTests = [
   'packages/core/src/**/*.test.ts',
+  'packages/contract/src/**/*.test.ts',
+  'packages/client/src/**/*.test.ts',
   'packages/api/src/**/*.test.ts',
   'packages/console/src/**/*.test.ts',
   'packages/aws/src/**/*.test.ts',

@@ -1,5 +1,6 @@
 import { DependencyUnavailableError, ErrorCode, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
+import type { StatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from './env.ts';
 
 const problemContentType = 'application/problem+json';
@@ -17,12 +18,14 @@ function problemBody(error: ProblemError, instance: string) {
   };
 }
 
+/** Through the context, so the headers the middlewares set (x-request-id) go out with it. */
 export function problemResponse(c: Context<AppEnv>, error: ProblemError): Response {
-  const headers: Record<string, string> = { ...error.headers, 'content-type': problemContentType };
-  return new Response(JSON.stringify(problemBody(error, c.get('requestId'))), {
-    status: error.status,
+  const headers = { ...error.headers, 'content-type': problemContentType };
+  return c.newResponse(
+    JSON.stringify(problemBody(error, c.get('requestId'))),
+    error.status as StatusCode,
     headers,
-  });
+  );
 }
 
 /** The one place errors become HTTP. A backing service failing is a 503; anything else unexpected is a bug: 500, no internals. */

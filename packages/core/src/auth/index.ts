@@ -66,7 +66,6 @@ export {
   end as endSignIn,
   list as listSignIns,
   SignInList,
-  SignInView,
 } from './sign-ins.ts';
 export {
   IssuedToken,

@@ -1,9 +1,17 @@
-/** The OpenAPI 3.1 document, generated from the route registry and the valibot schemas in core. */
+/** The OpenAPI 3.1 document, generated from the operations of the contract and the valibot schemas in core. */
 import { bodyLimits, ErrorCode, errorCatalog } from '@svc/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import type { OutsideResponse, OutsideRoute } from './outside-routes.ts';
-import { commonErrors, type QueryParam, type RouteSpec, statusesOf } from './registry.ts';
+import { operations } from './index.ts';
+import {
+  type Answer,
+  type ApiOperation,
+  isOpen,
+  type OpenOperation,
+  type Operation,
+  pathParamNames,
+  type QuerySchema,
+} from './operation.ts';
 
 type Json = Record<string, unknown>;
 
@@ -48,6 +56,18 @@ const problemSchema: Json = {
   },
 };
 
+/** Problem codes any authenticated operation may answer with. */
+const commonErrors: readonly ErrorCode[] = [
+  ErrorCode.Unauthenticated,
+  ErrorCode.Forbidden,
+  ErrorCode.Internal,
+  ErrorCode.DependencyUnavailable,
+];
+
+function statusesOf(codes: readonly ErrorCode[]): number[] {
+  return [...new Set(codes.map((code) => errorCatalog[code].status))].sort();
+}
+
 /** Bearer works everywhere; a session cookie needs the CSRF header on a change. */
 function securityOf(method: string): Json[] {
   return method === 'get' ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }, { session: [], csrf: [] }];
@@ -66,7 +86,7 @@ function problemResponses(codes: readonly ErrorCode[]): Record<string, Json> {
   return responses;
 }
 
-function outsideResponse(response: OutsideResponse): Json {
+function answer(response: Answer): Json {
   if (response.json) {
     return {
       description: response.description,
@@ -83,115 +103,120 @@ function outsideResponse(response: OutsideResponse): Json {
   return { description: response.description };
 }
 
-/** A route outside /v1: no bearer token (`security: []`); `x-permission: none`, `x-proof` says what stands in. */
-function outsideOperation(route: OutsideRoute): Json {
+const optionalTypes = new Set(['optional', 'exact_optional', 'nullish', 'undefinedable']);
+
+/**
+ * A parameter as the document describes it: its schema is the typed side of the valibot schema
+ * (`limit` is an integer, though the query carries digits), its description the schema's own.
+ */
+function parameter(name: string, location: 'query' | 'header', schema: v.GenericSchema): Json {
+  const { description, ...json } = schemaOf(schema, 'output');
+  return {
+    name,
+    in: location,
+    required: location === 'query' && !optionalTypes.has(schema.type),
+    description,
+    schema: json,
+  };
+}
+
+function queryParameters(query: QuerySchema | undefined): Json[] {
+  return Object.entries(query?.entries ?? {}).map(([name, schema]) => parameter(name, 'query', schema));
+}
+
+/** An operation outside /v1: no bearer token (`security: []`); `x-permission: none`, `x-proof` says what stands in. */
+function openOperation(operationId: string, operation: OpenOperation): Json {
   const codes = [
-    ...(route.signInOnly ? [ErrorCode.NotFound] : []),
-    ...(route.form && !route.formOptional ? [ErrorCode.UnsupportedMediaType] : []),
-    ...(route.problems ?? []),
+    ...(operation.signInOnly ? [ErrorCode.NotFound] : []),
+    ...(operation.form && !operation.formOptional ? [ErrorCode.UnsupportedMediaType] : []),
+    ...(operation.errors ?? []),
   ];
   const responses = {
-    ...Object.fromEntries(Object.entries(route.responses).map(([s, r]) => [s, outsideResponse(r)])),
+    ...Object.fromEntries(Object.entries(operation.responses).map(([s, r]) => [s, answer(r)])),
     ...problemResponses(codes),
   };
+  const parameters = queryParameters(operation.query);
   return {
-    operationId: route.operationId,
-    summary: route.summary,
-    tags: [route.tag],
-    ...(route.query?.length ? { parameters: route.query.map(optional('query')) } : {}),
-    ...(route.form
+    operationId,
+    summary: operation.summary,
+    tags: [operation.tag],
+    ...(parameters.length ? { parameters } : {}),
+    ...(operation.form
       ? {
           requestBody: {
-            required: !route.formOptional,
-            content: { 'application/x-www-form-urlencoded': { schema: schemaOf(route.form, 'input') } },
+            required: !operation.formOptional,
+            content: { 'application/x-www-form-urlencoded': { schema: schemaOf(operation.form, 'input') } },
           },
         }
       : {}),
     responses,
     'x-permission': 'none',
-    'x-proof': route.proof,
+    'x-proof': operation.proof,
     security: [],
   };
 }
 
-/** An optional query or header parameter. */
-const optional =
-  (location: 'query' | 'header') =>
-  ({ name, description, schema }: QueryParam): Json => ({
+/** An operation under /v1: its parameters, success answers and every problem it may answer. */
+function apiOperation(operationId: string, operation: ApiOperation): Json {
+  const pathParams = pathParamNames(operation.path).map((name) => ({
     name,
-    in: location,
-    required: false,
-    description,
-    schema,
-  });
-
-/** A /v1 route of the registry: its parameters, success answers and every problem it may answer. */
-function v1Operation(route: RouteSpec): Json {
-  const pathParams = [...route.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => ({
-    name: m[1],
     in: 'path',
     required: true,
     schema: { type: 'string' },
   }));
   const parameters = [
     ...pathParams,
-    ...(route.query ?? []).map(optional('query')),
-    ...(route.headers ?? []).map(optional('header')),
+    ...queryParameters(operation.query),
+    ...Object.entries(operation.headers ?? {}).map(([name, header]) => ({
+      ...parameter(name, 'header', header.schema),
+      description: header.description,
+    })),
   ];
-  const responses: Record<string, Json> = {};
-  for (const [status, response] of Object.entries(route.responses)) {
-    responses[status] = {
-      description: response.description,
-      ...(response.schema
-        ? { content: { 'application/json': { schema: schemaOf(response.schema, 'output') } } }
-        : {}),
-    };
-  }
   const codes: ErrorCode[] = [
     ...new Set([
-      ...(route.public ? [] : commonErrors),
-      ...(route.body ? bodyErrors : []),
+      ...commonErrors,
+      ...(operation.body ? bodyErrors : []),
       ...(pathParams.length ? [ErrorCode.NotFound] : []),
-      ...(route.query?.length ? [ErrorCode.InvalidQuery] : []),
+      ...(operation.query ? [ErrorCode.InvalidQuery] : []),
       // Every change is counted per identity (docs/auth.md, "Limits"), whatever the route.
-      ...(route.public || route.method === 'get' ? [] : [ErrorCode.RateLimited]),
-      ...(route.errors ?? []),
+      ...(operation.method === 'get' ? [] : [ErrorCode.RateLimited]),
+      ...(operation.errors ?? []),
     ]),
   ];
-  Object.assign(responses, problemResponses(codes));
+  const responses = {
+    ...Object.fromEntries(Object.entries(operation.responses).map(([s, r]) => [s, answer(r)])),
+    ...problemResponses(codes),
+  };
   return {
-    operationId: route.operationId,
-    summary: route.summary,
-    tags: [route.tag],
+    operationId,
+    summary: operation.summary,
+    tags: [operation.tag],
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body
+    ...(operation.body
       ? {
           requestBody: {
             required: true,
             description: `At most ${bodyLimits.maxBytes / 1024} KiB, nested at most ${bodyLimits.maxDepth} levels; the keys __proto__, constructor and prototype are refused anywhere.`,
-            content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
+            content: { 'application/json': { schema: schemaOf(operation.body, 'input') } },
           },
         }
       : {}),
     responses,
-    'x-permission': route.permission,
-    security: route.public ? [] : securityOf(route.method),
+    'x-permission': operation.permission,
+    security: securityOf(operation.method),
   };
 }
 
-export function openApiDocument(
-  routes: readonly RouteSpec[],
-  outside: readonly OutsideRoute[],
-  info: { version: string },
-): Json {
+function describe(operationId: string, operation: Operation): Json {
+  return isOpen(operation) ? openOperation(operationId, operation) : apiOperation(operationId, operation);
+}
+
+/** The document of every operation, at the server's release. */
+export function openApiDocument(info: { version: string }): Json {
   const paths: Record<string, Record<string, Json>> = {};
-  for (const route of outside) {
-    paths[route.path] ??= {};
-    (paths[route.path] as Record<string, Json>)[route.method] = outsideOperation(route);
-  }
-  for (const route of routes) {
-    paths[route.path] ??= {};
-    (paths[route.path] as Record<string, Json>)[route.method] = v1Operation(route);
+  for (const [operationId, operation] of Object.entries(operations)) {
+    paths[operation.path] ??= {};
+    (paths[operation.path] as Record<string, Json>)[operation.method] = describe(operationId, operation);
   }
   return {
     openapi: '3.1.0',

@@ -1,105 +1,53 @@
 /**
- * The routes outside `/v1`, as the OpenAPI document describes them: the health and version probes
- * (app.ts) and the sign-in endpoints (auth-server.ts). None takes a bearer token: they are open, or
- * prove the caller by what they carry (a password, an authorization code, a refresh token, the
- * session cookie with its CSRF token). tests/openapi-contract.test.ts and
- * tests/openapi-sign-in.test.ts check real answers of each against this description.
+ * The service as its own OAuth 2.0 authorization server for its CLI, and the sign-in pages of
+ * browser sessions. None takes a bearer token: each is open, or proves the caller by what it carries
+ * (a password, an authorization code, a refresh token, the session cookie with its CSRF token).
  */
-import { Auth, ErrorCode, HealthReport, VersionView } from '@svc/core';
-import type * as v from 'valibot';
-import type { QueryParam } from './registry.ts';
+import { Auth, ErrorCode } from '@svc/core';
+import * as v from 'valibot';
+import type { Answer, OpenOperation } from '../operation.ts';
+import { textParam } from '../query.ts';
 
-export interface OutsideResponse {
-  description: string;
-  /** A JSON body of this shape. */
-  json?: v.GenericSchema;
-  /** An HTML page (a sign-in page, its retry, a message). */
-  html?: true;
-  /** A redirect: where to, in `Location`. */
-  redirect?: true;
-}
+const tag = 'sign-in';
+const page = (description: string) => ({ description, html: true }) as const satisfies Answer;
+const redirect = (description: string) => ({ description, redirect: true }) as const satisfies Answer;
+const oauthError = (description: string) =>
+  ({ description, json: Auth.OAuthErrorView }) as const satisfies Answer;
+const returnTo = v.optional(
+  textParam('A path on this service to land on once signed in; anything else lands on the console.'),
+);
+const oauth = (name: string) => v.optional(textParam(`OAuth ${name} (RFC 6749, RFC 7636).`));
 
-export interface OutsideRoute {
-  method: 'get' | 'post';
-  path: string;
-  operationId: string;
-  summary: string;
-  tag: 'service' | 'sign-in';
-  /** Answered 404 `not_found` by installations without browser sign-in (dev, token, shared-token, anonymous). */
-  signInOnly?: true;
-  query?: QueryParam[];
-  /** An `application/x-www-form-urlencoded` body of this shape (other media types: 415). */
-  form?: v.GenericSchema;
-  /** The form may be left out (any other body is then ignored, not refused). */
-  formOptional?: true;
-  responses: Record<number, OutsideResponse>;
-  /** Problem codes answered besides the sign-in routes' 404 and a form's 415. */
-  problems?: ErrorCode[];
-  /** What the caller proves instead of a bearer token. */
-  proof: string;
-}
-
-const page = (description: string): OutsideResponse => ({ description, html: true });
-const redirect = (description: string): OutsideResponse => ({ description, redirect: true });
-const oauthError = (description: string): OutsideResponse => ({ description, json: Auth.OAuthErrorView });
-const returnTo: QueryParam = {
-  name: 'return_to',
-  description: 'A path on this service to land on once signed in; anything else lands on the console.',
-  schema: { type: 'string' },
-};
-
-export const outsideRoutes: readonly OutsideRoute[] = [
-  {
-    method: 'get',
-    path: '/healthz',
-    operationId: 'getHealth',
-    summary: 'Each dependency (DynamoDB, SQS, the clusters) with its latency, and the auth mode.',
-    tag: 'service',
-    proof: 'none: open to load balancers and monitors',
-    responses: {
-      200: { description: 'Every dependency answers.', json: HealthReport },
-      503: { description: 'A dependency does not answer (status degraded).', json: HealthReport },
-    },
-  },
-  {
-    method: 'get',
-    path: '/version',
-    operationId: 'getVersion',
-    summary: "The server's release and commit.",
-    tag: 'service',
-    proof: 'none',
-    responses: { 200: { description: 'Release and commit.', json: VersionView } },
-  },
-  {
+export const signInOperations = {
+  getAuthConfig: {
     method: 'get',
     path: '/auth/config',
-    operationId: 'getAuthConfig',
     summary:
       "How to sign in here (mode, OAuth endpoints, lifetimes) and the browser's session with its CSRF token.",
-    tag: 'sign-in',
+    tag,
     proof: 'none; the session cookie, when sent, adds the session and its CSRF token',
     responses: { 200: { description: 'The configuration.', json: Auth.AuthConfigView } },
   },
-  {
+
+  signInPage: {
     method: 'get',
     path: '/auth/login',
-    operationId: 'signInPage',
     summary: 'The sign-in page (password mode), or a redirect to the identity provider (oidc mode).',
-    tag: 'sign-in',
+    tag,
     signInOnly: true,
     proof: 'none',
-    query: [returnTo],
+    query: v.object({ return_to: returnTo }),
     responses: {
       200: page('The password form.'),
       302: redirect("To the identity provider's authorization endpoint."),
     },
   },
-  {
+
+  signInWithPassword: {
     method: 'post',
     path: '/auth/login',
-    operationId: 'signInWithPassword',
     summary: 'Signs a person in with a password and sets the session cookie (password mode).',
-    tag: 'sign-in',
+    tag,
     signInOnly: true,
     proof: "the person's password",
     form: Auth.PasswordSignInForm,
@@ -110,12 +58,12 @@ export const outsideRoutes: readonly OutsideRoute[] = [
       429: page('The form again: too many attempts for this name; Retry-After says when.'),
     },
   },
-  {
+
+  signInCallback: {
     method: 'get',
     path: '/auth/callback',
-    operationId: 'signInCallback',
     summary: "The identity provider's redirect back (oidc mode): checks its answer, sets the session cookie.",
-    tag: 'sign-in',
+    tag,
     signInOnly: true,
     proof: "the provider's authorization response and this browser's pending sign-in cookie",
     responses: {
@@ -124,12 +72,12 @@ export const outsideRoutes: readonly OutsideRoute[] = [
       403: page('This user is disabled.'),
     },
   },
-  {
+
+  signOut: {
     method: 'post',
     path: '/auth/logout',
-    operationId: 'signOut',
     summary: 'Ends the browser session and clears its cookie.',
-    tag: 'sign-in',
+    tag,
     signInOnly: true,
     proof: "the session cookie and its CSRF token (csrf_token), with this service's Origin",
     form: Auth.LogoutForm,
@@ -138,42 +86,38 @@ export const outsideRoutes: readonly OutsideRoute[] = [
       204: { description: 'Signed out.' },
       303: redirect('Signed out: to return_to.'),
     },
-    problems: [ErrorCode.CsrfRejected],
+    errors: [ErrorCode.CsrfRejected],
   },
-  {
+
+  authorize: {
     method: 'get',
     path: '/auth/authorize',
-    operationId: 'authorize',
     summary:
       "The CLI's authorization request (OAuth 2.0 code flow with PKCE, loopback redirect): asks a signed-in person to consent.",
-    tag: 'sign-in',
+    tag,
     signInOnly: true,
     proof: 'the session cookie (else a redirect to /auth/login)',
-    query: [
-      'response_type',
-      'client_id',
-      'redirect_uri',
-      'code_challenge',
-      'code_challenge_method',
-      'state',
-      'cancel',
-    ].map((name) => ({
-      name,
-      description: `OAuth ${name} (RFC 6749, RFC 7636).`,
-      schema: { type: 'string' },
-    })),
+    query: v.object({
+      response_type: oauth('response_type'),
+      client_id: oauth('client_id'),
+      redirect_uri: oauth('redirect_uri'),
+      code_challenge: oauth('code_challenge'),
+      code_challenge_method: oauth('code_challenge_method'),
+      state: oauth('state'),
+      cancel: oauth('cancel'),
+    }),
     responses: {
       200: page('The consent page.'),
       303: redirect('To /auth/login first, or back to the CLI with an error (access_denied when cancelled).'),
       400: page('client_id or redirect_uri is not the CLI on a loopback address: nothing is sent there.'),
     },
   },
-  {
+
+  authorizeDecision: {
     method: 'post',
     path: '/auth/authorize',
-    operationId: 'authorizeDecision',
     summary: "The consent page's answer: a code for Allow, access_denied for Cancel.",
-    tag: 'sign-in',
+    tag,
     signInOnly: true,
     proof: "the session cookie and its CSRF token (csrf_token), with this service's Origin",
     form: Auth.AuthorizeDecisionForm,
@@ -183,12 +127,12 @@ export const outsideRoutes: readonly OutsideRoute[] = [
       403: page("The answer did not come from this service's own page."),
     },
   },
-  {
+
+  token: {
     method: 'post',
     path: '/auth/token',
-    operationId: 'token',
     summary: 'Trades an authorization code (with its PKCE verifier) or a refresh token for tokens.',
-    tag: 'sign-in',
+    tag,
     signInOnly: true,
     proof: 'the authorization code and PKCE verifier, or the refresh token',
     form: Auth.TokenRequestForm,
@@ -198,12 +142,12 @@ export const outsideRoutes: readonly OutsideRoute[] = [
       401: oauthError('invalid_client: client_id is not the CLI.'),
     },
   },
-  {
+
+  revoke: {
     method: 'post',
     path: '/auth/revoke',
-    operationId: 'revoke',
     summary: 'Revokes a refresh or access token and the sign-in it belongs to (RFC 7009).',
-    tag: 'sign-in',
+    tag,
     signInOnly: true,
     proof: 'the token itself',
     form: Auth.RevokeForm,
@@ -212,4 +156,4 @@ export const outsideRoutes: readonly OutsideRoute[] = [
       401: oauthError('invalid_client: client_id is not the CLI.'),
     },
   },
-];
+} as const satisfies Record<string, OpenOperation>;
