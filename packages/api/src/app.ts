@@ -52,7 +52,8 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   signIns: Auth.SignInStore;
   rateLimiter: Auth.RateLimiter;
   audit: Auth.AuditStore;
-  cluster: Cluster.ClusterPort;
+  /** Every cluster of the stage, by the name baselines give it. */
+  clusters: Cluster.ClusterRegistry;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
   /** What /v1/forge/status says of the app's configuration (presence only, never a secret). */
@@ -62,7 +63,7 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   build?: { release: string; commit: string };
   /** The agent endpoint `/mcp`. */
   mcp: McpSettings;
-  /** What the installation grants a catalog (message topics, where baselines may be): apply and the installation check. */
+  /** What the installation grants a catalog (message topics, where baselines may be, its clusters): apply and the installation check. */
   manifestLimits: Catalog.ManifestLimits;
   /** The job queue's dead-letter queue, for the replay. */
   deadLetters: Jobs.DeadLetterQueue;

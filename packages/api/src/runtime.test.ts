@@ -55,7 +55,7 @@ describe('appFromEnvironment', () => {
       'PREVIEW_URL_TEMPLATE',
       'CURSOR_KEY',
       'AUTH_SETTINGS.public_origin',
-      'KUBECONFIG',
+      'CLUSTERS',
       'FORGE_PRIVATE_KEY',
       'FORGE_WEBHOOK_SECRET',
     ]);

@@ -70,8 +70,8 @@ export interface AwsServiceSettings {
   /** Null where the entry hands out no cursor (the webhook, the scripts). */
   cursorKey: string | null;
   previewUrlTemplate: string;
-  /** What the installation grants a catalog: the stage's message topics, where baselines may be. */
-  manifestLimits: Catalog.ManifestLimits;
+  /** What the installation grants a catalog: the stage's message topics, where baselines may be (its clusters are the kube part's). */
+  manifestLimits: Omit<Catalog.ManifestLimits, 'clusters'>;
   /** What the stage's isolated queues are named from. */
   previewQueuePrefix: string;
   build: { release: string; commit: string };

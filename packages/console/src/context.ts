@@ -1,4 +1,4 @@
-import type { Auth, Catalog, Compositions, Forge, Insight, Log } from '@svc/core';
+import type { Auth, Catalog, Cluster, Compositions, Forge, Insight, Log } from '@svc/core';
 import type { Context, Hono } from 'hono';
 
 /**
@@ -21,6 +21,8 @@ export interface ConsoleDeps
     Insight.InsightDeps,
     Catalog.CatalogDeps,
     Forge.ForgeDeps {
+  /** The insight reads each composition on its own cluster; the plans only ask which there are. */
+  clusters: Cluster.ClusterRegistry;
   tokens: Auth.TokenStore;
   users: Auth.UserStore;
   signIns: Auth.SignInStore;

@@ -1,11 +1,45 @@
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 
-/** A kubeconfig file (the local stack writes `.svc/kubeconfig`). */
-export function kubeConfigFromFile(path: string): KubeConfig {
+/**
+ * A kubeconfig file (the local stack writes `.svc/kubeconfig`) at `context`, or at its current
+ * context. A context it does not have is refused by name; the file's content is never quoted.
+ */
+export function kubeConfigFromFile(path: string, context?: string): KubeConfig {
   const config = new KubeConfig();
   config.loadFromString(readFileSync(path, 'utf8'));
+  if (context === undefined) return config;
+  if (!config.getContextObject(context)) {
+    const known = config.getContexts().map((c) => `"${c.name}"`);
+    throw new Error(`kubeconfig ${path} has no context "${context}" (it has ${known.join(', ') || 'none'})`);
+  }
+  config.setCurrentContext(context);
   return config;
+}
+
+/**
+ * The context a kubeconfig file would be used at: `context` (which it must have), or its current
+ * one. What is wrong is said without quoting the file: it holds credentials.
+ */
+export function kubeconfigContext(path: string, context?: string): string {
+  let config: KubeConfig;
+  try {
+    const text = readFileSync(path, 'utf8');
+    config = new KubeConfig();
+    config.loadFromString(text);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new Error(
+      typeof code === 'string' ? `cannot read kubeconfig ${path} (${code})` : `${path} is not a kubeconfig`,
+    );
+  }
+  const name = context ?? config.getCurrentContext();
+  if (!name) throw new Error(`kubeconfig ${path} has no current context: name one`);
+  if (!config.getContextObject(name)) {
+    const known = config.getContexts().map((c) => `"${c.name}"`);
+    throw new Error(`kubeconfig ${path} has no context "${name}" (it has ${known.join(', ') || 'none'})`);
+  }
+  return name;
 }
 
 export function kubeConfigFromString(yaml: string): KubeConfig {

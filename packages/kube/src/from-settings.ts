@@ -6,6 +6,8 @@ import type { ClusterSettings } from './settings.ts';
 
 /** The cluster where the settings say: a kubeconfig file, or an EKS cluster reached with the function's role. */
 export function clusterFromSettings(settings: ClusterSettings): Cluster.ClusterPort {
-  if ('kubeconfig' in settings) return kubeCluster(fixedKubeConfig(kubeConfigFromFile(settings.kubeconfig)));
+  if ('kubeconfig' in settings) {
+    return kubeCluster(fixedKubeConfig(kubeConfigFromFile(settings.kubeconfig, settings.context)));
+  }
   return kubeCluster(eksKubeConfigSource(settings));
 }

@@ -61,8 +61,8 @@ export interface LocalCluster {
   readonly url: string;
   /** Preview gateway URL, e.g. http://127.0.0.1:GWPORT */
   readonly gatewayUrl: string;
-  /** A kubeconfig (YAML) with cluster, user (with the token, if any) and context 'local'. */
-  kubeconfig(): string;
+  /** A kubeconfig (YAML) with cluster, user (with the token, if any) and context, all named `name` (default 'local'). */
+  kubeconfig(name?: string): string;
   /** Closes servers and watches, stops controllers and flushes persistence. */
   stop(): Promise<void>;
 }
@@ -285,7 +285,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   return {
     url,
     gatewayUrl,
-    kubeconfig: () => kubeconfigYaml(url, options.token),
+    kubeconfig: (name) => kubeconfigYaml(url, options.token, name),
     stop() {
       stopped ??= (async () => {
         const controllers = [

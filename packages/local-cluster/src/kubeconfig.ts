@@ -2,26 +2,27 @@
 // both emitted as JSON strings, which YAML reads as double-quoted scalars. The server is plain
 // HTTP; @kubernetes/client-node refuses http:// unless TLS verification is marked as skipped.
 
-export function kubeconfigYaml(server: string, token: string | undefined): string {
+/** `name` names the cluster, the user and the context (default `local`). */
+export function kubeconfigYaml(server: string, token: string | undefined, name = 'local'): string {
   const q = (s: string): string => JSON.stringify(s);
   return [
     'apiVersion: v1',
     'kind: Config',
     'clusters:',
-    '  - name: local',
+    `  - name: ${q(name)}`,
     '    cluster:',
     `      server: ${q(server)}`,
     '      insecure-skip-tls-verify: true',
     'users:',
-    '  - name: local',
+    `  - name: ${q(name)}`,
     token === undefined ? '    user: {}' : `    user:\n      token: ${q(token)}`,
     'contexts:',
-    '  - name: local',
+    `  - name: ${q(name)}`,
     '    context:',
-    '      cluster: local',
-    '      user: local',
+    `      cluster: ${q(name)}`,
+    `      user: ${q(name)}`,
     '      namespace: default',
-    'current-context: local',
+    `current-context: ${q(name)}`,
     '',
   ].join('\n');
 }

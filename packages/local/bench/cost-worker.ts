@@ -5,7 +5,7 @@
  * messages over IPC.
  */
 import { awsStores, createAwsClients, createSnsClient, snsSqsMessaging } from '@svc/aws';
-import { Forge, systemClock } from '@svc/core';
+import { Cluster, Forge, systemClock } from '@svc/core';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import {
   countingMetrics,
@@ -71,7 +71,7 @@ const stores = awsStores(clients, settings, systemClock, localCursorKey);
 const deps: WorkerDeps = {
   ...stores,
   clock: systemClock,
-  cluster,
+  clusters: Cluster.clusterRegistry(new Map([['local', cluster]])),
   messaging: snsSqsMessaging(clients),
   probe: httpProbe(),
   settings: defaultWorkerSettings,

@@ -124,6 +124,7 @@ const sweepOf = (table: { tableName: string; jobQueueUrl: string }) =>
     clock: systemClock,
     log,
     previewUrl: (id, domain) => `http://${id}.${domain}/`,
+    clusters: { names: ['local'] },
     forge: null,
     forgeSettings: Forge.defaultForgeSettings,
   })['expiry-sweep'];

@@ -11,11 +11,31 @@ const demoManifestPath = new URL('../demo/catalog.json', import.meta.url);
 const manifestApiUrl = 'http://127.0.0.1:8081';
 
 /**
- * The demo manifest; with `apiUrl`, its observability links that point at the API point at that
- * one instead, so a stack on other ports links to itself.
+ * The demo baseline on one of the stack's further local clusters: `staging-2` on `local-2`, the
+ * demo's `staging` again (its namespace too: a namespace is claimed per cluster), without messaging.
  */
-export function demoManifest(apiUrl?: string): Catalog.CatalogManifest {
+export const demoBaselineOn = (cluster: string) => `staging${cluster.slice('local'.length)}`;
+
+/**
+ * The demo manifest; with `apiUrl`, its observability links that point at the API point at that
+ * one instead, so a stack on other ports links to itself. With `clusters` (the stack's further
+ * local clusters), the demo project has a baseline on each of them too ({@link demoBaselineOn}).
+ */
+export function demoManifest(apiUrl?: string, clusters: readonly string[] = []): Catalog.CatalogManifest {
   const manifest = JSON.parse(readFileSync(demoManifestPath, 'utf8')) as Catalog.CatalogManifest;
+  const demo = manifest.projects.find((p) => p.name === 'demo');
+  const staging = demo?.baselines.find((b) => b.name === demo.default_baseline);
+  for (const cluster of clusters) {
+    if (!demo || !staging) break;
+    const observability = { ...staging.observability };
+    demo.baselines.push({
+      ...staging,
+      observability,
+      name: demoBaselineOn(cluster),
+      cluster,
+      messaging: null,
+    });
+  }
   if (apiUrl === undefined) return manifest;
   for (const baseline of manifest.projects.flatMap((project) => project.baselines)) {
     for (const [name, link] of Object.entries(baseline.observability ?? {})) {
@@ -53,11 +73,12 @@ export function demoManifestWithoutMessaging(projectName: string): Catalog.Catal
 }
 
 /**
- * Applies the demo manifest through the normal catalog path, its links pointing at `apiUrl`; a
- * no-op when it is already current (a stack on other ports than last time applies a new version).
+ * Applies the demo manifest through the normal catalog path, its links pointing at `apiUrl`, with a
+ * baseline on each of `clusters`; a no-op when it is already current (a stack on other ports or
+ * clusters than last time applies a new version).
  */
-export function seedDemoCatalog(deps: Catalog.CatalogDeps, apiUrl: string) {
-  return Catalog.apply(deps, Auth.devIdentity, demoManifest(apiUrl));
+export function seedDemoCatalog(deps: Catalog.CatalogDeps, apiUrl: string, clusters: readonly string[] = []) {
+  return Catalog.apply(deps, Auth.devIdentity, demoManifest(apiUrl, clusters));
 }
 
 /** Environment variables per component of the demo baseline (where its queues are). */
@@ -178,15 +199,16 @@ export function deployDemoBaseline(cluster: Cluster.ClusterPort, env: DemoEnv = 
   return deployBaselineOf(cluster, demoManifest(), 'demo', env, timeoutMs);
 }
 
-/** Runs the default baseline of `projectName` in `manifest` (a demo-shaped one) and waits for it. */
+/** Runs a baseline (default: the default) of `projectName` in `manifest` (a demo-shaped one) and waits for it. */
 export async function deployBaselineOf(
   cluster: Cluster.ClusterPort,
   manifest: Catalog.CatalogManifest,
   projectName: string,
   env: DemoEnv = {},
   timeoutMs = 30_000,
+  baselineName?: string,
 ): Promise<void> {
-  const objects = baselineObjects(manifest, env, projectName);
+  const objects = baselineObjects(manifest, env, projectName, baselineName);
   for (const object of objects) await cluster.apply(object);
   const namespace = objects.find((o) => o.kind === 'Deployment')?.metadata.namespace ?? 'staging';
   const names = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);

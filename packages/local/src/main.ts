@@ -1,13 +1,15 @@
 /**
  * `npm start`: the whole service on one machine, nothing to configure.
- * `npm start -- --fresh` wipes the saved state first.
+ * `npm start -- --fresh` wipes the saved state first; `--clusters 2` runs a second local cluster;
+ * `--kubeconfig FILE [--context NAME]` adds a cluster of the team's own once it passed the check.
  */
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Auth } from '@svc/core';
 import { localUsers } from './auth.ts';
-import { image } from './demo.ts';
+import { gatewayPortOf, localClusterNames, OutsideClusterRefused } from './clusters.ts';
+import { demoBaselineOn, image } from './demo.ts';
 import { JavaMissingError } from './dynamodb-local.ts';
 import { demoRepository } from './forge.ts';
 import { portInUse } from './ports.ts';
@@ -19,11 +21,16 @@ const { values: flags } = parseArgs({
     fresh: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
     auth: { type: 'string', default: 'dev' },
+    clusters: { type: 'string', default: '1' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    'preview-url': { type: 'string' },
   },
 });
 
 if (flags.help) {
-  console.log(`Usage: npm start [-- --fresh] [-- --auth dev|token|password|oidc]
+  console.log(`Usage: npm start [-- --fresh] [-- --auth dev|token|password|oidc] [-- --clusters N]
+                 [-- --kubeconfig FILE [--context NAME] [--preview-url TEMPLATE]]
 
 Runs the Preview Composition Service locally: DynamoDB Local, fauxqs (SQS/SNS), the API,
 the worker and the schedules. State is kept in .svc/ across restarts.
@@ -31,6 +38,12 @@ the worker and the schedules. State is kept in .svc/ across restarts.
   --fresh         delete .svc/ first and start from an empty state
   --auth <mode>   dev (default: every caller is Admin), token, password (seeded users) or
                   oidc (seeded users at a local OpenID provider); see docs/auth.md
+  --clusters <n>  local clusters to run, 1 (default) to 4: local, local-2 (gateway on
+                  GATEWAY_PORT+2), local-3 (+3)…, each with a demo baseline (staging, staging-2…)
+  --kubeconfig <file>  add a cluster of your own (kind, k3d, a staging EKS), named after its
+                  context, once the installation check passed for it; --context picks the
+                  context (default: the file's current one), --preview-url the URL its previews
+                  answer at (default http://{id}.{domain}/, its Gateway's); see docs/local-stack.md
 
 Environment: HOST (default 127.0.0.1), PORT (default 8081), GATEWAY_PORT (default 8082),
 FORGE_PORT (default 8083), POD_READY_DELAY_MS (default 1000), SVC_STATE_DIR (default .svc).`);
@@ -59,15 +72,30 @@ const forgePort = Number(process.env.FORGE_PORT ?? 8083);
 if (!Number.isInteger(forgePort) || forgePort < 1 || forgePort > 65535)
   fail(`FORGE_PORT must be a TCP port number, got ${process.env.FORGE_PORT}.`);
 const stateDir = resolve(process.env.SVC_STATE_DIR ?? '.svc');
+const clusterCount = Number(flags.clusters);
+if (!Number.isInteger(clusterCount) || clusterCount < 1 || clusterCount > 4)
+  fail(`--clusters must be a number from 1 to 4, got ${flags.clusters}.`);
+if (!flags.kubeconfig && (flags.context || flags['preview-url']))
+  fail('--context and --preview-url go with --kubeconfig: the cluster of your own they describe.');
+const clusterNames = localClusterNames(clusterCount);
 
-for (const [name, taken] of [
+const ports: [string, number][] = [
   ['PORT', port],
   ['GATEWAY_PORT', gatewayPort],
   ['FORGE_PORT', forgePort],
-] as const) {
+  ...clusterNames
+    .slice(1)
+    .map((name, i): [string, number] => [
+      `GATEWAY_PORT+${i + 2} (${name}'s gateway)`,
+      gatewayPortOf(gatewayPort, i + 1),
+    ]),
+];
+for (const [name, taken] of ports) {
+  const first = ports.find(([, p]) => p === taken)?.[0];
+  if (first !== name) fail(`${first} and ${name} are both ${taken}: set one of them to another port.`);
   if (await portInUse(taken, host)) {
     fail(
-      `Port ${taken} on ${host} is already taken (is another \`npm start\` running?). Stop it or set ${name}.`,
+      `Port ${taken} on ${host} is already taken (is another \`npm start\` running?). Stop it or set ${name.split(/[+ ]/)[0]}.`,
     );
   }
 }
@@ -85,12 +113,24 @@ try {
     authMode,
     build: sourceBuild(),
     forge: { port: forgePort },
+    clusters: clusterCount,
+    ...(flags.kubeconfig
+      ? {
+          outsideClusters: [
+            {
+              kubeconfig: flags.kubeconfig,
+              ...(flags.context ? { context: flags.context } : {}),
+              ...(flags['preview-url'] ? { previewUrl: flags['preview-url'] } : {}),
+            },
+          ],
+        }
+      : {}),
     log: (entry) => {
       if (entry.level !== 'debug') console.error(JSON.stringify(entry));
     },
   });
 } catch (error) {
-  if (error instanceof JavaMissingError) fail(error.message);
+  if (error instanceof JavaMissingError || error instanceof OutsideClusterRefused) fail(error.message);
   throw error;
 }
 
@@ -127,14 +167,14 @@ Preview Composition Service is running (${Math.round(performance.now() - started
   MCP for agents   npx svc mcp   (stdio), or ${stack.apiUrl}/mcp (Streamable HTTP); see docs/mcp.md
   Preview gateway  http://<composition-id>.preview.localhost:${gatewayPort}/
   Kubernetes API   ${stack.clusterUrl}   (kubectl --kubeconfig ${stateDir}/kubeconfig get pods -n staging)
-  Local forge      ${forgeUrl}/   (GitHub stand-in: the app is installed on ${demoRepository}; pull requests, comments and checks)
+${clusterLines()}  Local forge      ${forgeUrl}/   (GitHub stand-in: the app is installed on ${demoRepository}; pull requests, comments and checks)
   State            ${stateDir}${flags.fresh ? ' (fresh)' : ''}
 
 Try it:${apiHint}
   npx svc composition create --name my-first --image ${image('service-b')}
   npx svc composition wait <id>
   curl -s http://<id>.preview.localhost:${gatewayPort}/
-
+${tryOtherClusters()}
 A pull-request preview (label "preview"; the local CI publishes a build for every push):
   npm run forge -- open ${demoRepository} --head my-feature --label preview${forgeFlag}
   npx svc pr-preview list --project demo --limit 10
@@ -153,6 +193,32 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     await stack.stop();
     process.exit(0);
   });
+}
+
+/** A banner line per cluster besides `local`: where it answers and what runs on it. */
+function clusterLines(): string {
+  const others = stack.clusters.names.filter((name) => name !== clusterNames[0]);
+  return others
+    .map((name) => {
+      if (!clusterNames.includes(name)) {
+        return `  Cluster ${name.padEnd(8)} ${flags.kubeconfig}${flags.context ? ` (context ${flags.context})` : ''}, previews at ${flags['preview-url'] ?? 'http://{id}.{domain}/'}   (checked; apply a catalog whose baselines name cluster "${name}")\n`;
+      }
+      const run = stack.localClusterOf(name);
+      const port = new URL(run.cluster.gatewayUrl).port;
+      return `  Cluster ${name.padEnd(8)} ${run.cluster.url}, preview gateway http://<composition-id>.preview.localhost:${port}/   (baseline ${demoBaselineOn(name)}; kubectl --kubeconfig ${run.kubeconfigPath} get pods -n staging)\n`;
+    })
+    .join('');
+}
+
+/** The first steps again on each further local cluster's baseline. */
+function tryOtherClusters(): string {
+  return clusterNames
+    .slice(1)
+    .map((name) => {
+      const port = new URL(stack.localClusterOf(name).cluster.gatewayUrl).port;
+      return `  npx svc composition create --name on-${name} --baseline ${demoBaselineOn(name)} --image ${image('service-b')}   # then: curl -s http://<id>.preview.localhost:${port}/\n`;
+    })
+    .join('');
 }
 
 function authBanner(mode: Auth.AuthMode): string {

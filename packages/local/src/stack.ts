@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createWebhookApp, listenNode, serviceApp } from '@svc/api';
 import {
@@ -23,7 +22,8 @@ import {
   silentLog,
 } from '@svc/core';
 import { clusterFromSettings } from '@svc/kube';
-import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
+import { localClusterName } from '@svc/kube/settings';
+import type { LocalCluster } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
 import { ServiceSettings, type Services, settingsFromEnvironment, wireServices } from '@svc/wiring';
 import {
@@ -40,7 +40,26 @@ import {
   type WorkerSettings,
 } from '@svc/worker';
 import { type LocalAuthOptions, localAuth, localUsers, seedUsers } from './auth.ts';
-import { deployDemoBaseline, seedDemoCatalog, setUpDemoMessaging } from './demo.ts';
+import {
+  checkOutsideClusters,
+  clusterVariables,
+  gatewayTemplate,
+  type LocalClusterRun,
+  localClusterNames,
+  type NamedOutsideCluster,
+  nameOutsideClusters,
+  type OutsideCluster,
+  restartLocalCluster,
+  startLocalClusters,
+} from './clusters.ts';
+import {
+  demoBaselineOn,
+  demoManifest,
+  deployBaselineOf,
+  deployDemoBaseline,
+  seedDemoCatalog,
+  setUpDemoMessaging,
+} from './demo.ts';
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import { startSqsEmulator } from './fauxqs.ts';
 import { type LocalForgeOptions, seedDemoPolicy, startStackForge } from './forge.ts';
@@ -54,8 +73,18 @@ export interface StackOptions {
   namespaces?: Catalog.NamespacePolicy;
   /** API port; 0 picks a free one. */
   port?: number;
-  /** Preview gateway port; absent or 0 picks a free one (`npm start` asks for 8082). */
+  /**
+   * Preview gateway port of `local`; absent or 0 picks free ones (`npm start` asks for 8082, and
+   * for `local-2`… two and more above it: `gatewayPortOf`).
+   */
   gatewayPort?: number;
+  /** The stack's own local clusters: `local`, and from 2 on `local-2`…, each with a demo baseline (default 1). */
+  clusters?: number;
+  /**
+   * Clusters of the team's own, reached only through their kubeconfig (`npm start -- --kubeconfig`):
+   * each is checked as `svc installation check` would before the stack uses it, and refused if it fails.
+   */
+  outsideClusters?: readonly OutsideCluster[];
   /** Keep state here across restarts (DynamoDB Local, fauxqs, the cluster); absent = in memory (tests). */
   stateDir?: string;
   /** Reuse running emulators (the test harness shares one of each per run). */
@@ -112,6 +141,7 @@ export interface Stack {
   /** oidc mode's local identity provider. */
   readonly identityProvider: LocalIdentityProvider | null;
   readonly authSettings: Auth.AuthSettings;
+  /** `local`'s preview gateway, API server and kubeconfig (YAML). */
   readonly gatewayUrl: string;
   readonly clusterUrl: string;
   readonly kubeconfig: string;
@@ -122,8 +152,18 @@ export interface Stack {
   readonly stores: AwsStores;
   /** The clients the services use, and an SNS client without the worker's simulated grants. */
   readonly clients: AwsClients & { sns: ReturnType<typeof createSnsClient> };
+  /** The services' port of `local`. */
   readonly cluster: Cluster.ClusterPort;
+  /** Every cluster the services use (the local ones, the outside ones), by name. */
+  readonly clusters: Cluster.ClusterRegistry;
   readonly localCluster: LocalCluster;
+  /** The stack's own local cluster of that name (`local`, `local-2`…), as it runs now. */
+  localClusterOf(name: string): LocalClusterRun;
+  /**
+   * Stops that local cluster and starts it again, with its state, on the same ports (not `local` in
+   * a stack without state: it is kept in memory).
+   */
+  restartCluster(name: string): Promise<void>;
   /** The local forge, unless turned off. */
   readonly forge: LocalForge | null;
   /** What the worker runs with, for driving its Lambda handler in tests. */
@@ -156,30 +196,37 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
   try {
+    const outside = nameOutsideClusters(
+      options.outsideClusters ?? [],
+      localClusterNames(options.clusters ?? 1),
+    );
     const infrastructure = await startInfrastructure(options, host, cleanups);
     // The API listens first: every mode but dev needs the origin it answers on (its public origin).
     // It answers 503 until the stack is whole (catalog seeded, worker running), so nothing reaches
     // a half-started stack.
     const front = await startFront(options, host, log, cleanups);
     const auth = await startAuth(options, host, front.apiUrl, cleanups);
-    const environment = stackEnvironment(options, infrastructure, front.forge, auth.environment);
+    const environment = stackEnvironment(options, infrastructure, outside, front.forge, auth.environment);
     const settings = settingsFromEnvironment(ServiceSettings({ allowDev: true }), environment);
     const { services, grantWorkerTopics } = wireStack(options, settings, log);
+    await checkOutsideClusters(services, outside);
     const clients = { ...services.aws.clients, sns: createSnsClient(services.aws.settings) };
-    await seedBeforeServing(options, services, clients, settings.auth);
+    await seedBeforeServing(options, services, clients, settings.auth, extraClusters(infrastructure));
     const app = connectFront(front, services, settings.auth, auth.identityProvider);
     // Seeded once the API listens: the demo's log links name the port it actually got.
-    if (options.seed !== false) await seedDemoCatalog(services, front.apiUrl);
+    if (options.seed !== false) await seedDemoCatalog(services, front.apiUrl, extraClusters(infrastructure));
     const worker = await startWorker(options, services, cleanups);
     front.serve(app);
+    const local = infrastructure.localClusters[0]?.cluster;
+    if (!local) throw new Error('the stack runs at least one local cluster');
     return {
       apiUrl: front.apiUrl,
       forge: front.forge,
       identityProvider: auth.identityProvider,
       authSettings: settings.auth,
-      gatewayUrl: infrastructure.localCluster.gatewayUrl,
-      clusterUrl: infrastructure.localCluster.url,
-      kubeconfig: infrastructure.kubeconfig,
+      gatewayUrl: local.gatewayUrl,
+      clusterUrl: local.url,
+      kubeconfig: local.kubeconfig(),
       resources: infrastructure.resources,
       endpoints: {
         dynamodb: infrastructure.endpoints.dynamodbEndpoint,
@@ -187,8 +234,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       },
       stores: services.aws.stores,
       clients,
-      cluster: services.cluster,
-      localCluster: infrastructure.localCluster,
+      cluster: portOf(services, localClusterName),
+      clusters: services.clusters,
+      localCluster: local,
+      ...localClusterControl(infrastructure, options),
       ...worker,
       grantWorkerTopics,
       stop,
@@ -258,13 +307,11 @@ function connectFront(
   return app;
 }
 
-/** What runs before the services are wired: the emulators, the local cluster, the table and queues. */
+/** What runs before the services are wired: the emulators, the local clusters, the table and queues. */
 interface Infrastructure {
   endpoints: { dynamodbEndpoint: string; sqsEndpoint: string };
-  localCluster: LocalCluster;
-  kubeconfig: string;
-  /** Where the services' settings find the cluster (`KUBECONFIG`). */
-  kubeconfigPath: string;
+  /** `local` first; `restartCluster` replaces an entry. */
+  localClusters: LocalClusterRun[];
   resources: ProvisionedResources;
 }
 
@@ -273,31 +320,55 @@ async function startInfrastructure(
   host: string,
   cleanups: Cleanups,
 ): Promise<Infrastructure> {
-  const [endpoints, localCluster] = await Promise.all([
+  const [endpoints, localClusters] = await Promise.all([
     options.emulators ?? startEmulators(options.stateDir, cleanups),
-    startLocalCluster({
-      host,
-      port: 0,
-      gatewayPort: options.gatewayPort ?? 0,
-      podReadyDelayMs: options.podReadyDelayMs ?? 1000,
-      ...(options.stateDir ? { dataDir: join(options.stateDir, 'cluster') } : {}),
-    }),
+    startLocalClusters(
+      {
+        host,
+        count: options.clusters ?? 1,
+        gatewayPort: options.gatewayPort ?? 0,
+        podReadyDelayMs: options.podReadyDelayMs ?? 1000,
+        stateDir: options.stateDir,
+      },
+      cleanups,
+    ),
   ]);
-  cleanups.push(() => localCluster.stop());
-  const kubeconfig = localCluster.kubeconfig();
-  const kubeconfigPath = writeKubeconfig(kubeconfig, options.stateDir, cleanups);
   const resources = await provisionOn(endpoints, options.resourcePrefix);
-  return { endpoints, localCluster, kubeconfig, kubeconfigPath, resources };
+  return { endpoints, localClusters, resources };
 }
 
-/** `.svc/kubeconfig`, for kubectl too; a stack without state (a test's) keeps it in a directory of its own. */
-function writeKubeconfig(kubeconfig: string, stateDir: string | undefined, cleanups: Cleanups): string {
-  const dir = stateDir ?? mkdtempSync(join(tmpdir(), 'svc-stack-'));
-  if (!stateDir) cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, 'kubeconfig');
-  writeFileSync(path, kubeconfig, { mode: 0o600 });
-  chmodSync(path, 0o600);
-  return path;
+/** The names of the stack's local clusters after `local`: each has a demo baseline of its own. */
+const extraClusters = (infrastructure: Infrastructure) =>
+  infrastructure.localClusters.slice(1).map((r) => r.name);
+
+/** The services' port of a cluster the stack wired. */
+function portOf(services: Pick<StackServices, 'clusters'>, name: string): Cluster.ClusterPort {
+  const found = services.clusters.lookup(name);
+  if (!found.known) throw new Error(found.reason);
+  return found.cluster;
+}
+
+/** A test's hold on the stack's local clusters: each as it runs now, and a restart. */
+function localClusterControl(
+  infrastructure: Infrastructure,
+  options: StackOptions,
+): Pick<Stack, 'localClusterOf' | 'restartCluster'> {
+  const runs = infrastructure.localClusters;
+  const indexOf = (name: string) => {
+    const index = runs.findIndex((run) => run.name === name);
+    if (index === -1) throw new Error(`the stack has no local cluster "${name}"`);
+    return index;
+  };
+  return {
+    localClusterOf: (name) => runs[indexOf(name)] as LocalClusterRun,
+    async restartCluster(name) {
+      const index = indexOf(name);
+      runs[index] = await restartLocalCluster(
+        runs[index] as LocalClusterRun,
+        options.podReadyDelayMs ?? 1000,
+      );
+    },
+  };
 }
 
 /** The table and queues, created with clients of their own: the services build theirs from the settings. */
@@ -322,10 +393,13 @@ async function provisionOn(
 function stackEnvironment(
   options: StackOptions,
   infrastructure: Infrastructure,
+  outside: readonly NamedOutsideCluster[],
   forge: LocalForge | null,
   auth: Record<string, string>,
 ): Record<string, string> {
-  const { endpoints, resources, localCluster } = infrastructure;
+  const { endpoints, resources, localClusters } = infrastructure;
+  const [local] = localClusters;
+  if (!local) throw new Error('the stack runs at least one local cluster');
   const namespaces = options.namespaces ?? Catalog.defaultNamespacePolicy;
   return {
     AWS_REGION: region,
@@ -334,13 +408,13 @@ function stackEnvironment(
     TABLE_NAME: resources.tableName,
     JOB_QUEUE_URL: resources.jobQueueUrl,
     DEAD_LETTER_QUEUE_URL: resources.deadLetterQueueUrl,
-    PREVIEW_URL_TEMPLATE: `http://{id}.{domain}:${new URL(localCluster.gatewayUrl).port}/`,
+    PREVIEW_URL_TEMPLATE: gatewayTemplate(local.cluster),
     CURSOR_KEY: options.cursorKey ?? localCursorKey,
     MESSAGE_TOPICS: JSON.stringify(options.messageTopics ?? demoMessageTopics),
     ...(namespaces.allowed ? { PREVIEW_NAMESPACES: namespaces.allowed.join(',') } : {}),
     SERVICE_NAMESPACE: namespaces.serviceNamespace,
     ...(options.build ? { SVC_RELEASE: options.build.release, SVC_COMMIT: options.build.commit } : {}),
-    KUBECONFIG: infrastructure.kubeconfigPath,
+    ...clusterVariables(localClusters, outside),
     ...(forge ? forgeEnvironment(forge, options.forge || {}) : {}),
     ...auth,
   };
@@ -424,17 +498,22 @@ async function startFront(options: StackOptions, host: string, log: Log, cleanup
   };
 }
 
-/** The demo's queues, baseline and preview policy, and password mode's people. */
+/** The demo's queues, baselines (one on each local cluster) and preview policy, and password mode's people. */
 async function seedBeforeServing(
   options: StackOptions,
   services: StackServices,
   clients: Stack['clients'],
   auth: Auth.AuthSettings,
+  extras: readonly string[],
 ): Promise<void> {
   if (options.seed !== false) {
     const messaging = await setUpDemoMessaging(clients);
+    const manifest = demoManifest(undefined, extras);
     await Promise.all([
-      deployDemoBaseline(services.cluster, messaging),
+      deployDemoBaseline(portOf(services, localClusterName), messaging),
+      ...extras.map((name) =>
+        deployBaselineOf(portOf(services, name), manifest, 'demo', {}, undefined, demoBaselineOn(name)),
+      ),
       services.forge ? seedDemoPolicy(services.forgeStore) : null,
     ]);
   }

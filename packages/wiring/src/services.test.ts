@@ -52,12 +52,14 @@ describe('wireServices', () => {
       },
     ]);
     expect(services.messaging).toBe(messaging);
-    expect(services.previewUrl('c-1', 'preview.localhost')).toBe('http://c-1.preview.localhost:8082/');
-    expect(services.manifestLimits.namespaces).toEqual({
-      allowed: ['staging', 'qa'],
-      serviceNamespace: 'svc-system',
+    expect(services.previewUrl('c-1', 'preview.localhost', 'local')).toBe(
+      'http://c-1.preview.localhost:8082/',
+    );
+    expect(services.manifestLimits).toMatchObject({
+      namespaces: { allowed: ['staging', 'qa'], serviceNamespace: 'svc-system' },
+      clusters: ['local'],
     });
-    expect(services.health.map((check) => check.name)).toEqual(['dynamodb', 'sqs', 'cluster']);
+    expect(services.health.map((check) => check.name)).toEqual(['dynamodb', 'sqs', 'cluster:local']);
     expect(services.deadLetters).not.toBeNull();
     expect(services.forge).not.toBeNull();
     expect(services.verify).toBeTypeOf('function');
@@ -86,6 +88,45 @@ describe('wireServices', () => {
     expect(services.aws.stores.jobs).not.toBe(services.jobs);
     expect(services.compositions).not.toBe(services.aws.stores.compositions);
     expect(services.clock.now().toISOString()).toBe('2026-11-26T00:00:00.000Z');
+  });
+});
+
+describe('the clusters', () => {
+  const several = parseEnvironment(ServiceSettings({ allowDev: true }), {
+    ...environment,
+    KUBECONFIG: undefined,
+    CLUSTERS: JSON.stringify({
+      'local-2': { kubeconfig: '/k2', preview_url: 'http://{id}.{domain}:8084/' },
+      local: { kubeconfig: '/k1', context: 'local' },
+      eu: { eks_cluster: 'prod-eu', region: 'eu-central-1' },
+    }),
+  });
+
+  it('builds each cluster once, knows them by name, probes each, and sends a preview URL to its own gateway', () => {
+    const seen: unknown[] = [];
+    const services = wireServices(several, { cluster: cluster(seen), messaging: () => null, log: () => {} });
+    expect(seen).toEqual([
+      { kubeconfig: '/k2' },
+      { kubeconfig: '/k1', context: 'local' },
+      { clusterName: 'prod-eu', region: 'eu-central-1' },
+    ]);
+    expect(services.clusters.names).toEqual(['eu', 'local', 'local-2']);
+    expect(services.clusters.lookup('local-2').known).toBe(true);
+    expect(services.clusters.lookup('us')).toMatchObject({ known: false });
+    expect(services.manifestLimits.clusters).toEqual(['eu', 'local', 'local-2']);
+    expect(services.health.map((check) => check.name)).toEqual([
+      'dynamodb',
+      'sqs',
+      'cluster:eu',
+      'cluster:local',
+      'cluster:local-2',
+    ]);
+    expect(services.previewUrl('c-1', 'preview.localhost', 'local-2')).toBe(
+      'http://c-1.preview.localhost:8084/',
+    );
+    expect(services.previewUrl('c-1', 'preview.localhost', 'local')).toBe(
+      'http://c-1.preview.localhost:8082/',
+    );
   });
 });
 

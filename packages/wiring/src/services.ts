@@ -18,8 +18,9 @@ import {
   sqsDeadLetterQueue,
 } from '@svc/aws';
 import {
+  type Catalog,
   type Clock,
-  type Cluster,
+  Cluster,
   type Compositions,
   type DependencyCheck,
   Forge,
@@ -31,7 +32,7 @@ import {
   systemClock,
 } from '@svc/core';
 import { forgeWiring, webhookCheck } from '@svc/github';
-import type { ClusterSettings } from '@svc/kube/settings';
+import type { ClusterSettings, KubeSettings } from '@svc/kube/settings';
 import type { ServiceSettings } from './settings.ts';
 
 /** The AWS clients of a process and the settings they were built with (for clients only some build). */
@@ -55,7 +56,10 @@ export interface StorageAdapters {
 }
 
 export interface Adapters<TMessaging extends Messaging.MessagingPort | null> extends StorageAdapters {
-  /** The cluster the settings name: the API's lazy one, the worker's, the local stack's. */
+  /**
+   * A cluster the settings name, called once per cluster: the API's lazy one, the worker's, the
+   * local stack's. The registry keeps what it answers, so each cluster has one client per process.
+   */
   cluster: (settings: ClusterSettings) => Cluster.ClusterPort;
   /** Message isolation: the worker's SNS client; the API publishes nothing, so its bundle carries none. */
   messaging: (aws: AwsAccess) => TMessaging;
@@ -71,18 +75,20 @@ export interface Adapters<TMessaging extends Messaging.MessagingPort | null> ext
 /** The use cases' dependencies (every store, wrapped where told), and what the entries add to them. */
 export interface Services<TMessaging> extends AwsStores, Forge.ForgeDeps {
   aws: Storage;
-  cluster: Cluster.ClusterPort;
+  /** Every cluster the settings name, by the name baselines give it. */
+  clusters: Cluster.ClusterRegistry;
   messaging: TMessaging;
   /** Checks a delivery's signature; null without webhook secrets (every delivery refused). */
   verify: Forge.SignatureCheck | null;
   /** What /v1/forge/status says of the app's configuration (presence only, never a secret). */
   forgeConfiguration: Forge.ForgeConfiguration;
-  previewUrl: (id: string, domain: string) => string;
-  manifestLimits: AwsServiceSettings['manifestLimits'];
+  previewUrl: (id: string, domain: string, cluster: string) => string;
+  /** What a catalog may name: the stage's message topics, where baselines may be, its clusters. */
+  manifestLimits: Catalog.ManifestLimits;
   previewQueuePrefix: string;
   /** The job queue's dead-letter queue, where the settings name it (the API's replay). */
   deadLetters: Jobs.DeadLetterQueue | null;
-  /** What `/healthz` asks: the table, the job queue, the cluster. */
+  /** What `/healthz` asks: the table, the job queue, each cluster (`cluster:<name>`). */
   health: DependencyCheck[];
   build: { release: string; commit: string };
 }
@@ -97,8 +103,24 @@ export function wireStorage(settings: AwsServiceSettings, adapters: StorageAdapt
   return { settings: aws, clients, stores, names: settings.names };
 }
 
-function previewUrlOf(template: string): (id: string, domain: string) => string {
-  return (id, domain) => template.replaceAll('{id}', id).replaceAll('{domain}', domain);
+/** A composition's URL: its cluster's template (its own gateway), else the stage's. */
+function previewUrlOf(template: string, kube: KubeSettings): Services<unknown>['previewUrl'] {
+  const templates = new Map(kube.clusters.map((c) => [c.name, c.previewUrlTemplate ?? template]));
+  return (id, domain, cluster) =>
+    (templates.get(cluster) ?? template).replaceAll('{id}', id).replaceAll('{domain}', domain);
+}
+
+/** Each cluster's port, built once here and kept by the registry. */
+function wireClusters(kube: KubeSettings, build: (settings: ClusterSettings) => Cluster.ClusterPort) {
+  return Cluster.clusterRegistry(new Map(kube.clusters.map((c) => [c.name, build(c.where)])));
+}
+
+/** One `/healthz` probe per cluster, named after it. */
+function clusterChecks(clusters: Cluster.ClusterRegistry): DependencyCheck[] {
+  return clusters.names.flatMap((name) => {
+    const found = clusters.lookup(name);
+    return found.known ? [{ name: `cluster:${name}`, check: found.cluster.health.check }] : [];
+  });
 }
 
 /** Everything the API, the worker and the sweeps run on, from the settings and the process's adapters. */
@@ -108,7 +130,7 @@ export function wireServices<TMessaging extends Messaging.MessagingPort | null>(
 ): Services<TMessaging> {
   const aws = wireStorage(settings.aws, adapters);
   const { clients, stores, names } = aws;
-  const cluster = adapters.cluster(settings.kube);
+  const clusters = wireClusters(settings.kube, adapters.cluster);
   const forge = forgeWiring(settings.github);
   return {
     ...stores,
@@ -119,20 +141,20 @@ export function wireServices<TMessaging extends Messaging.MessagingPort | null>(
     aws,
     clock: adapters.clock ?? systemClock,
     log: adapters.log,
-    cluster,
+    clusters,
     messaging: adapters.messaging(aws),
     forge: forge.forge,
     verify: forge.verify,
     forgeConfiguration: forge.configuration,
     forgeSettings: { ...Forge.defaultForgeSettings, ...adapters.forgeSettings },
-    previewUrl: previewUrlOf(settings.aws.previewUrlTemplate),
-    manifestLimits: settings.aws.manifestLimits,
+    previewUrl: previewUrlOf(settings.aws.previewUrlTemplate, settings.kube),
+    manifestLimits: { ...settings.aws.manifestLimits, clusters: clusters.names },
     previewQueuePrefix: settings.aws.previewQueuePrefix,
     deadLetters: names.deadLetterQueueUrl ? sqsDeadLetterQueue(clients.sqs, names.deadLetterQueueUrl) : null,
     health: [
       dynamodbCheck(clients.dynamodb, names.tableName),
       sqsCheck(clients.sqs, names.jobQueueUrl),
-      cluster.health,
+      ...clusterChecks(clusters),
     ],
     build: settings.aws.build,
   };

@@ -49,7 +49,11 @@ describe('ServiceSettings', () => {
       build: { release: '1.2.0', commit: 'abc1234' },
     });
     expect(settings.auth).toMatchObject({ mode: 'token', publicOrigin: 'https://svc.acme.io' });
-    expect(settings.kube).toEqual({ clusterName: 'staging', region: 'eu-west-1' });
+    expect(settings.kube).toEqual({
+      clusters: [
+        { name: 'staging', where: { clusterName: 'staging', region: 'eu-west-1' }, previewUrlTemplate: null },
+      ],
+    });
     expect(settings.github).toEqual({ app: null, webhookSecrets: null });
   });
 
@@ -68,7 +72,7 @@ describe('ServiceSettings', () => {
       'AWS_REGION',
       'TABLE_NAME',
       'AUTH_MODE',
-      'KUBECONFIG',
+      'CLUSTERS',
       'FORGE_PRIVATE_KEY',
       'FORGE_WEBHOOK_SECRET',
     ]);

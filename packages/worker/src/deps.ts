@@ -60,7 +60,8 @@ export interface WorkerDeps extends Forge.ForgeDeps {
   /** For the idempotency sweep the worker runs on schedule. */
   idempotency: Idempotency.IdempotencyStore;
   jobs: Compositions.JobQueue;
-  cluster: Cluster.ClusterPort;
+  /** Every cluster of the stage; a composition's steps use its own (StepContext.cluster). */
+  clusters: Cluster.ClusterRegistry;
   /** SNS → SQS isolation of overridden consumers. */
   messaging: Messaging.MessagingPort;
   clock: Clock;

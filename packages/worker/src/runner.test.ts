@@ -1,4 +1,4 @@
-import { Compositions, Rollout } from '@svc/core';
+import { Cluster, Compositions, Dependency, DependencyUnavailableError, Rollout } from '@svc/core';
 import { describe, expect, it } from 'vitest';
 import { WorkerMetric } from './metrics.ts';
 import { handleJob } from './runner.ts';
@@ -290,5 +290,68 @@ describe('how failures map', () => {
       }),
     );
     expect(worker.queue.sent).toEqual([]);
+  });
+});
+
+describe('a composition’s cluster', () => {
+  const refused = () =>
+    new DependencyUnavailableError(
+      Dependency.Cluster,
+      'fetch failed (ECONNREFUSED)',
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    );
+
+  it('that does not answer holds the rollout: it waits, says so once and in its observations, whatever the receive count', async () => {
+    const worker = memoryWorker({ maxReceiveCount: 1, recheckDelaySeconds: 4 });
+    const { composition, job } = await createComposition(worker, override);
+    worker.cluster.down(refused());
+    await handleJob(worker.deps, job, 1);
+
+    expect(sentSteps(worker)).toEqual([{ step: 'apply', delaySeconds: 4 }]);
+    const waiting = await operationOf(worker, composition);
+    expect(waiting).toMatchObject({ status: 'running', next_step: 0, lease_holder: null, error: null });
+    expect(waiting.observations.cluster_unavailable).toEqual({
+      cluster: 'local',
+      cause: 'connection failed (ECONNREFUSED)',
+      since: expect.any(String),
+    });
+    expect((await stored(worker, composition.id)).phase).toBe(Compositions.Phase.Provisioning);
+    await handleJob(worker.deps, sentJob(worker), 1);
+    const since = waiting.observations.cluster_unavailable?.since;
+    expect((await operationOf(worker, composition)).observations.cluster_unavailable?.since).toBe(since);
+    const progress = worker.store.events.filter((e) => e.type === 'rollout_progress');
+    expect(progress.map((e) => e.message)).toEqual([
+      `cluster "local" is unavailable since ${since} (connection failed (ECONNREFUSED)); the create waits for it`,
+    ]);
+
+    worker.cluster.down(null);
+    await drain(worker);
+    expect((await stored(worker, composition.id)).phase).toBe(Compositions.Phase.Ready);
+    expect((await operationOf(worker, composition)).observations.cluster_unavailable).toBeUndefined();
+  });
+
+  it('that the installation does not know fails a create naming it, and lets a destroy finish recording what may be left', async () => {
+    const worker = memoryWorker();
+    const { composition, job } = await createComposition(worker, override);
+    worker.deps.clusters = Cluster.clusterRegistry(new Map([['elsewhere', worker.cluster]]));
+    await handleJob(worker.deps, job, 1);
+    const failed = await stored(worker, composition.id);
+    expect(failed.phase).toBe(Compositions.Phase.Failed);
+    expect(failed.observed.blockers).toEqual([
+      {
+        code: 'unknown_cluster',
+        message:
+          'cluster "local" is not one of this installation\'s clusters ("elsewhere"): the rollout cannot reach it',
+        component: null,
+      },
+    ]);
+    expect(worker.cluster.objects('ConfigMap')).toEqual([]);
+
+    await handleJob(worker.deps, await destroyComposition(worker, composition.id), 1);
+    expect((await stored(worker, composition.id)).phase).toBe(Compositions.Phase.Destroyed);
+    const incomplete = worker.store.events.filter((e) => e.type === 'cleanup_incomplete');
+    expect(incomplete.map((e) => e.message)).toEqual([
+      `delete left something behind: what composition ${composition.id} made in namespace staging may be left: cluster "local" is not one of this installation's clusters ("elsewhere")`,
+    ]);
   });
 });

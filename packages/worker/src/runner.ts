@@ -13,13 +13,20 @@
  * to run again.
  */
 import { randomUUID } from 'node:crypto';
-import { Compositions, Jobs, outwardCause, Rollout } from '@svc/core';
+import {
+  type Cluster,
+  Compositions,
+  type DependencyUnavailableError,
+  Jobs,
+  outwardCause,
+  Rollout,
+} from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
 import { handleForgeJob } from './forge.ts';
 import { type ChainLease, holdLease } from './lease.ts';
 import { WorkerMetric } from './metrics.ts';
 import { steps } from './steps/index.ts';
-import { type ChainSeen, LeaseLost, Superseded } from './steps/step.ts';
+import { type ChainSeen, LeaseLost, noCluster, type StepContext, Superseded } from './steps/step.ts';
 
 export async function handleJob(deps: WorkerDeps, body: string, receiveCount: number): Promise<void> {
   let job: Jobs.Job;
@@ -44,6 +51,8 @@ interface Run {
   job: Jobs.StepJob;
   receiveCount: number;
   composition: Compositions.CompositionRecord;
+  /** The composition's cluster, looked up once per chain. */
+  cluster: Cluster.ClusterLookup;
   seen: ChainSeen;
   lease: ChainLease;
 }
@@ -77,7 +86,8 @@ async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: n
   if (!taken) return;
   const lease = holdLease(deps, taken.operation, taken.holder);
   try {
-    const run = { deps, job, receiveCount, composition: taken.composition, seen: {}, lease };
+    const cluster = deps.clusters.lookup(taken.composition.cluster);
+    const run = { deps, job, receiveCount, composition: taken.composition, cluster, seen: {}, lease };
     await runChain(run, Rollout.chainFrom(taken.operation), step);
   } catch (error) {
     // A write of the chain's own failed (not a crash: the process lives on): the lease goes now, so
@@ -169,53 +179,107 @@ async function runChain(run: Run, start: Rollout.Chain, first: Compositions.Step
 
 /**
  * Runs one step. Null when the operation turned out superseded (and is recorded so) or this chain's
- * lease was taken over (nothing written: the new chain carries on). A step that throws hands the
- * operation back keeping what the chain achieved, so the retry starts from this step; on the
- * queue's last receive it fails the operation. The error is rethrown for the queue to retry.
+ * lease was taken over (nothing written: the new chain carries on). A step of a composition whose
+ * cluster the stage does not know answers without running; one whose cluster does not answer waits
+ * for it. A step that throws otherwise hands the operation back keeping what the chain achieved, so
+ * the retry starts from this step; on the queue's last receive it fails the operation. The error is
+ * rethrown for the queue to retry.
  */
 async function runStep(
   run: Run,
   chain: Rollout.Chain,
   step: Compositions.StepName,
 ): Promise<Rollout.StepOutcome | null> {
-  const { deps, job, composition } = run;
-  const written = chain.written;
+  const { deps, composition } = run;
+  if (!run.cluster.known && Rollout.needsCluster(chain.operation.kind, step)) {
+    return Rollout.unknownClusterOutcome(composition, chain.operation, step, run.cluster.reason);
+  }
   try {
-    return await steps[step]({
-      deps,
-      composition,
-      operation: chain.operation,
-      seen: run.seen,
-      lastAttempt: run.receiveCount >= deps.settings.maxReceiveCount,
-      async fence() {
-        if (run.lease.lost()) throw new LeaseLost();
-        const latest = await deps.compositions.get(job.composition_id);
-        if (!latest || !Rollout.isCurrentOperation(latest, written)) throw new Superseded();
-        return latest;
-      },
-    });
+    return await steps[step](stepContext(run, chain));
   } catch (error) {
     if (error instanceof Superseded) {
       await run.lease.stop();
-      await supersede(deps, written);
+      await supersede(deps, chain.written);
       return null;
     }
     if (error instanceof LeaseLost) return null;
-    deps.log({
-      level: 'warn',
-      msg: 'step failed',
-      step,
-      operation_id: written.id,
-      receive_count: run.receiveCount,
-      error: String(error),
-    });
-    await run.lease.stop();
-    const saved = await save(deps, Rollout.handOff(chain, deps.clock.now()));
-    if (run.receiveCount >= deps.settings.maxReceiveCount) {
-      const blocker = Rollout.stepFailedBlocker(step, run.receiveCount, outwardCause(error), written.id);
-      await fail(deps, composition, Rollout.chainFrom(saved ?? written), [blocker]);
+    if (run.cluster.known && Rollout.isClusterUnavailable(error)) {
+      return clusterWait(run, chain, step, error);
     }
+    await stepFailed(run, chain, step, error);
     throw error;
+  }
+}
+
+/** What a step of this chain is given: the composition's cluster, and a fence on its operation. */
+function stepContext(run: Run, chain: Rollout.Chain): StepContext {
+  const { deps, job, composition } = run;
+  const written = chain.written;
+  return {
+    deps,
+    cluster: run.cluster.known ? run.cluster.cluster : noCluster(run.cluster.reason),
+    composition,
+    operation: chain.operation,
+    seen: run.seen,
+    lastAttempt: run.receiveCount >= deps.settings.maxReceiveCount,
+    async fence() {
+      if (run.lease.lost()) throw new LeaseLost();
+      const latest = await deps.compositions.get(job.composition_id);
+      if (!latest || !Rollout.isCurrentOperation(latest, written)) throw new Superseded();
+      return latest;
+    },
+  };
+}
+
+/** The composition's cluster did not answer: the step waits for it, whatever receive this is. */
+function clusterWait(
+  run: Run,
+  chain: Rollout.Chain,
+  step: Compositions.StepName,
+  error: DependencyUnavailableError,
+): Rollout.StepOutcome {
+  const { deps } = run;
+  const cluster = run.cluster.name ?? '';
+  deps.log({
+    level: 'warn',
+    msg: 'cluster unavailable; the step waits for it',
+    cluster,
+    step,
+    operation_id: chain.written.id,
+    error: String(error),
+  });
+  return Rollout.clusterUnavailableWait({
+    operation: chain.operation,
+    cluster,
+    // What the cluster did, without the "cluster unavailable" the blocker says already.
+    cause: outwardCause(error.cause ?? error),
+    now: deps.clock.now(),
+    delaySeconds: deps.settings.recheckDelaySeconds,
+  });
+}
+
+/** A step threw: the operation goes back to the queue, and fails on the queue's last receive. */
+async function stepFailed(
+  run: Run,
+  chain: Rollout.Chain,
+  step: Compositions.StepName,
+  error: unknown,
+): Promise<void> {
+  const { deps, composition } = run;
+  const written = chain.written;
+  deps.log({
+    level: 'warn',
+    msg: 'step failed',
+    step,
+    operation_id: written.id,
+    receive_count: run.receiveCount,
+    error: String(error),
+  });
+  await run.lease.stop();
+  const saved = await save(deps, Rollout.handOff(chain, deps.clock.now()));
+  if (run.receiveCount >= deps.settings.maxReceiveCount) {
+    const blocker = Rollout.stepFailedBlocker(step, run.receiveCount, outwardCause(error), written.id);
+    await fail(deps, composition, Rollout.chainFrom(saved ?? written), [blocker]);
   }
 }
 

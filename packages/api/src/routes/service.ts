@@ -12,7 +12,7 @@ export function serviceHandlers(deps: {
 }): HandlersOf<typeof serviceOperations> {
   return {
     async getHealth(c) {
-      const report = await probeDependencies(deps.health, ['dynamodb', 'sqs', 'cluster'], c.get('log'));
+      const report = await probeDependencies(deps.health, ['dynamodb', 'sqs'], c.get('log'));
       const body: HealthReport = {
         status: report.healthy ? 'ok' : 'degraded',
         dependencies: report.dependencies,

@@ -73,6 +73,8 @@ const schema = itemSchema(
     project: v.string(),
     baseline: v.string(),
     namespace: v.string(),
+    // Absent on items written before clusters were named.
+    cluster: v.exactOptional(v.string()),
     name: v.string(),
     owner,
     generation: v.number(),

@@ -74,6 +74,7 @@ export const composition: Compositions.CompositionRecord = {
   project: 'demo',
   baseline: 'staging',
   namespace: 'staging',
+  cluster: 'local',
   name: 'feature',
   owner: user,
   generation: 2,

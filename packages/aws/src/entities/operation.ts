@@ -61,6 +61,9 @@ const schema = itemSchema(
     observations: v.object({
       bad_since: v.record(v.string(), v.object({ reason: v.string(), since: v.string() })),
       ready: v.nullable(v.number()),
+      cluster_unavailable: v.exactOptional(
+        v.object({ cluster: v.string(), cause: v.string(), since: v.string() }),
+      ),
     }),
     lock_version: v.number(),
   }),

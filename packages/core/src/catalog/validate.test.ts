@@ -14,7 +14,11 @@ function manifest(changes: { component?: Record<string, unknown>; baseline?: Rec
 }
 
 const problemsOf = (input: unknown, messageTopics: readonly string[] = ['demo-events']) => {
-  const result = validateManifest(input, { messageTopics, namespaces: defaultNamespacePolicy });
+  const result = validateManifest(input, {
+    messageTopics,
+    namespaces: defaultNamespacePolicy,
+    clusters: ['local'],
+  });
   return result.valid ? [] : result.problems.map(({ path, code }) => ({ path, code }));
 };
 
@@ -35,9 +39,35 @@ describe('message topics', () => {
     const result = validateManifest(withTopics(['orders']), {
       messageTopics: [],
       namespaces: defaultNamespacePolicy,
+      clusters: ['local'],
     });
     expect(result.valid ? [] : result.problems.map((p) => p.message)).toEqual([
       'topic "orders" is not one the installation grants (none): add it to the stage\'s messageTopics and deploy first',
+    ]);
+  });
+});
+
+describe('clusters', () => {
+  it('accepts a baseline on one of the stage’s clusters', () => {
+    const limits = { messageTopics: ['demo-events'], namespaces: defaultNamespacePolicy };
+    expect(
+      validateManifest(manifest({ baseline: { cluster: 'eu' } }), { ...limits, clusters: ['eu', 'us'] }),
+    ).toMatchObject({ valid: true });
+  });
+
+  it('refuses a baseline on a cluster the stage does not know, naming the field and the ones it knows', () => {
+    const result = validateManifest(manifest({ baseline: { cluster: 'elsewhere' } }), {
+      messageTopics: ['demo-events'],
+      namespaces: defaultNamespacePolicy,
+      clusters: ['local', 'local-2'],
+    });
+    expect(result.valid ? [] : result.problems).toEqual([
+      {
+        path: '/projects/0/baselines/0/cluster',
+        code: 'unknown_cluster',
+        message:
+          'cluster "elsewhere" is not one of this installation\'s clusters ("local", "local-2"): name one of them, or add it to the stage\'s clusters and deploy first',
+      },
     ]);
   });
 });

@@ -1,3 +1,4 @@
+import { clusterList } from '../cluster/registry.ts';
 import { topicGranted } from '../messaging/ports.ts';
 import { parseFields } from '../validation.ts';
 import { type NamespacePolicy, namespaceProblems } from './namespaces.ts';
@@ -20,6 +21,7 @@ const ProblemCode = {
   DuplicateService: 'duplicate_service',
   TopicNotIsolated: 'topic_not_isolated',
   TopicNotGranted: 'topic_not_granted',
+  UnknownCluster: 'unknown_cluster',
 } as const;
 
 /** What the installation allows a manifest to name. */
@@ -28,6 +30,8 @@ export interface ManifestLimits {
   messageTopics: readonly string[];
   /** Where baselines (and so previews) may be: the stage's `previewNamespaces`. */
   namespaces: NamespacePolicy;
+  /** The clusters the stage may use (its `CLUSTERS`): a baseline names one of them. */
+  clusters: readonly string[];
 }
 
 export type ValidationResult =
@@ -184,7 +188,21 @@ function baselineProblems(
  * A baseline topic the stage does not grant would fail every isolated create (the worker may not
  * subscribe to it) and leave its destroy unable to unsubscribe.
  */
+/** What the installation does not grant a baseline: a cluster it does not know, topics it does not grant. */
 function grantProblems(baseline: Baseline, limits: ManifestLimits, at: string): CatalogProblem[] {
+  const cluster: CatalogProblem[] = limits.clusters.includes(baseline.cluster)
+    ? []
+    : [
+        {
+          path: `${at}/cluster`,
+          code: ProblemCode.UnknownCluster,
+          message: `cluster "${baseline.cluster}" is not one of this installation's clusters (${clusterList(limits.clusters)}): name one of them, or add it to the stage's clusters and deploy first`,
+        },
+      ];
+  return [...cluster, ...topicProblems(baseline, limits, at)];
+}
+
+function topicProblems(baseline: Baseline, limits: ManifestLimits, at: string): CatalogProblem[] {
   return (baseline.messaging?.topics ?? []).flatMap((topic, t) =>
     topicGranted(topic, limits.messageTopics)
       ? []

@@ -80,6 +80,11 @@ export interface CompositionRecord {
   baseline: string;
   /** The baseline's namespace when the composition was created: where its objects live, even if the catalog changes. */
   namespace: string;
+  /**
+   * The baseline's cluster when the composition was created, kept like the namespace. Absent on
+   * records made before clusters were named: they live on the stage's only cluster.
+   */
+  cluster?: string;
   name: string;
   owner: Owner;
   generation: number;
@@ -120,6 +125,17 @@ export interface CompositionRecord {
 export interface Observations {
   bad_since: Record<string, { reason: string; since: string }>;
   ready: number | null;
+  /**
+   * The composition's cluster did not answer the step, which waits for it: since when and why (a
+   * short, outward cause). Absent on older operations, as when the cluster answers.
+   */
+  cluster_unavailable?: ClusterUnavailable;
+}
+
+export interface ClusterUnavailable {
+  cluster: string;
+  cause: string;
+  since: string;
 }
 
 /** Observations of an operation whose current step has not waited yet. */

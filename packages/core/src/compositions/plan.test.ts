@@ -24,7 +24,8 @@ const context: PlanContext = {
     ['b-other', { ...build, id: 'b-other', project: 'other' }],
   ]),
   now,
-  previewUrl: (id, domain) => `http://${id}.${domain}:8082/`,
+  previewUrl: (id, domain, cluster) => `http://${id}.${domain}:${cluster === 'local' ? 8082 : 8084}/`,
+  clusters: ['local', 'local-2'],
 };
 
 function request(changes: Partial<PlanRequest> = {}): PlanRequest {
@@ -70,6 +71,19 @@ describe('a plan without blockers', () => {
     expect(result.catalogVersion).toEqual({ version: 1, version_id: 'version-1' });
     expect(result.baseline.name).toBe('staging');
     expect(result.baselineName).toBe('staging');
+  });
+
+  it('sends the destination to the baseline’s cluster, at its gateway’s URL', () => {
+    const demo = demoCatalog();
+    const staging = demo.baselines.staging;
+    if (!staging) throw new Error('the demo catalog has no staging');
+    const moved = { ...staging, spec: { ...staging.spec, cluster: 'local-2' } };
+    const catalog = { ...demo, baselines: { ...demo.baselines, staging: moved } };
+    expect(planOf(request(), { ...context, catalog }).view.destination).toEqual({
+      cluster: 'local-2',
+      namespace: 'staging',
+      url: `http://${planIdPlaceholder}.preview.localhost:8084/`,
+    });
   });
 
   it('plans on the project’s default baseline when none is named', () => {
@@ -202,6 +216,15 @@ describe('plan blockers', () => {
       planOf(request({ message_isolation: true }), { ...context, catalog: demoCatalog({ messaging: true }) })
         .blockers,
     ).toEqual([]);
+  });
+
+  it('refuse a baseline on a cluster the installation does not know, naming the clusters it knows', () => {
+    const result = planOf(request(), { ...context, clusters: ['eu'] });
+    expect(blockers(result)).toEqual([['unknown_cluster', '/baseline']]);
+    expect(result.view.blockers[0]?.message).toBe(
+      'baseline "staging" is on cluster "local", which is not one of this installation\'s clusters ("eu"): its catalog entry or the installation\'s settings must change first',
+    );
+    expect(result.view.destination?.cluster).toBe('local');
   });
 
   it('are listed in the view without their paths', () => {

@@ -7,6 +7,7 @@ import type { Build } from '../builds/schema.ts';
 import type { ProjectVersion } from '../catalog/model.ts';
 import type { Baseline } from '../catalog/schema.ts';
 import { addSeconds } from '../clock.ts';
+import { clusterList } from '../cluster/registry.ts';
 import { formatDuration, parseDuration } from '../duration.ts';
 import { imageProblem, parseImage } from '../images.ts';
 import type { Blocker, ResolvedImage } from './model.ts';
@@ -26,6 +27,7 @@ export const BlockerCode = {
   TtlOutOfRange: 'ttl_out_of_range',
   PreviewRevisionChanged: 'preview_revision_changed',
   MessagingNotConfigured: 'messaging_not_configured',
+  UnknownCluster: 'unknown_cluster',
 } as const;
 export type BlockerCode = (typeof BlockerCode)[keyof typeof BlockerCode];
 
@@ -36,6 +38,7 @@ export const referenceBlockers: ReadonlySet<string> = new Set([
   BlockerCode.UnknownComponent,
   BlockerCode.ComponentNotInBaseline,
   BlockerCode.UnknownBuild,
+  BlockerCode.UnknownCluster,
 ]);
 
 interface PlannedBlocker extends Blocker {
@@ -58,8 +61,10 @@ export interface PlanContext {
   /** Every build the request names, looked up beforehand; null when unknown. */
   builds: ReadonlyMap<string, Build | null>;
   now: Date;
-  /** The preview URL for a composition id on a baseline's preview domain. */
-  previewUrl: (id: string, previewDomain: string) => string;
+  /** The preview URL for a composition id on a baseline's preview domain and cluster. */
+  previewUrl: (id: string, previewDomain: string, cluster: string) => string;
+  /** The clusters the stage knows. */
+  clusters: readonly string[];
   /** Updates keep the composition's lifetime; creates compute it from `ttl`. */
   fixedLifetime?: { ttl_seconds: number; expires_at: string };
 }
@@ -101,6 +106,13 @@ export function planOf(request: PlanRequest, context: PlanContext): Plan {
   const { catalog } = context;
   const baselineName = request.baseline ?? catalog?.default_baseline ?? '';
   const baseline = planBaseline(request, baselineName, catalog, block);
+  if (baseline && !context.clusters.includes(baseline.cluster)) {
+    block(
+      BlockerCode.UnknownCluster,
+      `baseline "${baselineName}" is on cluster "${baseline.cluster}", which is not one of this installation's clusters (${clusterList(context.clusters)}): its catalog entry or the installation's settings must change first`,
+      '/baseline',
+    );
+  }
   const overrideCount = Object.keys(request.overrides).length;
   if (overrideCount > maxOverrides) {
     block(
@@ -260,7 +272,7 @@ function planView(
       ? {
           cluster: baseline.cluster,
           namespace: baseline.namespace,
-          url: context.previewUrl(planIdPlaceholder, baseline.preview_domain),
+          url: context.previewUrl(planIdPlaceholder, baseline.preview_domain, baseline.cluster),
         }
       : null,
     lifetime: planLifetime(context, ttlSeconds),

@@ -57,6 +57,7 @@ export async function planFor(
     builds: new Map(builds),
     now,
     previewUrl: deps.previewUrl,
+    clusters: deps.clusters.names,
     ...(fixedLifetime ? { fixedLifetime } : {}),
   });
 }

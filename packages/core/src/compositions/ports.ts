@@ -1,6 +1,7 @@
 import type { BuildStore } from '../builds/ports.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import type { Clock } from '../clock.ts';
+import type { ClusterRegistry } from '../cluster/registry.ts';
 import type { Answer } from '../idempotency/idempotent.ts';
 import type { IdempotencyCompletion, IdempotencyStore } from '../idempotency/ports.ts';
 import type { Job } from '../jobs/job.ts';
@@ -110,8 +111,10 @@ export interface CompositionDeps {
   idempotency: IdempotencyStore;
   jobs: JobQueue;
   clock: Clock;
-  /** The preview URL of composition `id` on a baseline's preview domain. */
-  previewUrl: (id: string, previewDomain: string) => string;
+  /** The preview URL of composition `id` on a baseline's preview domain, served by its cluster's gateway. */
+  previewUrl: (id: string, previewDomain: string, cluster: string) => string;
+  /** The clusters the stage knows: a baseline on another cannot take a composition. */
+  clusters: Pick<ClusterRegistry, 'names'>;
   log: Log;
   /** Live (not destroyed) compositions a project may have; absent = no quota (dev mode). */
   liveCompositionQuota?: number | undefined;

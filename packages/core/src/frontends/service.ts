@@ -12,7 +12,7 @@ import type { AuditStore } from '../auth/ports.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
 import { addSeconds, type Clock } from '../clock.ts';
-import type { ClusterPort } from '../cluster/ports.ts';
+import type { ClusterRegistry } from '../cluster/registry.ts';
 import { type CompositionRecord, effectivePhase, isTornDown, Phase } from '../compositions/model.ts';
 import type { CompositionStore } from '../compositions/ports.ts';
 import { requireComposition } from '../compositions/reads.ts';
@@ -42,7 +42,8 @@ export interface FrontendDeps {
   frontends: FrontendStore;
   compositions: CompositionStore;
   catalog: CatalogStore;
-  cluster: ClusterPort;
+  /** Every cluster of the stage: a check's fingerprint is read on its composition's. */
+  clusters: ClusterRegistry;
   clock: Clock;
 }
 
@@ -263,13 +264,14 @@ export function frontendStaleReasons(
 
 /** The fingerprint of a composition now, or a marker that never matches when it cannot be read. */
 async function fingerprintNow(
-  deps: Pick<FrontendDeps, 'catalog' | 'cluster'>,
+  deps: Pick<FrontendDeps, 'catalog' | 'clusters'>,
   record: CompositionRecord,
 ): Promise<Fingerprint | null> {
   if (isTornDown(record.phase)) return null;
+  const cluster = deps.clusters.lookup(record.cluster);
   const catalog = await deps.catalog.readProject(record.project);
-  if (!catalog) return null;
-  return fingerprint(deps.cluster, catalog, record).catch(() => null);
+  if (!catalog || !cluster.known) return null;
+  return fingerprint(cluster.cluster, catalog, record).catch(() => null);
 }
 
 /**
@@ -313,7 +315,7 @@ export async function recordCheck(
  * it. A generation the composition never had is a 422.
  */
 export async function storeResult(
-  deps: Pick<FrontendDeps, 'compositions' | 'catalog' | 'cluster' | 'clock' | 'audit'>,
+  deps: Pick<FrontendDeps, 'compositions' | 'catalog' | 'clusters' | 'clock' | 'audit'>,
   caller: Identity,
   record: CompositionRecord,
   binding: FrontendBinding | null,

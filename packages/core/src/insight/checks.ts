@@ -22,7 +22,7 @@ export const CompositionCheckBody = v.strictObject({
 
 /** POST /v1/compositions/{id}/checks: 201 with the check as the verification list shows it. */
 export async function recordCheck(
-  deps: Pick<InsightDeps, 'compositions' | 'catalog' | 'cluster' | 'clock'> & { audit: AuditStore },
+  deps: Pick<InsightDeps, 'compositions' | 'catalog' | 'clusters' | 'clock'> & { audit: AuditStore },
   caller: Identity,
   id: string,
   input: unknown,

@@ -26,6 +26,7 @@ const ready: DiagnosisFacts = {
   freshness: fresh,
   fingerprintRead: true,
   unhealthy: {},
+  cluster: { name: 'local', problem: null },
 };
 const codes = (facts: DiagnosisFacts) => diagnosisOf(facts).notes.map((n) => n.code);
 
@@ -73,6 +74,7 @@ describe('the diagnosis', () => {
   it('of a ready composition with a fresh passed check is healthy, with the check as evidence', () => {
     expect(diagnosisOf(ready)).toMatchObject({
       composition_id: 'c-1',
+      cluster: 'local',
       state: 'healthy',
       notes: [],
       verification: {
@@ -116,6 +118,45 @@ describe('the diagnosis', () => {
     const diagnosis = diagnosisOf({ ...ready, freshness: unread, fingerprintRead: false });
     expect(diagnosis.state).toBe('unknown');
     expect(diagnosis.notes.map((n) => n.code)).toEqual(['cluster_unreadable']);
+  });
+
+  it('is unknown, naming the cluster and why, when the composition’s cluster does not answer', () => {
+    const problem = {
+      code: 'cluster_unreadable',
+      message:
+        'cluster "local-2" could not be read (connection failed (ECONNREFUSED)); what it holds is unknown',
+    };
+    const down = { ...ready, cluster: { name: 'local-2', problem } };
+    expect(diagnosisOf(down)).toMatchObject({ cluster: 'local-2', state: 'unknown', notes: [problem] });
+    expect(diagnosisOf({ ...down, phase: Phase.Provisioning, latest: null }).state).toBe('unknown');
+    expect(diagnosisOf({ ...down, phase: Phase.Failed }).state).toBe('failed');
+  });
+
+  it('reports the wait of an operation whose cluster does not answer as a blocker', () => {
+    const since = now.toISOString();
+    const waiting = { cluster: 'local-2', cause: 'connection failed (ECONNREFUSED)', since };
+    const record = composition(undefined, {
+      phase: Phase.Provisioning,
+      latest_operation: { id: 'op-1', kind: OperationKind.Create, status: OperationStatus.Running },
+    });
+    expect(diagnosisOf({ ...ready, record, phase: Phase.Provisioning, waiting }).blockers).toEqual([
+      {
+        code: 'cluster_unavailable',
+        message: `cluster "local-2" is unavailable since ${since} (connection failed (ECONNREFUSED)); the create waits for it`,
+        component: null,
+      },
+    ]);
+  });
+
+  it('is unknown on a cluster the installation does not know, saying so', () => {
+    const problem = {
+      code: 'unknown_cluster',
+      message: 'cluster "gone" is not one of this installation\'s clusters ("local")',
+    };
+    expect(diagnosisOf({ ...ready, cluster: { name: 'gone', problem } })).toMatchObject({
+      state: 'unknown',
+      notes: [problem],
+    });
   });
 
   it('notes forks the active operation saw unhealthy', () => {

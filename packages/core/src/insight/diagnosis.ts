@@ -4,9 +4,11 @@
  */
 import * as v from 'valibot';
 import type { Identity } from '../auth/identity.ts';
-import { CompositionKinds } from '../cluster/ports.ts';
+import { type ClusterPort, CompositionKinds } from '../cluster/ports.ts';
+import type { ClusterLookup } from '../cluster/registry.ts';
 import { compositionSelector } from '../cluster/render.ts';
 import {
+  type ClusterUnavailable,
   type CompositionRecord,
   effectivePhase,
   isTornDown,
@@ -16,6 +18,9 @@ import {
   Phase,
 } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
+import { outwardCause } from '../errors.ts';
+import { RolloutBlockerCode } from '../rollout/blockers.ts';
+import { clusterUnavailableMessage } from '../rollout/clusters.ts';
 import { type CheckRecord, CheckStatus, Freshness } from '../verification/model.ts';
 import type { InsightDeps } from './ports.ts';
 import { checkViewNow, freshnessInputs } from './verification.ts';
@@ -37,6 +42,8 @@ export type DiagnosisState = (typeof DiagnosisState)[keyof typeof DiagnosisState
 const Note = v.object({ code: v.string(), message: v.string() });
 export const DiagnosisView = v.object({
   composition_id: v.string(),
+  /** The cluster the composition runs on (its baseline's when it was created); null when unknown. */
+  cluster: v.nullable(v.string()),
   phase: v.enum(Phase),
   generation: v.number(),
   observed_generation: v.number(),
@@ -71,6 +78,10 @@ export interface DiagnosisFacts {
   fingerprintRead: boolean;
   /** Forks the active operation saw unhealthy. */
   unhealthy: Observations['bad_since'];
+  /** The active operation waits for its cluster to answer. */
+  waiting?: ClusterUnavailable | undefined;
+  /** The composition's cluster, and why it cannot be read now (null: it answered). */
+  cluster: { name: string | null; problem: Note | null };
   /** While torn down, the objects left (`Kind/name`), null when the cluster could not be read. */
   remaining?: string[] | null;
 }
@@ -78,10 +89,12 @@ export interface DiagnosisFacts {
 export async function diagnose(deps: InsightDeps, caller: Identity, id: string): Promise<DiagnosisView> {
   const record = await requireComposition(deps, caller, id, 'composition:read');
   const phase = effectivePhase(record, deps.clock.now());
-  const latest = (await deps.compositions.listChecks(id, { limit: 1, after: null })).items[0] ?? null;
-  const operation = record.active_operation
-    ? await deps.compositions.getOperation(id, record.active_operation)
-    : null;
+  const cluster = deps.clusters.lookup(record.cluster);
+  const [latest, operation, problem] = await Promise.all([
+    deps.compositions.listChecks(id, { limit: 1, after: null }).then((page) => page.items[0] ?? null),
+    record.active_operation ? deps.compositions.getOperation(id, record.active_operation) : null,
+    isTornDown(phase) ? null : clusterProblem(cluster),
+  ]);
   const facts: DiagnosisFacts = {
     record,
     phase,
@@ -89,8 +102,14 @@ export async function diagnose(deps: InsightDeps, caller: Identity, id: string):
     freshness: null,
     fingerprintRead: true,
     unhealthy: operation?.observations.bad_since ?? {},
+    waiting: operation?.observations.cluster_unavailable,
+    cluster: { name: cluster.known ? cluster.name : (record.cluster ?? null), problem },
   };
-  if (isTornDown(phase)) return diagnosisOf({ ...facts, remaining: await remainingObjects(deps, record) });
+  if (isTornDown(phase)) {
+    const remaining = cluster.known ? await remainingObjects(cluster.cluster, record) : null;
+    const unknown = cluster.known ? null : { code: 'unknown_cluster', message: cluster.reason };
+    return diagnosisOf({ ...facts, remaining, cluster: { ...facts.cluster, problem: unknown } });
+  }
   if (!latest) return diagnosisOf(facts);
   const inputs = await freshnessInputs(deps, record, [latest]);
   return diagnosisOf({
@@ -100,13 +119,26 @@ export async function diagnose(deps: InsightDeps, caller: Identity, id: string):
   });
 }
 
-async function remainingObjects(deps: InsightDeps, record: CompositionRecord): Promise<string[] | null> {
+/** How long the diagnosis waits for the composition's cluster to say it answers. */
+const clusterProbeMs = 2000;
+
+/** Why the composition's cluster cannot be read now: not one of the stage's, or not answering; null when it answers. */
+async function clusterProblem(cluster: ClusterLookup): Promise<Note | null> {
+  if (!cluster.known) return { code: 'unknown_cluster', message: cluster.reason };
   try {
-    const remaining = await deps.cluster.list(
-      record.namespace,
-      CompositionKinds,
-      compositionSelector(record.id),
-    );
+    await cluster.cluster.health.check(AbortSignal.timeout(clusterProbeMs));
+    return null;
+  } catch (error) {
+    return {
+      code: 'cluster_unreadable',
+      message: `cluster "${cluster.name}" could not be read (${outwardCause(error)}); what it holds is unknown`,
+    };
+  }
+}
+
+async function remainingObjects(cluster: ClusterPort, record: CompositionRecord): Promise<string[] | null> {
+  try {
+    const remaining = await cluster.list(record.namespace, CompositionKinds, compositionSelector(record.id));
     return remaining.map((o) => `${o.kind}/${o.metadata.name}`).sort();
   } catch {
     return null;
@@ -117,26 +149,34 @@ export function diagnosisOf(facts: DiagnosisFacts): DiagnosisView {
   const { record, phase, latest } = facts;
   const verification = verificationOf(facts);
   const cleanup = cleanupOf(facts);
-  const clusterReadable = facts.fingerprintRead && cleanup.state !== 'unknown';
+  const clusterReadable = !facts.cluster.problem && facts.fingerprintRead && cleanup.state !== 'unknown';
   const notes = [...verificationNotes(facts), ...rolloutNotes(facts)];
-  if (!clusterReadable) {
-    notes.push({
-      code: 'cluster_unreadable',
-      message: 'the cluster could not be read; what it holds is unknown',
-    });
-  }
+  if (!clusterReadable) notes.push(facts.cluster.problem ?? unreadable(facts.cluster.name));
   return {
     composition_id: record.id,
+    cluster: facts.cluster.name,
     phase,
     generation: record.generation,
     observed_generation: record.observed_generation,
     state: diagnosisState(phase, verification, cleanup.state, clusterReadable),
-    blockers: record.observed.blockers,
+    blockers: [...record.observed.blockers, ...waitingBlockers(facts)],
     notes,
     verification,
     cleanup,
     evidence_id: latest?.id ?? null,
   };
+}
+
+const unreadable = (cluster: string | null): Note => ({
+  code: 'cluster_unreadable',
+  message: `${cluster === null ? 'the cluster' : `cluster "${cluster}"`} could not be read; what it holds is unknown`,
+});
+
+/** The active operation's step waits for its cluster: a blocker while it lasts. */
+function waitingBlockers({ record, waiting }: DiagnosisFacts): DiagnosisView['blockers'] {
+  if (!waiting) return [];
+  const message = clusterUnavailableMessage(waiting, record.latest_operation.kind);
+  return [{ code: RolloutBlockerCode.ClusterUnavailable, message, component: null }];
 }
 
 function verificationOf({ latest, phase, freshness }: DiagnosisFacts): DiagnosisView['verification'] {
@@ -216,7 +256,7 @@ export function diagnosisState(
     case Phase.Created:
     case Phase.Provisioning:
     case Phase.Updating:
-      return DiagnosisState.Progressing;
+      return clusterReadable ? DiagnosisState.Progressing : DiagnosisState.Unknown;
     case Phase.Failed:
       return DiagnosisState.Failed;
     case Phase.Expired:

@@ -7,6 +7,7 @@ import type { Identity } from '../auth/identity.ts';
 import { logSelector } from '../catalog/model.ts';
 import type { ComponentProfile } from '../catalog/schema.ts';
 import { Label, type Pod } from '../cluster/objects.ts';
+import type { ClusterPort } from '../cluster/ports.ts';
 import { forkSelector } from '../cluster/render.ts';
 import type { CompositionRecord } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
@@ -61,23 +62,11 @@ export async function componentLogs(
         `!${Label.Composition}`,
       ].join(',');
   const base = { component, source, composition_filtered: overridden } as const;
-  let pods: Pod[];
-  try {
-    pods = (await deps.cluster.listPods(record.namespace, selector)).sort((a, b) =>
-      a.metadata.name < b.metadata.name ? -1 : 1,
-    );
-  } catch (error) {
-    deps.log({
-      level: 'warn',
-      msg: 'log snapshot: the cluster could not be read',
-      composition_id: id,
-      component,
-      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-    });
-    const message = `the cluster could not be read: ${outwardCause(error)}`;
-    return { message, ...base, streams: [], partial: true, truncated: false };
-  }
-  const read = await readLogs(deps, record.namespace, pods, profile.workload.container, query);
+  const listed = await podsOf(deps, record, component, selector);
+  if ('unread' in listed)
+    return { message: listed.unread, ...base, streams: [], partial: true, truncated: false };
+  const { cluster, pods } = listed;
+  const read = await readLogs(cluster, record.namespace, pods, profile.workload.container, query);
   const where =
     pods.length === 0
       ? `no pods of ${component} (${source}) found`
@@ -110,9 +99,37 @@ async function profileIn(
   return profile;
 }
 
+/** The component's pods on the composition's cluster, by name; or why they could not be listed. */
+async function podsOf(
+  deps: InsightDeps,
+  record: CompositionRecord,
+  component: string,
+  selector: string,
+): Promise<{ cluster: ClusterPort; pods: Pod[] } | { unread: string }> {
+  const found = deps.clusters.lookup(record.cluster);
+  if (!found.known) return { unread: `the logs cannot be read: ${found.reason}` };
+  try {
+    const pods = await found.cluster.listPods(record.namespace, selector);
+    return {
+      cluster: found.cluster,
+      pods: pods.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)),
+    };
+  } catch (error) {
+    deps.log({
+      level: 'warn',
+      msg: 'log snapshot: the cluster could not be read',
+      composition_id: record.id,
+      cluster: found.name,
+      component,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    return { unread: `cluster "${found.name}" could not be read: ${outwardCause(error)}` };
+  }
+}
+
 /** Pod by pod until the byte budget is spent; at most `logLimits.maxPods` pods. */
 async function readLogs(
-  deps: InsightDeps,
+  cluster: ClusterPort,
   namespace: string,
   pods: readonly Pod[],
   container: string,
@@ -129,7 +146,7 @@ async function readLogs(
     }
     try {
       // One line more than asked tells whether the tail cut anything.
-      const text = await deps.cluster.podLogs(namespace, pod.metadata.name, {
+      const text = await cluster.podLogs(namespace, pod.metadata.name, {
         container,
         tailLines: query.tail_lines + 1,
         sinceSeconds: query.since_seconds,

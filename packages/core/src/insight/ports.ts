@@ -1,6 +1,6 @@
 import type { CatalogStore } from '../catalog/ports.ts';
 import type { Clock } from '../clock.ts';
-import type { ClusterPort } from '../cluster/ports.ts';
+import type { ClusterRegistry } from '../cluster/registry.ts';
 import type { CompositionStore } from '../compositions/ports.ts';
 import type { FrontendStore } from '../frontends/ports.ts';
 import type { Log } from '../log.ts';
@@ -9,7 +9,8 @@ import type { Log } from '../log.ts';
 export interface InsightDeps {
   compositions: CompositionStore;
   catalog: CatalogStore;
-  cluster: ClusterPort;
+  /** Every cluster of the stage: a composition is read on its own. */
+  clusters: ClusterRegistry;
   clock: Clock;
   /** Frontend checks are stale once their binding changed. */
   frontends: FrontendStore;

@@ -22,13 +22,14 @@ import type { InsightDeps } from './ports.ts';
 
 /** The fingerprint of a composition as it stands now; null when it cannot be read. */
 async function currentFingerprint(
-  deps: Pick<InsightDeps, 'catalog' | 'cluster'>,
+  deps: Pick<InsightDeps, 'catalog' | 'clusters'>,
   record: CompositionRecord,
 ): Promise<Fingerprint | null> {
+  const cluster = deps.clusters.lookup(record.cluster);
   const catalog = await deps.catalog.readProject(record.project);
-  if (!catalog) return null;
+  if (!catalog || !cluster.known) return null;
   try {
-    return await fingerprint(deps.cluster, catalog, record);
+    return await fingerprint(cluster.cluster, catalog, record);
   } catch {
     return null;
   }

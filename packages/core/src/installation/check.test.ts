@@ -11,6 +11,7 @@ import type { CatalogStore } from '../catalog/ports.ts';
 import { ProjectManifest } from '../catalog/schema.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { AccessRequest, ClusterPort, DryRunResult } from '../cluster/ports.ts';
+import { clusterRegistry } from '../cluster/registry.ts';
 import { ProblemError } from '../errors.ts';
 import { check } from './check.ts';
 import { accessRequests } from './permissions.ts';
@@ -196,12 +197,13 @@ async function checkWith(
   spec: unknown = {},
   versions = [shop],
   messageTopics: readonly string[] = ['orders'],
+  clusters = new Map([['eks-a', fakeCluster(fake)]]),
 ) {
   const deps = {
     catalog: catalogOf(versions),
-    cluster: fakeCluster(fake),
+    clusters: clusterRegistry(clusters),
     clock,
-    manifestLimits: { messageTopics, namespaces: defaultNamespacePolicy },
+    manifestLimits: { messageTopics, namespaces: defaultNamespacePolicy, clusters: [...clusters.keys()] },
   };
   const report = await check(deps, spec, { checkTimeoutMs: 200 });
   const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
@@ -254,8 +256,8 @@ describe('installation check', () => {
     expect(report.status).toBe('passed');
     expect(report.checked_at).toBe('2026-11-25T12:00:00.000Z');
     expect(report.checks.map((c) => c.id)).toEqual([
-      'cluster',
-      'gateway-api',
+      'cluster:eks-a',
+      'gateway-api:eks-a',
       'namespace:shop/staging',
       'workload:shop/staging/api',
       'workload:shop/staging/web',
@@ -267,7 +269,11 @@ describe('installation check', () => {
       'catalog-namespaces',
     ]);
     expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
-    expect(byId.cluster?.evidence).toEqual({ version: 'v1.32.1-eks-0', platform: 'linux/arm64' });
+    expect(byId['cluster:eks-a']?.evidence).toEqual({
+      cluster: 'eks-a',
+      version: 'v1.32.1-eks-0',
+      platform: 'linux/arm64',
+    });
     expect(byId['mesh-route-controller:shop/staging']?.evidence.proof).toEqual({
       route: 'preview-c-1-api',
       parent: 'Service api',
@@ -528,19 +534,19 @@ describe('installation check', () => {
       served: null,
       objects: [namespace, ...workload('web'), ...workload('api')],
     });
-    expect(byId['gateway-api']?.status).toBe('failed');
+    expect(byId['gateway-api:eks-a']?.status).toBe('failed');
     expect(byId['gateway:shop/staging']).toMatchObject({
       status: 'unknown',
-      message: 'not established: gateway-api did not pass',
-      evidence: { depends_on: 'gateway-api', observed: { status: 'failed' } },
+      message: 'not established: gateway-api:eks-a did not pass',
+      evidence: { depends_on: 'gateway-api:eks-a', observed: { status: 'failed' } },
     });
-    expect(byId['gateway-listener:shop/staging']?.evidence.depends_on).toBe('gateway-api');
-    expect(byId['mesh-route-controller:shop/staging']?.evidence.depends_on).toBe('gateway-api');
+    expect(byId['gateway-listener:shop/staging']?.evidence.depends_on).toBe('gateway-api:eks-a');
+    expect(byId['mesh-route-controller:shop/staging']?.evidence.depends_on).toBe('gateway-api:eks-a');
     expect(byId['workload:shop/staging/web']?.status).toBe('passed');
     expect(report.status).toBe('failed');
     const partial = await checkWith({ served: ['gateways'] });
-    expect(partial.byId['gateway-api']?.message).toBe(
-      'gateway.networking.k8s.io/v1 does not serve httproutes',
+    expect(partial.byId['gateway-api:eks-a']?.message).toBe(
+      'cluster "eks-a": gateway.networking.k8s.io/v1 does not serve httproutes',
     );
   });
 
@@ -561,9 +567,9 @@ describe('installation check', () => {
       },
     });
     expect(report.checks[0]).toMatchObject({
-      id: 'cluster',
+      id: 'cluster:eks-a',
       status: 'failed',
-      message: 'the Kubernetes API server cannot be reached: fetch failed (ECONNREFUSED)',
+      message: 'cluster "eks-a": the Kubernetes API server cannot be reached: fetch failed (ECONNREFUSED)',
     });
     const cluster = report.checks.slice(1).filter((c) => c.id !== 'catalog-namespaces');
     expect(cluster.every((c) => c.status === 'unknown' && c.evidence.depends_on)).toBe(true);
@@ -581,8 +587,8 @@ describe('installation check', () => {
   it('is incomplete when no baseline is registered', async () => {
     const { report } = await checkWith({}, {}, []);
     expect(report.checks.map((c) => [c.id, c.status])).toEqual([
-      ['cluster', 'passed'],
-      ['gateway-api', 'passed'],
+      ['cluster:eks-a', 'passed'],
+      ['gateway-api:eks-a', 'passed'],
       ['catalog', 'unknown'],
       ['catalog-namespaces', 'passed'],
     ]);
@@ -637,6 +643,82 @@ describe('installation check', () => {
         'namespace:other/staging',
       ]);
     });
+  });
+});
+
+describe('several clusters', () => {
+  const refused = async () => {
+    throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+  };
+  const down = fakeCluster({ port: { serverVersion: refused, servedResources: refused, get: refused } });
+  const outlet = nextProjectVersion(
+    null,
+    { ...manifest, name: 'outlet', baselines: manifest.baselines.map((b) => ({ ...b, cluster: 'eks-b' })) },
+    '2026-01-01T00:00:00Z',
+    'v-3',
+  ) as ProjectVersion;
+  const both = () =>
+    new Map([
+      ['eks-a', fakeCluster()],
+      ['eks-b', down],
+    ]);
+  const ids = (report: { checks: { id: string }[] }) => report.checks.map((c) => c.id);
+
+  it('checks every cluster, each baseline on its own, and says which one failed', async () => {
+    const { report, byId } = await checkWith({}, {}, [shop, outlet], ['orders'], both());
+    expect(byId['cluster:eks-a']?.status).toBe('passed');
+    expect(byId['cluster:eks-b']).toMatchObject({
+      status: 'failed',
+      message: 'cluster "eks-b": the Kubernetes API server cannot be reached: fetch failed (ECONNREFUSED)',
+      evidence: { cluster: 'eks-b' },
+    });
+    expect(byId['namespace:shop/staging']?.status).toBe('passed');
+    expect(byId['namespace:outlet/staging']).toMatchObject({
+      status: 'unknown',
+      message: 'not established: cluster:eks-b did not pass',
+    });
+    expect(report.status).toBe('failed');
+  });
+
+  it('checks only the clusters the specification lists, and the baselines on them', async () => {
+    const { report } = await checkWith({}, { clusters: ['eks-a'] }, [shop, outlet], ['orders'], both());
+    expect(ids(report).filter((id) => id.includes('eks-b') || id.includes('outlet/'))).toEqual([]);
+    expect(report.status).toBe('passed');
+    const outletOnly = await checkWith({}, { clusters: ['eks-b'] }, [shop, outlet], ['orders'], both());
+    expect(ids(outletOnly.report)).toContain('namespace:outlet/staging');
+    expect(ids(outletOnly.report)).not.toContain('namespace:shop/staging');
+  });
+
+  it('refuses a cluster the stage does not know, and a target on a cluster it does not list', async () => {
+    const unknownCluster = await checkWith({}, { clusters: ['eks-z'] }).catch((e: unknown) => e);
+    expect(unknownCluster).toMatchObject({
+      code: 'unknown_reference',
+      errors: [
+        {
+          path: '/clusters/0',
+          message: 'cluster "eks-z" is not one of this installation\'s clusters ("eks-a")',
+        },
+      ],
+    });
+    const elsewhere = await checkWith(
+      {},
+      { clusters: ['eks-a'], targets: [{ project: 'outlet' }] },
+      [shop, outlet],
+      ['orders'],
+      both(),
+    ).catch((e: unknown) => e);
+    expect(elsewhere).toMatchObject({ code: 'validation_failed', errors: [{ path: '/clusters' }] });
+  });
+
+  it('fails a baseline’s cluster the stage does not know; nothing of that baseline is established', async () => {
+    const { byId, report } = await checkWith({}, {}, [shop, outlet]);
+    expect(byId['cluster:eks-b']).toMatchObject({
+      status: 'failed',
+      message: 'cluster "eks-b" is not one of this installation\'s clusters ("eks-a")',
+    });
+    expect(byId['workload:outlet/staging/web']?.message).toBe('not established: cluster:eks-b did not pass');
+    expect(byId['workload:shop/staging/web']?.status).toBe('passed');
+    expect(report.status).toBe('failed');
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * The installation check: a read-only preflight of the cluster the server is configured with, for
- * the baselines an installation specification names. Every check runs at once under a time bound
+ * The installation check: a read-only preflight of the clusters the server is configured with,
+ * each baseline the specification names on its own cluster. Every check runs at once under a time bound
  * (checks.ts has each one's rules); a question the cluster did not answer is unknown, never passed,
  * and a check whose prerequisite failed is unknown too ("not established"), keeping what it saw.
  * Nothing is written: the only write-shaped call is a server-side dry run.
@@ -12,6 +12,7 @@ import type { Baseline, ComponentProfile } from '../catalog/schema.ts';
 import type { ManifestLimits } from '../catalog/validate.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
+import type { ClusterRegistry } from '../cluster/registry.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
 import { maxPageSize } from '../paging.ts';
 import { parseOrThrow } from '../validation.ts';
@@ -20,6 +21,7 @@ import { catalogNamespacesVerdict } from './catalog-namespaces.ts';
 import {
   clusterCheck,
   describeFailure,
+  failed,
   gatewayApiCheck,
   gatewayApiVersion,
   gatewayCheck,
@@ -54,8 +56,8 @@ interface Job {
 }
 
 /**
- * Runs every check of the specification against the cluster and answers the report. An unknown
- * project or baseline in the specification is a 422 before anything is asked of the cluster.
+ * Runs every check of the specification against the clusters and answers the report. An unknown
+ * project, baseline or cluster in the specification is a 422 before anything is asked of a cluster.
  */
 export async function check(
   deps: InstallationDeps,
@@ -63,10 +65,11 @@ export async function check(
   options: { checkTimeoutMs?: number } = {},
 ): Promise<InstallationReport> {
   const spec = parseOrThrow(InstallationSpec, input ?? {});
-  const targets = await resolveTargets(deps.catalog, spec);
+  const clusters = checkedClusters(deps.clusters, spec);
+  const targets = onClusters(await resolveTargets(deps.catalog, spec), spec);
   const checkedAt = deps.clock.now().toISOString();
   const jobs: Job[] = [
-    ...planChecks(deps.cluster, targets, deps.manifestLimits),
+    ...planChecks(deps.clusters, clusters, targets, deps.manifestLimits, spec),
     {
       id: 'catalog-namespaces',
       dependsOn: [],
@@ -197,13 +200,71 @@ function sharedReads(cluster: ClusterPort): SharedReads {
   };
 }
 
-function planChecks(cluster: ClusterPort, targets: readonly Target[], limits: ManifestLimits): Job[] {
-  const reads = sharedReads(cluster);
-  const jobs: Job[] = [
-    { id: 'cluster', dependsOn: [], run: () => clusterCheck(cluster) },
-    { id: 'gateway-api', dependsOn: ['cluster'], run: () => gatewayApiCheck(cluster) },
+/** The clusters to check: the ones the specification lists (each one the stage's), else all of them. */
+function checkedClusters(registry: ClusterRegistry, spec: InstallationSpec): string[] {
+  if (!spec.clusters) return [...registry.names];
+  const errors: FieldError[] = spec.clusters.flatMap((name, i) => {
+    const found = registry.lookup(name);
+    return found.known ? [] : [{ path: `/clusters/${i}`, message: found.reason }];
+  });
+  if (errors.length > 0) {
+    throw new ProblemError(ErrorCode.UnknownReference, errors.map((e) => e.message).join('; '), { errors });
+  }
+  return [...new Set(spec.clusters)];
+}
+
+/** With `clusters` listed, the baselines on them; a target the specification names elsewhere is refused. */
+function onClusters(targets: Target[], spec: InstallationSpec): Target[] {
+  const listed = spec.clusters;
+  if (!listed) return targets;
+  const elsewhere = targets.filter((t) => !listed.includes(t.baseline.cluster));
+  if (spec.targets && elsewhere.length > 0) {
+    throw validationFailed(
+      elsewhere.map((t) => ({
+        path: '/clusters',
+        message: `${t.project}/${t.baseline.name} is on cluster "${t.baseline.cluster}", which clusters does not list`,
+      })),
+    );
+  }
+  return targets.filter((t) => listed.includes(t.baseline.cluster));
+}
+
+const clusterId = (name: string) => `cluster:${name}`;
+const gatewayApiId = (name: string) => `gateway-api:${name}`;
+
+/** A cluster's own checks: its API server answers, and serves the Gateway API. */
+function clusterJobs(name: string, cluster: ClusterPort): Job[] {
+  return [
+    { id: clusterId(name), dependsOn: [], run: () => clusterCheck(name, cluster) },
+    { id: gatewayApiId(name), dependsOn: [clusterId(name)], run: () => gatewayApiCheck(name, cluster) },
   ];
-  if (targets.length === 0) {
+}
+
+function planChecks(
+  registry: ClusterRegistry,
+  clusters: readonly string[],
+  targets: readonly Target[],
+  limits: ManifestLimits,
+  spec: InstallationSpec,
+): Job[] {
+  const jobs: Job[] = [];
+  const onCluster = new Map<string, { cluster: ClusterPort | null; reads: SharedReads | null }>();
+  for (const name of new Set([...clusters, ...targets.map((t) => t.baseline.cluster)])) {
+    const found = registry.lookup(name);
+    if (found.known) {
+      jobs.push(...clusterJobs(name, found.cluster));
+      onCluster.set(name, { cluster: found.cluster, reads: sharedReads(found.cluster) });
+    } else {
+      // A baseline on a cluster the stage does not know: its checks cannot be established.
+      jobs.push({
+        id: clusterId(name),
+        dependsOn: [],
+        run: async () => failed(found.reason, { cluster: name }),
+      });
+      onCluster.set(name, { cluster: null, reads: null });
+    }
+  }
+  if (targets.length === 0 && !spec.targets && !spec.clusters) {
     jobs.push({
       id: 'catalog',
       dependsOn: [],
@@ -214,7 +275,8 @@ function planChecks(cluster: ClusterPort, targets: readonly Target[], limits: Ma
     });
   }
   for (const t of targets) {
-    jobs.push(...targetJobs(cluster, t, reads));
+    const where = onCluster.get(t.baseline.cluster);
+    jobs.push(...targetJobs(where?.cluster ?? null, where?.reads ?? null, t));
     if (t.baseline.messaging) {
       const id = `messaging:${t.project}/${t.baseline.name}`;
       jobs.push({ id, dependsOn: [], run: async () => messagingCheck(t, limits.messageTopics) });
@@ -223,35 +285,40 @@ function planChecks(cluster: ClusterPort, targets: readonly Target[], limits: Ma
   return jobs;
 }
 
-/** One baseline's checks: namespace, workloads, gateway and listener, mesh routes, permissions. */
-function targetJobs(cluster: ClusterPort, t: Target, reads: SharedReads): Job[] {
+/** One baseline's checks on its cluster (null: one the stage does not know, so none can be established). */
+function targetJobs(cluster: ClusterPort | null, reads: SharedReads | null, t: Target): Job[] {
   const scope = `${t.project}/${t.baseline.name}`;
   const ns = t.baseline.namespace;
   const namespaceId = `namespace:${scope}`;
   const gatewayId = `gateway:${scope}`;
-  const mesh = ['cluster', 'gateway-api', namespaceId];
+  const [own, api] = [clusterId(t.baseline.cluster), gatewayApiId(t.baseline.cluster)];
+  const mesh = [own, api, namespaceId];
+  const on = (run: (cluster: ClusterPort, reads: SharedReads) => Promise<Outcome>) => () =>
+    cluster && reads
+      ? run(cluster, reads)
+      : Promise.resolve(unknown("its cluster is not one of the stage's"));
   return [
-    { id: namespaceId, dependsOn: ['cluster'], run: () => namespaceCheck(ns, reads.namespace) },
+    { id: namespaceId, dependsOn: [own], run: on((_, r) => namespaceCheck(ns, r.namespace)) },
     ...Object.keys(t.baseline.components)
       .sort()
       .map((component) => ({
         id: `workload:${scope}/${component}`,
-        dependsOn: ['cluster', namespaceId],
-        run: () => workloadCheck(cluster, t, component),
+        dependsOn: [own, namespaceId],
+        run: on((c) => workloadCheck(c, t, component)),
       })),
-    { id: gatewayId, dependsOn: ['cluster', 'gateway-api'], run: () => gatewayCheck(t, reads.gateway) },
+    { id: gatewayId, dependsOn: [own, api], run: on((_, r) => gatewayCheck(t, r.gateway)) },
     {
       id: `gateway-listener:${scope}`,
-      dependsOn: ['cluster', 'gateway-api', gatewayId],
-      run: () => listenerCheck(t, reads.gateway, reads.namespace),
+      dependsOn: [own, api, gatewayId],
+      run: on((_, r) => listenerCheck(t, r.gateway, r.namespace)),
     },
-    { id: `mesh-route-schema:${scope}`, dependsOn: mesh, run: () => meshSchemaCheck(cluster, t) },
+    { id: `mesh-route-schema:${scope}`, dependsOn: mesh, run: on((c) => meshSchemaCheck(c, t)) },
     {
       id: `mesh-route-controller:${scope}`,
       dependsOn: mesh,
-      run: async () => meshControllerVerdict(ns, await reads.routes(ns)),
+      run: on(async (_, r) => meshControllerVerdict(ns, await r.routes(ns))),
     },
-    { id: `permissions:${scope}`, dependsOn: ['cluster'], run: () => reads.permissions(ns) },
+    { id: `permissions:${scope}`, dependsOn: [own], run: on((_, r) => r.permissions(ns)) },
   ];
 }
 

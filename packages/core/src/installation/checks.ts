@@ -25,7 +25,7 @@ const passed = (message: string, evidence: Evidence = {}): Outcome => ({
   message,
   evidence,
 });
-const failed = (message: string, evidence: Evidence = {}): Outcome => ({
+export const failed = (message: string, evidence: Evidence = {}): Outcome => ({
   status: CheckStatus.Failed,
   message,
   evidence,
@@ -60,31 +60,38 @@ export function describeFailure(error: unknown): string {
   return `${first}${cause}`.slice(0, 300);
 }
 
-export async function clusterCheck(cluster: ClusterPort): Promise<Outcome> {
+export async function clusterCheck(name: string, cluster: ClusterPort): Promise<Outcome> {
   try {
     const { version, platform } = await cluster.serverVersion();
-    return passed(`the Kubernetes API server answers: ${version} on ${platform}`, { version, platform });
-  } catch (error) {
-    return failed(`the Kubernetes API server cannot be reached: ${describeFailure(error)}`, {
-      error: describeFailure(error),
+    return passed(`cluster "${name}": the Kubernetes API server answers: ${version} on ${platform}`, {
+      cluster: name,
+      version,
+      platform,
     });
+  } catch (error) {
+    return failed(
+      `cluster "${name}": the Kubernetes API server cannot be reached: ${describeFailure(error)}`,
+      {
+        cluster: name,
+        error: describeFailure(error),
+      },
+    );
   }
 }
 
-export async function gatewayApiCheck(cluster: ClusterPort): Promise<Outcome> {
+export async function gatewayApiCheck(name: string, cluster: ClusterPort): Promise<Outcome> {
   const served = await cluster.servedResources(gatewayApiVersion);
+  const on = `cluster "${name}": ${gatewayApiVersion}`;
   if (served === null) {
     return failed(
-      `${gatewayApiVersion} is not served: install the Gateway API CRDs (v1.0 or later) and an implementation with GAMMA support`,
-      { api_version: gatewayApiVersion, resources: null },
+      `${on} is not served: install the Gateway API CRDs (v1.0 or later) and an implementation with GAMMA support`,
+      { cluster: name, api_version: gatewayApiVersion, resources: null },
     );
   }
-  const evidence = { api_version: gatewayApiVersion, resources: [...served].sort() };
+  const evidence = { cluster: name, api_version: gatewayApiVersion, resources: [...served].sort() };
   const missing = ['gateways', 'httproutes'].filter((r) => !served.includes(r));
-  if (missing.length > 0) {
-    return failed(`${gatewayApiVersion} does not serve ${missing.join(' and ')}`, evidence);
-  }
-  return passed(`${gatewayApiVersion} serves gateways and httproutes`, evidence);
+  if (missing.length > 0) return failed(`${on} does not serve ${missing.join(' and ')}`, evidence);
+  return passed(`${on} serves gateways and httproutes`, evidence);
 }
 
 export async function namespaceCheck(

@@ -1,11 +1,12 @@
 import type { CatalogStore } from '../catalog/ports.ts';
 import type { ManifestLimits } from '../catalog/validate.ts';
 import type { Clock } from '../clock.ts';
-import type { ClusterPort } from '../cluster/ports.ts';
+import type { ClusterRegistry } from '../cluster/registry.ts';
 
 export interface InstallationDeps {
   catalog: CatalogStore;
-  cluster: ClusterPort;
+  /** Every cluster of the stage: each is checked, and each baseline on its own. */
+  clusters: ClusterRegistry;
   clock: Clock;
   /** What the installation grants (the stage's message topics). */
   manifestLimits: ManifestLimits;

@@ -32,6 +32,17 @@ const InstallationTarget = v.strictObject({
 });
 
 export const InstallationSpec = v.strictObject({
+  /**
+   * The clusters to check (each one the stage's), and only the baselines on them; absent = every
+   * cluster of the stage.
+   */
+  clusters: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(100))),
+      v.minLength(1, 'list at least one cluster, or leave clusters out to check them all'),
+      v.maxLength(maxInstallationTargets, `at most ${maxInstallationTargets} clusters`),
+    ),
+  ),
   /** What to check; absent = every registered baseline with its catalog Gateway. */
   targets: v.optional(
     v.pipe(
@@ -48,7 +59,7 @@ export const InstallationStatus = { Passed: 'passed', Failed: 'failed', Incomple
 export type InstallationStatus = (typeof InstallationStatus)[keyof typeof InstallationStatus];
 
 export const InstallationCheckView = v.object({
-  /** `cluster`, `gateway-api`, `<kind>:<project>/<baseline>` or `workload:<project>/<baseline>/<component>`. */
+  /** `cluster:<name>`, `gateway-api:<name>`, `<kind>:<project>/<baseline>` or `workload:<project>/<baseline>/<component>`. */
   id: v.string(),
   status: v.enum(CheckStatus),
   message: v.string(),

@@ -17,6 +17,10 @@ export const RolloutBlockerCode = {
   ImagePullFailed: 'image_pull_failed',
   CrashLoop: 'crash_loop',
   StepFailed: 'step_failed',
+  /** The composition's cluster is not one of the stage's (any more). */
+  UnknownCluster: 'unknown_cluster',
+  /** The composition's cluster does not answer; its step waits (only the diagnosis reports it). */
+  ClusterUnavailable: 'cluster_unavailable',
 } as const;
 export type RolloutBlockerCode = (typeof RolloutBlockerCode)[keyof typeof RolloutBlockerCode];
 

@@ -6,6 +6,7 @@
 import { addSeconds } from '../clock.ts';
 import type {
   Blocker,
+  ClusterUnavailable,
   CompositionEvent,
   CompositionRecord,
   Observations,
@@ -85,6 +86,8 @@ export interface StepWait {
   delaySeconds: number;
   observations: Observations;
   progress?: string;
+  /** The step waits for its cluster to answer again (rollout/clusters.ts); absent, it answered. */
+  unavailable?: ClusterUnavailable;
 }
 export interface StepFailure {
   kind: 'fail';

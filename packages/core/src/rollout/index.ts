@@ -12,6 +12,12 @@ export {
   type StepOutcome,
 } from './chain.ts';
 export {
+  clusterUnavailableWait,
+  isClusterUnavailable,
+  needsCluster,
+  unknownClusterOutcome,
+} from './clusters.ts';
+export {
   defaultFailureGraceMs,
   progressDeadlineFailure,
   rolloutComplete,

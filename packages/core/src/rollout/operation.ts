@@ -167,8 +167,9 @@ export function advanceOperation(
 }
 
 /**
- * The step waits: what it saw is kept, the chain gives up its lease, and the operation is due again
- * once the delayed message has had its pickup allowance. Always a write: the lease must go.
+ * The step waits: what it saw is kept (and whether its cluster answered), the chain gives up its
+ * lease, and the operation is due again once the delayed message has had its pickup allowance.
+ * Always a write: the lease must go.
  */
 export function waitOperation(
   chain: Chain,
@@ -176,9 +177,12 @@ export function waitOperation(
   wait: StepWait,
   now: Date,
 ): Chain {
+  const { cluster_unavailable: _answered, ...observations } = wait.observations;
   const operation: Operation = {
     ...handedOff(chain.operation, now, wait.delaySeconds),
-    observations: wait.observations,
+    observations: wait.unavailable
+      ? { ...observations, cluster_unavailable: wait.unavailable }
+      : observations,
   };
   const progress = wait.progress
     ? [eventFor(composition, EventType.RolloutProgress, worker, operation.id, now, wait.progress, {})]

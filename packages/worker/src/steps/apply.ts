@@ -1,5 +1,4 @@
 import { Cluster, type Compositions, Rollout } from '@svc/core';
-import type { WorkerDeps } from '../deps.ts';
 import { isolate } from '../isolation.ts';
 import { readTarget, type Step } from './step.ts';
 
@@ -14,12 +13,12 @@ const forkKinds = [
  * go. Safe to repeat: server-side applies with one field manager, deletes of absent objects succeed.
  */
 export const apply: Step = async (context) => {
-  const { deps, composition, operation } = context;
+  const { deps, cluster, composition, operation } = context;
   const target = await readTarget(context);
   if ('kind' in target) return target;
   const forkable = Rollout.forkableBases(
     composition.namespace,
-    await readBases(deps, composition, target.forks),
+    await readBases(cluster, composition, target.forks),
   );
   if (forkable.kind === 'fail') return forkable;
 
@@ -29,7 +28,7 @@ export const apply: Step = async (context) => {
   // Queues first: each fork's pods are told where their isolated queues are.
   const isolation = await isolate(deps, composition, target.baseline, target.profiles);
   if (isolation.blockers.length) return { kind: 'fail', blockers: isolation.blockers };
-  const anchor = await deps.cluster.apply(
+  const anchor = await cluster.apply(
     Cluster.anchor(composition.id, composition.namespace, operation.generation),
   );
   context.seen.anchor = anchor;
@@ -49,31 +48,28 @@ export const apply: Step = async (context) => {
         progressDeadlineSeconds: deps.settings.progressDeadlineSeconds,
         env: isolation.env[base.component] ?? [],
       };
-      return [
-        deps.cluster.apply(Cluster.forkDeployment(input)),
-        deps.cluster.apply(Cluster.forkService(input)),
-      ];
+      return [cluster.apply(Cluster.forkDeployment(input)), cluster.apply(Cluster.forkService(input))];
     }),
   );
   // Until the forks are out, the preview URL answers from what served it before, marked pending;
   // await-rollout routes it to the forks and drops the mark.
   const pending = Rollout.pendingEntryRoute(composition, target, owner, operation.generation);
-  if (pending) await deps.cluster.apply(pending);
-  if (Rollout.mayHaveInherited(composition, operation)) await removeInherited(deps, composition);
+  if (pending) await cluster.apply(pending);
+  if (Rollout.mayHaveInherited(composition, operation)) await removeInherited(cluster, composition);
   return { kind: 'done' };
 };
 
 /** The baseline Deployment and Service each fork copies. */
 function readBases(
-  deps: WorkerDeps,
+  cluster: Cluster.ClusterPort,
   composition: Compositions.CompositionRecord,
   forks: readonly Rollout.ForkTarget[],
 ): Promise<Rollout.ForkBase[]> {
   return Promise.all(
     forks.map(async (fork) => {
       const [deployment, service] = await Promise.all([
-        deps.cluster.getDeployment(composition.namespace, fork.profile.workload.name),
-        deps.cluster.getService(composition.namespace, fork.profile.service.name),
+        cluster.getDeployment(composition.namespace, fork.profile.workload.name),
+        cluster.getService(composition.namespace, fork.profile.service.name),
       ]);
       return { ...fork, deployment, service };
     }),
@@ -84,12 +80,15 @@ function readBases(
  * Components that went back to inheritance: their route goes first, so traffic returns to the
  * baseline, then the fork. Three lists, so only when forks of them may exist (`mayHaveInherited`).
  */
-async function removeInherited(deps: WorkerDeps, composition: Compositions.CompositionRecord): Promise<void> {
+async function removeInherited(
+  cluster: Cluster.ClusterPort,
+  composition: Compositions.CompositionRecord,
+): Promise<void> {
   const selector = Cluster.compositionSelector(composition.id);
   for (const kinds of [routeKinds, forkKinds]) {
-    const objects = await deps.cluster.list(composition.namespace, kinds, selector);
+    const objects = await cluster.list(composition.namespace, kinds, selector);
     await Promise.all(
-      Rollout.inheritedAgain(objects, composition).map((o) => deps.cluster.delete(Cluster.refOf(o))),
+      Rollout.inheritedAgain(objects, composition).map((o) => cluster.delete(Cluster.refOf(o))),
     );
   }
 }

@@ -7,7 +7,7 @@ import { readTarget, type Step, type StepContext } from './step.ts';
  * re-reads the cluster, and applies are idempotent.
  */
 export const awaitRollout: Step = async (context) => {
-  const { deps, composition, operation } = context;
+  const { deps, cluster, composition, operation } = context;
   const target = await readTarget(context);
   if ('kind' in target) return target;
   const { forks } = target;
@@ -16,21 +16,21 @@ export const awaitRollout: Step = async (context) => {
   const deployments = !forks.length
     ? []
     : bound > 0
-      ? await deps.cluster.watchDeployments(
+      ? await cluster.watchDeployments(
           composition.namespace,
           selector,
           (seen) => Rollout.rolloutComplete(seen, forks),
           bound,
         )
       : // A later look: the watch cache is fresh enough for a recheck every few seconds.
-        await deps.cluster.listDeployments(composition.namespace, selector, { cached: true });
+        await cluster.listDeployments(composition.namespace, selector, { cached: true });
   if (Rollout.rolloutComplete(deployments, forks)) {
     context.seen.forks = deployments;
     return routeToForks(context, target);
   }
   const stalled = Rollout.progressDeadlineFailure(deployments, forks);
   if (stalled) return stalled;
-  const pods = await deps.cluster.listPods(composition.namespace, selector, { cached: bound === 0 });
+  const pods = await cluster.listPods(composition.namespace, selector, { cached: bound === 0 });
   return Rollout.rolloutWait({
     forks,
     deployments,
@@ -51,14 +51,14 @@ async function routeToForks(
   context: StepContext,
   target: Rollout.RolloutTarget,
 ): Promise<Rollout.StepOutcome> {
-  const { deps, composition } = context;
+  const { cluster, composition } = context;
   await context.fence();
   const name = Cluster.anchorName(composition.id);
   // apply answered the anchor seconds ago when it ran in this invocation; else it is read (it may
   // have gone since, which fails the rollout).
   const anchorObject =
     context.seen.anchor ??
-    (await deps.cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: composition.namespace, name }));
+    (await cluster.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: composition.namespace, name }));
   if (!anchorObject) {
     return Rollout.rolloutFailure(
       Rollout.RolloutBlockerCode.AnchorMissing,
@@ -69,9 +69,9 @@ async function routeToForks(
   const { baseline } = target;
   await Promise.all([
     ...target.forks.map(({ component, profile }) =>
-      deps.cluster.apply(Cluster.meshRoute({ id: composition.id, component, profile, baseline, owner })),
+      cluster.apply(Cluster.meshRoute({ id: composition.id, component, profile, baseline, owner })),
     ),
-    deps.cluster.apply(Rollout.entryRoute(composition, target, owner)),
+    cluster.apply(Rollout.entryRoute(composition, target, owner)),
   ]);
   return { kind: 'done' };
 }

@@ -7,8 +7,8 @@ import { type Step, sleep } from './step.ts';
  * deleting an absent anchor succeeds.
  */
 export const remove: Step = async (context) => {
-  const { deps, composition } = context;
-  await deps.cluster.delete(
+  const { cluster, composition } = context;
+  await cluster.delete(
     {
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -25,17 +25,17 @@ export const remove: Step = async (context) => {
  * superseded step). Safe to repeat: it lists, and deletes if present.
  */
 export const awaitDeletion: Step = async (context) => {
-  const { deps, composition } = context;
+  const { deps, cluster, composition } = context;
   const deadline = Date.now() + deps.settings.watchBoundMs;
   const selector = Cluster.compositionSelector(composition.id);
   for (let round = 0; ; round++) {
-    const remaining = await deps.cluster.list(composition.namespace, Cluster.CompositionKinds, selector);
+    const remaining = await cluster.list(composition.namespace, Cluster.CompositionKinds, selector);
     if (remaining.length === 0) return { kind: 'done' };
     if (round > 0) {
       await Promise.all(
         remaining
           .filter((o) => !o.metadata.deletionTimestamp && o.kind !== 'Pod' && o.kind !== 'ReplicaSet')
-          .map((o) => deps.cluster.delete(Cluster.refOf(o))),
+          .map((o) => cluster.delete(Cluster.refOf(o))),
       );
     }
     if (Date.now() >= deadline) {

@@ -7,14 +7,14 @@ import { readTarget, type Step } from './step.ts';
  * the result conditional on the composition's `lock_version`.
  */
 const finishRollout: Step = async (context) => {
-  const { deps, composition, operation } = context;
+  const { deps, cluster, composition, operation } = context;
   const target = await readTarget(context);
   if ('kind' in target) return target;
   const isolation = await isolate(deps, composition, target.baseline, target.profiles);
   // await-rollout and verify ran in this invocation unless the chain was handed to a new message.
   const forks =
     context.seen.forks ??
-    (await deps.cluster.listDeployments(composition.namespace, Cluster.compositionSelector(composition.id)));
+    (await cluster.listDeployments(composition.namespace, Cluster.compositionSelector(composition.id)));
   const latestCheck =
     context.seen.check ??
     (await deps.compositions.listChecks(composition.id, { limit: 1, after: null })).items[0];

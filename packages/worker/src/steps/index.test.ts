@@ -23,6 +23,7 @@ async function contextOf(worker: MemoryWorker, id: string, lastAttempt = false):
   if (!operation) throw new Error('no operation');
   return {
     deps: worker.deps,
+    cluster: worker.cluster,
     composition,
     operation,
     seen: {},

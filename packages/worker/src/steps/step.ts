@@ -13,6 +13,8 @@ export class LeaseLost extends Error {
 
 export interface StepContext {
   deps: WorkerDeps;
+  /** The composition's cluster: the one its steps read and write. */
+  cluster: Cluster.ClusterPort;
   composition: Compositions.CompositionRecord;
   operation: Compositions.Operation;
   seen: ChainSeen;
@@ -42,6 +44,19 @@ export interface ChainSeen {
 }
 
 export type Step = (context: StepContext) => Promise<Rollout.StepOutcome>;
+
+/**
+ * The cluster of a composition whose cluster the stage does not know, for the steps that ask it
+ * nothing (`Rollout.needsCluster`): any call is a bug, and rejects saying which cluster it was.
+ */
+export function noCluster(reason: string): Cluster.ClusterPort {
+  const refuse = async () => {
+    throw new Error(`no cluster to ask: ${reason}`);
+  };
+  return new Proxy({} as Cluster.ClusterPort, {
+    get: (_, property) => (property === 'health' ? { name: 'cluster', check: refuse } : refuse),
+  });
+}
 
 /** The rollout's catalog entries, from the catalog version the composition was planned from. */
 export async function readTarget({

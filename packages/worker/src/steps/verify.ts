@@ -20,10 +20,12 @@ export const verify: Step = async (context) => {
     : { ran_at: deps.clock.now().toISOString(), verdict: Verification.offPreviewVerdict(path, images) };
   // The forks as await-rollout saw them rolled out, when it ran in this invocation.
   const seen = { forks: context.seen.forks };
-  const print = await Verification.fingerprint(deps.cluster, target.catalog, composition, seen).catch(() => ({
-    inputs: {},
-    hash: 'unreadable',
-  }));
+  const print = await Verification.fingerprint(context.cluster, target.catalog, composition, seen).catch(
+    () => ({
+      inputs: {},
+      hash: 'unreadable',
+    }),
+  );
   const check: Verification.CheckRecord = {
     id: newId(IdPrefix.Check),
     composition_id: composition.id,

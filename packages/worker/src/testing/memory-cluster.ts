@@ -51,11 +51,14 @@ export interface MemoryCluster extends Cluster.ClusterPort {
   stall(): void;
   /** The next call of `method` fails with `error` (a cluster that refuses or drops a request). */
   failNext(method: 'apply' | 'delete', error: Error): void;
+  /** Every call of the port fails with `error` from now on (a cluster that is down); null: it is back. */
+  down(error: Error | null): void;
 }
 
 interface State {
   stored: Map<string, ClusterObject>;
   failures: Map<string, Error>;
+  down: Error | null;
   stalled: boolean;
   uids: number;
 }
@@ -131,14 +134,14 @@ function reads({ stored }: State): Pick<Cluster.ClusterPort, Reads | 'watchDeplo
 const unused = (what: string) => () => Promise.reject(new Error(`the worker's steps do not use ${what}`));
 
 export function memoryCluster(seed: readonly ClusterObject[] = []): MemoryCluster {
-  const state: State = { stored: new Map(), failures: new Map(), stalled: false, uids: 0 };
+  const state: State = { stored: new Map(), failures: new Map(), down: null, stalled: false, uids: 0 };
   const fail = (method: string) => {
     const error = state.failures.get(method);
     state.failures.delete(method);
     if (error) throw error;
   };
   for (const object of seed) put(state, object);
-  return {
+  const port: MemoryCluster = {
     ...reads(state),
     health: { name: 'kubernetes', check: async () => {} },
     objects: (kind) => copy([...state.stored.values()].filter((o) => o.kind === kind)),
@@ -161,5 +164,16 @@ export function memoryCluster(seed: readonly ClusterObject[] = []): MemoryCluste
     servedResources: unused('discovery'),
     dryRunApply: unused('dry runs'),
     reviewAccess: unused('access reviews'),
+    down(error) {
+      state.down = error;
+    },
   };
+  const controls = new Set<PropertyKey>(['objects', 'stall', 'failNext', 'down']);
+  return new Proxy(port, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function' || controls.has(key)) return value;
+      return (...args: unknown[]) => (state.down ? Promise.reject(state.down) : value(...args));
+    },
+  });
 }

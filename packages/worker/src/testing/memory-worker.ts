@@ -162,7 +162,7 @@ export function memoryWorker(settings: Partial<WorkerSettings> = {}): MemoryWork
     builds: unused('builds'),
     idempotency: unused('idempotency'),
     jobs: queue,
-    cluster,
+    clusters: Cluster.clusterRegistry(new Map([['local', cluster]])),
     messaging,
     clock: { now: () => new Date() },
     probe: gatewayProbe(cluster),

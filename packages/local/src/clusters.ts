@@ -1,0 +1,196 @@
+/**
+ * The stack's clusters: its own local clusters (`local`, and with `clusters: n` also `local-2`…,
+ * each with its API server, preview gateway, state and kubeconfig), and clusters from outside,
+ * reached only through a kubeconfig (`npm start -- --kubeconfig FILE`) and taken once the
+ * installation check passed for them. What the services' settings say of them is `clusterVariables`.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Installation } from '@svc/core';
+import { kubeconfigContext } from '@svc/kube';
+import { localClusterName } from '@svc/kube/settings';
+import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
+
+/** A cluster of the team's own (kind, k3d, a staging EKS), as `npm start -- --kubeconfig` names it. */
+export interface OutsideCluster {
+  kubeconfig: string;
+  /** Absent: the kubeconfig's current context. The cluster is named after the context. */
+  context?: string;
+  /** Where its previews answer (`{id}`, `{domain}`); default `http://{id}.{domain}/`, its Gateway's own. */
+  previewUrl?: string;
+}
+
+/** One of the stack's own local clusters, as it runs now (`restart` replaces `cluster`). */
+export interface LocalClusterRun {
+  readonly name: string;
+  readonly cluster: LocalCluster;
+  readonly kubeconfigPath: string;
+  /** Where its state is kept; null: in memory, so it cannot be restarted. */
+  readonly dataDir: string | null;
+}
+
+type Cleanups = (() => Promise<void>)[];
+
+/** `local`, `local-2`, `local-3`…: the names of the stack's own clusters. */
+export const localClusterNames = (count: number): string[] =>
+  Array.from({ length: count }, (_, i) => (i === 0 ? localClusterName : `${localClusterName}-${i + 1}`));
+
+/**
+ * The gateway port of the stack's `n`-th cluster (from 0): `local` on the one asked for, the others
+ * two and more above it (one above is the local forge's, 8083 beside 8082); 0 picks free ones.
+ */
+export const gatewayPortOf = (gatewayPort: number, index: number): number =>
+  gatewayPort === 0 || index === 0 ? gatewayPort : gatewayPort + index + 1;
+
+export interface LocalClustersOptions {
+  host: string;
+  count: number;
+  gatewayPort: number;
+  podReadyDelayMs: number;
+  stateDir: string | undefined;
+}
+
+/**
+ * Starts the stack's own clusters. With a state directory, `local` keeps its state in `cluster/`
+ * and its kubeconfig in `kubeconfig` (as before there were several), `local-2` in `cluster-local-2/`
+ * and `kubeconfig-local-2`; without one, `local` runs in memory and the others keep their state in
+ * a temporary directory, so a test can stop one and start it again.
+ */
+export async function startLocalClusters(
+  options: LocalClustersOptions,
+  cleanups: Cleanups,
+): Promise<LocalClusterRun[]> {
+  const dir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'svc-stack-'));
+  if (!options.stateDir) cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  const names = localClusterNames(options.count);
+  const runs = await Promise.all(
+    names.map(async (name, index): Promise<LocalClusterRun> => {
+      const first = index === 0;
+      const dataDir = first ? (options.stateDir ? join(dir, 'cluster') : null) : join(dir, `cluster-${name}`);
+      const cluster = await startLocalCluster({
+        host: options.host,
+        port: 0,
+        gatewayPort: gatewayPortOf(options.gatewayPort, index),
+        podReadyDelayMs: options.podReadyDelayMs,
+        ...(dataDir ? { dataDir } : {}),
+      });
+      const kubeconfigPath = join(dir, first ? 'kubeconfig' : `kubeconfig-${name}`);
+      writeFileSync(kubeconfigPath, cluster.kubeconfig(name), { mode: 0o600 });
+      return { name, cluster, kubeconfigPath, dataDir };
+    }),
+  );
+  cleanups.push(() => Promise.all(runs.map((run) => run.cluster.stop())).then(() => {}));
+  return runs;
+}
+
+/**
+ * Stops one of the stack's own clusters and starts it again on the same ports with the state it
+ * kept: clients that knew it reconnect as to a cluster that came back.
+ */
+export async function restartLocalCluster(
+  run: LocalClusterRun,
+  podReadyDelayMs: number,
+): Promise<LocalClusterRun> {
+  if (!run.dataDir)
+    throw new Error(`cluster "${run.name}" keeps its state in memory: it cannot be restarted`);
+  await run.cluster.stop();
+  const cluster = await startLocalCluster({
+    host: new URL(run.cluster.url).hostname,
+    port: Number(new URL(run.cluster.url).port),
+    gatewayPort: Number(new URL(run.cluster.gatewayUrl).port),
+    podReadyDelayMs,
+    dataDir: run.dataDir,
+  });
+  return { ...run, cluster };
+}
+
+/** An outside cluster as the services will reach it: its name (its context's) and settings. */
+export interface NamedOutsideCluster extends OutsideCluster {
+  name: string;
+}
+
+/**
+ * Names each outside cluster after its kubeconfig context (the one given, or the file's current
+ * one); a context the file does not have, or a name the stack's own clusters or another outside
+ * one already have, is refused.
+ */
+export function nameOutsideClusters(
+  outside: readonly OutsideCluster[],
+  taken: readonly string[],
+): NamedOutsideCluster[] {
+  const names = new Set(taken);
+  return outside.map((cluster) => {
+    const kubeconfig = resolve(cluster.kubeconfig);
+    let name: string;
+    try {
+      name = kubeconfigContext(kubeconfig, cluster.context);
+    } catch (error) {
+      throw new OutsideClusterRefused((error as Error).message);
+    }
+    if (names.has(name)) {
+      throw new OutsideClusterRefused(
+        `the cluster of context "${name}" (${kubeconfig}) has the name of another cluster of the stack: pass --context with another context`,
+      );
+    }
+    names.add(name);
+    return { ...cluster, kubeconfig, name };
+  });
+}
+
+/**
+ * What the services' settings say of the clusters: the one local cluster as `KUBECONFIG` (plain
+ * `npm start`, as it always was), or all of them as `CLUSTERS`, each with its own preview URL.
+ */
+export function clusterVariables(
+  local: readonly LocalClusterRun[],
+  outside: readonly NamedOutsideCluster[],
+): Record<string, string> {
+  const [first, ...others] = local;
+  if (!first) throw new Error('the stack runs at least one local cluster');
+  if (others.length === 0 && outside.length === 0) return { KUBECONFIG: first.kubeconfigPath };
+  const localEntries = local.map((run) => [
+    run.name,
+    { kubeconfig: run.kubeconfigPath, preview_url: gatewayTemplate(run.cluster) },
+  ]);
+  const outsideEntries = outside.map((cluster) => [
+    cluster.name,
+    {
+      kubeconfig: cluster.kubeconfig,
+      ...(cluster.context ? { context: cluster.context } : {}),
+      preview_url: cluster.previewUrl ?? 'http://{id}.{domain}/',
+    },
+  ]);
+  return { CLUSTERS: JSON.stringify(Object.fromEntries([...localEntries, ...outsideEntries])) };
+}
+
+/** A local cluster's previews: `http://<id>.<domain>:<its gateway's port>/`. */
+export const gatewayTemplate = (cluster: LocalCluster) =>
+  `http://{id}.{domain}:${new URL(cluster.gatewayUrl).port}/`;
+
+/** The stack would not start with an outside cluster: which, and why. */
+export class OutsideClusterRefused extends Error {
+  override name = 'OutsideClusterRefused';
+}
+
+/**
+ * The installation check of each outside cluster and the baselines the catalog has on it, as
+ * `svc installation check` runs it; a cluster any check fails is refused, naming each failed check.
+ * Unknown checks (a fresh cluster has no accepted mesh route yet) do not refuse it.
+ */
+export async function checkOutsideClusters(
+  deps: Installation.InstallationDeps,
+  outside: readonly NamedOutsideCluster[],
+): Promise<void> {
+  for (const cluster of outside) {
+    const report = await Installation.check(deps, { clusters: [cluster.name] });
+    const failed = report.checks.filter((c) => c.status === 'failed');
+    if (failed.length > 0) {
+      throw new OutsideClusterRefused(
+        `cluster "${cluster.name}" (${cluster.kubeconfig}) failed the installation check, so the stack does not use it: ${failed
+          .map((c) => `${c.id}: ${c.message}`)
+          .join('; ')}`,
+      );
+    }
+  }
+}
