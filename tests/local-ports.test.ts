@@ -1,8 +1,9 @@
 /**
- * `npm start` on ports other than the defaults, driven as a person would: the banner's own
- * `npm run forge` command (run as printed) opens a pull request on the forge this stack runs, the
- * preview follows, the forge's page of the pull request shows the comment and the check run, the
- * console links there, and the demo catalog's log links name the API's actual address.
+ * `npm start -- --clusters 2` on ports other than the defaults, driven as a person would: the
+ * banner's own `npm run forge` command (run as printed) opens a pull request on the forge this stack
+ * runs, the preview follows, the forge's page of the pull request shows the comment and the check
+ * run, the console links there, and the demo catalog's log links name the API's actual address;
+ * the second local cluster's demo baseline serves a preview at the gateway the banner names for it.
  */
 import { type ChildProcess, exec, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,6 +11,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Verification } from '@svc/core';
+import { image } from '@svc/local/demo';
+import { gatewayFetch } from '@svc/local-cluster';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { repoRoot } from '../packages/cli/test/helpers.ts';
 
@@ -23,14 +27,28 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** A free port whose second port above is free too: the second local cluster's gateway listens there. */
+async function gatewayPorts(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port + 2 > 65535) continue;
+    const probe = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      probe.once('error', () => resolve(false));
+      probe.listen(port + 2, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 let child: ChildProcess;
 let stateDir: string;
 let banner = '';
 
 beforeAll(async () => {
   stateDir = await mkdtemp(join(tmpdir(), 'svc-ports-'));
-  const [port, gatewayPort, forgePort] = [await freePort(), await freePort(), await freePort()];
-  child = spawn(process.execPath, [join(repoRoot, 'packages/local/src/main.ts')], {
+  const [port, gatewayPort, forgePort] = [await freePort(), await gatewayPorts(), await freePort()];
+  child = spawn(process.execPath, [join(repoRoot, 'packages/local/src/main.ts'), '--clusters', '2'], {
     cwd: repoRoot,
     env: {
       ...process.env,
@@ -120,4 +138,45 @@ it('the banner, the forge command, the console and the catalog follow the ports 
     items: { observability: Record<string, string> }[];
   };
   expect(baselines.items[0]?.observability.logs).toMatch(new RegExp(`^${apiUrl}/v1/compositions/`));
+}, 60_000);
+
+it('runs the second local cluster with its own demo baseline, whose previews answer at the gateway the banner names', async () => {
+  const apiUrl = /API\s+(http:\/\/\S+)/.exec(banner)?.[1] ?? 'no API line';
+  const gateway =
+    /Cluster local-2\s+\S+ preview gateway http:\/\/<composition-id>\.preview\.localhost:(\d+)\//.exec(
+      banner,
+    )?.[1];
+  const first = /Preview gateway\s+http:\/\/<composition-id>\.preview\.localhost:(\d+)\//.exec(banner)?.[1];
+  expect(Number(gateway)).toBe(Number(first) + 2);
+  expect(bannerLine('npx svc composition create --name on-local-2')).toContain('--baseline staging-2');
+
+  const post = await fetch(`${apiUrl}/v1/compositions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      project: 'demo',
+      baseline: 'staging-2',
+      name: 'on-local-2',
+      overrides: { 'service-b': { image: image('service-b', '2.0.0') } },
+    }),
+  });
+  const created = (await post.json()) as { id: string; endpoints: { public: { url: string } } };
+  expect(new URL(created.endpoints.public.url).port).toBe(gateway);
+  const deadline = Date.now() + 30_000;
+  let phase = '';
+  while (phase !== 'ready' && Date.now() < deadline) {
+    phase = ((await (await fetch(`${apiUrl}/v1/compositions/${created.id}`)).json()) as { phase: string })
+      .phase;
+    if (phase !== 'ready') await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  expect(phase).toBe('ready');
+  const answer = await gatewayFetch(`http://127.0.0.1:${gateway}`, created.endpoints.public.url);
+  const hops = Verification.hopsOf(await answer.json()) ?? [];
+  expect(hops.find((h) => h.component === 'service-b')?.image).toBe(image('service-b', '2.0.0'));
+  const health = (await (await fetch(`${apiUrl}/healthz`)).json()) as {
+    dependencies: Record<string, unknown>;
+  };
+  expect(Object.keys(health.dependencies)).toEqual(
+    expect.arrayContaining(['cluster:local', 'cluster:local-2']),
+  );
 }, 60_000);

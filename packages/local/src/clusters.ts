@@ -4,7 +4,7 @@
  * reached only through a kubeconfig (`npm start -- --kubeconfig FILE`) and taken once the
  * installation check passed for them. What the services' settings say of them is `clusterVariables`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Installation } from '@svc/core';
@@ -77,6 +77,8 @@ export async function startLocalClusters(
       });
       const kubeconfigPath = join(dir, first ? 'kubeconfig' : `kubeconfig-${name}`);
       writeFileSync(kubeconfigPath, cluster.kubeconfig(name), { mode: 0o600 });
+      // `mode` applies to a new file only: one kept from an earlier run is made owner-only too.
+      chmodSync(kubeconfigPath, 0o600);
       return { name, cluster, kubeconfigPath, dataDir };
     }),
   );
