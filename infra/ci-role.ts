@@ -8,7 +8,7 @@
  * the synthesized stage and the docs.
  */
 import { parseArgs } from 'node:util';
-import { appName } from './settings.ts';
+import { appName, stageClusters } from './settings.ts';
 
 /** GitHub Actions' OIDC issuer (an IAM OIDC provider of the account, created once). */
 const githubIssuer = 'token.actions.githubusercontent.com';
@@ -27,7 +27,8 @@ export interface RoleTarget {
   /** The SST app's name (sst.config.ts). */
   app: string;
   stage: string;
-  eksClusterName: string;
+  /** Every EKS cluster of the stage (`stageClusters`), each with the functions' access entries. */
+  clusters: readonly { eksClusterName: string; region: string }[];
 }
 
 /** Trust: only this repository's jobs running in this GitHub environment, for STS. */
@@ -274,7 +275,10 @@ export function deployRolePolicy(t: RoleTarget) {
         'eks:DeleteAccessEntry',
         'eks:TagResource',
       ],
-      Resource: [arn('eks', `cluster/${t.eksClusterName}`), arn('eks', `access-entry/${t.eksClusterName}/*`)],
+      Resource: t.clusters.flatMap((c) => [
+        arn('eks', `cluster/${c.eksClusterName}`, c.region),
+        arn('eks', `access-entry/${c.eksClusterName}/*`, c.region),
+      ]),
     },
   ];
   return { Version: '2012-10-17', Statement: statements };
@@ -306,7 +310,7 @@ if (import.meta.main) {
     region: settings.region,
     app: appName,
     stage: values.stage,
-    eksClusterName: settings.eksClusterName,
+    clusters: stageClusters(settings),
   };
   const trust = deployRoleTrust({
     accountId: values.account,

@@ -1,8 +1,8 @@
 import type { StageSettings } from '../stacks/schema.ts';
 import {
+  accessEntries,
   apiTimeout,
   bundling,
-  clusterClients,
   clusterGroup,
   deployedBuild,
   type FunctionName,
@@ -13,6 +13,7 @@ import {
   previewQueuePrefix,
   scheduleArgs,
   scheduledRetries,
+  stageClusters,
   workerSubscription,
   workerTimeout,
 } from './settings.ts';
@@ -28,21 +29,21 @@ interface Resources {
  * queue and the schedules; each with its own role and only the permissions it uses. Only secrets
  * are `link`ed (SST encrypts them into the function's package; their links carry no permission):
  * SST's links of the table and queues would grant `dynamodb:*` and `sqs:*`. The API's and the
- * worker's roles get an EKS access entry in the Kubernetes group deploy/kubernetes binds, and run in
- * the stage's VPC when it names one (a private cluster endpoint).
+ * worker's roles get an EKS access entry on each of the stage's clusters in the Kubernetes group
+ * deploy/kubernetes binds, and run in the stage's VPC when it names one (a private cluster endpoint).
  */
 export function functions(settings: StageSettings, { table, jobs, deadLetter }: Resources) {
   const { accountId } = aws.getCallerIdentityOutput();
   const { partition } = aws.getPartitionOutput();
-  const arn = (service: string, resource: string) =>
-    $interpolate`arn:${partition}:${service}:${settings.region}:${accountId}:${resource}`;
+  const arn = (service: string, resource: string, region: string = settings.region) =>
+    $interpolate`arn:${partition}:${service}:${region}:${accountId}:${resource}`;
   const topics = settings.messageTopics.map((topic) => arn('sns', topic));
   const permissions = functionPermissions({
     table: table.arn,
     tableIndexes: $interpolate`${table.arn}/index/*`,
     jobs: jobs.arn,
     deadLetter: deadLetter.arn,
-    cluster: arn('eks', `cluster/${settings.eksClusterName}`),
+    clusters: stageClusters(settings).map((c) => arn('eks', `cluster/${c.eksClusterName}`, c.region)),
     previewQueues: arn('sqs', `${previewQueuePrefix($app.stage)}*`),
     topics,
     topicSubscriptions: settings.messageTopics.map((topic) => arn('sns', `${topic}:*`)),
@@ -105,10 +106,10 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
   }
 
   const byName = { api: apiFunction, worker, webhook } satisfies Record<FunctionName, sst.aws.Function>;
-  for (const name of clusterClients) {
-    new aws.eks.AccessEntry(`${name[0]?.toUpperCase()}${name.slice(1)}ClusterAccess`, {
-      clusterName: settings.eksClusterName,
-      principalArn: byName[name].nodes.role.arn,
+  for (const { id, client, ...entry } of accessEntries(settings)) {
+    new aws.eks.AccessEntry(id, {
+      ...entry,
+      principalArn: byName[client].nodes.role.arn,
       kubernetesGroups: [clusterGroup],
       type: 'STANDARD',
     });

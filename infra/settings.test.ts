@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import service from '../package.json' with { type: 'json' };
 import production from '../stacks/production.ts';
-import { StageSettings } from '../stacks/schema.ts';
+import { defineStage, deployProblems, StageSettings } from '../stacks/schema.ts';
 import staging from '../stacks/staging.ts';
 import {
   deployedBuild,
@@ -15,6 +15,7 @@ import {
   queueArgs,
   rateExpression,
   scheduleArgs,
+  stageClusters,
   tableArgs,
   tableTransform,
   workerSubscription,
@@ -92,17 +93,10 @@ describe('infra settings', () => {
     const common = [...required, 'SVC_RELEASE', 'SVC_COMMIT', 'SVC_SECRETS'];
     expect(Object.keys(environments.webhook).sort()).toEqual(common.sort());
     expect(Object.keys(environments.worker).sort()).toEqual(
-      [...common, 'EKS_CLUSTER_NAME', 'PREVIEW_QUEUE_PREFIX'].sort(),
+      [...common, 'CLUSTERS', 'PREVIEW_QUEUE_PREFIX'].sort(),
     );
     expect(Object.keys(environments.api).sort()).toEqual(
-      [
-        ...common,
-        'EKS_CLUSTER_NAME',
-        'MESSAGE_TOPICS',
-        'DEAD_LETTER_QUEUE_URL',
-        'AUTH_MODE',
-        'AUTH_SETTINGS',
-      ].sort(),
+      [...common, 'CLUSTERS', 'MESSAGE_TOPICS', 'DEAD_LETTER_QUEUE_URL', 'AUTH_MODE', 'AUTH_SETTINGS'].sort(),
     );
   });
 
@@ -131,7 +125,7 @@ describe('infra settings', () => {
       tableIndexes: 'table/index/*',
       jobs: 'jobs',
       deadLetter: 'dead',
-      cluster: 'cluster',
+      clusters: ['cluster'],
       previewQueues: 'preview_production_*',
       topics: ['topic'],
       topicSubscriptions: ['topic:*'],
@@ -212,5 +206,43 @@ describe('infra settings', () => {
     expect(v.safeParse(StageSettings, { ...production, region: 'mars' }).success).toBe(false);
     expect(v.safeParse(StageSettings, { ...production, previewDomain: 'Not A Domain' }).success).toBe(false);
     expect(v.safeParse(StageSettings, { ...production, extra: 1 }).success).toBe(false);
+  });
+});
+
+describe("the stage's clusters", () => {
+  const stage = defineStage({
+    region: 'eu-west-1',
+    eksClusterName: 'prod-eu',
+    previewDomain: 'preview.acme.io',
+    publicOrigin: 'https://svc.acme.io',
+    authMode: 'token',
+    alarmEmail: 'ops@acme.io',
+    clusters: {
+      us: { eksClusterName: 'prod-us', region: 'us-east-1' },
+      eu2: { eksClusterName: 'prod-eu-2' },
+    },
+  });
+
+  it('are its own cluster, named after itself, and the further ones, in the stage’s region unless told', () => {
+    expect(stageClusters(stage)).toEqual([
+      { name: 'prod-eu', eksClusterName: 'prod-eu', region: 'eu-west-1' },
+      { name: 'us', eksClusterName: 'prod-us', region: 'us-east-1' },
+      { name: 'eu2', eksClusterName: 'prod-eu-2', region: 'eu-west-1' },
+    ]);
+    expect(deployProblems('production', stage)).toEqual([]);
+  });
+
+  it('refuse a further cluster named like the stage’s own, a placeholder, or a name that is not one', () => {
+    const clashing = { ...stage, clusters: { 'prod-eu': { eksClusterName: 'other' } } };
+    expect(deployProblems('staging', clashing)).toEqual([
+      'clusters names "prod-eu", the name of the stage\'s own eksClusterName: name it otherwise',
+    ]);
+    const placeholder = { ...stage, clusters: { us: { eksClusterName: 'change-me' } } };
+    expect(deployProblems('production', placeholder)).toEqual([
+      'clusters.us.eksClusterName "change-me" is a placeholder: set its EKS cluster',
+    ]);
+    expect(() => defineStage({ ...stage, clusters: { 'not a name': { eksClusterName: 'x' } } })).toThrow(
+      /a cluster name/,
+    );
   });
 });

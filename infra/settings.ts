@@ -97,6 +97,39 @@ export function scheduleArgs() {
   }));
 }
 
+/** One cluster of the stage: the name baselines give it, and the EKS cluster it is. */
+export interface StageCluster {
+  name: string;
+  eksClusterName: string;
+  region: string;
+}
+
+/**
+ * The stage's clusters: its own `eksClusterName` (named after itself, in the stage's region), then
+ * its further `clusters`. What the functions' `CLUSTERS`, their DescribeCluster grants and their
+ * access entries are made of.
+ */
+export function stageClusters(settings: StageSettings): StageCluster[] {
+  const { eksClusterName, region } = settings;
+  return [
+    { name: eksClusterName, eksClusterName, region },
+    ...Object.entries(settings.clusters).map(([name, c]) => ({
+      name,
+      eksClusterName: c.eksClusterName,
+      region: c.region ?? region,
+    })),
+  ];
+}
+
+/** `CLUSTERS` (packages/kube `KubeEnvironment`): each cluster reached with the function's role. */
+function clustersVariable(settings: StageSettings): string {
+  return JSON.stringify(
+    Object.fromEntries(
+      stageClusters(settings).map((c) => [c.name, { eks_cluster: c.eksClusterName, region: c.region }]),
+    ),
+  );
+}
+
 /** What the functions report on `/version`. */
 export interface Build {
   release: string;
@@ -178,7 +211,7 @@ export function functionEnvironments<V = string>(
   stage: string,
 ): Record<FunctionName, Record<string, V | string>> {
   const secrets = functionSecrets(settings);
-  const cluster = { EKS_CLUSTER_NAME: settings.eksClusterName };
+  const cluster = { CLUSTERS: clustersVariable(settings) };
   // The catalog and the installation check refuse a topic the worker's policy does not grant.
   const topics = { MESSAGE_TOPICS: JSON.stringify(settings.messageTopics) };
   return {
@@ -246,7 +279,8 @@ export interface PolicyArns<Arn> {
   jobs: Arn;
   /** The job queue's dead-letter queue: the API's replay reads it. */
   deadLetter: Arn;
-  cluster: Arn;
+  /** Every cluster of the stage (`stageClusters`). */
+  clusters: Arn[];
   /** `arn:…:sqs:<region>:<account>:preview_<stage>_*`: the queues message isolation creates. */
   previewQueues: Arn;
   /** The operator's topics (stage `messageTopics`). */
@@ -290,7 +324,7 @@ const tracing: Permission<never> = {
  */
 export function functionPermissions<Arn>(arns: PolicyArns<Arn>): Record<FunctionName, Permission<Arn>[]> {
   const table = { actions: tableItemActions, resources: [arns.table, arns.tableIndexes] };
-  const describeCluster = { actions: ['eks:DescribeCluster'], resources: [arns.cluster] };
+  const describeCluster = { actions: ['eks:DescribeCluster'], resources: arns.clusters };
   const messageIsolation: Permission<Arn>[] = [
     {
       actions: ['sqs:CreateQueue', 'sqs:GetQueueAttributes', 'sqs:SetQueueAttributes', 'sqs:DeleteQueue'],
@@ -340,8 +374,27 @@ export function functionPermissions<Arn>(arns: PolicyArns<Arn>): Record<Function
 /** The Kubernetes group the API's and the worker's roles join (EKS access entries); deploy/kubernetes binds it. */
 export const clusterGroup = 'preview-composition-service';
 
-/** The functions whose roles talk to the cluster, each given an EKS access entry. */
+/** The functions whose roles talk to the clusters, each given an EKS access entry on every one. */
 export const clusterClients: readonly FunctionName[] = [FunctionName.Api, FunctionName.Worker];
+
+/**
+ * The access entries of the stage: one per cluster client per cluster. The stage's own cluster's
+ * keep the ids they had before there were several (a new id would create a second entry for the
+ * same role and cluster, which EKS refuses); another cluster's are suffixed with its name, in its
+ * region.
+ */
+export function accessEntries(settings: StageSettings) {
+  const pascal = (name: string) =>
+    name.replace(/(^|[-_])([a-zA-Z0-9])/g, (_, __, c: string) => c.toUpperCase()).replace(/[-_]/g, '');
+  return clusterClients.flatMap((client) =>
+    stageClusters(settings).map((cluster) => ({
+      id: `${pascal(client)}ClusterAccess${cluster.name === settings.eksClusterName ? '' : pascal(cluster.name)}`,
+      client,
+      clusterName: cluster.eksClusterName,
+      ...(cluster.region === settings.region ? {} : { region: cluster.region }),
+    })),
+  );
+}
 
 /**
  * SST's `nodejs` build settings per function (esm and minified are SST's defaults). The API splits

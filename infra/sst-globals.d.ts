@@ -142,6 +142,8 @@ declare namespace aws {
           principalArn: SstInput<string>;
           kubernetesGroups?: SstInput<SstInput<string>[]>;
           type?: SstInput<'STANDARD'>;
+          /** Where the cluster is, when not the provider's region (Pulumi AWS 7's per-resource region). */
+          region?: SstInput<string>;
         },
       );
     }

@@ -143,13 +143,16 @@ describe('sst.config.ts wiring', () => {
     }
     const api = fn(standIns, 'ApiFunction').environment;
     expect(parseEnvironment(Auth.authEnvironment({ allowDev: false }), api).mode).toBe(staging.authMode);
-    expect(api.EKS_CLUSTER_NAME).toBe(staging.eksClusterName);
+    const clusters = {
+      [staging.eksClusterName]: { eks_cluster: staging.eksClusterName, region: staging.region },
+    };
+    expect(JSON.parse(api.CLUSTERS ?? '')).toEqual(clusters);
     expect(api.DEAD_LETTER_QUEUE_URL).toBe('https://sqs.eu-west-1.amazonaws.com/123456789012/JobsDeadLetter');
     const worker = fn(standIns, 'Worker').environment;
-    expect(worker.EKS_CLUSTER_NAME).toBe(staging.eksClusterName);
+    expect(JSON.parse(worker.CLUSTERS ?? '')).toEqual(clusters);
     expect(worker.PREVIEW_QUEUE_PREFIX).toBe('preview_staging_');
     const webhook = fn(standIns, 'Webhook').environment;
-    expect(webhook).not.toHaveProperty('EKS_CLUSTER_NAME');
+    expect(webhook).not.toHaveProperty('CLUSTERS');
     expect(webhook).not.toHaveProperty('AUTH_MODE');
     expect(worker).not.toHaveProperty('AUTH_MODE');
   });
@@ -385,6 +388,52 @@ describe('sst.config.ts wiring', () => {
     }
   });
 
+  it("lists the stage's clusters to the API and the worker, each described and with its access entries, in its own region", async () => {
+    const clusters = {
+      eu: { eksClusterName: 'prod-eu' },
+      us: { eksClusterName: 'prod-us', region: 'us-east-1' },
+    };
+    vi.doMock('../stacks/staging.ts', () => ({ default: { ...staging, clusters } }));
+    const { standIns } = await deploy('staging');
+    const expected = {
+      [staging.eksClusterName]: { eks_cluster: staging.eksClusterName, region: 'eu-west-1' },
+      eu: { eks_cluster: 'prod-eu', region: 'eu-west-1' },
+      us: { eks_cluster: 'prod-us', region: 'us-east-1' },
+    };
+    for (const name of ['ApiFunction', 'Worker']) {
+      const { environment, permissions } = fn(standIns, name);
+      expect(JSON.parse(environment.CLUSTERS ?? '')).toEqual(expected);
+      const parsed = parseEnvironment(WorkerSettings, {
+        ...environment,
+        AWS_REGION: 'eu-west-1',
+        CURSOR_KEY: 'k'.repeat(48),
+      });
+      expect(parsed.kube.clusters.map((c) => c.name)).toEqual([staging.eksClusterName, 'eu', 'us']);
+      expect(resourcesOf(permissions, 'eks:DescribeCluster')).toEqual([
+        `arn:aws:eks:eu-west-1:123456789012:cluster/${staging.eksClusterName}`,
+        'arn:aws:eks:eu-west-1:123456789012:cluster/prod-eu',
+        'arn:aws:eks:us-east-1:123456789012:cluster/prod-us',
+      ]);
+    }
+    const entries = standIns.of('aws.eks.AccessEntry');
+    expect([...entries.keys()]).toEqual([
+      'ApiClusterAccess',
+      'ApiClusterAccessEu',
+      'ApiClusterAccessUs',
+      'WorkerClusterAccess',
+      'WorkerClusterAccessEu',
+      'WorkerClusterAccessUs',
+    ]);
+    expect(entries.get('WorkerClusterAccessUs')).toEqual({
+      clusterName: 'prod-us',
+      region: 'us-east-1',
+      principalArn: 'arn:aws:iam::123456789012:role/WorkerRole',
+      kubernetesGroups: [clusterGroup],
+      type: 'STANDARD',
+    });
+    expect(fn(standIns, 'Webhook').environment).not.toHaveProperty('CLUSTERS');
+  });
+
   it("gives the API's and the worker's roles, not the webhook's, an EKS access entry in the RBAC group", async () => {
     const { standIns } = await deploy('staging');
     const entries = standIns.of('aws.eks.AccessEntry');
@@ -601,7 +650,7 @@ describe('the CI deploy role', () => {
     region: 'eu-west-1',
     app: 'preview-composition',
     stage: 'staging',
-    eksClusterName: staging.eksClusterName,
+    clusters: [{ eksClusterName: staging.eksClusterName, region: 'eu-west-1' }],
   };
   const policy = deployRolePolicy(target);
   const allowed = (action: string) => policy.Statement.filter((s) => s.Action.includes(action));
@@ -671,6 +720,20 @@ describe('the CI deploy role', () => {
     // The stage's names: what the functions' and the table's ARNs start with.
     expect(allowed('lambda:CreateFunction')[0]?.Resource).toEqual([
       'arn:aws:lambda:eu-west-1:123456789012:function:preview-composition-staging-*',
+    ]);
+  });
+
+  it('manages the access entries of every cluster of the stage, each in its region', () => {
+    const clusters = [
+      { eksClusterName: 'prod-eu', region: 'eu-west-1' },
+      { eksClusterName: 'prod-us', region: 'us-east-1' },
+    ];
+    const several = deployRolePolicy({ ...target, clusters });
+    expect(several.Statement.find((s) => s.Sid === 'ClusterAccessEntries')?.Resource).toEqual([
+      'arn:aws:eks:eu-west-1:123456789012:cluster/prod-eu',
+      'arn:aws:eks:eu-west-1:123456789012:access-entry/prod-eu/*',
+      'arn:aws:eks:us-east-1:123456789012:cluster/prod-us',
+      'arn:aws:eks:us-east-1:123456789012:access-entry/prod-us/*',
     ]);
   });
 

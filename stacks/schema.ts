@@ -6,6 +6,9 @@ import * as v from 'valibot';
  */
 const cloudAuthModes = ['token', 'shared-token', 'password', 'oidc', 'anonymous'] as const;
 
+const awsRegion = v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as eu-west-1'));
+const eksClusterName = v.pipe(v.string(), v.regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'an EKS cluster name'));
+
 const dnsName = v.pipe(
   v.string(),
   v.regex(
@@ -16,9 +19,27 @@ const dnsName = v.pipe(
 
 /** Per-stage deployment settings, checked once when `sst.config.ts` loads the stage. */
 export const StageSettings = v.strictObject({
-  region: v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as eu-west-1')),
-  /** The EKS cluster running the baselines; reached through DescribeCluster + an STS-presigned token. */
-  eksClusterName: v.pipe(v.string(), v.regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'an EKS cluster name')),
+  region: awsRegion,
+  /**
+   * The stage's EKS cluster, in its region, reached through DescribeCluster + an STS-presigned
+   * token; baselines name it by its own name (their catalog `cluster`).
+   */
+  eksClusterName,
+  /**
+   * Further clusters the stage may use: the name baselines give each (their catalog `cluster`) →
+   * its EKS cluster and region (default the stage's). Each gets the API's and the worker's EKS
+   * access entries; deploy/kubernetes/rbac.yaml is applied to each (docs/deploy.md).
+   */
+  clusters: v.optional(
+    v.record(
+      v.pipe(
+        v.string(),
+        v.regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'a cluster name (letters, digits, - and _)'),
+      ),
+      v.strictObject({ eksClusterName, region: v.optional(awsRegion) }),
+    ),
+    {},
+  ),
   /** Previews answer at https://<composition-id>.<previewDomain>/. */
   previewDomain: dnsName,
   /**
@@ -110,11 +131,18 @@ const stageName = /^[a-z0-9][a-z0-9-]{0,19}$/;
  * URL. Every stage needs a name that fits its queue names.
  */
 export function deployProblems(stage: string, settings: StageSettings): string[] {
-  const named = stageName.test(stage)
-    ? []
-    : [
-        `the stage name "${stage}" must be 1–20 lowercase letters, digits and hyphens: it names the stage's queues`,
-      ];
+  const named = [
+    ...(stageName.test(stage)
+      ? []
+      : [
+          `the stage name "${stage}" must be 1–20 lowercase letters, digits and hyphens: it names the stage's queues`,
+        ]),
+    ...(settings.eksClusterName in settings.clusters
+      ? [
+          `clusters names "${settings.eksClusterName}", the name of the stage's own eksClusterName: name it otherwise`,
+        ]
+      : []),
+  ];
   if (stage !== productionStage) return named;
   return [
     ...named,
@@ -132,5 +160,11 @@ export function deployProblems(stage: string, settings: StageSettings): string[]
           `eksClusterName "${settings.eksClusterName}" is a placeholder: set the EKS cluster running the baselines`,
         ]
       : []),
+    ...Object.entries(settings.clusters)
+      .filter(([, c]) => placeholderClusterNames.has(c.eksClusterName))
+      .map(
+        ([name, c]) =>
+          `clusters.${name}.eksClusterName "${c.eksClusterName}" is a placeholder: set its EKS cluster`,
+      ),
   ];
 }
