@@ -15,7 +15,7 @@ describe('GET /healthz', () => {
       expect(body.dependencies[name]).toMatchObject({ status: 'ok', error: null });
       expect(body.dependencies[name].latency_ms).toBeGreaterThanOrEqual(0);
     }
-    expect(body.dependencies.cluster).toBeDefined();
+    expect(body.dependencies['cluster:local']).toMatchObject({ status: 'ok', error: null });
   });
 
   it('answers unknown routes with problem+json 404', async () => {

@@ -62,7 +62,7 @@ describe('log snapshots', () => {
       const { status, body } = await logs('service-b');
       expect(status).toBe(200);
       expect(body).toMatchObject({
-        message: 'the cluster could not be read: access denied (HTTP 403)',
+        message: 'cluster "local" could not be read: access denied (HTTP 403)',
         streams: [],
         partial: true,
       });

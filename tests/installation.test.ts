@@ -49,7 +49,7 @@ describe('installation check against the local cluster', () => {
     });
     expect(before.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual([meshController]);
     expect(before.status).toBe('incomplete');
-    expect(before.byId.cluster?.evidence.version).toBe('v1.32.0-local');
+    expect(before.byId['cluster:local']?.evidence.version).toBe('v1.32.0-local');
     expect(before.byId['gateway:demo/staging']).toMatchObject({
       status: 'passed',
       evidence: {
@@ -131,14 +131,17 @@ describe('installation check against the local cluster', () => {
   it('fails when the Gateway API is not served; what needs it is not established', async () => {
     await fault({ type: 'fail', status: 404, match: { path: '/apis/gateway.networking.k8s.io' } });
     const { status, byId } = await check({ targets: [{ project: 'demo' }] });
-    expect(byId['gateway-api']).toMatchObject({ status: 'failed', evidence: { resources: null } });
+    expect(byId['gateway-api:local']).toMatchObject({ status: 'failed', evidence: { resources: null } });
     for (const id of [
       'gateway:demo/staging',
       'gateway-listener:demo/staging',
       'mesh-route-schema:demo/staging',
       meshController,
     ]) {
-      expect(byId[id], id).toMatchObject({ status: 'unknown', evidence: { depends_on: 'gateway-api' } });
+      expect(byId[id], id).toMatchObject({
+        status: 'unknown',
+        evidence: { depends_on: 'gateway-api:local' },
+      });
     }
     expect(byId['permissions:demo/staging']?.status).toBe('passed');
     expect(status).toBe('failed');
@@ -158,15 +161,15 @@ describe('installation check against the local cluster', () => {
   it('is incomplete, never passed, while the API server fails every request', async () => {
     await fault({ type: 'fail', status: 503 });
     const { status, checks, byId } = await check({ targets: [{ project: 'demo' }] });
-    expect(byId.cluster?.status).toBe('passed');
+    expect(byId['cluster:local']?.status).toBe('passed');
     // The catalog's own checks ask nothing of the cluster: the stage's grants and the catalog decide them.
     const asked = checks.filter(
-      (c) => c.id !== 'cluster' && c.id !== 'catalog-namespaces' && !c.id.startsWith('messaging:'),
+      (c) => c.id !== 'cluster:local' && c.id !== 'catalog-namespaces' && !c.id.startsWith('messaging:'),
     );
     expect(asked.every((c) => c.status === 'unknown')).toBe(true);
     expect(byId['messaging:demo/staging']?.status).toBe('passed');
     expect(byId['catalog-namespaces']?.status).toBe('passed');
-    expect(byId['gateway-api']?.message).toContain('503');
+    expect(byId['gateway-api:local']?.message).toContain('503');
     expect(status).toBe('incomplete');
   });
 
