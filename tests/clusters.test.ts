@@ -13,11 +13,12 @@ import type { HttpClient } from '@svc/local/testing';
 import { useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
 import { describe, expect, it } from 'vitest';
+import { ensureBuilt, svc } from '../packages/cli/test/helpers.ts';
 import { createComposition, waitForPhase, waitUntil } from './support/compositions.ts';
 
 let stack: Stack;
 let http: HttpClient;
-useTestStack({ clusters: 2 }, (started) => {
+useTestStack({ clusters: 2, alongside: ensureBuilt }, (started) => {
   ({ stack, http } = started);
 });
 
@@ -179,6 +180,13 @@ describe('one cluster down', () => {
     });
     expect(byId('namespace:demo/staging-2').message).toBe('not established: cluster:local-2 did not pass');
     expect(byId('namespace:demo/staging').status).toBe('passed');
+    // The CLI's verdict: failed, naming the one cluster's check (its dependents are only unknown).
+    const cli = await svc(['installation', 'check', '--file', '-'], { apiUrl: stack.apiUrl, stdin: '{}' });
+    expect(cli.code, cli.stderr).toBe(1);
+    expect(cli.problem()).toMatchObject({
+      code: 'installation_failed',
+      errors: [{ path: 'cluster:local-2' }],
+    });
   });
 
   it('converges once the cluster is back: the waiting rollout goes on, the diagnosis is known again', async () => {
