@@ -375,7 +375,7 @@ export function functionPermissions<Arn>(arns: PolicyArns<Arn>): Record<Function
 export const clusterGroup = 'preview-composition-service';
 
 /** The functions whose roles talk to the clusters, each given an EKS access entry on every one. */
-export const clusterClients: readonly FunctionName[] = [FunctionName.Api, FunctionName.Worker];
+const clusterClients: readonly FunctionName[] = [FunctionName.Api, FunctionName.Worker];
 
 /**
  * The access entries of the stage: one per cluster client per cluster. The stage's own cluster's
