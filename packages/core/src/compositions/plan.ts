@@ -105,14 +105,7 @@ export function planOf(request: PlanRequest, context: PlanContext): Plan {
   const ttlSeconds = context.fixedLifetime?.ttl_seconds ?? planTtl(request.ttl, block);
   const { catalog } = context;
   const baselineName = request.baseline ?? catalog?.default_baseline ?? '';
-  const baseline = planBaseline(request, baselineName, catalog, block);
-  if (baseline && !context.clusters.includes(baseline.cluster)) {
-    block(
-      BlockerCode.UnknownCluster,
-      `baseline "${baselineName}" is on cluster "${baseline.cluster}", which is not one of this installation's clusters (${clusterList(context.clusters)}): its catalog entry or the installation's settings must change first`,
-      '/baseline',
-    );
-  }
+  const baseline = planBaseline(request, baselineName, context, block);
   const overrideCount = Object.keys(request.overrides).length;
   if (overrideCount > maxOverrides) {
     block(
@@ -163,13 +156,22 @@ export function planOf(request: PlanRequest, context: PlanContext): Plan {
 const unknownComponent = (component: string, request: PlanRequest) =>
   `component "${component}" is not registered in project "${request.project}"`;
 
+/** The baseline planned on, if the project has it; blocked too when its cluster is not the stage's. */
 function planBaseline(
   request: PlanRequest,
   name: string,
-  catalog: ProjectVersion | null,
+  { catalog, clusters }: PlanContext,
   block: Block,
 ): Baseline | null {
   const entry = catalog?.baselines[name];
+  const cluster = entry?.spec.cluster;
+  if (cluster !== undefined && !clusters.includes(cluster)) {
+    block(
+      BlockerCode.UnknownCluster,
+      `baseline "${name}" is on cluster "${cluster}", which is not one of this installation's clusters (${clusterList(clusters)}): its catalog entry or the installation's settings must change first`,
+      '/baseline',
+    );
+  }
   if (!catalog) {
     block(BlockerCode.UnknownProject, `project "${request.project}" is not registered`, '/project');
   } else if (!entry) {
