@@ -30,6 +30,9 @@ export const localClusterName = 'local';
 /** The catalog's rule for `cluster`, without the characters a JSON key or a log line would trip on. */
 const clusterNamePattern = /^[\x21-\x7e]{1,100}$/;
 
+/** Whether `name` can name a cluster in `CLUSTERS`: 1–100 printable characters without spaces. */
+export const isClusterName = (name: string) => clusterNamePattern.test(name);
+
 const nonEmpty = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
 
 /** One entry of `CLUSTERS`: exactly one of `kubeconfig` or `eks_cluster`. */
@@ -69,7 +72,7 @@ function entrySettings(
   region: string | undefined,
   refuse: Refuse,
 ): NamedCluster | null {
-  if (!clusterNamePattern.test(name)) {
+  if (!isClusterName(name)) {
     refuse('is not a cluster name: 1–100 printable characters without spaces', name);
     return null;
   }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Installation } from '@svc/core';
 import { kubeconfigContext } from '@svc/kube';
-import { localClusterName } from '@svc/kube/settings';
+import { isClusterName, localClusterName } from '@svc/kube/settings';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
 
 /** A cluster of the team's own (kind, k3d, a staging EKS), as `npm start -- --kubeconfig` names it. */
@@ -129,6 +129,11 @@ export function nameOutsideClusters(
       name = kubeconfigContext(kubeconfig, cluster.context);
     } catch (error) {
       throw new OutsideClusterRefused((error as Error).message);
+    }
+    if (!isClusterName(name)) {
+      throw new OutsideClusterRefused(
+        `the context "${name}" of ${kubeconfig} cannot name a cluster (1–100 printable characters without spaces): pass --context with another context`,
+      );
     }
     if (names.has(name)) {
       throw new OutsideClusterRefused(
