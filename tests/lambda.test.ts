@@ -56,7 +56,8 @@ describe('the API on Lambda', () => {
         JOB_QUEUE_URL: stack.resources.jobQueueUrl,
         DEAD_LETTER_QUEUE_URL: stack.resources.deadLetterQueueUrl,
         PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
-        EKS_CLUSTER_NAME: 'staging',
+        // As infra/settings.ts gives it: the catalog's cluster `local` is an EKS cluster here.
+        CLUSTERS: JSON.stringify({ local: { eks_cluster: 'staging' } }),
         CURSOR_KEY: 'lambda-test-cursor-key-of-32-characters',
         DYNAMODB_ENDPOINT: stack.endpoints.dynamodb,
         SQS_ENDPOINT: stack.endpoints.sqs,

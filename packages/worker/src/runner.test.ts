@@ -330,6 +330,17 @@ describe('a composition’s cluster', () => {
     expect((await operationOf(worker, composition)).observations.cluster_unavailable).toBeUndefined();
   });
 
+  it('that answers, but not a step’s call (a 5xx of one resource), leaves the step to the queue’s retries', async () => {
+    const worker = memoryWorker({ maxReceiveCount: 2 });
+    const { composition, job } = await createComposition(worker, override);
+    worker.cluster.failNext('apply', refused());
+    await expect(handleJob(worker.deps, job, 2)).rejects.toThrow(DependencyUnavailableError);
+    const failed = await stored(worker, composition.id);
+    expect(failed.phase).toBe(Compositions.Phase.Failed);
+    expect(failed.observed.blockers[0]?.code).toBe('step_failed');
+    expect((await operationOf(worker, composition)).observations.cluster_unavailable).toBeUndefined();
+  });
+
   it('that the installation does not know fails a create naming it, and lets a destroy finish recording what may be left', async () => {
     const worker = memoryWorker();
     const { composition, job } = await createComposition(worker, override);

@@ -180,10 +180,11 @@ async function runChain(run: Run, start: Rollout.Chain, first: Compositions.Step
 /**
  * Runs one step. Null when the operation turned out superseded (and is recorded so) or this chain's
  * lease was taken over (nothing written: the new chain carries on). A step of a composition whose
- * cluster the stage does not know answers without running; one whose cluster does not answer waits
- * for it. A step that throws otherwise hands the operation back keeping what the chain achieved, so
- * the retry starts from this step; on the queue's last receive it fails the operation. The error is
- * rethrown for the queue to retry.
+ * cluster the stage does not know answers without running; one whose cluster is down (its call
+ * found the cluster unavailable, and the cluster does not answer a probe either) waits for it. A
+ * step that throws otherwise (a cluster that answers, but not this call) hands the operation back
+ * keeping what the chain achieved, so the retry starts from this step; on the queue's last receive
+ * it fails the operation. The error is rethrown for the queue to retry.
  */
 async function runStep(
   run: Run,
@@ -203,7 +204,7 @@ async function runStep(
       return null;
     }
     if (error instanceof LeaseLost) return null;
-    if (run.cluster.known && Rollout.isClusterUnavailable(error)) {
+    if (run.cluster.known && Rollout.isClusterUnavailable(error) && !(await answers(run.cluster.cluster))) {
       return clusterWait(run, chain, step, error);
     }
     await stepFailed(run, chain, step, error);
@@ -231,7 +232,17 @@ function stepContext(run: Run, chain: Rollout.Chain): StepContext {
   };
 }
 
-/** The composition's cluster did not answer: the step waits for it, whatever receive this is. */
+/** How long the probe of a cluster that failed a step's call waits for its `/version`. */
+const clusterProbeMs = 2000;
+
+/** Whether the cluster answers at all: one that does failed only that call, which is the step's to retry. */
+const answers = (cluster: Cluster.ClusterPort) =>
+  cluster.health.check(AbortSignal.timeout(clusterProbeMs)).then(
+    () => true,
+    () => false,
+  );
+
+/** The composition's cluster is down: the step waits for it, whatever receive this is. */
 function clusterWait(
   run: Run,
   chain: Rollout.Chain,

@@ -143,7 +143,12 @@ export function memoryCluster(seed: readonly ClusterObject[] = []): MemoryCluste
   for (const object of seed) put(state, object);
   const port: MemoryCluster = {
     ...reads(state),
-    health: { name: 'kubernetes', check: async () => {} },
+    health: {
+      name: 'kubernetes',
+      check: async () => {
+        if (state.down) throw state.down;
+      },
+    },
     objects: (kind) => copy([...state.stored.values()].filter((o) => o.kind === kind)),
     stall() {
       state.stalled = true;
