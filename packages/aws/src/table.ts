@@ -248,3 +248,23 @@ export function putVersioned(
     ),
   );
 }
+
+/** The raw item whose entry in `index` is exactly `partition` and `sort`; undefined when there is none. */
+export async function indexedItem(
+  table: Table,
+  index: IndexName,
+  partition: string,
+  sort: string,
+): Promise<Item | undefined> {
+  const { partitionKey, sortKey } = globalIndex(index);
+  const found = await table.documents.send(
+    new QueryCommand({
+      TableName: table.name,
+      IndexName: index,
+      KeyConditionExpression: '#pk = :pk AND #sk = :id',
+      ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
+      ExpressionAttributeValues: { ':pk': partition, ':id': sort },
+    }),
+  );
+  return found.Items?.[0];
+}
