@@ -268,3 +268,36 @@ export async function indexedItem(
   );
   return found.Items?.[0];
 }
+
+/** Every item of a partition (or of a sort key prefix of it) of the table or an index, page after page. */
+export async function queryAll(
+  table: Table,
+  query: Pick<ListQuery, 'index' | 'partition' | 'prefix'> & { consistent?: boolean },
+): Promise<Item[]> {
+  const { index, partition, prefix } = query;
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const result = await table.documents.send(
+      new QueryCommand({
+        TableName: table.name,
+        ...(index ? { IndexName: index } : {}),
+        KeyConditionExpression:
+          prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: {
+          '#pk': index ? globalIndex(index).partitionKey : Resources.table.partitionKey,
+          ...(prefix === undefined ? {} : { '#sk': Resources.table.sortKey }),
+        },
+        ExpressionAttributeValues: {
+          ':pk': partition,
+          ...(prefix === undefined ? {} : { ':prefix': prefix }),
+        },
+        ...(query.consistent ? { ConsistentRead: true } : {}),
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    start = result.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
