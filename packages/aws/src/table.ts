@@ -301,3 +301,8 @@ export async function queryAll(
   } while (start);
   return items;
 }
+
+/** Writes `item` over whatever is at its key. */
+export async function putItem(table: Table, item: Item): Promise<void> {
+  await table.documents.send(new PutCommand({ TableName: table.name, Item: item }));
+}
