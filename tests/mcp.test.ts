@@ -1,7 +1,8 @@
 /**
  * `svc mcp` driven by the MCP SDK's own client over stdio, against the running local stack (dev
  * mode): the tool list and its annotations, plan → create → wait → logs → diagnosis → destroy with
- * its confirmation, writes refused by default, and a retried create that makes one composition.
+ * its confirmation, the wait's failed/timed-out/ended outcomes, writes refused by default, and a
+ * retried create that makes one composition.
  */
 import { Compositions } from '@svc/core';
 import type { Stack } from '@svc/local';
@@ -249,6 +250,38 @@ describe('svc mcp over stdio', () => {
     });
     expect(destroyed.isError, destroyed.text).toBe(false);
     expect(destroyed.structured).toMatchObject({ id, phase: 'destroying' });
+  });
+
+  it('composition_wait says failed with its blockers, timed_out while rolling out, ended once destroyed', async () => {
+    const create = async (name: string, tag: string) => {
+      const { status, body } = await http.post('/v1/compositions', {
+        ...createArgs(name),
+        overrides: { 'service-b': { image: image('service-b', tag) } },
+      });
+      expect(status, JSON.stringify(body)).toBe(202);
+      return body.id as string;
+    };
+    const [broken, slow] = await Promise.all([
+      create('mcp-broken', '9.9.9-missing'),
+      create('mcp-slow', '2.0.0-slow'),
+    ]);
+
+    const failed = await readOnly.call('composition_wait', { id: broken, timeout_seconds: 20 });
+    expect(failed.structured).toMatchObject({
+      outcome: 'failed',
+      status: { id: broken, phase: 'failed' },
+      blockers: [expect.objectContaining({ code: 'image_pull_failed', component: 'service-b' })],
+    });
+    expect(failed.text).toMatch(/failed with 1 recorded blocker;/);
+
+    const pending = await readOnly.call('composition_wait', { id: slow, timeout_seconds: 1 });
+    expect(pending.structured).toMatchObject({ outcome: 'timed_out', status: { id: slow }, blockers: [] });
+    expect(pending.text).toMatch(/after 1 s; call composition_wait again/);
+
+    expect((await http.delete(`/v1/compositions/${slow}`)).status).toBe(202);
+    const ended = await readOnly.call('composition_wait', { id: slow, timeout_seconds: 5 });
+    expect(ended.structured).toMatchObject({ outcome: 'ended', blockers: [] });
+    expect(['destroying', 'destroyed']).toContain(ended.structured.status.phase);
   });
 
   it('confirms an update only at the generation it was shown at', async () => {

@@ -14,13 +14,14 @@ import {
   type Forge,
   type Frontends,
   type Jobs,
+  type Log,
   ProblemError,
 } from '@svc/core';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { requestId } from 'hono/request-id';
-import { authenticate, browserAuth } from './auth.ts';
+import { type AuthDeps, authenticate, browserAuth } from './auth.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
 import { signInHandlers } from './auth-server.ts';
 import { bindOperations } from './bind.ts';
@@ -112,63 +113,51 @@ function methodProblem(c: Context<AppEnv>, methods: string[]): Response {
   );
 }
 
-export function createApp(deps: AppDeps): { app: Hono<AppEnv> } {
-  const app = new Hono<AppEnv>();
-  const release = deps.build ?? { release: 'dev', commit: 'unknown' };
-  const serverLog = deps.log;
-
-  // The caller's request id if it is a safe token (letters, digits, _ - =, at most 128), else a new UUID.
-  app.use(requestId({ limitLength: 128 }));
-  app.use(answerHeaders);
-  app.use(async (c, next) => {
+/** Each request's log entries carry its request id. */
+function requestLog(serverLog: Log): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
     const id = c.get('requestId');
     c.set('log', (entry) => serverLog({ ...entry, request_id: id }));
     await next();
-  });
-  app.use('/v1/*', methodNotAllowed({ app, onMethodNotAllowed: methodProblem }));
-
-  if (deps.auth.mode === Auth.AuthMode.Dev) app.use(loopbackOnly);
-
-  app.use(
-    bodyLimit({
-      maxSize: bodyLimits.maxBytes,
-      onError: (c) =>
-        problemResponse(
-          c,
-          new ProblemError(ErrorCode.PayloadTooLarge, `The body exceeds ${bodyLimits.maxBytes} bytes.`),
-        ),
-    }),
-  );
-
-  app.use('/v1/*', async (c, next) => {
-    if (['POST', 'PATCH', 'PUT'].includes(c.req.method)) {
-      const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
-      const empty = c.req.header('content-length') === '0';
-      if (!empty && type !== 'application/json') {
-        throw new ProblemError(
-          ErrorCode.UnsupportedMediaType,
-          `Content-Type must be application/json (got ${type ?? 'none'}).`,
-        );
-      }
-    }
-    await next();
-  });
-
-  const authDeps = {
-    settings: deps.auth,
-    tokens: deps.tokens,
-    signIns: deps.signIns,
-    users: deps.users,
-    rateLimiter: deps.rateLimiter,
-    clock: deps.clock,
   };
+}
+
+const payloadLimit = bodyLimit({
+  maxSize: bodyLimits.maxBytes,
+  onError: (c) =>
+    problemResponse(
+      c,
+      new ProblemError(ErrorCode.PayloadTooLarge, `The body exceeds ${bodyLimits.maxBytes} bytes.`),
+    ),
+});
+
+/** A POST, PATCH or PUT with a body says it is JSON, or gets a 415 before anything reads it. */
+const jsonBodiesOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (['POST', 'PATCH', 'PUT'].includes(c.req.method)) {
+    const type = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
+    const empty = c.req.header('content-length') === '0';
+    if (!empty && type !== 'application/json') {
+      throw new ProblemError(
+        ErrorCode.UnsupportedMediaType,
+        `Content-Type must be application/json (got ${type ?? 'none'}).`,
+      );
+    }
+  }
+  await next();
+};
+
+/** Every operation but the OpenAPI document needs a credential. */
+function authenticatedApi(authDeps: AuthDeps): MiddlewareHandler<AppEnv> {
   const authenticated = authenticate(authDeps);
-  app.use('/v1/*', async (c, next) => {
+  return async (c, next) => {
     if (c.req.path === '/v1/openapi.json') return next();
     return authenticated(c, next);
-  });
+  };
+}
 
-  bindOperations(app, {
+/** A handler for every operation of the contract, each given the deps it needs. */
+function operationHandlers(deps: AppDeps, authDeps: AuthDeps, release: NonNullable<AppDeps['build']>) {
+  return {
     ...serviceHandlers({ health: deps.health, mode: deps.auth.mode, release }),
     ...signInHandlers({ ...authDeps, provider: deps.identityProvider ?? null }),
     ...compositionHandlers({
@@ -184,20 +173,38 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv> } {
     ...frontendHandlers(deps),
     ...installationHandlers(deps),
     ...forgeHandlers(deps),
-  });
+  };
+}
 
+export function createApp(deps: AppDeps): { app: Hono<AppEnv> } {
+  const app = new Hono<AppEnv>();
+  const release = deps.build ?? { release: 'dev', commit: 'unknown' };
+  const authDeps: AuthDeps = {
+    settings: deps.auth,
+    tokens: deps.tokens,
+    signIns: deps.signIns,
+    users: deps.users,
+    rateLimiter: deps.rateLimiter,
+    clock: deps.clock,
+  };
+
+  // The caller's request id if it is a safe token (letters, digits, _ - =, at most 128), else a new UUID.
+  app.use(requestId({ limitLength: 128 }));
+  app.use(answerHeaders);
+  app.use(requestLog(deps.log));
+  app.use('/v1/*', methodNotAllowed({ app, onMethodNotAllowed: methodProblem }));
+  if (deps.auth.mode === Auth.AuthMode.Dev) app.use(loopbackOnly);
+  app.use(payloadLimit);
+  app.use('/v1/*', jsonBodiesOnly);
+  app.use('/v1/*', authenticatedApi(authDeps));
+
+  bindOperations(app, operationHandlers(deps, authDeps, release));
   app.route('/console', consoleApp({ ...deps, browser: browserAuth(authDeps) }));
   docsRoutes(app);
   app.get('/', (c) => c.redirect('/console/compositions', 302));
-
   const document = openApiDocument({ version: release.release });
   app.get('/v1/openapi.json', (c) => c.json(document));
-
-  mcpEndpoint(app, {
-    auth: authDeps,
-    settings: deps.mcp,
-    version: release.release,
-  });
+  mcpEndpoint(app, { auth: authDeps, settings: deps.mcp, version: release.release });
 
   app.notFound((c) =>
     problemResponse(c, new ProblemError(ErrorCode.NotFound, `No route for ${c.req.method} ${c.req.path}.`)),

@@ -26,82 +26,90 @@ export function completionUpdate({ lock, response }: Idempotency.IdempotencyComp
   };
 }
 
-export function dynamoIdempotencyStore(table: Table): Idempotency.IdempotencyStore {
-  const { documents } = table;
+type Store = Idempotency.IdempotencyStore;
+
+export function dynamoIdempotencyStore(table: Table): Store {
   return {
-    async acquire({ scope, key: idempotencyKey, request_hash, now }) {
-      const record = IdempotencyRecord.recordId(scope, idempotencyKey);
-      const token = randomBytes(16).toString('hex');
-      try {
-        await documents.send(
-          new PutCommand({
-            TableName: table.name,
-            Item: IdempotencyRecord.toItem({
-              id: record,
-              request_hash,
-              token,
-              lock_expires_at: addSeconds(now, Idempotency.idempotencyLockSeconds).toISOString(),
-              expires_at: addSeconds(now, Idempotency.idempotencyRetentionSeconds).toISOString(),
-            }),
-            // Free, past retention, or an in-progress lock for the same request whose holder timed out.
-            ConditionExpression:
-              'attribute_not_exists(pk) OR expires_at <= :now OR (#status = :in_progress AND lock_expires_at <= :now AND request_hash = :hash)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':now': now.toISOString(),
-              ':in_progress': Status.InProgress,
-              ':hash': request_hash,
-            },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        return { outcome: 'acquired', lock: { record, token } };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        const existing = error.Item ? IdempotencyRecord.fromItem(unmarshall(error.Item)) : undefined;
-        if (existing?.request_hash !== request_hash) return { outcome: 'mismatch' };
-        if (existing.status === Status.Completed) {
-          return {
-            outcome: 'replay',
-            status: existing.response_status,
-            body: JSON.parse(existing.response_body),
-          };
-        }
-        return { outcome: 'in_flight' };
-      }
-    },
-
-    async release(lock) {
-      // A lock taken over or completed meanwhile is no longer this request's to give back.
-      await conditionHeld(() =>
-        documents.send(
-          new DeleteCommand({
-            TableName: table.name,
-            Key: IdempotencyRecord.key(lock.record),
-            ConditionExpression: '#token = :token AND #status = :in_progress',
-            ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
-            ExpressionAttributeValues: { ':token': lock.token, ':in_progress': Status.InProgress },
-          }),
-        ),
-      );
-    },
-
-    async sweep(now, limit) {
-      let deleted = 0;
-      for (const item of await dueItems(table, DueQueue.Idempotency, now, limit)) {
-        const gone = await conditionHeld(() =>
-          documents.send(
-            new DeleteCommand({
-              TableName: table.name,
-              Key: keyOf(item),
-              ConditionExpression: 'expires_at <= :now',
-              ExpressionAttributeValues: { ':now': now.toISOString() },
-            }),
-          ),
-        );
-        if (gone) deleted++;
-      }
-      return deleted;
-    },
+    acquire: (input) => acquire(table, input),
+    release: (lock) => release(table, lock),
+    sweep: (now, limit) => sweep(table, now, limit),
   };
+}
+
+async function acquire(
+  table: Table,
+  { scope, key: idempotencyKey, request_hash, now }: Parameters<Store['acquire']>[0],
+): ReturnType<Store['acquire']> {
+  const record = IdempotencyRecord.recordId(scope, idempotencyKey);
+  const token = randomBytes(16).toString('hex');
+  try {
+    await table.documents.send(
+      new PutCommand({
+        TableName: table.name,
+        Item: IdempotencyRecord.toItem({
+          id: record,
+          request_hash,
+          token,
+          lock_expires_at: addSeconds(now, Idempotency.idempotencyLockSeconds).toISOString(),
+          expires_at: addSeconds(now, Idempotency.idempotencyRetentionSeconds).toISOString(),
+        }),
+        // Free, past retention, or an in-progress lock for the same request whose holder timed out.
+        ConditionExpression:
+          'attribute_not_exists(pk) OR expires_at <= :now OR (#status = :in_progress AND lock_expires_at <= :now AND request_hash = :hash)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':now': now.toISOString(),
+          ':in_progress': Status.InProgress,
+          ':hash': request_hash,
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { outcome: 'acquired', lock: { record, token } };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const existing = error.Item ? IdempotencyRecord.fromItem(unmarshall(error.Item)) : undefined;
+    if (existing?.request_hash !== request_hash) return { outcome: 'mismatch' };
+    if (existing.status === Status.Completed) {
+      return {
+        outcome: 'replay',
+        status: existing.response_status,
+        body: JSON.parse(existing.response_body),
+      };
+    }
+    return { outcome: 'in_flight' };
+  }
+}
+
+async function release(table: Table, lock: Parameters<Store['release']>[0]): Promise<void> {
+  // A lock taken over or completed meanwhile is no longer this request's to give back.
+  await conditionHeld(() =>
+    table.documents.send(
+      new DeleteCommand({
+        TableName: table.name,
+        Key: IdempotencyRecord.key(lock.record),
+        ConditionExpression: '#token = :token AND #status = :in_progress',
+        ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
+        ExpressionAttributeValues: { ':token': lock.token, ':in_progress': Status.InProgress },
+      }),
+    ),
+  );
+}
+
+async function sweep(table: Table, now: Date, limit: number): Promise<number> {
+  let deleted = 0;
+  for (const item of await dueItems(table, DueQueue.Idempotency, now, limit)) {
+    const gone = await conditionHeld(() =>
+      table.documents.send(
+        new DeleteCommand({
+          TableName: table.name,
+          Key: keyOf(item),
+          ConditionExpression: 'expires_at <= :now',
+          ExpressionAttributeValues: { ':now': now.toISOString() },
+        }),
+      ),
+    );
+    if (gone) deleted++;
+  }
+  return deleted;
 }

@@ -61,66 +61,93 @@ interface Clients {
   sqs: SQSClient;
 }
 
-/** Message isolation on SNS and SQS (fauxqs locally). */
-export function snsSqsMessaging(clients: Clients): Messaging.MessagingPort {
-  const topicArns = new Map<string, string>();
-  const arnOf = async (topic: string) => {
-    const known = topic.startsWith('arn:') ? topic : topicArns.get(topic);
-    if (known) return known;
-    const found = await findTopic(clients.sns, topic);
-    topicArns.set(topic, found);
+type Port = Messaging.MessagingPort;
+type TopicArnOf = (topic: string) => Promise<string>;
+
+/** A topic's ARN, looked up by name once per messaging instance (an ARN is taken as it is). */
+function topicArns(sns: SNSClient): TopicArnOf {
+  const known = new Map<string, string>();
+  return async (topic) => {
+    const arn = topic.startsWith('arn:') ? topic : known.get(topic);
+    if (arn) return arn;
+    const found = await findTopic(sns, topic);
+    known.set(topic, found);
     return found;
   };
-  return {
-    async ensureIsolatedQueue(input) {
-      const arn = await arnOf(input.topic);
-      const { QueueUrl } = await permitted('sqs:CreateQueue', input.name, () =>
-        clients.sqs.send(new CreateQueueCommand({ QueueName: input.name })),
-      );
-      if (!QueueUrl) throw new Error(`CreateQueue ${input.name} returned no URL`);
-      try {
-        return {
-          name: input.name,
-          queue_url: QueueUrl,
-          ready: await subscribe(clients, arn, QueueUrl, input),
-        };
-      } catch (error) {
-        // A queue no topic may feed is of no use to anyone: it goes with the refusal.
-        if (error instanceof Messaging.MessagingAccessDeniedError) await deleteQueue(clients.sqs, QueueUrl);
-        throw error;
-      }
-    },
+}
 
-    async removeIsolatedQueues({ prefix, topics, keep = [] }) {
-      const doomed = (await listQueues(clients.sqs, prefix)).filter(
-        (url) => !keep.includes(queueNameOf(url)),
-      );
-      if (doomed.length === 0) return { removed: [], leftovers: [] };
-      const endpoints = new Set(
-        (await Promise.all(doomed.map((url) => queueArn(clients.sqs, url).catch(() => null)))).filter(
-          (a): a is string => a !== null,
-        ),
-      );
-      const leftovers: Messaging.Leftover[] = [];
-      for (const topic of topics) {
-        const arn = await arnOf(topic).catch((error: unknown) => {
-          if (error instanceof Messaging.TopicMissingError) return null;
-          throw error;
-        });
-        if (!arn) continue;
-        try {
-          await unsubscribeAll(clients.sns, arn, endpoints);
-        } catch (error) {
-          if (!(error instanceof Messaging.MessagingAccessDeniedError)) throw error;
-          leftovers.push({
-            resource: topic,
-            message: `subscriptions of ${doomed.map(queueNameOf).join(', ')} to topic "${topic}" may be left: ${error.message}`,
-          });
-        }
-      }
-      for (const url of doomed) await deleteQueue(clients.sqs, url);
-      return { removed: doomed.map(queueNameOf), leftovers };
-    },
+async function ensureIsolatedQueue(
+  clients: Clients,
+  arnOf: TopicArnOf,
+  input: Parameters<Port['ensureIsolatedQueue']>[0],
+): ReturnType<Port['ensureIsolatedQueue']> {
+  const arn = await arnOf(input.topic);
+  const { QueueUrl } = await permitted('sqs:CreateQueue', input.name, () =>
+    clients.sqs.send(new CreateQueueCommand({ QueueName: input.name })),
+  );
+  if (!QueueUrl) throw new Error(`CreateQueue ${input.name} returned no URL`);
+  try {
+    return { name: input.name, queue_url: QueueUrl, ready: await subscribe(clients, arn, QueueUrl, input) };
+  } catch (error) {
+    // A queue no topic may feed is of no use to anyone: it goes with the refusal.
+    if (error instanceof Messaging.MessagingAccessDeniedError) await deleteQueue(clients.sqs, QueueUrl);
+    throw error;
+  }
+}
+
+/**
+ * Unsubscribes the doomed queues from each topic; a topic that refuses is a leftover, said in
+ * words, and a topic that no longer exists has nothing left to unsubscribe.
+ */
+async function unsubscribeFromTopics(
+  clients: Clients,
+  arnOf: TopicArnOf,
+  topics: readonly string[],
+  doomed: string[],
+): Promise<Messaging.Leftover[]> {
+  const endpoints = new Set(
+    (await Promise.all(doomed.map((url) => queueArn(clients.sqs, url).catch(() => null)))).filter(
+      (a): a is string => a !== null,
+    ),
+  );
+  const leftovers: Messaging.Leftover[] = [];
+  for (const topic of topics) {
+    const arn = await arnOf(topic).catch((error: unknown) => {
+      if (error instanceof Messaging.TopicMissingError) return null;
+      throw error;
+    });
+    if (!arn) continue;
+    try {
+      await unsubscribeAll(clients.sns, arn, endpoints);
+    } catch (error) {
+      if (!(error instanceof Messaging.MessagingAccessDeniedError)) throw error;
+      leftovers.push({
+        resource: topic,
+        message: `subscriptions of ${doomed.map(queueNameOf).join(', ')} to topic "${topic}" may be left: ${error.message}`,
+      });
+    }
+  }
+  return leftovers;
+}
+
+async function removeIsolatedQueues(
+  clients: Clients,
+  arnOf: TopicArnOf,
+  { prefix, topics, keep = [] }: Parameters<Port['removeIsolatedQueues']>[0],
+): ReturnType<Port['removeIsolatedQueues']> {
+  const doomed = (await listQueues(clients.sqs, prefix)).filter((url) => !keep.includes(queueNameOf(url)));
+  if (doomed.length === 0) return { removed: [], leftovers: [] };
+  const leftovers = await unsubscribeFromTopics(clients, arnOf, topics, doomed);
+  for (const url of doomed) await deleteQueue(clients.sqs, url);
+  return { removed: doomed.map(queueNameOf), leftovers };
+}
+
+/** Message isolation on SNS and SQS (fauxqs locally). */
+export function snsSqsMessaging(clients: Clients): Port {
+  const arnOf = topicArns(clients.sns);
+  return {
+    ensureIsolatedQueue: (input) => ensureIsolatedQueue(clients, arnOf, input),
+    removeIsolatedQueues: (input) => removeIsolatedQueues(clients, arnOf, input),
   };
 }
 

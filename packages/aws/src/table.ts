@@ -248,3 +248,61 @@ export function putVersioned(
     ),
   );
 }
+
+/** The raw item whose entry in `index` is exactly `partition` and `sort`; undefined when there is none. */
+export async function indexedItem(
+  table: Table,
+  index: IndexName,
+  partition: string,
+  sort: string,
+): Promise<Item | undefined> {
+  const { partitionKey, sortKey } = globalIndex(index);
+  const found = await table.documents.send(
+    new QueryCommand({
+      TableName: table.name,
+      IndexName: index,
+      KeyConditionExpression: '#pk = :pk AND #sk = :id',
+      ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
+      ExpressionAttributeValues: { ':pk': partition, ':id': sort },
+    }),
+  );
+  return found.Items?.[0];
+}
+
+/** Every item of a partition (or of a sort key prefix of it) of the table or an index, page after page. */
+export async function queryAll(
+  table: Table,
+  query: Pick<ListQuery, 'index' | 'partition' | 'prefix'> & { consistent?: boolean },
+): Promise<Item[]> {
+  const { index, partition, prefix } = query;
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const result = await table.documents.send(
+      new QueryCommand({
+        TableName: table.name,
+        ...(index ? { IndexName: index } : {}),
+        KeyConditionExpression:
+          prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: {
+          '#pk': index ? globalIndex(index).partitionKey : Resources.table.partitionKey,
+          ...(prefix === undefined ? {} : { '#sk': Resources.table.sortKey }),
+        },
+        ExpressionAttributeValues: {
+          ':pk': partition,
+          ...(prefix === undefined ? {} : { ':prefix': prefix }),
+        },
+        ...(query.consistent ? { ConsistentRead: true } : {}),
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    start = result.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** Writes `item` over whatever is at its key. */
+export async function putItem(table: Table, item: Item): Promise<void> {
+  await table.documents.send(new PutCommand({ TableName: table.name, Item: item }));
+}

@@ -87,18 +87,16 @@ export function defineGroup(group: Omit<Group, 'kind'>): Group {
   return { kind: 'group', ...group };
 }
 
-/** Parses argv against the command's flags; every mistake is a usage error naming the flag. */
-export function parseCommandLine<F extends FlagSpecs, P extends PositionalSpecs>(
-  command: Command<F, P>,
-  argv: readonly string[],
-): { flags: Flags<F>; args: Args<P> } {
+type Parsed = ReturnType<typeof parseArgs>;
+
+/** node:util parseArgs, strict, with its complaint made a usage error naming the flag. */
+function parsedArgv(command: Pick<Command, 'name' | 'flags'>, argv: readonly string[]): Parsed {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {};
   for (const [name, spec] of Object.entries(command.flags)) {
     options[name] = spec.multiple ? { type: spec.type, multiple: true } : { type: spec.type };
   }
-  let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = builtin('node:util').parseArgs({
+    return builtin('node:util').parseArgs({
       args: [...argv],
       options,
       strict: true,
@@ -115,7 +113,13 @@ export function parseCommandLine<F extends FlagSpecs, P extends PositionalSpecs>
       flag ? [{ path: flag, message: 'invalid' }] : [],
     );
   }
-  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+}
+
+/** Each declared flag's value: given, its default, or a usage error when it is required or empty. */
+function flagValues(
+  command: Pick<Command, 'name' | 'flags'>,
+  values: Parsed['values'],
+): Record<string, unknown> {
   const flags: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(command.flags)) {
     const value = values[name];
@@ -132,8 +136,15 @@ export function parseCommandLine<F extends FlagSpecs, P extends PositionalSpecs>
       ]);
     }
   }
+  return flags;
+}
+
+/** The positionals by their declared names: exactly as many as declared. */
+function positionalArgs(
+  command: Pick<Command, 'name' | 'positionals'>,
+  given: string[],
+): Record<string, string | undefined> {
   const expected = Object.keys(command.positionals ?? {});
-  const given = parsed.positionals;
   if (given.length < expected.length) {
     const missing = expected.slice(given.length).map((name) => `<${name}>`);
     throw usageError(`missing ${missing.join(' ')}. See: svc ${command.name} --help`, [
@@ -143,7 +154,17 @@ export function parseCommandLine<F extends FlagSpecs, P extends PositionalSpecs>
   if (given.length > expected.length) {
     throw usageError(`unexpected argument "${given[expected.length]}". See: svc ${command.name} --help`);
   }
-  const args = Object.fromEntries(expected.map((name, i) => [name, given[i]]));
+  return Object.fromEntries(expected.map((name, i) => [name, given[i]]));
+}
+
+/** Parses argv against the command's flags; every mistake is a usage error naming the flag. */
+export function parseCommandLine<F extends FlagSpecs, P extends PositionalSpecs>(
+  command: Command<F, P>,
+  argv: readonly string[],
+): { flags: Flags<F>; args: Args<P> } {
+  const parsed = parsedArgv(command, argv);
+  const flags = flagValues(command, parsed.values);
+  const args = positionalArgs(command, parsed.positionals);
   return { flags: flags as Flags<F>, args: args as Args<P> };
 }
 

@@ -59,6 +59,57 @@ const tokenShape = /^[\x21-\x7e]{1,4096}$/;
 /** Access tokens this close to expiry are refreshed before use. */
 const refreshMarginMs = 30_000;
 
+/** `SVC_API_TOKEN_FILE` holds one token; what goes wrong names the file, never its content. */
+async function tokenFileCredential(file: string): Promise<Credential> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'unreadable';
+    throw invalidEnvironment('SVC_API_TOKEN_FILE', `${file}: ${reason}`);
+  }
+  const token = text.trim();
+  if (!tokenShape.test(token)) {
+    throw invalidEnvironment('SVC_API_TOKEN_FILE', `${file} must hold one token of printable characters`);
+  }
+  return { source: CredentialSource.TokenFile, token, file, renewAt: null };
+}
+
+function loginRequired(detail: string): CliError {
+  return new CliError(localProblem(LocalCode.LoginRequired, detail), ExitCode.Auth);
+}
+
+/**
+ * A saved login whose access token is about to expire, refreshed (the refresh token rotates) and
+ * saved again; one that cannot be refreshed any more means signing in again.
+ */
+async function renewedLogin(
+  env: Readonly<Record<string, string | undefined>>,
+  apiUrl: URL,
+  saved: SavedLogin,
+  refresh: (refreshToken: string) => Promise<SavedLogin>,
+): Promise<SavedLogin> {
+  const refreshToken = saved.refresh_token;
+  const refreshLive =
+    saved.refresh_token_expires_at === null || Date.parse(saved.refresh_token_expires_at) > Date.now();
+  if (refreshToken === null || !refreshLive) {
+    throw loginRequired(
+      `the saved login for ${apiUrl.origin} expired at ${saved.refresh_token_expires_at ?? saved.access_token_expires_at}; run "svc auth login" again, or set SVC_API_TOKEN_FILE or SVC_API_TOKEN`,
+    );
+  }
+  let renewed: SavedLogin;
+  try {
+    renewed = await refresh(refreshToken);
+  } catch (error) {
+    if (!(error instanceof CliError) || error.problem.code !== LocalCode.LoginFailed) throw error;
+    throw loginRequired(
+      `the saved login for ${apiUrl.origin} could not be refreshed (${error.problem.detail}); run "svc auth login" again`,
+    );
+  }
+  await saveLogin(env, apiUrl.origin, renewed);
+  return renewed;
+}
+
 /**
  * The credential spec 5.6 selects. A saved login whose access token expired is refreshed with its
  * refresh token (rotated, and saved again) through `refresh`; never through a browser.
@@ -69,20 +120,7 @@ export async function resolveCredential(
   refresh: (refreshToken: string) => Promise<SavedLogin>,
 ): Promise<Credential> {
   const file = env.SVC_API_TOKEN_FILE?.trim();
-  if (file) {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'unreadable';
-      throw invalidEnvironment('SVC_API_TOKEN_FILE', `${file}: ${reason}`);
-    }
-    const token = text.trim();
-    if (!tokenShape.test(token)) {
-      throw invalidEnvironment('SVC_API_TOKEN_FILE', `${file} must hold one token of printable characters`);
-    }
-    return { source: CredentialSource.TokenFile, token, file, renewAt: null };
-  }
+  if (file) return tokenFileCredential(file);
   const token = env.SVC_API_TOKEN?.trim();
   if (token) {
     if (!tokenShape.test(token)) {
@@ -91,45 +129,15 @@ export async function resolveCredential(
     return { source: CredentialSource.Token, token, file: null, renewAt: null };
   }
   const saved = await readSavedLogin(env, apiUrl);
-  if (saved) {
-    const renewAt = Date.parse(saved.access_token_expires_at) - refreshMarginMs;
-    if (renewAt > Date.now()) {
-      return { source: CredentialSource.SavedLogin, token: saved.access_token, file: null, renewAt };
-    }
-    const refreshable =
-      saved.refresh_token !== null &&
-      (saved.refresh_token_expires_at === null || Date.parse(saved.refresh_token_expires_at) > Date.now());
-    if (!refreshable) {
-      throw new CliError(
-        localProblem(
-          LocalCode.LoginRequired,
-          `the saved login for ${apiUrl.origin} expired at ${saved.refresh_token_expires_at ?? saved.access_token_expires_at}; run "svc auth login" again, or set SVC_API_TOKEN_FILE or SVC_API_TOKEN`,
-        ),
-        ExitCode.Auth,
-      );
-    }
-    let renewed: SavedLogin;
-    try {
-      renewed = await refresh(saved.refresh_token as string);
-    } catch (error) {
-      if (!(error instanceof CliError) || error.problem.code !== LocalCode.LoginFailed) throw error;
-      throw new CliError(
-        localProblem(
-          LocalCode.LoginRequired,
-          `the saved login for ${apiUrl.origin} could not be refreshed (${error.problem.detail}); run "svc auth login" again`,
-        ),
-        ExitCode.Auth,
-      );
-    }
-    await saveLogin(env, apiUrl.origin, renewed);
-    return {
-      source: CredentialSource.SavedLogin,
-      token: renewed.access_token,
-      file: null,
-      renewAt: Date.parse(renewed.access_token_expires_at) - refreshMarginMs,
-    };
-  }
-  return { source: CredentialSource.None, token: null, file: null, renewAt: null };
+  if (!saved) return { source: CredentialSource.None, token: null, file: null, renewAt: null };
+  const usable = Date.parse(saved.access_token_expires_at) - refreshMarginMs > Date.now();
+  const login = usable ? saved : await renewedLogin(env, apiUrl, saved, refresh);
+  return {
+    source: CredentialSource.SavedLogin,
+    token: login.access_token,
+    file: null,
+    renewAt: Date.parse(login.access_token_expires_at) - refreshMarginMs,
+  };
 }
 
 /** The saved login for this server's origin, or null. Refuses a file others can read. */

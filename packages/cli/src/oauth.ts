@@ -2,6 +2,7 @@
  * The CLI as an OAuth 2.0 native client of its own service (RFC 8252): the authorization code
  * with PKCE S256 comes back to a loopback listener; tokens are refreshed (and rotated) silently.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bindClient, type Transport } from '@svc/client/bind';
 import { ApiError, ClientCode } from '@svc/client/errors';
@@ -85,6 +86,88 @@ export interface LoginAttempt {
 const page = (title: string, text: string) =>
   `<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><p>${text}</p>`;
 
+interface Settle {
+  resolve(login: SavedLogin): void;
+  reject(error: unknown): void;
+}
+
+/** One sign-in's secrets and where its outcome goes. */
+interface Callback {
+  transport: Transport;
+  state: string;
+  verifier: string;
+  redirectUri: string;
+  settle: Settle;
+}
+
+/** The browser came back without a code: the person declined, or the service refused. */
+function stopped(params: URLSearchParams): CliError {
+  const error = params.get('error');
+  const why = params.get('error_description') ?? error ?? 'no code came back';
+  return loginFailed(
+    error === 'access_denied'
+      ? `${why}; run "svc auth login" again to retry`
+      : `the service refused the sign-in: ${why}`,
+  );
+}
+
+/**
+ * The redirect to the loopback listener: refused unless it carries this sign-in's `state`, then
+ * its code traded for tokens. The browser gets a page saying what happened; the terminal, the outcome.
+ */
+async function answerCallback(callback: Callback, request: IncomingMessage, response: ServerResponse) {
+  const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+  if (url.pathname !== '/callback') {
+    response.writeHead(404).end();
+    return;
+  }
+  const html = (status: number, title: string, text: string) => {
+    response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', connection: 'close' });
+    response.end(page(title, text));
+  };
+  if (url.searchParams.get('state') !== callback.state) {
+    html(400, 'Sign-in refused', 'This answer does not belong to the sign-in svc started.');
+    return;
+  }
+  const code = url.searchParams.get('code');
+  if (url.searchParams.get('error') || !code) {
+    html(
+      400,
+      'Sign-in stopped',
+      'svc stopped waiting for this sign-in; see the terminal. You can close this window.',
+    );
+    callback.settle.reject(stopped(url.searchParams));
+    return;
+  }
+  try {
+    const login = await tokenRequest(callback.transport, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: callback.redirectUri,
+      code_verifier: callback.verifier,
+    });
+    html(200, 'Signed in', 'You can close this window and return to the terminal.');
+    callback.settle.resolve(login);
+  } catch (failure) {
+    html(400, 'Sign-in failed', 'The code could not be exchanged; see the terminal.');
+    callback.settle.reject(failure);
+  }
+}
+
+/** The service's authorize address for this sign-in (PKCE S256, coming back to `redirectUri`). */
+function authorizeUrl(apiUrl: URL, redirectUri: string, challenge: string, state: string): string {
+  const url = new URL(`${apiUrl.href.replace(/\/+$/, '')}${signInOperations.authorize.path}`);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state,
+  }).toString();
+  return url.href;
+}
+
 /**
  * Listens on 127.0.0.1 (an ephemeral port) for the redirect carrying the code, checks `state`,
  * and trades the code and the PKCE verifier for tokens.
@@ -98,82 +181,30 @@ export async function startLogin(
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const state = randomBytes(16).toString('base64url');
-  let settle: { resolve(login: SavedLogin): void; reject(error: unknown): void } | undefined;
-  const done = new Promise<SavedLogin>((resolve, reject) => {
-    settle = { resolve, reject };
-  });
-  const server = builtin('node:http').createServer(async (request, response) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/callback') {
-      response.writeHead(404).end();
-      return;
-    }
-    const html = (status: number, title: string, text: string) => {
-      response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', connection: 'close' });
-      response.end(page(title, text));
-    };
-    if (url.searchParams.get('state') !== state) {
-      html(400, 'Sign-in refused', 'This answer does not belong to the sign-in svc started.');
-      return;
-    }
-    const error = url.searchParams.get('error');
-    const code = url.searchParams.get('code');
-    if (error || !code) {
-      html(
-        400,
-        'Sign-in stopped',
-        'svc stopped waiting for this sign-in; see the terminal. You can close this window.',
-      );
-      const why = url.searchParams.get('error_description') ?? error ?? 'no code came back';
-      settle?.reject(
-        loginFailed(
-          error === 'access_denied'
-            ? `${why}; run "svc auth login" again to retry`
-            : `the service refused the sign-in: ${why}`,
-        ),
-      );
-      return;
-    }
-    try {
-      const login = await tokenRequest(transport, {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: redirectUri,
-        code_verifier: verifier,
-      });
-      html(200, 'Signed in', 'You can close this window and return to the terminal.');
-      settle?.resolve(login);
-    } catch (failure) {
-      html(400, 'Sign-in failed', 'The code could not be exchanged; see the terminal.');
-      settle?.reject(failure);
-    }
-  });
+  const server = builtin('node:http').createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
-  const timer = setTimeout(
-    () =>
-      settle?.reject(
-        loginFailed(
-          `no sign-in came back within ${timeoutSeconds}s; run "svc auth login" again`,
-          ExitCode.Failure,
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const done = new Promise<SavedLogin>((resolve, reject) => {
+    const callback: Callback = { transport, state, verifier, redirectUri, settle: { resolve, reject } };
+    // Listening before this function hands out the address, so no redirect can come in unanswered.
+    server.on('request', (request, response) => answerCallback(callback, request, response));
+    timer = setTimeout(
+      () =>
+        reject(
+          loginFailed(
+            `no sign-in came back within ${timeoutSeconds}s; run "svc auth login" again`,
+            ExitCode.Failure,
+          ),
         ),
-      ),
-    timeoutSeconds * 1000,
-  );
+      timeoutSeconds * 1000,
+    );
+  });
   const close = () => {
     clearTimeout(timer);
     server.closeAllConnections();
     server.close();
   };
   done.then(close, close);
-  const url = new URL(`${apiUrl.href.replace(/\/+$/, '')}${signInOperations.authorize.path}`);
-  url.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state,
-  }).toString();
-  return { url: url.href, done, close };
+  return { url: authorizeUrl(apiUrl, redirectUri, challenge, state), done, close };
 }

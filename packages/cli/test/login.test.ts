@@ -20,7 +20,12 @@ useTestStack({ authMode: Auth.AuthMode.Password, alongside: ensureBuilt }, async
 });
 
 /** Runs `svc auth login --no-browser` and plays the browser once the address shows on stderr. */
-async function login(env: Record<string, string>, username: string, password = `${username}-local-password`) {
+async function login(
+  env: Record<string, string>,
+  username: string,
+  password = `${username}-local-password`,
+  first: (authorizeUrl: URL) => Promise<void> = async () => {},
+) {
   let signedIn: Promise<void> | undefined;
   let printed = '';
   const result = await svc(['auth', 'login', '--no-browser', '--timeout', '30s'], {
@@ -31,6 +36,7 @@ async function login(env: Record<string, string>, username: string, password = `
       const url = /(http:\/\/\S+\/auth\/authorize\S+)/.exec(printed)?.[1];
       if (!url || signedIn) return;
       signedIn = (async () => {
+        await first(new URL(url));
         const browser = new Browser();
         const page = await browser.follow(await browser.get(url));
         const form = formOf(page);
@@ -97,6 +103,26 @@ describe('svc auth login', () => {
     expect(replay.body.error).toBe('invalid_grant');
     const refused = await svc(['composition', 'list'], { apiUrl: stack.apiUrl, env });
     expect(refused.code).toBe(5);
+  });
+
+  it('its loopback listener answers only its own sign-in: another path 404, another state 400, and it keeps waiting', async () => {
+    const env = configDir();
+    const answers: [number, string][] = [];
+    const result = await login(env, 'bob', undefined, async (authorize) => {
+      const callback = new URL(authorize.searchParams.get('redirect_uri') ?? '');
+      for (const url of [
+        new URL('/elsewhere', callback),
+        new URL(`${callback.pathname}?state=not-this-one&code=stolen`, callback),
+      ]) {
+        const answer = await fetch(url);
+        answers.push([answer.status, await answer.text()]);
+      }
+    });
+    expect(answers[0]?.[0]).toBe(404);
+    expect(answers[1]?.[0]).toBe(400);
+    expect(answers[1]?.[1]).toContain('This answer does not belong to the sign-in svc started.');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json()).toMatchObject({ subject: 'user:bob' });
   });
 
   it('logout revokes the sign-in on the server, then forgets it here', async () => {

@@ -3,9 +3,9 @@
  * origin. Reads work without JavaScript; htmx (pinned, served from here) refreshes the live parts.
  */
 import { DependencyUnavailableError, ErrorCode, ProblemError } from '@svc/core';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
-import { loadAssets } from './assets.ts';
+import { type Assets, loadAssets } from './assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, ConsoleEnv } from './context.ts';
 import { html } from './html.ts';
 import { base, page } from './layout.ts';
@@ -47,16 +47,14 @@ const pageHeaders = secureHeaders({
   xXssProtection: false,
 });
 
-export function consoleApp(deps: ConsoleDeps): ConsoleApp {
-  const app = new Hono<ConsoleEnv>();
-  const assets = loadAssets();
+/** Pages are `no-store` unless they say otherwise (the assets do). */
+const noStoreByDefault: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  await next();
+  if (!c.res.headers.has('cache-control')) c.header('cache-control', 'no-store');
+};
 
-  app.use(pageHeaders);
-  app.use(async (c, next) => {
-    await next();
-    if (!c.res.headers.has('cache-control')) c.header('cache-control', 'no-store');
-  });
-
+/** Asset names carry their content's hash, so a browser may keep them for good. */
+function assetRoutes(app: ConsoleApp, assets: Assets): void {
   for (const asset of assets.all) {
     app.get(asset.path, (c) => {
       c.header('content-type', asset.type);
@@ -64,10 +62,14 @@ export function consoleApp(deps: ConsoleDeps): ConsoleApp {
       return c.body(asset.body);
     });
   }
+}
 
-  signInPages(app, deps, assets);
-
-  app.use(async (c, next) => {
+/**
+ * Every page past this point has a viewer, or sends the browser to sign in (htmx by `HX-Redirect`);
+ * a POST passes the change guard (CSRF, rate limit) and its form fields are read once, here.
+ */
+function signedIn(deps: ConsoleDeps): MiddlewareHandler<ConsoleEnv> {
+  return async (c, next) => {
     const viewer = await deps.browser.viewer(c);
     if (!viewer) {
       const url = new URL(c.req.url);
@@ -88,8 +90,52 @@ export function consoleApp(deps: ConsoleDeps): ConsoleApp {
       c.set('fields', fields);
     }
     return next();
-  });
+  };
+}
 
+/** A whole page, or only the notice when htmx asked for a part. */
+function errorPage(c: ConsoleContext, assets: Assets, error: ProblemError): Promise<Response> {
+  const notice = problemNotice(error);
+  if (c.req.header('hx-request')) return render(c, notice, error.status, true);
+  const viewer = c.get('viewer') ?? null;
+  const body = html`<h1>${error.title}</h1>${notice}<p><a href=${`${base}/compositions`}>Back to the compositions</a></p>`;
+  return render(c, page(assets, { title: error.title, section: null, viewer, body }), error.status);
+}
+
+/** Refusals as they are; a backing service down as a 503; anything else logged and said with its request id. */
+function failurePage(error: Error, c: ConsoleContext, assets: Assets): Promise<Response> {
+  if (error instanceof ProblemError) return errorPage(c, assets, error);
+  if (error instanceof DependencyUnavailableError) {
+    return errorPage(
+      c,
+      assets,
+      new ProblemError(ErrorCode.DependencyUnavailable, 'A backing service did not answer; retry shortly.'),
+    );
+  }
+  c.get('log')({
+    level: 'error',
+    msg: 'unhandled console error',
+    method: c.req.method,
+    path: c.req.path,
+    error: { name: error.name, message: error.message, stack: error.stack },
+  });
+  return errorPage(
+    c,
+    assets,
+    new ProblemError(ErrorCode.Internal, `Unexpected error; report request id ${c.get('requestId')}.`),
+  );
+}
+
+export function consoleApp(deps: ConsoleDeps): ConsoleApp {
+  const app = new Hono<ConsoleEnv>();
+  const assets = loadAssets();
+
+  app.use(pageHeaders);
+  app.use(noStoreByDefault);
+  assetRoutes(app, assets);
+  signInPages(app, deps, assets);
+
+  app.use(signedIn(deps));
   app.get('/', (c) => c.redirect(`${base}/compositions`, 303));
   compositionListPages(app, deps, assets);
   changePages(app, deps, assets);
@@ -99,35 +145,9 @@ export function consoleApp(deps: ConsoleDeps): ConsoleApp {
   tokenPages(app, deps, assets);
   peoplePages(app, deps, assets);
 
-  app.all('*', (c) => errorPage(c, new ProblemError(ErrorCode.NotFound, `No page at ${c.req.path}.`)));
-  app.onError((error, c) => {
-    if (error instanceof ProblemError) return errorPage(c, error);
-    if (error instanceof DependencyUnavailableError) {
-      return errorPage(
-        c,
-        new ProblemError(ErrorCode.DependencyUnavailable, 'A backing service did not answer; retry shortly.'),
-      );
-    }
-    c.get('log')({
-      level: 'error',
-      msg: 'unhandled console error',
-      method: c.req.method,
-      path: c.req.path,
-      error: { name: error.name, message: error.message, stack: error.stack },
-    });
-    return errorPage(
-      c,
-      new ProblemError(ErrorCode.Internal, `Unexpected error; report request id ${c.get('requestId')}.`),
-    );
-  });
-
-  function errorPage(c: ConsoleContext, error: ProblemError) {
-    const notice = problemNotice(error);
-    if (c.req.header('hx-request')) return render(c, notice, error.status, true);
-    const viewer = c.get('viewer') ?? null;
-    const body = html`<h1>${error.title}</h1>${notice}<p><a href=${`${base}/compositions`}>Back to the compositions</a></p>`;
-    return render(c, page(assets, { title: error.title, section: null, viewer, body }), error.status);
-  }
-
+  app.all('*', (c) =>
+    errorPage(c, assets, new ProblemError(ErrorCode.NotFound, `No page at ${c.req.path}.`)),
+  );
+  app.onError((error, c) => failurePage(error, c, assets));
   return app;
 }

@@ -104,9 +104,49 @@ interface CreateForm {
   notice: string | null;
 }
 
+/** Name, baseline and TTL: the create form's first row. */
+function basicsRow(fields: Fields, baselines: string[]): Html {
+  return html`<div class="row">
+    ${field(
+      'name',
+      'Name',
+      html`<input type="text" id="name" name="name" value=${fields.name ?? ''} required pattern="[a-z0-9]([a-z0-9\\-]*[a-z0-9])?" maxlength="63" autocomplete="off" />`,
+      'a DNS label',
+    )}
+    ${field(
+      'baseline',
+      'Baseline',
+      html`<select id="baseline" name="baseline">
+        <option value="" selected=${!fields.baseline}>the project's default</option>
+        ${baselines.map((b) => html`<option value=${b} selected=${fields.baseline === b}>${b}</option>`)}
+      </select>`,
+    )}
+    ${field(
+      'ttl',
+      'TTL',
+      html`<input type="text" id="ttl" name="ttl" value=${fields.ttl ?? ''} placeholder="4h" size="6" />`,
+      '1m to 24h',
+    )}
+  </div>`;
+}
+
+/** Plan (again) and Create; Create only once a plan without blockers stands. */
+function createActions(plan: Compositions.PlanView | null): Html {
+  const creatable = plan !== null && plan.blockers.length === 0;
+  const hint = plan
+    ? creatable
+      ? 'Creates exactly what was planned.'
+      : 'Blocked: see the plan.'
+    : 'Plan first: the plan shows what would be created.';
+  return html`<div class="actions">
+    <button type="submit" class=${plan ? 'secondary' : ''}>${plan ? 'Plan again' : 'Plan'}</button>
+    <button type="submit" formaction=${`${base}/compositions`} disabled=${!creatable} aria-describedby="create-hint">Create</button>
+    <span id="create-hint" class="hint">${hint}</span>
+  </div>`;
+}
+
 function createForm(viewer: Viewer, input: CreateForm, now: Date): Html {
   const { fields, plan } = input;
-  const creatable = plan !== null && plan.blockers.length === 0;
   const projectOptions = input.projects.map(
     (p) => html`<option value=${p} selected=${p === input.project}>${p}</option>`,
   );
@@ -123,43 +163,12 @@ function createForm(viewer: Viewer, input: CreateForm, now: Date): Html {
       <input type="hidden" name="project" value=${input.project} />
       ${plan ? html`<input type="hidden" name="planned" value=${fields.planned ?? ''} />` : null}
       ${plan ? html`<input type="hidden" name="idempotency_key" value=${fields.idempotency_key ?? ''} />` : null}
-      <div class="row">
-        ${field(
-          'name',
-          'Name',
-          html`<input type="text" id="name" name="name" value=${fields.name ?? ''} required pattern="[a-z0-9]([a-z0-9\\-]*[a-z0-9])?" maxlength="63" autocomplete="off" />`,
-          'a DNS label',
-        )}
-        ${field(
-          'baseline',
-          'Baseline',
-          html`<select id="baseline" name="baseline">
-            <option value="" selected=${!fields.baseline}>the project's default</option>
-            ${input.baselines.map((b) => html`<option value=${b} selected=${fields.baseline === b}>${b}</option>`)}
-          </select>`,
-        )}
-        ${field(
-          'ttl',
-          'TTL',
-          html`<input type="text" id="ttl" name="ttl" value=${fields.ttl ?? ''} placeholder="4h" size="6" />`,
-          '1m to 24h',
-        )}
-      </div>
+      ${basicsRow(fields, input.baselines)}
       ${overridesFieldset(fields, input.components)}
       <div class="field">
         <label for="message-isolation"><input type="checkbox" id="message-isolation" name="message_isolation" checked=${fields.message_isolation === 'on'} /> Message isolation</label>
       </div>
-      <div class="actions">
-        <button type="submit" class=${plan ? 'secondary' : ''}>${plan ? 'Plan again' : 'Plan'}</button>
-        <button type="submit" formaction=${`${base}/compositions`} disabled=${!creatable} aria-describedby="create-hint">Create</button>
-        <span id="create-hint" class="hint">${
-          plan
-            ? creatable
-              ? 'Creates exactly what was planned.'
-              : 'Blocked: see the plan.'
-            : 'Plan first: the plan shows what would be created.'
-        }</span>
-      </div>
+      ${createActions(plan)}
     </form>
     ${plan ? planPanel(plan, now) : null}`;
 }
@@ -199,72 +208,82 @@ function rendered(
   return render(c, page(assets, { title, section, viewer, body }), status);
 }
 
-export function changePages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): void {
-  app.get('/compositions/new', async (c) => {
-    const viewer = c.get('viewer');
-    const input = await createFormInput(deps, viewer, c.req.query('project'));
-    const form = createForm(
-      viewer,
-      { ...input, fields: {}, plan: null, problem: null, notice: null },
-      deps.clock.now(),
+async function newComposition(c: ConsoleContext, deps: ConsoleDeps, assets: Assets) {
+  const viewer = c.get('viewer');
+  const input = await createFormInput(deps, viewer, c.req.query('project'));
+  const form = createForm(
+    viewer,
+    { ...input, fields: {}, plan: null, problem: null, notice: null },
+    deps.clock.now(),
+  );
+  return rendered(c, assets, viewer, form, 'New composition');
+}
+
+/** Plans what the form says; the plan's fingerprint and a fresh idempotency key ride along to the create. */
+async function planned(
+  c: ConsoleContext,
+  deps: ConsoleDeps,
+  assets: Assets,
+  notice: string | null,
+  problem: ProblemError | null = null,
+) {
+  const viewer = c.get('viewer');
+  const fields = { ...c.get('fields') };
+  const input = await createFormInput(deps, viewer, fields.project);
+  let plan: Compositions.PlanView | null = null;
+  try {
+    // The project as posted: one the viewer may not use is the plan's blocker, as over REST.
+    const body = createBody(fields);
+    plan = await Compositions.plan(deps, viewer.identity, body);
+    fields.planned = plannedFingerprint(body);
+    fields.idempotency_key = randomUUID();
+  } catch (error) {
+    problem = asProblem(error);
+  }
+  const form = createForm(viewer, { ...input, fields, plan, problem, notice }, deps.clock.now());
+  return rendered(c, assets, viewer, form, 'Plan', problem?.status ?? 200);
+}
+
+/** Creates exactly what was planned; anything else gets the plan (again) instead. */
+async function create(c: ConsoleContext, deps: ConsoleDeps, assets: Assets) {
+  const viewer = c.get('viewer');
+  const fields = c.get('fields');
+  let body: ReturnType<typeof createBody>;
+  try {
+    body = createBody(fields);
+  } catch {
+    // The plan shows the same refusal, with the form as it was.
+    return planned(c, deps, assets, null);
+  }
+  if (!fields.planned || fields.planned !== plannedFingerprint(body)) {
+    return planned(
+      c,
+      deps,
+      assets,
+      'The form changed since it was planned: here is the plan for what it says now.',
     );
-    return rendered(c, assets, viewer, form, 'New composition');
-  });
+  }
+  try {
+    const created = await Compositions.create(
+      deps,
+      viewer.identity,
+      body,
+      fields.idempotency_key || undefined,
+    );
+    return c.redirect(`${base}/compositions/${created.body.id}`, 303);
+  } catch (error) {
+    return planned(c, deps, assets, null, asProblem(error));
+  }
+}
 
-  /** Plans what the form says; the plan's fingerprint and a fresh idempotency key ride along to the create. */
-  const planned = async (c: ConsoleContext, notice: string | null, problem: ProblemError | null = null) => {
-    const viewer = c.get('viewer');
-    const fields = { ...c.get('fields') };
-    const input = await createFormInput(deps, viewer, fields.project);
-    let plan: Compositions.PlanView | null = null;
-    try {
-      // The project as posted: one the viewer may not use is the plan's blocker, as over REST.
-      const body = createBody(fields);
-      plan = await Compositions.plan(deps, viewer.identity, body);
-      fields.planned = plannedFingerprint(body);
-      fields.idempotency_key = randomUUID();
-    } catch (error) {
-      problem = asProblem(error);
-    }
-    const form = createForm(viewer, { ...input, fields, plan, problem, notice }, deps.clock.now());
-    return rendered(c, assets, viewer, form, 'Plan', problem?.status ?? 200);
-  };
-
-  app.post('/compositions/plan', (c) => planned(c, null));
-
-  app.post('/compositions', async (c) => {
-    const viewer = c.get('viewer');
-    const fields = c.get('fields');
-    let body: ReturnType<typeof createBody>;
-    try {
-      body = createBody(fields);
-    } catch {
-      // The plan shows the same refusal, with the form as it was.
-      return planned(c, null);
-    }
-    if (!fields.planned || fields.planned !== plannedFingerprint(body)) {
-      return planned(c, 'The form changed since it was planned: here is the plan for what it says now.');
-    }
-    try {
-      const created = await Compositions.create(
-        deps,
-        viewer.identity,
-        body,
-        fields.idempotency_key || undefined,
-      );
-      return c.redirect(`${base}/compositions/${created.body.id}`, 303);
-    } catch (error) {
-      return planned(c, null, asProblem(error));
-    }
-  });
-
-  const editForm = (
-    viewer: Viewer,
-    view: Compositions.CompositionView,
-    components: string[],
-    fields: Fields,
-    problem: ProblemError | null,
-  ) => html`
+function editForm(
+  viewer: Viewer,
+  view: Compositions.CompositionView,
+  components: string[],
+  fields: Fields,
+  problem: ProblemError | null,
+): Html {
+  return html`
     <p><a href=${`${base}/compositions/${view.id}`}>← ${view.name}</a></p>
     <h1>Update ${view.name}</h1>
     <p>The new override set replaces the current one completely. It applies to generation
@@ -277,61 +296,73 @@ export function changePages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets):
       <div class="actions"><button type="submit">Update</button>
         <a class="button secondary" href=${`${base}/compositions/${view.id}`}>Cancel</a></div>
     </form>`;
+}
 
-  const componentsOf = async (viewer: Viewer, project: string) =>
-    can(viewer.identity, 'catalog:read', project)
-      ? (await Catalog.listComponents(deps, project, { limit: maxPageSize, after: null })).items.map(
-          (c) => c.name,
-        )
-      : [];
+async function componentsOf(deps: ConsoleDeps, viewer: Viewer, project: string): Promise<string[]> {
+  if (!can(viewer.identity, 'catalog:read', project)) return [];
+  const listed = await Catalog.listComponents(deps, project, { limit: maxPageSize, after: null });
+  return listed.items.map((c) => c.name);
+}
 
-  app.get('/compositions/:id/edit', async (c) => {
-    const viewer = c.get('viewer');
-    const view = await Compositions.get(deps, viewer.identity, c.req.param('id'));
-    const form = editForm(viewer, view, await componentsOf(viewer, view.project), fieldsOf(view), null);
-    return rendered(c, assets, viewer, form, `Update ${view.name}`);
-  });
+async function edit(c: ConsoleContext, deps: ConsoleDeps, assets: Assets) {
+  const viewer = c.get('viewer');
+  const view = await Compositions.get(deps, viewer.identity, c.req.param('id') ?? '');
+  const components = await componentsOf(deps, viewer, view.project);
+  const form = editForm(viewer, view, components, fieldsOf(view), null);
+  return rendered(c, assets, viewer, form, `Update ${view.name}`);
+}
 
-  app.post('/compositions/:id/update', async (c) => {
-    const viewer = c.get('viewer');
-    const id = c.req.param('id');
-    const fields = c.get('fields');
-    try {
-      await Compositions.update(deps, viewer.identity, id, updateBody(fields));
-      return c.redirect(`${base}/compositions/${id}`, 303);
-    } catch (error) {
-      const problem = asProblem(error);
-      const view = await Compositions.get(deps, viewer.identity, id);
-      const form = editForm(viewer, view, await componentsOf(viewer, view.project), fields, problem);
-      return rendered(c, assets, viewer, form, `Update ${view.name}`, problem.status);
-    }
-  });
-
-  app.get('/compositions/:id/destroy', async (c) => {
-    const viewer = c.get('viewer');
-    const view = await Compositions.get(deps, viewer.identity, c.req.param('id'));
-    const body = html`
-      <h1>Destroy ${view.name}?</h1>
-      <p>This deletes the composition <code>${view.id}</code> ${badge('idle', view.phase)}: its forks, routes and
-        message subscriptions. The preview URL stops answering. It cannot be undone.</p>
-      <form method="post" action=${`${base}/compositions/${view.id}/destroy`}>
-        ${csrfField(viewer)}
-        <div class="actions">
-          <button type="submit" class="danger">Destroy ${view.name}</button>
-          <a class="button secondary" href=${`${base}/compositions/${view.id}`}>Keep it</a>
-        </div>
-      </form>`;
-    return rendered(c, assets, viewer, body, `Destroy ${view.name}`);
-  });
-
-  app.post('/compositions/:id/destroy', async (c) => {
-    const { identity } = c.get('viewer');
-    const id = c.req.param('id');
-    await Compositions.destroy(
-      deps,
-      { actor: { kind: 'user', subject: identity.subject }, grants: identity.grants },
-      id,
-    );
+/** The update; a refusal shows the form again as it was posted, with the problem. */
+async function update(c: ConsoleContext, deps: ConsoleDeps, assets: Assets) {
+  const viewer = c.get('viewer');
+  const id = c.req.param('id') ?? '';
+  const fields = c.get('fields');
+  try {
+    await Compositions.update(deps, viewer.identity, id, updateBody(fields));
     return c.redirect(`${base}/compositions/${id}`, 303);
-  });
+  } catch (error) {
+    const problem = asProblem(error);
+    const view = await Compositions.get(deps, viewer.identity, id);
+    const components = await componentsOf(deps, viewer, view.project);
+    const form = editForm(viewer, view, components, fields, problem);
+    return rendered(c, assets, viewer, form, `Update ${view.name}`, problem.status);
+  }
+}
+
+async function confirmDestroy(c: ConsoleContext, deps: ConsoleDeps, assets: Assets) {
+  const viewer = c.get('viewer');
+  const view = await Compositions.get(deps, viewer.identity, c.req.param('id') ?? '');
+  const body = html`
+    <h1>Destroy ${view.name}?</h1>
+    <p>This deletes the composition <code>${view.id}</code> ${badge('idle', view.phase)}: its forks, routes and
+        message subscriptions. The preview URL stops answering. It cannot be undone.</p>
+    <form method="post" action=${`${base}/compositions/${view.id}/destroy`}>
+      ${csrfField(viewer)}
+      <div class="actions">
+        <button type="submit" class="danger">Destroy ${view.name}</button>
+        <a class="button secondary" href=${`${base}/compositions/${view.id}`}>Keep it</a>
+      </div>
+    </form>`;
+  return rendered(c, assets, viewer, body, `Destroy ${view.name}`);
+}
+
+async function destroy(c: ConsoleContext, deps: ConsoleDeps) {
+  const { identity } = c.get('viewer');
+  const id = c.req.param('id') ?? '';
+  await Compositions.destroy(
+    deps,
+    { actor: { kind: 'user', subject: identity.subject }, grants: identity.grants },
+    id,
+  );
+  return c.redirect(`${base}/compositions/${id}`, 303);
+}
+
+export function changePages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): void {
+  app.get('/compositions/new', (c) => newComposition(c, deps, assets));
+  app.post('/compositions/plan', (c) => planned(c, deps, assets, null));
+  app.post('/compositions', (c) => create(c, deps, assets));
+  app.get('/compositions/:id/edit', (c) => edit(c, deps, assets));
+  app.post('/compositions/:id/update', (c) => update(c, deps, assets));
+  app.get('/compositions/:id/destroy', (c) => confirmDestroy(c, deps, assets));
+  app.post('/compositions/:id/destroy', (c) => destroy(c, deps));
 }

@@ -15,6 +15,7 @@ import type { Log } from '../log.ts';
 import { isUnfinished, notResumable, replayedEvent, resumeOperation } from '../rollout/operation.ts';
 import { parseOrThrow } from '../validation.ts';
 import { enqueueNextStep } from './dispatch.ts';
+import type { CompositionRecord, Operation } from './model.ts';
 import type { CompositionStore, JobQueue } from './ports.ts';
 
 export const ReplayRequest = v.strictObject({
@@ -165,7 +166,23 @@ async function planStep(
     reason,
     message_id: dead.message_id,
   };
-  const now = deps.clock.now();
+  return replayPlan(deps, dead, job, { composition, operation, replay, now: deps.clock.now() });
+}
+
+interface StepReplay {
+  composition: CompositionRecord;
+  operation: Operation;
+  replay: Parameters<typeof resumeOperation>[2];
+  now: Date;
+}
+
+/** An unfinished operation gets its step again; a finished one that may be resumed runs again from it. */
+function replayPlan(
+  deps: ReplayDeps,
+  dead: DeadJob,
+  job: Extract<Job, { kind: 'step' }>,
+  { composition, operation, replay, now }: StepReplay,
+): Plan {
   if (isUnfinished(operation)) {
     return {
       entry: entryOf(

@@ -354,27 +354,53 @@ async function writeFeedback(
       ? composition.observed.blockers
       : [];
   const feedback = feedbackFor(record, blockers);
+  const claimed = await claimFeedback(deps, record, feedback.fingerprint);
+  if (!claimed) return record;
+  const ids = await sendFeedback(deps, forge, record, claimed, feedback);
+  const stored = await storeFeedbackIds(deps, record, claimed, ids);
+  if (!stored.written) return stored.record;
+  // Convergences that moved the preview meanwhile left their feedback to this one.
+  const moved = stored.record.state !== record.state || stored.record.head_sha !== record.head_sha;
+  return moved ? writeFeedback(deps, forge, stored.record, composition) : stored.record;
+}
+
+type Feedback = ReturnType<typeof feedbackFor>;
+
+/** The record with the new fingerprint claimed, or null when there is nothing to write or another convergence writes it. */
+async function claimFeedback(
+  deps: ForgeDeps,
+  record: PreviewRecord,
+  fingerprint: string,
+): Promise<PreviewRecord | null> {
   const current = record.feedback;
-  if (feedback.fingerprint === current.fingerprint) return record;
+  if (fingerprint === current.fingerprint) return null;
   const stale = deps.clock.now().getTime() - Date.parse(record.updated_at) > claimExpiryMs;
   // 0: being created by another convergence; leave it to that one unless it died.
-  if ((current.comment_id === 0 || current.check_run_id === 0) && !stale) return record;
+  if ((current.comment_id === 0 || current.check_run_id === 0) && !stale) return null;
   const sameRun = current.check_run_sha === record.head_sha && current.check_run_id;
   const claimed: PreviewRecord = {
     ...record,
     feedback: {
-      fingerprint: feedback.fingerprint,
+      fingerprint,
       comment_id: current.comment_id || 0,
       check_run_id: sameRun ? current.check_run_id : 0,
       check_run_sha: record.head_sha,
     },
     lock_version: record.lock_version + 1,
   };
-  if (!(await deps.forgeStore.putPreview(claimed, record.lock_version))) return record;
-  let checkRunId: number;
-  let commentId: number;
+  return (await deps.forgeStore.putPreview(claimed, record.lock_version)) ? claimed : null;
+}
+
+/** Creates or edits the check run and the comment; on failure the claim is given back. */
+async function sendFeedback(
+  deps: ForgeDeps,
+  forge: ForgePort,
+  record: PreviewRecord,
+  claimed: PreviewRecord,
+  feedback: Feedback,
+): Promise<{ checkRunId: number; commentId: number }> {
   try {
-    [checkRunId, commentId] = await Promise.all([
+    const [checkRunId, commentId] = await Promise.all([
       forge.upsertCheckRun(record.repository, claimed.feedback.check_run_id || null, feedback.checkRun),
       forge.upsertComment(record.repository, record.number, {
         id: claimed.feedback.comment_id || null,
@@ -382,32 +408,41 @@ async function writeFeedback(
         body: feedback.comment,
       }),
     ]);
+    return { checkRunId, commentId };
   } catch (error) {
     // Give the claim back, so the retry (after a rate limit, say) writes this feedback again.
     await deps.forgeStore.putPreview(
-      { ...claimed, feedback: current, lock_version: claimed.lock_version + 1 },
+      { ...claimed, feedback: record.feedback, lock_version: claimed.lock_version + 1 },
       claimed.lock_version,
     );
     throw error;
   }
+}
+
+/**
+ * Stores the ids on the latest record (others may have moved it meanwhile): the record written, or
+ * the latest read when the races ran out (the claimed one when the preview is gone).
+ */
+async function storeFeedbackIds(
+  deps: ForgeDeps,
+  record: PreviewRecord,
+  claimed: PreviewRecord,
+  ids: { checkRunId: number; commentId: number },
+): Promise<{ written: boolean; record: PreviewRecord }> {
   let latest: PreviewRecord | null = claimed;
   for (let attempt = 0; attempt < maxRaces && latest; attempt++) {
     const next: PreviewRecord = {
       ...latest,
       feedback: {
         ...latest.feedback,
-        comment_id: commentId,
+        comment_id: ids.commentId,
         check_run_id:
-          latest.feedback.check_run_sha === record.head_sha ? checkRunId : latest.feedback.check_run_id,
+          latest.feedback.check_run_sha === record.head_sha ? ids.checkRunId : latest.feedback.check_run_id,
       },
       lock_version: latest.lock_version + 1,
     };
-    if (await deps.forgeStore.putPreview(next, latest.lock_version)) {
-      // Convergences that moved the preview meanwhile left their feedback to this one.
-      const moved = next.state !== record.state || next.head_sha !== record.head_sha;
-      return moved ? writeFeedback(deps, forge, next, composition) : next;
-    }
+    if (await deps.forgeStore.putPreview(next, latest.lock_version)) return { written: true, record: next };
     latest = await deps.forgeStore.getPreview(record.id);
   }
-  return latest ?? claimed;
+  return { written: false, record: latest ?? claimed };
 }

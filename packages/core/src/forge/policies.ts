@@ -5,6 +5,7 @@ import { anyProject, authorize, readableProjects } from '../auth/access.ts';
 import { recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
 import { AuditAction } from '../auth/model.ts';
+import type { ProjectVersion } from '../catalog/model.ts';
 import { requireProject } from '../catalog/service.ts';
 import { maxTtlSeconds, minTtlSeconds } from '../compositions/schema.ts';
 import { parseDuration } from '../duration.ts';
@@ -48,22 +49,8 @@ export async function listPolicies(
   };
 }
 
-/**
- * PUT: the whole policy. The baseline and components must be registered in the project, the TTL
- * within the composition bounds. `expected_revision` guards against a concurrent edit (409
- * `stale_revision`). Every pull request of the repository converges to the new policy.
- */
-export async function putPolicy(
-  deps: ForgeDeps,
-  caller: Identity,
-  project: string,
-  repository: string,
-  input: unknown,
-): Promise<{ created: boolean; policy: PreviewPolicy }> {
-  authorize(caller, 'policy:write', { project });
-  requireRepository(repository);
-  const body = parseOrThrow(PreviewPolicyBody, input);
-  const version = await requireProject(deps, project);
+/** The policy's baseline and components must be registered in the project, its TTL within bounds. */
+function checkPolicyReferences(version: ProjectVersion, project: string, body: PreviewPolicyBody): void {
   const problems: FieldError[] = [];
   if (!version.baselines[body.baseline]) {
     problems.push({
@@ -85,6 +72,25 @@ export async function putPolicy(
   if (ttl === null || ttl < minTtlSeconds || ttl > maxTtlSeconds) {
     throw validationFailed([{ path: '/ttl', message: `ttl must be between ${minTtlSeconds}s and 24h` }]);
   }
+}
+
+/**
+ * PUT: the whole policy. The baseline and components must be registered in the project, the TTL
+ * within the composition bounds. `expected_revision` guards against a concurrent edit (409
+ * `stale_revision`). Every pull request of the repository converges to the new policy.
+ */
+export async function putPolicy(
+  deps: ForgeDeps,
+  caller: Identity,
+  project: string,
+  repository: string,
+  input: unknown,
+): Promise<{ created: boolean; policy: PreviewPolicy }> {
+  authorize(caller, 'policy:write', { project });
+  requireRepository(repository);
+  const body = parseOrThrow(PreviewPolicyBody, input);
+  const version = await requireProject(deps, project);
+  checkPolicyReferences(version, project, body);
   const current = await deps.forgeStore.getPolicy(project, repository);
   const revision = current?.revision ?? 0;
   if (body.expected_revision !== undefined && body.expected_revision !== revision) {

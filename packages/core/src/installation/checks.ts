@@ -265,46 +265,7 @@ export async function listenerCheck(
   const ns = t.baseline.namespace;
   const domain = t.baseline.preview_domain;
   const listeners = (gateway.spec as { listeners?: Listener[] } | undefined)?.listeners ?? [];
-  const verdicts = await Promise.all(
-    listeners.map(async (l): Promise<{ listener: string; admits: boolean | null; why: string }> => {
-      const no = (why: string) => ({ listener: l.name, admits: false, why });
-      if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS')
-        return no(`protocol ${l.protocol} carries no HTTPRoutes`);
-      if (!coversPreviewHosts(l.hostname, domain))
-        return no(`hostname ${l.hostname} does not cover *.${domain}`);
-      const kinds = l.allowedRoutes?.kinds ?? [];
-      if (
-        kinds.length > 0 &&
-        !kinds.some((k) => k.kind === 'HTTPRoute' && (k.group ?? gatewayGroup) === gatewayGroup)
-      ) {
-        return no('its allowedRoutes.kinds leave out HTTPRoute');
-      }
-      const from = l.allowedRoutes?.namespaces?.from ?? 'Same';
-      const yes = {
-        listener: l.name,
-        admits: true,
-        why: `routes from ${from === 'Same' ? 'its own namespace' : from}`,
-      };
-      if (from === 'All') return yes;
-      if (from === 'Same')
-        return ns === t.gateway.namespace
-          ? yes
-          : no(`it admits routes from namespace ${t.gateway.namespace} only`);
-      if (from !== 'Selector')
-        return {
-          listener: l.name,
-          admits: null,
-          why: `allowedRoutes.namespaces.from ${from} is not understood`,
-        };
-      const namespace = await readNamespace(ns).catch(() => undefined);
-      if (namespace === undefined)
-        return { listener: l.name, admits: null, why: `the labels of namespace ${ns} could not be read` };
-      const match = selects(l.allowedRoutes?.namespaces?.selector, namespace?.metadata.labels ?? {});
-      if (match === null)
-        return { listener: l.name, admits: null, why: 'its namespace selector uses an unknown operator' };
-      return match ? yes : no(`its namespace selector does not select namespace ${ns}`);
-    }),
-  );
+  const verdicts = await Promise.all(listeners.map((l) => listenerVerdict(l, t, readNamespace)));
   const evidence = { gateway: ref, namespace: ns, preview_domain: domain, listeners: verdicts };
   const admitting = verdicts.find((v) => v.admits === true);
   if (admitting) {
@@ -324,6 +285,52 @@ export async function listenerCheck(
     `no listener of Gateway ${ref} admits HTTPRoutes for *.${domain} from namespace ${ns} (${summary})`,
     evidence,
   );
+}
+
+interface ListenerVerdict {
+  listener: string;
+  /** null: undecided (an unknown setting, or labels that could not be read). */
+  admits: boolean | null;
+  why: string;
+}
+
+/** Whether one listener admits the baseline's preview routes: protocol, hostname, kinds, then namespaces. */
+async function listenerVerdict(
+  l: Listener,
+  t: Target,
+  readNamespace: (name: string) => Promise<ClusterObject | null>,
+): Promise<ListenerVerdict> {
+  const ns = t.baseline.namespace;
+  const no = (why: string) => ({ listener: l.name, admits: false, why });
+  const undecided = (why: string) => ({ listener: l.name, admits: null, why });
+  if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS')
+    return no(`protocol ${l.protocol} carries no HTTPRoutes`);
+  if (!coversPreviewHosts(l.hostname, t.baseline.preview_domain))
+    return no(`hostname ${l.hostname} does not cover *.${t.baseline.preview_domain}`);
+  const kinds = l.allowedRoutes?.kinds ?? [];
+  if (
+    kinds.length > 0 &&
+    !kinds.some((k) => k.kind === 'HTTPRoute' && (k.group ?? gatewayGroup) === gatewayGroup)
+  ) {
+    return no('its allowedRoutes.kinds leave out HTTPRoute');
+  }
+  const from = l.allowedRoutes?.namespaces?.from ?? 'Same';
+  const yes = {
+    listener: l.name,
+    admits: true,
+    why: `routes from ${from === 'Same' ? 'its own namespace' : from}`,
+  };
+  if (from === 'All') return yes;
+  if (from === 'Same')
+    return ns === t.gateway.namespace
+      ? yes
+      : no(`it admits routes from namespace ${t.gateway.namespace} only`);
+  if (from !== 'Selector') return undecided(`allowedRoutes.namespaces.from ${from} is not understood`);
+  const namespace = await readNamespace(ns).catch(() => undefined);
+  if (namespace === undefined) return undecided(`the labels of namespace ${ns} could not be read`);
+  const match = selects(l.allowedRoutes?.namespaces?.selector, namespace?.metadata.labels ?? {});
+  if (match === null) return undecided('its namespace selector uses an unknown operator');
+  return match ? yes : no(`its namespace selector does not select namespace ${ns}`);
 }
 
 export async function meshSchemaCheck(cluster: ClusterPort, t: Target): Promise<Outcome> {
@@ -382,19 +389,16 @@ interface Route extends ClusterObject {
   status?: { parents?: { parentRef: ParentRef; controllerName?: string; conditions?: StatusCondition[] }[] };
 }
 
-/**
- * Only a controller proves mesh routing works: some HTTPRoute on a Service in the namespace must
- * have been Accepted by one, ideally one with a RegularExpression header match (as ours have).
- */
-export function meshControllerVerdict(namespace: string, objects: readonly ClusterObject[]): Outcome {
-  const accepted: { route: string; parent: string; controller: string | null; regex: boolean }[] = [];
-  const refused: {
-    route: string;
-    parent: string;
-    controller: string | null;
-    reason: string | null;
-    message: string | null;
-  }[] = [];
+interface MeshParent {
+  route: string;
+  parent: string;
+  controller: string | null;
+}
+
+/** What controllers said of the namespace's Service-parented HTTPRoutes. */
+function meshRouteStatuses(objects: readonly ClusterObject[]) {
+  const accepted: (MeshParent & { regex: boolean })[] = [];
+  const refused: (MeshParent & { reason: string | null; message: string | null })[] = [];
   let serviceParented = 0;
   for (const route of objects as Route[]) {
     if (!(route.spec?.parentRefs ?? []).some(isServiceParent)) continue;
@@ -416,6 +420,15 @@ export function meshControllerVerdict(namespace: string, objects: readonly Clust
       }
     }
   }
+  return { accepted, refused, serviceParented };
+}
+
+/**
+ * Only a controller proves mesh routing works: some HTTPRoute on a Service in the namespace must
+ * have been Accepted by one, ideally one with a RegularExpression header match (as ours have).
+ */
+export function meshControllerVerdict(namespace: string, objects: readonly ClusterObject[]): Outcome {
+  const { accepted, refused, serviceParented } = meshRouteStatuses(objects);
   const evidence = {
     namespace,
     service_parented_routes: serviceParented,

@@ -2,7 +2,7 @@
 import { ApiError } from '@svc/client';
 import { Cluster, Compositions, contentHash, Insight, ResourceName } from '@svc/core';
 import * as v from 'valibot';
-import { Access, defineTool, type ToolContext } from '../tool.ts';
+import { Access, defineTool, type ToolContext, type ToolOutcome } from '../tool.ts';
 import { compositionId, pageInput } from './inputs.ts';
 
 type StatusView = Compositions.CompositionStatusView;
@@ -110,6 +110,65 @@ function transient(error: unknown): boolean {
   return (status !== null && status >= 500) || code === 'api_unreachable' || code === 'api_timeout';
 }
 
+/** The outcome a status settles the wait with: ready, failed (with why) or ending; null while it may still become ready. */
+async function settled(
+  client: ToolContext['client'],
+  id: string,
+  status: StatusView | undefined,
+): Promise<ToolOutcome | null> {
+  if (status?.phase === 'ready') {
+    return {
+      summary: `${id} is ready (generation ${status.generation}).`,
+      result: { outcome: WaitOutcome.Ready, status, blockers: [] },
+    };
+  }
+  if (status?.phase === 'failed') {
+    const blockers = await recordedBlockers(client, id);
+    return {
+      summary: `${id} failed with ${count(blockers.length, 'recorded blocker')}; composition_diagnosis and composition_logs tell more.`,
+      result: { outcome: WaitOutcome.Failed, status, blockers },
+    };
+  }
+  if (status && ended.includes(status.phase)) {
+    return {
+      summary: `${id} is ${status.phase}; it will not become ready.`,
+      result: { outcome: WaitOutcome.Ended, status, blockers: [] },
+    };
+  }
+  return null;
+}
+
+/** Polls the status (250 ms, doubling to 1 s) until it settles or the time is up. */
+async function waitFor(
+  client: ToolContext['client'],
+  id: string,
+  timeoutSeconds: number,
+): Promise<ToolOutcome> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  const secondsLeft = () => Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
+  let status: StatusView | undefined;
+  let interval = 250;
+  for (;;) {
+    try {
+      // One slow answer must not stretch the wait past its bound.
+      status = await client.call('getCompositionStatus', { path: { id } }, { timeoutSeconds: secondsLeft() });
+    } catch (error) {
+      if (status === undefined || !transient(error)) throw error;
+    }
+    const outcome = await settled(client, id, status);
+    if (outcome) return outcome;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      return {
+        summary: `${id} is still ${status?.phase ?? 'unknown'} after ${timeoutSeconds} s; call composition_wait again to keep waiting.`,
+        result: { outcome: WaitOutcome.TimedOut, status: status ?? null, blockers: [] },
+      };
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(interval, left)));
+    interval = Math.min(interval * 2, 1000);
+  }
+}
+
 /** `composition_wait`, bounded by what the host can hold a call open for. */
 export function wait(maxSeconds: number) {
   return defineTool({
@@ -132,51 +191,8 @@ export function wait(maxSeconds: number) {
       ),
     }),
     untrusted: [['blockers', '*', 'message']],
-    async run({ id, timeout_seconds }, { client }) {
-      const deadline = Date.now() + timeout_seconds * 1000;
-      const secondsLeft = () => Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
-      let status: StatusView | undefined;
-      let interval = 250;
-      for (;;) {
-        try {
-          // One slow answer must not stretch the wait past its bound.
-          status = await client.call(
-            'getCompositionStatus',
-            { path: { id } },
-            { timeoutSeconds: secondsLeft() },
-          );
-        } catch (error) {
-          if (status === undefined || !transient(error)) throw error;
-        }
-        if (status?.phase === 'ready') {
-          return {
-            summary: `${id} is ready (generation ${status.generation}).`,
-            result: { outcome: WaitOutcome.Ready, status, blockers: [] },
-          };
-        }
-        if (status?.phase === 'failed') {
-          const blockers = await recordedBlockers(client, id);
-          return {
-            summary: `${id} failed with ${count(blockers.length, 'recorded blocker')}; composition_diagnosis and composition_logs tell more.`,
-            result: { outcome: WaitOutcome.Failed, status, blockers },
-          };
-        }
-        if (status && ended.includes(status.phase)) {
-          return {
-            summary: `${id} is ${status.phase}; it will not become ready.`,
-            result: { outcome: WaitOutcome.Ended, status, blockers: [] },
-          };
-        }
-        const left = deadline - Date.now();
-        if (left <= 0) {
-          return {
-            summary: `${id} is still ${status?.phase ?? 'unknown'} after ${timeout_seconds} s; call composition_wait again to keep waiting.`,
-            result: { outcome: WaitOutcome.TimedOut, status: status ?? null, blockers: [] },
-          };
-        }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(interval, left)));
-        interval = Math.min(interval * 2, 1000);
-      }
+    run({ id, timeout_seconds }, { client }) {
+      return waitFor(client, id, timeout_seconds);
     },
   });
 }
