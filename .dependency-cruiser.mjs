@@ -19,9 +19,9 @@ export default {
     {
       name: 'core-knows-no-vendor',
       comment:
-        'packages/core is the domain: no AWS SDK, no HTTP framework, no Kubernetes client, not even their types; ports are written in its own terms.',
+        'packages/core is the domain: no AWS SDK, no HTTP framework, no Kubernetes client, not even their types; ports are written in its own terms. The contract and the client, which every program of the service and teams’ scripts load, are held to the same.',
       severity: 'error',
-      from: { path: workspace('core') },
+      from: { path: workspace('core', 'contract', 'client') },
       to: { path: 'node_modules/(@aws-sdk|@smithy|hono|@hono|@kubernetes/client-node|@octokit)/' },
     },
     {
@@ -30,6 +30,22 @@ export default {
       severity: 'error',
       from: { path: workspace('core') },
       to: { path: '^packages/', pathNot: workspace('core') },
+    },
+    {
+      name: 'contract-builds-on-core-only',
+      comment:
+        'The contract declares the operations over core’s schemas; it knows no server, no client and no adapter.',
+      severity: 'error',
+      from: { path: workspace('contract') },
+      to: { path: '^packages/', pathNot: workspace('core', 'contract') },
+    },
+    {
+      name: 'client-is-derived-from-the-contract',
+      comment:
+        'The typed client is the contract’s operations over a transport: it imports the contract and core, nothing of the server.',
+      severity: 'error',
+      from: { path: workspace('client') },
+      to: { path: '^packages/', pathNot: workspace('core', 'contract', 'client') },
     },
     {
       name: 'adapters-point-inward',
@@ -42,12 +58,40 @@ export default {
     {
       name: 'services-point-inward',
       comment:
-        'api and worker are built on core (and on the adapters, see below); neither imports the other, the CLI or the local stack. The API mounts the MCP tools (`/mcp`).',
+        'api and worker are built on core (and on the adapters, through the wiring; see below); neither imports the other, the CLI or the local stack. The API binds its handlers to the contract and mounts the MCP tools (`/mcp`).',
       severity: 'error',
       from: { path: workspace('api', 'worker'), pathNot: testCode },
       to: {
         path: '^packages/',
-        pathNot: [workspace('core', 'aws', 'kube', 'github', 'console', 'mcp'), '^packages/$1/'],
+        pathNot: [
+          workspace('core', 'contract', 'wiring', 'aws', 'kube', 'github', 'console', 'mcp'),
+          '^packages/$1/',
+        ],
+      },
+    },
+    {
+      name: 'one-composition-root',
+      comment:
+        'The wiring builds what the API, the worker and the local stack run on, from the settings whose parts core, aws, kube and github declare; it knows no process around it. Adapters that only some processes load (the cluster client, SNS) are passed in, not imported.',
+      severity: 'error',
+      from: { path: workspace('wiring'), pathNot: testCode },
+      to: {
+        path: '^packages/',
+        pathNot: [workspace('core', 'aws', 'github', 'wiring'), '^packages/kube/src/settings\\.ts$'],
+      },
+    },
+    {
+      name: 'wiring-loads-no-cluster-client-or-sns',
+      comment:
+        'The API imports the wiring at every cold start: @kubernetes/client-node and the SNS client stay out of it (the API loads the cluster client lazily and has no SNS client at all; `npm run bench:bundle`).',
+      severity: 'error',
+      from: { path: workspace('wiring'), pathNot: testCode },
+      to: {
+        path: [
+          'node_modules/@kubernetes/client-node/',
+          'node_modules/@aws-sdk/client-sns/',
+          '^packages/aws/src/messaging\\.ts$',
+        ],
       },
     },
     {
@@ -75,7 +119,7 @@ export default {
     {
       name: 'adapters-only-at-composition-roots',
       comment:
-        'Handlers and steps see ports, not adapters: only the entries that wire a deployed process (the Lambda handlers, the API runtime, token issuing) pick the AWS, Kubernetes and GitHub implementations.',
+        'Handlers and steps see ports, not adapters: api and worker get theirs through the wiring (packages/wiring); only the entries of a deployed process (the Lambda handlers, the API runtime, the operator scripts) pick what differs between processes (the lazy or eager cluster, SNS, the Lambda log and metrics).',
       severity: 'error',
       from: {
         path: workspace('api', 'worker'),
@@ -85,23 +129,23 @@ export default {
           testCode,
         ],
       },
-      to: { path: workspace('aws', 'kube', 'github') },
+      to: { path: workspace('wiring', 'aws', 'kube', 'github') },
     },
     {
       name: 'cli-speaks-http-only',
       comment:
-        'The CLI talks to the service over HTTP; of the service it imports core’s schemas and rules only, and the MCP tools it serves through its own HTTP client (svc mcp).',
+        'The CLI talks to the service through the typed client over its own HTTP transport; of the service it imports the client, the contract and core’s schemas and rules, and the MCP tools it serves (svc mcp).',
       severity: 'error',
       from: { path: workspace('cli'), pathNot: testCode },
-      to: { path: '^packages/', pathNot: [workspace('core', 'cli', 'mcp')] },
+      to: { path: '^packages/', pathNot: [workspace('client', 'contract', 'core', 'cli', 'mcp')] },
     },
     {
       name: 'mcp-speaks-rest-only',
       comment:
-        'The MCP tools are clients of the REST API through the call their host gives them (the CLI’s HTTP client, the API in process): of the service they import core’s schemas only, so both hosts run the same tools with the same authorization.',
+        'The MCP tools are clients of the REST API through the typed client over the transport their host gives them (the CLI’s, the API in process): of the service they import the client, the contract and core’s schemas only, so both hosts run the same tools with the same authorization.',
       severity: 'error',
       from: { path: workspace('mcp'), pathNot: testCode },
-      to: { path: '^packages/', pathNot: [workspace('core', 'mcp')] },
+      to: { path: '^packages/', pathNot: [workspace('client', 'contract', 'core', 'mcp')] },
     },
     {
       name: 'local-cluster-stands-alone',

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** Projects whose tests talk to DynamoDB Local and fauxqs share one of each per run (see global setup). */
@@ -10,12 +11,16 @@ const emulatorSetup = ['packages/local/src/testing/global-setup.ts'];
  */
 const unitTests = [
   'packages/core/src/**/*.test.ts',
+  'packages/contract/src/**/*.test.ts',
+  'packages/client/src/**/*.test.ts',
   'packages/api/src/**/*.test.ts',
   'packages/console/src/**/*.test.ts',
   'packages/aws/src/**/*.test.ts',
+  'packages/worker/src/**/*.test.ts',
   'packages/kube/src/**/*.test.ts',
   'packages/mcp/src/**/*.test.ts',
   'packages/github/src/**/*.test.ts',
+  'packages/wiring/src/**/*.test.ts',
   'packages/local-cluster/src/**/*.test.ts',
   'infra/**/*.test.ts',
   'stacks/**/*.test.ts',
@@ -37,12 +42,19 @@ const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?:
 
 export default defineConfig({
   test: {
+    /**
+     * Most files spend their time waiting on a stack, the emulators or a browser, not on a core:
+     * two files at a time even on two cores (vitest's default there is one). Every suite picks its
+     * ports, state directory and table prefix afresh, so files never share anything but the
+     * emulators.
+     */
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       { extends: false, test: { name: 'unit', include: unitTests, testTimeout: 30_000 } },
       pkg('aws', { needsEmulators: true, unitTestsInSrc: true }),
       pkg('kube', { unitTestsInSrc: true }),
       pkg('api', { needsEmulators: true, unitTestsInSrc: true }),
-      pkg('worker', { needsEmulators: true }),
+      pkg('worker', { needsEmulators: true, unitTestsInSrc: true }),
       pkg('cli', { needsEmulators: true }),
       pkg('local-cluster', { unitTestsInSrc: true }),
       pkg('local-forge'),

@@ -1,5 +1,5 @@
-import { RuntimeEnvironment } from '@svc/aws';
-import { Auth, Resources } from '@svc/core';
+import { AwsEnvironment } from '@svc/aws';
+import { Auth, parseEnvironment, Resources } from '@svc/core';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import service from '../package.json' with { type: 'json' };
@@ -86,7 +86,7 @@ describe('infra settings', () => {
 
   it('sets every variable the runtime requires, and each function only what it reads', () => {
     const environments = functionEnvironments(production, names, build, 'production');
-    const required = Object.entries(RuntimeEnvironment.entries)
+    const required = Object.entries(AwsEnvironment.entries)
       .filter(([name, schema]) => schema.type !== 'optional' && name !== 'AWS_REGION')
       .map(([name]) => name);
     const common = [...required, 'SVC_RELEASE', 'SVC_COMMIT', 'SVC_SECRETS'];
@@ -171,7 +171,7 @@ describe('infra settings', () => {
   it("passes auth settings the functions' parser accepts", () => {
     for (const stage of [staging, production]) {
       const { api } = functionEnvironments(stage, names, build, 'production');
-      const parsed = Auth.parseAuthSettings(api, { allowDev: false });
+      const parsed = parseEnvironment(Auth.authEnvironment({ allowDev: false }), api);
       expect(parsed.mode).toBe(stage.authMode);
       // Browsers' Origin is checked against the stage's public origin, never a Host-derived one.
       expect(parsed).toMatchObject({ publicOrigin: stage.publicOrigin });
@@ -198,7 +198,9 @@ describe('infra settings', () => {
       false,
     );
     const api = { AUTH_MODE: 'token', AUTH_SETTINGS: '{}' };
-    expect(() => Auth.parseAuthSettings(api, { allowDev: false })).toThrow(/AUTH_SETTINGS\.public_origin/);
+    expect(() => parseEnvironment(Auth.authEnvironment({ allowDev: false }), api)).toThrow(
+      /AUTH_SETTINGS\.public_origin/,
+    );
   });
 
   it('never lets a cloud stage select dev auth', () => {

@@ -143,9 +143,10 @@ export interface SecretVariable {
 }
 
 /**
- * Environment every function reads (`RuntimeEnvironment` in packages/aws): names from the
- * resources, the build, and which linked SST secret fills which variable (`SVC_SECRETS`). No secret
- * value is in an environment: SST encrypts the linked ones into the function's package.
+ * Environment every function reads (the aws part of its settings, `AwsEnvironment` in packages/aws):
+ * names from the resources, the build, and which linked SST secret fills which variable
+ * (`SVC_SECRETS`). No secret value is in an environment: SST encrypts the linked ones into the
+ * function's package.
  */
 function functionEnvironment<V = string>(
   settings: StageSettings,
@@ -166,9 +167,9 @@ function functionEnvironment<V = string>(
 }
 
 /**
- * Each function's environment: the API parses the auth mode (packages/core `parseAuthSettings`),
- * replays dead jobs and, with the worker, reaches the cluster; the worker names the stage's
- * isolated queues; the webhook needs none of it.
+ * Each function's environment, parsed once by its entry (packages/wiring `ServiceSettings`): the
+ * API reads the auth mode, replays dead jobs and, with the worker, reaches the cluster; the worker
+ * names the stage's isolated queues; the webhook needs none of it.
  */
 export function functionEnvironments<V = string>(
   settings: StageSettings,

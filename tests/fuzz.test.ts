@@ -12,7 +12,7 @@ import { type HttpClient, useTestStack } from '@svc/local/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { campaign, type Known, type Operation, operationsOf } from './support/fuzz.ts';
 
-const runs = Number(process.env.FUZZ_RUNS ?? 15);
+const runs = Number(process.env.FUZZ_RUNS ?? 8);
 const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const revision = 'a'.repeat(40);
 

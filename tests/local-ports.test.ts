@@ -43,7 +43,9 @@ beforeAll(async () => {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start printed no banner:\n${banner}`)), 50_000);
+    // Its own DynamoDB Local JVM starts beside the other suites' work: give it what a cold start on
+    // a busy two-core machine takes.
+    const timer = setTimeout(() => reject(new Error(`npm start printed no banner:\n${banner}`)), 110_000);
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       banner += chunk;
       if (banner.includes('Ctrl-C stops everything.')) {
@@ -53,7 +55,7 @@ beforeAll(async () => {
     });
     child.once('exit', (code) => reject(new Error(`npm start exited ${code}:\n${banner}`)));
   });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   if (child.exitCode === null) {

@@ -117,7 +117,7 @@ describe('a worker killed mid-step', () => {
 
 describe('a flaky cluster', () => {
   it('brings 20 concurrent compositions to ready while 20% of Kubernetes API requests fail', async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({ retryBaseSeconds: 0 });
     const s = stack;
     const http = httpClient(s.apiUrl);
     const fault = await fetch(`${s.clusterUrl}/_faults`, {

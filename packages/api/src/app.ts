@@ -1,4 +1,5 @@
 import { consoleApp } from '@svc/console';
+import { openApiDocument } from '@svc/contract/openapi';
 import {
   Auth,
   type Builds,
@@ -12,36 +13,32 @@ import {
   ErrorCode,
   type Forge,
   type Frontends,
-  type HealthReport,
   type Jobs,
   ProblemError,
-  type VersionView,
 } from '@svc/core';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import { requestId } from 'hono/request-id';
 import { authenticate, browserAuth } from './auth.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
-import { authServer, authWarning } from './auth-server.ts';
+import { signInHandlers } from './auth-server.ts';
+import { bindOperations } from './bind.ts';
 import { docsRoutes } from './docs.ts';
 import type { AppEnv } from './env.ts';
-import { probeDependencies } from './health.ts';
+import { answerHeaders } from './headers.ts';
 import { type McpSettings, mcpEndpoint } from './mcp.ts';
-import { openApiDocument } from './openapi.ts';
-import { outsideRoutes } from './outside-routes.ts';
 import { onError, problemResponse } from './problem.ts';
-import { createRegistry, type RouteSpec } from './registry.ts';
-import { adminRoutes } from './routes/admin.ts';
-import { authRoutes } from './routes/auth.ts';
-import { catalogRoutes } from './routes/catalog.ts';
-import { compositionRoutes } from './routes/compositions.ts';
-import { draftRoutes } from './routes/drafts.ts';
-import { forgeRoutes } from './routes/forge.ts';
-import { frontendRoutes } from './routes/frontends.ts';
-import { insightRoutes } from './routes/insight.ts';
-import { installationRoutes } from './routes/installation.ts';
-import { sourceRoutes } from './routes/sources.ts';
-import { tokenRoutes } from './routes/tokens.ts';
-import { userRoutes } from './routes/users.ts';
+import { catalogHandlers } from './routes/catalog.ts';
+import { compositionHandlers } from './routes/compositions.ts';
+import { draftHandlers } from './routes/drafts.ts';
+import { forgeHandlers } from './routes/forge.ts';
+import { frontendHandlers } from './routes/frontends.ts';
+import { insightHandlers } from './routes/insight.ts';
+import { installationHandlers } from './routes/installation.ts';
+import { peopleHandlers } from './routes/people.ts';
+import { serviceHandlers } from './routes/service.ts';
+import { sourceHandlers } from './routes/sources.ts';
 
 export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   /** The installation's auth mode and its settings, parsed once at the edge. */
@@ -73,8 +70,6 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   forgeWebUrl?: string;
 }
 
-const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
-
 /** Names that can only ever mean this machine: a browser never asks DNS for them. */
 function isLoopbackName(hostname: string): boolean {
   return (
@@ -105,19 +100,31 @@ const loopbackOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly RouteSpec[] } {
+/** A known path asked with a method it does not serve; `Allow` lists what it does (HEAD goes without saying). */
+function methodProblem(c: Context<AppEnv>, methods: string[]): Response {
+  const allow = methods.filter((method) => method !== 'HEAD').join(', ');
+  return problemResponse(
+    c,
+    new ProblemError(ErrorCode.MethodNotAllowed, `${c.req.method} is not allowed on ${c.req.path}.`, {
+      headers: { allow },
+    }),
+  );
+}
+
+export function createApp(deps: AppDeps): { app: Hono<AppEnv> } {
   const app = new Hono<AppEnv>();
   const release = deps.build ?? { release: 'dev', commit: 'unknown' };
-  const serverLog = deps.log ?? ((entry: Record<string, unknown>) => console.error(JSON.stringify(entry)));
+  const serverLog = deps.log;
 
+  // The caller's request id if it is a safe token (letters, digits, _ - =, at most 128), else a new UUID.
+  app.use(requestId({ limitLength: 128 }));
+  app.use(answerHeaders);
   app.use(async (c, next) => {
-    const given = c.req.header('x-request-id');
-    const requestId = given && requestIdPattern.test(given) ? given : crypto.randomUUID();
-    c.set('requestId', requestId);
-    c.set('log', (entry) => serverLog({ ...entry, request_id: requestId }));
+    const id = c.get('requestId');
+    c.set('log', (entry) => serverLog({ ...entry, request_id: id }));
     await next();
-    c.header('x-request-id', c.get('requestId'));
   });
+  app.use('/v1/*', methodNotAllowed({ app, onMethodNotAllowed: methodProblem }));
 
   if (deps.auth.mode === Auth.AuthMode.Dev) app.use(loopbackOnly);
 
@@ -146,19 +153,6 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
     await next();
   });
 
-  app.get('/healthz', async (c) => {
-    const report = await probeDependencies(deps.health, ['dynamodb', 'sqs', 'cluster'], c.get('log'));
-    const body: HealthReport = {
-      status: report.healthy ? 'ok' : 'degraded',
-      dependencies: report.dependencies,
-      auth: { mode: deps.auth.mode, warning: authWarning(deps.auth.mode) },
-    };
-    return c.json(body, report.healthy ? 200 : 503);
-  });
-  app.get('/version', (c) =>
-    c.json({ service: 'preview-composition-service', ...release } satisfies VersionView),
-  );
-
   const authDeps = {
     settings: deps.auth,
     tokens: deps.tokens,
@@ -167,36 +161,35 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
     rateLimiter: deps.rateLimiter,
     clock: deps.clock,
   };
-  authServer(app, { ...authDeps, provider: deps.identityProvider ?? null });
   const authenticated = authenticate(authDeps);
   app.use('/v1/*', async (c, next) => {
     if (c.req.path === '/v1/openapi.json') return next();
     return authenticated(c, next);
   });
 
-  const registry = createRegistry(app);
-  compositionRoutes(registry, {
-    ...deps,
-    liveCompositionQuota:
-      deps.auth.mode === Auth.AuthMode.Dev ? undefined : deps.auth.limits.live_compositions_per_project,
+  bindOperations(app, {
+    ...serviceHandlers({ health: deps.health, mode: deps.auth.mode, release }),
+    ...signInHandlers({ ...authDeps, provider: deps.identityProvider ?? null }),
+    ...compositionHandlers({
+      ...deps,
+      liveCompositionQuota:
+        deps.auth.mode === Auth.AuthMode.Dev ? undefined : deps.auth.limits.live_compositions_per_project,
+    }),
+    ...insightHandlers(deps),
+    ...catalogHandlers(deps),
+    ...sourceHandlers(deps),
+    ...peopleHandlers({ ...deps, settings: deps.auth }),
+    ...draftHandlers(deps),
+    ...frontendHandlers(deps),
+    ...installationHandlers(deps),
+    ...forgeHandlers(deps),
   });
-  insightRoutes(registry, deps);
-  catalogRoutes(registry, deps);
-  sourceRoutes(registry, deps);
-  tokenRoutes(registry, deps);
-  userRoutes(registry, { ...deps, settings: deps.auth });
-  draftRoutes(registry, deps);
-  frontendRoutes(registry, deps);
-  authRoutes(registry, { ...deps, settings: deps.auth });
-  installationRoutes(registry, deps);
-  adminRoutes(registry, deps);
-  forgeRoutes(registry, deps);
 
   app.route('/console', consoleApp({ ...deps, browser: browserAuth(authDeps) }));
   docsRoutes(app);
   app.get('/', (c) => c.redirect('/console/compositions', 302));
 
-  const document = openApiDocument(registry.routes, outsideRoutes, { version: release.release });
+  const document = openApiDocument({ version: release.release });
   app.get('/v1/openapi.json', (c) => c.json(document));
 
   mcpEndpoint(app, {
@@ -205,21 +198,9 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv>; routes: readonly 
     version: release.release,
   });
 
-  app.notFound((c) => {
-    const allowed = registry.allowed(c.req.path);
-    if (allowed.length > 0) {
-      return problemResponse(
-        c,
-        new ProblemError(ErrorCode.MethodNotAllowed, `${c.req.method} is not allowed on ${c.req.path}.`, {
-          headers: { allow: allowed.map((m) => m.toUpperCase()).join(', ') },
-        }),
-      );
-    }
-    return problemResponse(
-      c,
-      new ProblemError(ErrorCode.NotFound, `No route for ${c.req.method} ${c.req.path}.`),
-    );
-  });
+  app.notFound((c) =>
+    problemResponse(c, new ProblemError(ErrorCode.NotFound, `No route for ${c.req.method} ${c.req.path}.`)),
+  );
   app.onError(onError);
-  return { app, routes: registry.routes };
+  return { app };
 }

@@ -19,6 +19,7 @@ import { type CancelReason, cancelledAuthorization } from './auth-authorize.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
 import { type AuthServerDeps, pageHeaders } from './auth-pages.ts';
 import { clientAddress } from './client-address.ts';
+import type { AppEnv } from './env.ts';
 
 const signInCookie = 'svc_signin';
 
@@ -131,7 +132,7 @@ async function callbackFailed(
   return c.html(await deps.pages.message(page.title, page.message), page.status);
 }
 
-async function claimsFrom(c: Context, deps: AuthServerDeps, pending: Auth.PendingSignIn) {
+async function claimsFrom(c: Context<AppEnv>, deps: AuthServerDeps, pending: Auth.PendingSignIn) {
   try {
     return await deps.provider?.claims(new URL(c.req.url), {
       state: pending.state,
@@ -139,7 +140,7 @@ async function claimsFrom(c: Context, deps: AuthServerDeps, pending: Auth.Pendin
       codeVerifier: pending.code_verifier,
     });
   } catch (error) {
-    console.error(JSON.stringify({ level: 'warn', msg: 'oidc sign-in refused', error: String(error) }));
+    c.get('log')({ level: 'warn', msg: 'oidc sign-in refused', error: String(error) });
     return undefined;
   }
 }

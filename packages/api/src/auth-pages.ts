@@ -37,6 +37,5 @@ export function pageHeaders(c: Context, formTarget?: string): void {
   noStore(c);
   c.header('content-security-policy', policy(formTarget ? `'self' ${formTarget}` : "'self'"));
   c.header('x-frame-options', 'DENY');
-  c.header('x-content-type-options', 'nosniff');
   c.header('referrer-policy', 'same-origin');
 }

@@ -4,14 +4,15 @@
  * (oidc), `POST /auth/logout`, `GET|POST /auth/authorize`, `POST /auth/token`, `POST /auth/revoke`.
  */
 import { authDocuments } from '@svc/console';
+import type { signInOperations } from '@svc/contract';
 import { Auth, ErrorCode, ProblemError } from '@svc/core';
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { type AuthDeps, expectedOrigin, liveSession, signInDeps } from './auth.ts';
 import { authorizeDecision, authorizeRequest } from './auth-authorize.ts';
 import { loginPage, logout, passwordSignIn, providerCallback } from './auth-browser.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
 import { type AuthServerDeps, noStore } from './auth-pages.ts';
-import type { AppEnv } from './env.ts';
+import type { HandlersOf } from './bind.ts';
 
 /** Said loudly wherever the mode shows (`/auth/config`, `/healthz`): these modes check no credential. */
 export function authWarning(mode: Auth.AuthMode): string | null {
@@ -114,33 +115,29 @@ async function revoke(c: Context, deps: AuthServerDeps) {
   return c.body(null, 200);
 }
 
-export function authServer(app: Hono<AppEnv>, base: AuthDeps & { provider: IdentityProvider | null }): void {
+/** The sign-in operations of the contract; outside the sign-in modes each answers 404 but the configuration. */
+export function signInHandlers(
+  base: AuthDeps & { provider: IdentityProvider | null },
+): HandlersOf<typeof signInOperations> {
   const deps: AuthServerDeps = { ...base, pages: authDocuments() };
   const { mode } = deps.settings;
   const signIn = Auth.signInModes.includes(mode);
-  const requireSignInMode = () => {
-    if (!signIn) {
-      throw new ProblemError(
-        ErrorCode.NotFound,
-        `This installation (auth mode ${mode}) has no sign-in; use a bearer token.`,
-      );
-    }
-  };
   const signInOnly =
     (handler: (c: Context) => Promise<Response>) =>
     (c: Context): Promise<Response> => {
-      requireSignInMode();
+      if (!signIn) {
+        throw new ProblemError(
+          ErrorCode.NotFound,
+          `This installation (auth mode ${mode}) has no sign-in; use a bearer token.`,
+        );
+      }
       return handler(c);
     };
 
-  app.get('/auth/config', (c) => config(c, deps, signIn));
-  app.get(
-    '/auth/login',
-    signInOnly((c) => loginPage(c, deps)),
-  );
-  app.post(
-    '/auth/login',
-    signInOnly(async (c) => {
+  return {
+    getAuthConfig: (c) => config(c, deps, signIn),
+    signInPage: signInOnly((c) => loginPage(c, deps)),
+    signInWithPassword: signInOnly(async (c) => {
       if (mode !== Auth.AuthMode.Password) {
         throw new ProblemError(
           ErrorCode.NotFound,
@@ -149,34 +146,16 @@ export function authServer(app: Hono<AppEnv>, base: AuthDeps & { provider: Ident
       }
       return passwordSignIn(c, deps, await form(c));
     }),
-  );
-  app.get(
-    '/auth/callback',
-    signInOnly((c) => providerCallback(c, deps)),
-  );
-  app.post(
-    '/auth/logout',
-    signInOnly(async (c) => {
+    signInCallback: signInOnly((c) => providerCallback(c, deps)),
+    signOut: signInOnly(async (c) => {
       const fields = c.req.header('content-type')?.startsWith('application/x-www-form-urlencoded')
         ? await form(c)
         : {};
       return logout(c, deps, fields);
     }),
-  );
-  app.get(
-    '/auth/authorize',
-    signInOnly((c) => authorizeRequest(c, deps)),
-  );
-  app.post(
-    '/auth/authorize',
-    signInOnly(async (c) => authorizeDecision(c, deps, await form(c))),
-  );
-  app.post(
-    '/auth/token',
-    signInOnly((c) => token(c, deps)),
-  );
-  app.post(
-    '/auth/revoke',
-    signInOnly((c) => revoke(c, deps)),
-  );
+    authorize: signInOnly((c) => authorizeRequest(c, deps)),
+    authorizeDecision: signInOnly(async (c) => authorizeDecision(c, deps, await form(c))),
+    token: signInOnly((c) => token(c, deps)),
+    revoke: signInOnly((c) => revoke(c, deps)),
+  };
 }

@@ -6,8 +6,8 @@
  */
 import { text } from 'node:stream/consumers';
 import { parseArgs } from 'node:util';
-import { runtimeFromEnvironment } from '@svc/aws';
-import { Auth } from '@svc/core';
+import { Auth, systemClock } from '@svc/core';
+import { ScriptSettings, settingsFromEnvironment, wireStorage } from '@svc/wiring';
 
 const { values } = parseArgs({
   options: { username: { type: 'string' }, admin: { type: 'boolean', default: false } },
@@ -22,11 +22,11 @@ if (password.length < 12) {
   console.error('the password (standard input) must be at least 12 characters');
   process.exit(2);
 }
-const runtime = runtimeFromEnvironment();
-await Auth.provisionUser(runtime.stores.users, {
+const { stores } = wireStorage(settingsFromEnvironment(ScriptSettings, process.env).aws, {});
+await Auth.provisionUser(stores.users, {
   username,
   grants: values.admin ? Auth.grantsOfRole(Auth.Role.Admin) : [],
   password,
-  now: runtime.clock.now(),
+  now: systemClock.now(),
 });
 process.stdout.write(`${JSON.stringify({ username, subject: `user:${username}`, admin: values.admin })}\n`);

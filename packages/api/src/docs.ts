@@ -15,7 +15,6 @@ export function docsRoutes(app: Hono<AppEnv>): void {
   app.get('/docs/errors.md', async (c) => {
     page ??= errorsDocument();
     c.header('content-security-policy', policy);
-    c.header('x-content-type-options', 'nosniff');
     c.header('x-frame-options', 'DENY');
     c.header('cache-control', 'public, max-age=3600');
     return c.html(await page);

@@ -1,4 +1,4 @@
-import type { Auth } from '@svc/core';
+import type { Auth, Log } from '@svc/core';
 
 /** Hono context variables set by the middleware chain. */
 export interface AppEnv {
@@ -6,6 +6,6 @@ export interface AppEnv {
     requestId: string;
     identity: Auth.Identity;
     /** The server log, every entry tagged with this request's id. */
-    log: (entry: Record<string, unknown>) => void;
+    log: Log;
   };
 }

@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { jsonLog } from '@svc/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { appFromEnvironment } from './runtime.ts';
 
@@ -19,7 +20,6 @@ describe('GET /healthz with its dependencies down', () => {
   it('answers 503 with a short cause per dependency, and keeps addresses for the server log', async () => {
     const port = await closedPort();
     const lines: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((line: string) => lines.push(line));
     const { app } = appFromEnvironment(
       {
         AUTH_MODE: 'token',
@@ -34,7 +34,7 @@ describe('GET /healthz with its dependencies down', () => {
         SQS_ENDPOINT: `http://127.0.0.1:${port}`,
         EKS_CLUSTER_NAME: 'staging',
       },
-      { allowDev: false },
+      { allowDev: false, log: jsonLog((line) => lines.push(line)) },
     );
     const response = await app.request('/healthz', { headers: { 'x-request-id': 'health-1' } });
     const text = await response.text();

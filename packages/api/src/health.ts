@@ -1,4 +1,10 @@
-import { type DependencyCheck, type DependencyReport, DependencyStatus, outwardCause } from '@svc/core';
+import {
+  type DependencyCheck,
+  type DependencyReport,
+  DependencyStatus,
+  type Log,
+  outwardCause,
+} from '@svc/core';
 
 const checkTimeoutMs = 2000;
 
@@ -10,7 +16,7 @@ const checkTimeoutMs = 2000;
 export async function probeDependencies(
   checks: readonly DependencyCheck[],
   expected: readonly string[],
-  log: (entry: Record<string, unknown>) => void,
+  log: Log,
 ): Promise<{ healthy: boolean; dependencies: Record<string, DependencyReport> }> {
   const entries = await Promise.all(
     checks.map(async (dependency): Promise<[string, DependencyReport]> => {

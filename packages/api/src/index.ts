@@ -1,5 +1,3 @@
-export { createApp } from './app.ts';
-export { openIdProvider } from './auth-oidc.ts';
-
 export { listenNode } from './node-server.ts';
+export { serviceApp } from './runtime.ts';
 export { createWebhookApp } from './webhook.ts';

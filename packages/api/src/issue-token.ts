@@ -4,8 +4,8 @@
  * `AWS_REGION=… TABLE_NAME=… JOB_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… CURSOR_KEY=… npm run token:issue -- --name ops --role admin`
  */
 import { parseArgs } from 'node:util';
-import { runtimeFromEnvironment } from '@svc/aws';
-import { Auth, addSeconds } from '@svc/core';
+import { Auth, addSeconds, systemClock } from '@svc/core';
+import { ScriptSettings, settingsFromEnvironment, wireStorage } from '@svc/wiring';
 
 const { values } = parseArgs({
   options: {
@@ -24,10 +24,10 @@ if (
   );
   process.exit(2);
 }
-const runtime = runtimeFromEnvironment();
-const now = runtime.clock.now();
+const { stores } = wireStorage(settingsFromEnvironment(ScriptSettings, process.env).aws, {});
+const now = systemClock.now();
 const days = values['expires-in-days'] ? Number(values['expires-in-days']) : null;
-const issued = await Auth.mintToken(runtime.stores.tokens, {
+const issued = await Auth.mintToken(stores.tokens, {
   name: values.name,
   grants: Auth.grantsOfRole(values.role),
   createdBy: 'operator',

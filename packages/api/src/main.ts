@@ -3,7 +3,7 @@
  * `AUTH_MODE=token AUTH_SETTINGS='{"public_origin":"https://svc.acme.io"}' TABLE_NAME=… JOB_QUEUE_URL=… DEAD_LETTER_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… CURSOR_KEY=… node packages/api/src/main.ts`
  */
 
-import { Auth } from '@svc/core';
+import { SettingsError } from '@svc/core';
 import { listenNode } from './node-server.ts';
 import { appFromEnvironment } from './runtime.ts';
 
@@ -14,10 +14,7 @@ try {
   await listenNode(app.fetch, host, port);
   console.log(`API listening on http://${host}:${port} (auth mode ${process.env.AUTH_MODE})`);
 } catch (error) {
-  if (
-    error instanceof Auth.AuthSettingsError ||
-    (error instanceof Error && error.message.startsWith('invalid environment'))
-  ) {
+  if (error instanceof SettingsError) {
     console.error(error.message);
     process.exit(1);
   }

@@ -7,7 +7,7 @@
  */
 import { hkdfSync } from 'node:crypto';
 import { ErrorCode, ProblemError } from '@svc/core';
-import type { CallApi, confirmations } from '@svc/mcp';
+import type { confirmations, Transport } from '@svc/mcp';
 import type { Context, Hono } from 'hono';
 import { type AuthDeps, expectedOrigin, identify } from './auth.ts';
 import type { AppEnv } from './env.ts';
@@ -35,32 +35,36 @@ const loadMcp = () => {
   return mcpModule;
 };
 
-/** A tool's REST call, answered by this same app in process. */
-function inProcess(mcp: McpModule, app: Hono<AppEnv>, c: Context<AppEnv>): CallApi {
+/** The tools' REST calls, answered by this same app in process with the caller's own credential. */
+function inProcess(app: Hono<AppEnv>, c: Context<AppEnv>): Transport {
   const authorization = c.req.header('authorization');
-  return async ({ method, path, query, body, idempotencyKey }) => {
-    const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) search.set(name, String(value));
-    }
+  return async (request) => {
+    const search = new URLSearchParams(request.query);
     const headers: Record<string, string> = {
       accept: 'application/json',
       'x-request-id': c.get('requestId'),
-      ...(authorization === undefined ? {} : { authorization }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+      ...request.headers,
+      ...(request.credential && authorization !== undefined ? { authorization } : {}),
+      ...(request.json === undefined ? {} : { 'content-type': 'application/json' }),
     };
-    const response = await app.request(`${path}${search.size ? `?${search}` : ''}`, {
-      method,
+    const response = await app.request(`${request.path}${search.size ? `?${search}` : ''}`, {
+      method: request.method,
       headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(request.json === undefined ? {} : { body: JSON.stringify(request.json) }),
     });
-    const text = await response.text();
-    const answer: unknown = text === '' ? null : JSON.parse(text);
-    if (response.ok) return answer;
-    if (mcp.isProblem(answer)) throw new mcp.ApiProblemError(answer);
-    throw new Error(`${method} ${path} answered ${response.status} without a problem`);
+    const body = parsedBody(await response.text());
+    return { status: response.status, headers: Object.fromEntries(response.headers), body };
   };
+}
+
+/** JSON parsed; anything else as text, for the client to refuse. */
+function parsedBody(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Same subject, same credential: the session an idempotency key or a confirmation is bound to. */
@@ -88,7 +92,7 @@ export function mcpEndpoint(
     const mcp = await loadMcp();
     signer ??= mcp.confirmations(signingKey);
     return mcp.handleHttp(c.req.raw, {
-      call: inProcess(mcp, app, c),
+      transport: inProcess(app, c),
       session: sessionOf(identity),
       allowWrites: c.req.query('allow_writes') === 'true',
       confirmations: signer,

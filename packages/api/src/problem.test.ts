@@ -4,11 +4,15 @@ import { describe, expect, it } from 'vitest';
 import type { AppEnv } from './env.ts';
 import { onError } from './problem.ts';
 
+/** What the request's log was told. */
+const logged: Record<string, unknown>[] = [];
+
 /** How adapters classify real SDK and client-node errors is tested in packages/aws and packages/kube. */
 function answerTo(error: Error) {
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
     c.set('requestId', 'req-1');
+    c.set('log', (entry) => logged.push({ ...entry, request_id: 'req-1' }));
     await next();
   });
   app.get('/', () => {
@@ -39,6 +43,9 @@ describe('onError', () => {
     const body = await response.json();
     expect(body).toMatchObject({ code: 'internal_error', instance: 'req-1' });
     expect(JSON.stringify(body)).not.toContain('secret');
+    // The internals go to the request's log, tagged with its id, not to the caller.
+    expect(logged.at(-1)).toMatchObject({ level: 'error', msg: 'unhandled error', request_id: 'req-1' });
+    expect(JSON.stringify(logged.at(-1))).toContain('secret');
   });
 
   it('does not guess outages from an error shape an adapter left unclassified', async () => {

@@ -1,5 +1,6 @@
 import { DependencyUnavailableError, ErrorCode, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
+import type { StatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from './env.ts';
 
 const problemContentType = 'application/problem+json';
@@ -17,27 +18,26 @@ function problemBody(error: ProblemError, instance: string) {
   };
 }
 
+/** Through the context, so the headers the middlewares set (x-request-id) go out with it. */
 export function problemResponse(c: Context<AppEnv>, error: ProblemError): Response {
-  const headers: Record<string, string> = { ...error.headers, 'content-type': problemContentType };
-  return new Response(JSON.stringify(problemBody(error, c.get('requestId'))), {
-    status: error.status,
+  const headers = { ...error.headers, 'content-type': problemContentType };
+  return c.newResponse(
+    JSON.stringify(problemBody(error, c.get('requestId'))),
+    error.status as StatusCode,
     headers,
-  });
+  );
 }
 
 /** The one place errors become HTTP. A backing service failing is a 503; anything else unexpected is a bug: 500, no internals. */
 export function onError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ProblemError) return problemResponse(c, error);
   if (error instanceof DependencyUnavailableError) {
-    console.error(
-      JSON.stringify({
-        level: 'warn',
-        msg: 'dependency failed',
-        request_id: c.get('requestId'),
-        dependency: error.dependency,
-        error: error.message,
-      }),
-    );
+    c.get('log')({
+      level: 'warn',
+      msg: 'dependency failed',
+      dependency: error.dependency,
+      error: error.message,
+    });
     return problemResponse(
       c,
       new ProblemError(ErrorCode.DependencyUnavailable, 'A backing service did not answer; retry shortly.', {
@@ -45,16 +45,13 @@ export function onError(error: Error, c: Context<AppEnv>): Response {
       }),
     );
   }
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      msg: 'unhandled error',
-      request_id: c.get('requestId'),
-      method: c.req.method,
-      path: c.req.path,
-      error: { name: error.name, message: error.message, stack: error.stack },
-    }),
-  );
+  c.get('log')({
+    level: 'error',
+    msg: 'unhandled error',
+    method: c.req.method,
+    path: c.req.path,
+    error: { name: error.name, message: error.message, stack: error.stack },
+  });
   return problemResponse(
     c,
     new ProblemError(ErrorCode.Internal, `Unexpected error; report request id ${c.get('requestId')}.`),

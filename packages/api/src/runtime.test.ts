@@ -1,4 +1,4 @@
-import { Auth } from '@svc/core';
+import { SettingsError } from '@svc/core';
 import { describe, expect, it } from 'vitest';
 import { appFromEnvironment } from './runtime.ts';
 
@@ -15,7 +15,7 @@ const env = {
 
 describe('appFromEnvironment', () => {
   it('refuses to start without an explicit auth mode', () => {
-    expect(() => appFromEnvironment(env, { allowDev: true })).toThrow(Auth.AuthSettingsError);
+    expect(() => appFromEnvironment(env, { allowDev: true })).toThrow(SettingsError);
     expect(() => appFromEnvironment({ ...env, AUTH_MODE: 'open' }, { allowDev: true })).toThrow(/AUTH_MODE/);
   });
 
@@ -33,6 +33,33 @@ describe('appFromEnvironment', () => {
     expect(() =>
       appFromEnvironment({ ...withoutDeadLetters, AUTH_MODE: 'token' }, { allowDev: false }),
     ).toThrow(/DEAD_LETTER_QUEUE_URL/);
+  });
+
+  it('names every bad variable of every part in one error, never a value', () => {
+    const secret = 'a-cursor-key-too-short';
+    let error: unknown;
+    try {
+      appFromEnvironment(
+        { AUTH_MODE: 'token', CURSOR_KEY: secret, FORGE_APP_ID: '42', PREVIEW_URL_TEMPLATE: 'https://x/' },
+        { allowDev: false },
+      );
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(SettingsError);
+    expect((error as SettingsError).problems.map((p) => p.variable)).toEqual([
+      'AWS_REGION',
+      'TABLE_NAME',
+      'JOB_QUEUE_URL',
+      'DEAD_LETTER_QUEUE_URL',
+      'PREVIEW_URL_TEMPLATE',
+      'CURSOR_KEY',
+      'AUTH_SETTINGS.public_origin',
+      'KUBECONFIG',
+      'FORGE_PRIVATE_KEY',
+      'FORGE_WEBHOOK_SECRET',
+    ]);
+    expect(String(error)).not.toContain(secret);
   });
 
   it('refuses a shared-token mode without its secret, and oidc without its provider', () => {

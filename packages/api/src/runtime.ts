@@ -1,9 +1,14 @@
-import { apiTimeouts, dynamodbCheck, runtimeFromEnvironment, sqsCheck, sqsDeadLetterQueue } from '@svc/aws';
-import { Auth, Forge, type MetricsSink, observedCompositionStore } from '@svc/core';
-import { forgeWiring, gitHubAppFromEnvironment } from '@svc/github';
-import { lazyClusterFromEnvironment } from '@svc/kube/lazy';
-import { type AppDeps, createApp } from './app.ts';
+/**
+ * The API's composition: its settings parsed once (every part: the auth mode, the cluster, the
+ * app), its services wired as the worker's and the local stack's are, the app built on them.
+ */
+import { apiTimeouts } from '@svc/aws';
+import { Auth, jsonLog, type Log, type MetricsSink, SettingsError } from '@svc/core';
+import { lazyCluster } from '@svc/kube/lazy';
+import { ServiceSettings, type Services, settingsFromEnvironment, wireServices } from '@svc/wiring';
+import { createApp } from './app.ts';
 import { openIdProvider } from './auth-oidc.ts';
+import type { McpSettings } from './mcp.ts';
 
 /**
  * The API wired from its environment. The auth mode must be explicit (`AUTH_MODE`, with
@@ -15,43 +20,43 @@ export function appFromEnvironment(
   options: {
     allowDev: boolean;
     /** Where log lines go; JSON on stdout by default. */
-    log?: (entry: Record<string, unknown>) => void;
+    log?: Log;
     /** Reports accepted compositions (the Lambda entry's embedded metrics). */
     metrics?: MetricsSink;
   },
 ): ReturnType<typeof createApp> {
-  // First: it fills env with the function's linked secrets, the auth mode's among them.
-  const runtime = runtimeFromEnvironment(env, { requireCursorKey: true, timeouts: apiTimeouts });
-  const auth = Auth.parseAuthSettings(env, options);
-  // The API replays dead jobs; the other functions never read the dead-letter queue.
-  const { deadLetterQueueUrl } = runtime.names;
-  if (!deadLetterQueueUrl) throw new Error('invalid environment: DEAD_LETTER_QUEUE_URL');
-  const cluster = lazyClusterFromEnvironment(env);
-  const forge = forgeWiring(gitHubAppFromEnvironment(env));
-  const deps: AppDeps = {
-    ...runtime.stores,
-    compositions: options.metrics
-      ? observedCompositionStore(runtime.stores.compositions, options.metrics)
-      : runtime.stores.compositions,
-    forge: forge.forge,
-    forgeSettings: Forge.defaultForgeSettings,
-    forgeConfiguration: forge.configuration,
-    clock: runtime.clock,
-    previewUrl: runtime.previewUrl,
-    manifestLimits: runtime.manifestLimits,
-    deadLetters: sqsDeadLetterQueue(runtime.clients.sqs, deadLetterQueueUrl),
-    cluster,
-    log: options.log ?? ((entry) => console.log(JSON.stringify(entry))),
+  const settings = settingsFromEnvironment(ServiceSettings(options), env);
+  const services = wireServices(settings, {
+    // Loads @kubernetes/client-node on the first cluster call: most cold starts never need it.
+    cluster: lazyCluster,
+    // The API publishes and subscribes nothing: its bundle carries no SNS client.
+    messaging: () => null,
+    timeouts: apiTimeouts,
+    log: options.log ?? jsonLog((line) => process.stdout.write(`${line}\n`)),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+  // The installation's secret (ServiceSettings requires it): every instance derives the same key.
+  return serviceApp(services, settings.auth, { mcp: { secret: settings.aws.cursorKey ?? '' } });
+}
+
+/** The app on wired services: the deployed entries' and the local stack's alike. */
+export function serviceApp(
+  services: Services<unknown>,
+  auth: Auth.AuthSettings,
+  options: {
+    mcp: McpSettings;
+    /** Where the console links pull requests (the local forge locally). */
+    forgeWebUrl?: string;
+  },
+): ReturnType<typeof createApp> {
+  const { deadLetters } = services;
+  // The API replays dead jobs: its settings (ServiceSettings) require the queue.
+  if (!deadLetters) throw new SettingsError([{ variable: 'DEAD_LETTER_QUEUE_URL', message: 'is not set' }]);
+  return createApp({
+    ...services,
+    deadLetters,
     auth,
     ...(auth.mode === Auth.AuthMode.Oidc ? { identityProvider: openIdProvider(auth) } : {}),
-    health: [
-      dynamodbCheck(runtime.clients.dynamodb, runtime.names.tableName),
-      sqsCheck(runtime.clients.sqs, runtime.names.jobQueueUrl),
-      cluster.health,
-    ],
-    build: { release: env.SVC_RELEASE ?? 'dev', commit: env.SVC_COMMIT ?? 'unknown' },
-    // The installation's secret (checked by runtimeFromEnvironment): every instance derives the same key.
-    mcp: { secret: env.CURSOR_KEY ?? '' },
-  };
-  return createApp(deps);
+    ...options,
+  });
 }

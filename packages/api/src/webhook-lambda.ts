@@ -1,20 +1,13 @@
 /** AWS Lambda entry of the webhook (its own function URL): only POST /webhooks/forge, nothing else wired. */
-import { embeddedMetricsSink, lambdaLog, runtimeFromEnvironment } from '@svc/aws';
-import { Forge, ServiceMetric } from '@svc/core';
-import { webhookVerifierFromEnvironment } from '@svc/github';
+import { embeddedMetricsSink, lambdaLog } from '@svc/aws';
+import { ServiceMetric } from '@svc/core';
+import { settingsFromEnvironment, WebhookSettings, wireWebhook } from '@svc/wiring';
 import { handle } from 'hono/aws-lambda';
 import { createWebhookApp } from './webhook.ts';
 
-const runtime = runtimeFromEnvironment(process.env);
+const settings = settingsFromEnvironment(WebhookSettings, process.env);
 const metrics = embeddedMetricsSink('webhook');
-const app = createWebhookApp({
-  forgeStore: runtime.stores.forgeStore,
-  jobs: runtime.stores.jobs,
-  clock: runtime.clock,
-  forgeSettings: Forge.defaultForgeSettings,
-  log: lambdaLog('webhook'),
-  verify: webhookVerifierFromEnvironment(process.env),
-});
+const app = createWebhookApp(wireWebhook(settings, { log: lambdaLog('webhook') }));
 const serve = handle(app);
 
 /** Deliveries stored (202) and refused for their signature (401): the webhook alarms read these. */

@@ -5,7 +5,9 @@
 import { ErrorCode, Forge, ProblemError } from '@svc/core';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { requestId } from 'hono/request-id';
 import type { AppEnv } from './env.ts';
+import { answerHeaders } from './headers.ts';
 import { onError, problemResponse } from './problem.ts';
 
 /** GitHub caps a delivery's payload at 25 MB; ours concern pull requests and installations. */
@@ -19,10 +21,9 @@ export interface WebhookDeps
 
 export function createWebhookApp(deps: WebhookDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use(async (c, next) => {
-    c.set('requestId', crypto.randomUUID());
-    await next();
-  });
+  // A request id of our own for the log: the forge's own is the delivery id.
+  app.use(requestId({ headerName: '' }));
+  app.use(answerHeaders);
   app.post(
     '/webhooks/forge',
     bodyLimit({

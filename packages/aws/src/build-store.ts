@@ -1,29 +1,20 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Builds } from '@svc/core';
-import * as Keys from './keys.ts';
-import { conditionHeld, type Item, queryPage, stripKeys, type Table } from './table.ts';
+import type { Item } from './entities/entity.ts';
+import { Build, SourceRef } from './entities/index.ts';
+import { conditionHeld, getItem, queryPage, type Table } from './table.ts';
 
 export function dynamoBuildStore(table: Table): Builds.BuildStore {
   const { documents } = table;
   return {
-    async get(id) {
-      const { Item: item } = await documents.send(
-        new GetCommand({ TableName: table.name, Key: Keys.build(id) }),
-      );
-      return item ? stripKeys<Builds.Build>(item) : null;
-    },
+    get: (id) => getItem(table, Build.key(id), Build.fromItem, { consistent: false }),
 
     async put(build) {
       const created = await conditionHeld(() =>
         documents.send(
           new PutCommand({
             TableName: table.name,
-            Item: {
-              ...Keys.build(build.id),
-              item_type: Keys.ItemType.Build,
-              ...build,
-              ...Keys.listedBuild(build),
-            },
+            Item: Build.toItem(build),
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         ),
@@ -44,9 +35,9 @@ export function dynamoBuildStore(table: Table): Builds.BuildStore {
       }
       const query =
         filter.component === null
-          ? { index: 'gsi1' as const, partition: Keys.projectBuilds(project) }
-          : { index: 'gsi2' as const, partition: Keys.componentBuilds(project, filter.component) };
-      return queryPage<Builds.Build>(
+          ? { index: 'gsi1' as const, partition: Build.ofProject(project) }
+          : { index: 'gsi2' as const, partition: Build.ofComponent(project, filter.component) };
+      return queryPage(
         table,
         {
           ...query,
@@ -54,6 +45,7 @@ export function dynamoBuildStore(table: Table): Builds.BuildStore {
           ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values } } : {}),
         },
         page,
+        Build.fromItem,
       );
     },
 
@@ -62,7 +54,7 @@ export function dynamoBuildStore(table: Table): Builds.BuildStore {
       await documents.send(
         new PutCommand({
           TableName: table.name,
-          Item: { ...Keys.sourceRef(entry), item_type: Keys.ItemType.SourceRef, ...entry },
+          Item: SourceRef.toItem(entry),
         }),
       );
     },
@@ -73,7 +65,7 @@ export function dynamoBuildStore(table: Table): Builds.BuildStore {
           TableName: table.name,
           KeyConditionExpression: 'pk = :pk',
           ExpressionAttributeValues: {
-            ':pk': Keys.sourceRefPartition(project, component, repository, ref),
+            ':pk': SourceRef.partitionOf(project, component, repository, ref),
           },
           ScanIndexForward: false,
           Limit: 1,
@@ -81,7 +73,7 @@ export function dynamoBuildStore(table: Table): Builds.BuildStore {
         }),
       );
       const [item] = result.Items ?? [];
-      return item ? stripKeys<Builds.SourceRef>(item) : null;
+      return item ? SourceRef.fromItem(item) : null;
     },
   };
 }

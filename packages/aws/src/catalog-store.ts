@@ -1,27 +1,20 @@
 import {
   BatchWriteCommand,
   DeleteCommand,
-  GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Catalog, Page } from '@svc/core';
-import * as Keys from './keys.ts';
+import type { Item } from './entities/entity.ts';
 import {
-  conditionHeld,
-  failedConditions,
-  type Item,
-  oneOf,
-  queryPage,
-  stripKeys,
-  type Table,
-} from './table.ts';
-
-interface Pointer extends Catalog.ProjectView {
-  version_id: string;
-  hash: string;
-}
+  CatalogBaseline,
+  CatalogComponent,
+  CatalogVersion,
+  NamespaceClaim,
+  Project,
+} from './entities/index.ts';
+import { conditionHeld, failedConditions, getItem, oneOf, queryPage, type Table } from './table.ts';
 
 /**
  * Versions are immutable, so they are cached by version id: a read costs one consistent GetItem of
@@ -38,7 +31,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
     return version;
   }
 
-  async function loadVersion(pointer: Pointer): Promise<Catalog.ProjectVersion> {
+  async function loadVersion(pointer: Project.Pointer): Promise<Catalog.ProjectVersion> {
     const components: Record<string, Catalog.Revisioned<Catalog.ComponentProfile>> = {};
     const baselines: Record<string, Catalog.Revisioned<Catalog.Baseline>> = {};
     let start: Item | undefined;
@@ -48,19 +41,21 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
           TableName: table.name,
           KeyConditionExpression: 'pk = :pk',
           ExpressionAttributeValues: {
-            ':pk': Keys.catalogVersion(pointer.name, pointer.version_id).partition,
+            ':pk': CatalogVersion.partitionOf(pointer.name, pointer.version_id),
           },
           ExclusiveStartKey: start,
           ConsistentRead: true,
         }),
       );
       for (const item of page.Items ?? []) {
-        const entry = { spec: item.spec, revision: item.revision, hash: item.hash };
-        if (item.item_type === Keys.ItemType.CatalogComponent) {
-          components[item.name] = entry as Catalog.Revisioned<Catalog.ComponentProfile>;
+        if (item.item_type === CatalogComponent.type) {
+          const { name, ...entry } = CatalogComponent.fromItem(item);
+          components[name] = entry;
         }
-        if (item.item_type === Keys.ItemType.CatalogBaseline)
-          baselines[item.name] = entry as Catalog.Revisioned<Catalog.Baseline>;
+        if (item.item_type === CatalogBaseline.type) {
+          const { name, ...entry } = CatalogBaseline.fromItem(item);
+          baselines[name] = entry;
+        }
       }
       start = page.LastEvaluatedKey;
     } while (start);
@@ -77,11 +72,11 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
   }
 
   async function deleteVersionItems(version: Catalog.ProjectVersion): Promise<void> {
-    const items = Keys.catalogVersion(version.project, version.version_id);
+    const { project, version_id } = version;
     const keys = [
-      items.meta,
-      ...Object.keys(version.components).map(items.component),
-      ...Object.keys(version.baselines).map(items.baseline),
+      CatalogVersion.key(project, version_id),
+      ...Object.keys(version.components).map((name) => CatalogComponent.key(project, version_id, name)),
+      ...Object.keys(version.baselines).map((name) => CatalogBaseline.key(project, version_id, name)),
     ];
     await batchWrite(
       table,
@@ -91,17 +86,11 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
 
   /** A free claim is taken; one the project already holds stays; another project's is answered. */
   async function claim(wanted: Catalog.NamespaceClaim): Promise<Catalog.NamespaceClaim | null> {
-    const key = Keys.namespaceClaim(wanted.cluster, wanted.namespace);
     const taken = await conditionHeld(() =>
       documents.send(
         new PutCommand({
           TableName: table.name,
-          Item: {
-            ...key,
-            item_type: Keys.ItemType.NamespaceClaim,
-            ...Keys.listedClaim(wanted.project, wanted.cluster, wanted.namespace),
-            ...wanted,
-          },
+          Item: NamespaceClaim.toItem(wanted),
           ConditionExpression: 'attribute_not_exists(pk) OR #project = :project',
           ExpressionAttributeNames: { '#project': 'project' },
           ExpressionAttributeValues: { ':project': wanted.project },
@@ -109,10 +98,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
       ),
     );
     if (taken) return null;
-    const { Item: item } = await documents.send(
-      new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }),
-    );
-    return item ? stripKeys<Catalog.NamespaceClaim>(item) : null;
+    return getItem(table, NamespaceClaim.key(wanted), NamespaceClaim.fromItem);
   }
 
   return {
@@ -125,10 +111,11 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
       let after: string | null = null;
       const held: Catalog.NamespaceClaim[] = [];
       do {
-        const page: Page<Catalog.NamespaceClaim> = await queryPage<Catalog.NamespaceClaim>(
+        const page: Page<Catalog.NamespaceClaim> = await queryPage(
           table,
-          { index: 'gsi1', partition: Keys.claimsOf(project), newestFirst: false },
+          { index: 'gsi1', partition: NamespaceClaim.ofProject(project), newestFirst: false },
           { limit: 100, after },
+          NamespaceClaim.fromItem,
         );
         held.push(...page.items);
         after = page.next_cursor;
@@ -143,7 +130,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
               documents.send(
                 new DeleteCommand({
                   TableName: table.name,
-                  Key: Keys.namespaceClaim(c.cluster, c.namespace),
+                  Key: NamespaceClaim.key(c),
                   ConditionExpression: '#project = :project',
                   ExpressionAttributeNames: { '#project': 'project' },
                   ExpressionAttributeValues: { ':project': project },
@@ -155,33 +142,25 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
     },
 
     async readProject(project) {
-      const { Item: item } = await documents.send(
-        new GetCommand({ TableName: table.name, Key: Keys.projectPointer(project), ConsistentRead: true }),
-      );
-      if (!item) return null;
-      const pointer = stripKeys<Pointer>(item);
+      const pointer = await getItem(table, Project.key(project), Project.fromItem);
+      if (!pointer) return null;
       return cache.get(pointer.version_id) ?? remember(await loadVersion(pointer));
     },
 
     async readVersion(project, versionId) {
       const cached = cache.get(versionId);
       if (cached) return cached;
-      const { Item: meta } = await documents.send(
-        new GetCommand({
-          TableName: table.name,
-          Key: Keys.catalogVersion(project, versionId).meta,
-          ConsistentRead: true,
-        }),
-      );
-      return meta ? remember(await loadVersion(stripKeys<Pointer>(meta))) : null;
+      const meta = await getItem(table, CatalogVersion.key(project, versionId), CatalogVersion.fromItem);
+      return meta ? remember(await loadVersion(meta)) : null;
     },
 
     async listProjects(page, only) {
       const filter = oneOf('name', only);
-      const projects = await queryPage<Pointer>(
+      const projects = await queryPage(
         table,
-        { index: 'gsi1', partition: Keys.allProjects, newestFirst: false, ...(filter ? { filter } : {}) },
+        { index: 'gsi1', partition: Project.all, newestFirst: false, ...(filter ? { filter } : {}) },
         page,
+        Project.fromItem,
       );
       return {
         items: projects.items.map(({ version_id: _id, hash: _hash, ...view }) => view),
@@ -191,22 +170,13 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
 
     async commit(changes) {
       for (const { next } of changes) {
-        const items = Keys.catalogVersion(next.project, next.version_id);
         await batchWrite(table, [
-          {
-            PutRequest: {
-              Item: { ...items.meta, item_type: Keys.ItemType.CatalogVersion, ...pointerFields(next) },
-            },
-          },
+          { PutRequest: { Item: CatalogVersion.toItem(next) } },
           ...Object.entries(next.components).map(([name, entry]) => ({
-            PutRequest: {
-              Item: { ...items.component(name), item_type: Keys.ItemType.CatalogComponent, name, ...entry },
-            },
+            PutRequest: { Item: CatalogComponent.toItem(next, name, entry) },
           })),
           ...Object.entries(next.baselines).map(([name, entry]) => ({
-            PutRequest: {
-              Item: { ...items.baseline(name), item_type: Keys.ItemType.CatalogBaseline, name, ...entry },
-            },
+            PutRequest: { Item: CatalogBaseline.toItem(next, name, entry) },
           })),
         ]);
       }
@@ -216,12 +186,7 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
             TransactItems: changes.map(({ next, previous_version_id }) => ({
               Put: {
                 TableName: table.name,
-                Item: {
-                  ...Keys.projectPointer(next.project),
-                  item_type: Keys.ItemType.Project,
-                  ...Keys.listedProject(next.project),
-                  ...pointerFields(next),
-                } satisfies Item,
+                Item: Project.toItem(next),
                 ...(previous_version_id === null
                   ? { ConditionExpression: 'attribute_not_exists(pk)' }
                   : {
@@ -239,19 +204,6 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
         return false;
       }
     },
-  };
-}
-
-function pointerFields(version: Catalog.ProjectVersion): Pointer {
-  return {
-    name: version.project,
-    version: version.version,
-    version_id: version.version_id,
-    default_baseline: version.default_baseline,
-    hash: version.hash,
-    applied_at: version.applied_at,
-    components: Object.keys(version.components).sort(),
-    baselines: Object.keys(version.baselines).sort(),
   };
 }
 

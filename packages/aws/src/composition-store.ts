@@ -1,81 +1,32 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  type Clock,
-  Compositions,
-  ErrorCode,
-  type Idempotency,
-  ProblemError,
-  type Verification,
-} from '@svc/core';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type Clock, Compositions, ErrorCode, type Idempotency, ProblemError } from '@svc/core';
+import { DueQueue, globalIndex, type Item } from './entities/entity.ts';
+import { Check, Composition, Event, Operation, ProjectQuota } from './entities/index.ts';
 import { completionUpdate } from './idempotency-store.ts';
-import * as Keys from './keys.ts';
 import {
   conditionHeld,
   dueQuery,
-  epochSeconds,
   failedConditions,
-  type Item,
+  getItem,
+  getLive,
   isConditionFailure,
   oneOf,
   queryPage,
-  stripKeys,
   type Table,
 } from './table.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-const retentionSeconds = 30 * 24 * 3600;
-const eventRetentionSeconds = 31 * 24 * 3600;
-
-/** The item for a composition: index attributes exist only while the composition belongs in that index. */
-export function compositionItem(record: Compositions.CompositionRecord): Item {
-  const listed = record.phase !== Compositions.Phase.Destroyed;
-  const expiring =
-    record.phase !== Compositions.Phase.Destroying && record.phase !== Compositions.Phase.Destroyed;
-  return {
-    ...Keys.composition(record.id),
-    item_type: Keys.ItemType.Composition,
-    ...record,
-    ...(listed ? Keys.listedComposition(record) : {}),
-    ...(expiring ? Keys.dueEntry(Keys.DueQueue.Expiry, record.expires_at, record.id) : {}),
-    ...(record.destroyed_at ? { ttl: epochSeconds(record.destroyed_at) + retentionSeconds } : {}),
-  };
-}
-
-function operationItem(operation: Compositions.Operation): Item {
-  const unfinished =
-    operation.status === Compositions.OperationStatus.Pending ||
-    operation.status === Compositions.OperationStatus.Running;
-  return {
-    ...Keys.operation(operation.composition_id, operation.id),
-    item_type: Keys.ItemType.Operation,
-    ...operation,
-    ...(unfinished && operation.due_at
-      ? Keys.dueEntry(Keys.DueQueue.Operations, operation.due_at, operation.id)
-      : {}),
-    ...(unfinished ? {} : { ttl: epochSeconds(operation.updated_at) + retentionSeconds }),
-  };
-}
-
-function eventItem(event: Compositions.CompositionEvent): Item {
-  return {
-    ...Keys.event(event),
-    item_type: Keys.ItemType.Event,
-    ...event,
-    ttl: epochSeconds(event.at) + eventRetentionSeconds,
-  };
-}
 
 /** Takes one of the project's live-composition places, if one is left. */
 function quotaTaken(tableName: string, project: string, quota: number): TransactItem {
   return {
     Update: {
       TableName: tableName,
-      Key: Keys.projectQuota(project),
+      Key: ProjectQuota.key(project),
       UpdateExpression: 'SET item_type = :type ADD live :one',
       ConditionExpression: 'attribute_not_exists(live) OR live < :quota',
-      ExpressionAttributeValues: { ':type': Keys.ItemType.ProjectQuota, ':one': 1, ':quota': quota },
+      ExpressionAttributeValues: { ':type': ProjectQuota.type, ':one': 1, ':quota': quota },
     },
   };
 }
@@ -85,9 +36,9 @@ function quotaReleased(tableName: string, project: string): TransactItem {
   return {
     Update: {
       TableName: tableName,
-      Key: Keys.projectQuota(project),
+      Key: ProjectQuota.key(project),
       UpdateExpression: 'SET item_type = :type ADD live :minus',
-      ExpressionAttributeValues: { ':type': Keys.ItemType.ProjectQuota, ':minus': -1 },
+      ExpressionAttributeValues: { ':type': ProjectQuota.type, ':minus': -1 },
     },
   };
 }
@@ -113,34 +64,28 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
   }
 
   return {
-    async get(id) {
-      const { Item: item } = await documents.send(
-        new GetCommand({ TableName: table.name, Key: Keys.composition(id), ConsistentRead: true }),
-      );
-      if (!item) return null;
-      if (typeof item.ttl === 'number' && item.ttl * 1000 <= clock.now().getTime()) return null;
-      return stripKeys<Compositions.CompositionRecord>(item);
-    },
+    get: (id) => getLive(table, Composition.key(id), clock.now(), Composition.fromItem),
 
     list(filter, page) {
       const query =
         filter.project === null
-          ? { index: 'gsi1' as const, partition: Keys.allCompositions }
-          : { index: 'gsi2' as const, partition: Keys.projectCompositions(filter.project) };
+          ? { index: 'gsi1' as const, partition: Composition.all }
+          : { index: 'gsi2' as const, partition: Composition.ofProject(filter.project) };
       const only = filter.project === null ? oneOf('project', filter.projects) : undefined;
-      return queryPage<Compositions.CompositionRecord>(
+      return queryPage(
         table,
         { ...query, newestFirst: true, ...(only ? { filter: only } : {}) },
         page,
+        Composition.fromItem,
       );
     },
 
     async create({ quota, composition, operation, events, idempotency }) {
       const items: TransactItem[] = [
         ...(quota === undefined ? [] : [quotaTaken(table.name, composition.project, quota)]),
-        put(compositionItem(composition), { ConditionExpression: 'attribute_not_exists(pk)' }),
-        put(operationItem(operation), { ConditionExpression: 'attribute_not_exists(pk)' }),
-        ...events.map((event) => put(eventItem(event))),
+        put(Composition.toItem(composition), { ConditionExpression: 'attribute_not_exists(pk)' }),
+        put(Operation.toItem(operation), { ConditionExpression: 'attribute_not_exists(pk)' }),
+        ...events.map((event) => put(Event.toItem(event))),
       ];
       if (idempotency) items.push(idempotencyCompletion(table, idempotency));
       const failed = await transact(items);
@@ -162,18 +107,18 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
 
     async replace({ composition, expected_lock_version, operation, supersede, events }) {
       const items: TransactItem[] = [
-        put(compositionItem(composition), {
+        put(Composition.toItem(composition), {
           ConditionExpression: 'lock_version = :expected',
           ExpressionAttributeValues: { ':expected': expected_lock_version },
         }),
       ];
       if (operation)
-        items.push(put(operationItem(operation), { ConditionExpression: 'attribute_not_exists(pk)' }));
+        items.push(put(Operation.toItem(operation), { ConditionExpression: 'attribute_not_exists(pk)' }));
       if (supersede) {
         items.push({
           Update: {
             TableName: table.name,
-            Key: Keys.operation(composition.id, supersede.operation_id),
+            Key: Operation.key(composition.id, supersede.operation_id),
             UpdateExpression:
               'SET #status = :superseded, updated_at = :now, lock_version = lock_version + :one, #ttl = :ttl REMOVE duepk, duesk',
             ConditionExpression: '#status IN (:pending, :running)',
@@ -184,12 +129,12 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
               ':running': Compositions.OperationStatus.Running,
               ':now': composition.updated_at,
               ':one': 1,
-              ':ttl': epochSeconds(composition.updated_at) + retentionSeconds,
+              ':ttl': Operation.finishedTtl(composition.updated_at).ttl,
             },
           },
         });
       }
-      items.push(...events.map((event) => put(eventItem(event))));
+      items.push(...events.map((event) => put(Event.toItem(event))));
       return (await transact(items)) === null;
     },
 
@@ -198,7 +143,7 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
       if (composition) {
         const finished = composition.record.phase === Compositions.Phase.Destroyed;
         items.push(
-          put(compositionItem(composition.record), {
+          put(Composition.toItem(composition.record), {
             // Only the write that finishes the destroy gives the project's quota place back.
             ConditionExpression: finished
               ? 'lock_version = :expected AND #phase <> :destroyed'
@@ -214,14 +159,14 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
       }
       if (operation) {
         items.push(
-          put(operationItem(operation.record), {
+          put(Operation.toItem(operation.record), {
             ConditionExpression: 'lock_version = :expected',
             ExpressionAttributeValues: { ':expected': operation.expected_lock_version },
           }),
         );
       }
-      items.push(...events.map((event) => put(eventItem(event))));
-      items.push(...checks.map((check) => put(checkItem(check))));
+      items.push(...events.map((event) => put(Event.toItem(event))));
+      items.push(...checks.map((check) => put(Check.toItem(check))));
       if (items.length === 0) return true;
       // One item (a chain giving its lease up with nothing else to record): a conditional put, at
       // half a transaction's write units.
@@ -233,16 +178,8 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
       return (await transact(items)) === null;
     },
 
-    async getOperation(compositionId, operationId) {
-      const { Item: item } = await documents.send(
-        new GetCommand({
-          TableName: table.name,
-          Key: Keys.operation(compositionId, operationId),
-          ConsistentRead: true,
-        }),
-      );
-      return item ? stripKeys<Compositions.Operation>(item) : null;
-    },
+    getOperation: (compositionId, operationId) =>
+      getItem(table, Operation.key(compositionId, operationId), Operation.fromItem),
 
     takeOver(operation, dueAt) {
       return conditionHeld(() =>
@@ -275,7 +212,7 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
         const { Attributes } = await documents.send(
           new UpdateCommand({ ...update.input, ReturnValues: 'ALL_NEW' }),
         );
-        return Attributes ? stripKeys<Compositions.Operation>(Attributes) : null;
+        return Attributes ? Operation.fromItem(Attributes) : null;
       } catch (error) {
         if (isConditionFailure(error)) return null;
         throw error;
@@ -310,38 +247,30 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
       for (let i = 0; i < events.length; i += 100) {
         await documents.send(
           new TransactWriteCommand({
-            TransactItems: events.slice(i, i + 100).map((event) => put(eventItem(event))),
+            TransactItems: events.slice(i, i + 100).map((event) => put(Event.toItem(event))),
           }),
         );
       }
     },
 
     listEvents(compositionId, page) {
-      return queryPage<Compositions.CompositionEvent>(
-        table,
-        { ...Keys.eventsOf(compositionId), newestFirst: true },
-        page,
-      );
+      return queryPage(table, { ...Event.of(compositionId), newestFirst: true }, page, Event.fromItem);
     },
 
     async putCheck(check) {
-      await documents.send(new PutCommand({ TableName: table.name, Item: checkItem(check) }));
+      await documents.send(new PutCommand({ TableName: table.name, Item: Check.toItem(check) }));
     },
 
     listChecks(compositionId, page) {
-      return queryPage<Verification.CheckRecord>(
-        table,
-        { ...Keys.checksOf(compositionId), newestFirst: true },
-        page,
-      );
+      return queryPage(table, { ...Check.of(compositionId), newestFirst: true }, page, Check.fromItem);
     },
 
     dueOperations(now, limit) {
-      return dueQuery<Compositions.Operation>(table, Keys.DueQueue.Operations, now, limit);
+      return dueQuery(table, DueQueue.Operations, now, limit, Operation.fromItem);
     },
 
     expired(now, limit) {
-      return dueQuery<Compositions.CompositionRecord>(table, Keys.DueQueue.Expiry, now, limit);
+      return dueQuery(table, DueQueue.Expiry, now, limit, Composition.fromItem);
     },
   };
 }
@@ -361,11 +290,11 @@ function operationUpdate(
   dueAt: string,
   { set, condition, values }: { set: string; condition: string; values: Record<string, unknown> },
 ): UpdateCommand {
-  const due = Keys.dueEntry(Keys.DueQueue.Operations, dueAt, operation.id);
-  const { partitionKey, sortKey } = Keys.globalIndex('due');
+  const due = Operation.due(operation.id, dueAt);
+  const { partitionKey, sortKey } = globalIndex('due');
   return new UpdateCommand({
     TableName: table.name,
-    Key: Keys.operation(operation.composition_id, operation.id),
+    Key: Operation.key(operation.composition_id, operation.id),
     UpdateExpression: `SET due_at = :due, #duepk = :duepk, #duesk = :duesk${set ? `, ${set}` : ''}`,
     ConditionExpression: condition,
     ExpressionAttributeNames: { '#status': 'status', '#duepk': partitionKey, '#duesk': sortKey },
@@ -376,15 +305,6 @@ function operationUpdate(
       ...values,
     },
   });
-}
-
-function checkItem(check: Verification.CheckRecord): Item {
-  return {
-    ...Keys.check(check),
-    item_type: Keys.ItemType.Check,
-    ...check,
-    ttl: epochSeconds(check.ran_at) + eventRetentionSeconds,
-  };
 }
 
 function idempotencyCompletion(table: Table, completion: Idempotency.IdempotencyCompletion): TransactItem {

@@ -1,28 +1,23 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Drafts } from '@svc/core';
-import * as Keys from './keys.ts';
-import { conditionHeld, epochSeconds, getLive, putVersioned, type Table } from './table.ts';
+import { epochSeconds } from './entities/entity.ts';
+import { Draft } from './entities/index.ts';
+import { conditionHeld, getLive, putVersioned, type Table } from './table.ts';
 
 /** Writes are conditional on the revision read; a draft past its `ttl` counts as absent. */
 export function dynamoDraftStore(table: Table): Drafts.DraftStore {
   return {
-    get: (project, author, now) => getLive<Drafts.Draft>(table, Keys.draft(project, author), now),
+    get: (project, author, now) => getLive(table, Draft.key(project, author), now, Draft.fromItem),
 
     put: (draft, expected, now) =>
-      putVersioned(
-        table,
-        { ...Keys.draft(draft.project, draft.author), item_type: Keys.ItemType.Draft, ...draft },
-        draft.expires_at,
-        { counter: 'revision', expected },
-        now,
-      ),
+      putVersioned(table, Draft.toItem(draft), { counter: 'revision', expected }, now),
 
     delete(project, author, revision, now) {
       return conditionHeld(() =>
         table.documents.send(
           new DeleteCommand({
             TableName: table.name,
-            Key: Keys.draft(project, author),
+            Key: Draft.key(project, author),
             ConditionExpression: 'revision = :revision AND #ttl > :now',
             ExpressionAttributeNames: { '#ttl': 'ttl' },
             ExpressionAttributeValues: { ':revision': revision, ':now': epochSeconds(now) },

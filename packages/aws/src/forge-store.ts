@@ -1,28 +1,21 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { addSeconds, type Forge } from '@svc/core';
-import * as Keys from './keys.ts';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Forge } from '@svc/core';
+import { DueQueue, globalIndex, type Item } from './entities/entity.ts';
 import {
-  conditionHeld,
-  dueQuery,
-  epochSeconds,
-  type Item,
-  queryPage,
-  stripKeys,
-  type Table,
-} from './table.ts';
-
-/** Deliveries outlive GitHub's three-day redelivery window, so a redelivered one is still deduplicated. */
-const deliveryRetentionSeconds = 4 * 24 * 3600;
+  ForgeDelivery,
+  ForgeHealth,
+  ForgeRateBudget,
+  ForgeReconciliation,
+  ForgeSuspension,
+  Preview,
+  PreviewPointer,
+  PreviewPolicy,
+} from './entities/index.ts';
+import { conditionHeld, dueQuery, getItem, queryPage, type Table } from './table.ts';
 
 /** Policies, previews, deliveries and the forge's health, on the single table (docs/data-model.md). */
 export function dynamoForgeStore(table: Table): Forge.ForgeStore {
   const { documents } = table;
-  const get = async <T>(key: Keys.Key): Promise<T | null> => {
-    const { Item: item } = await documents.send(
-      new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }),
-    );
-    return item ? stripKeys<T>(item) : null;
-  };
   const put = (item: Item) => documents.send(new PutCommand({ TableName: table.name, Item: item }));
   const queryAll = async (input: { index?: 'gsi2'; partition: string; prefix?: string }): Promise<Item[]> => {
     const items: Item[] = [];
@@ -35,7 +28,7 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
           KeyConditionExpression:
             input.prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
           ExpressionAttributeNames: {
-            '#pk': input.index ? Keys.globalIndex(input.index).partitionKey : 'pk',
+            '#pk': input.index ? globalIndex(input.index).partitionKey : 'pk',
             ...(input.prefix === undefined ? {} : { '#sk': 'sk' }),
           },
           ExpressionAttributeValues: {
@@ -63,72 +56,42 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
     );
 
   return {
-    getPolicy: async (project, repository) => {
-      const item = await get<StoredPolicy>(Keys.previewPolicy(project, repository));
-      return item ? policyOf(item) : null;
-    },
+    getPolicy: (project, repository) =>
+      getItem(table, PreviewPolicy.key(project, repository), PreviewPolicy.fromItem),
 
     putPolicy: (policy, expected) => {
-      const { ttl: preview_ttl, ...fields } = policy;
-      const item = {
-        ...Keys.previewPolicy(policy.project, policy.repository),
-        item_type: Keys.ItemType.PreviewPolicy,
-        ...fields,
-        preview_ttl,
-        ...Keys.listedPolicy(policy),
-      };
+      const item = PreviewPolicy.toItem(policy);
       return expected === undefined ? put(item).then(() => true) : versioned(item, 'revision', expected);
     },
 
-    listPolicies: async (page) => {
-      const result = await queryPage<StoredPolicy>(
+    listPolicies: (page) =>
+      queryPage(
         table,
-        { index: 'gsi1', partition: Keys.allPolicies, newestFirst: false },
+        { index: 'gsi1', partition: PreviewPolicy.all, newestFirst: false },
         page,
-      );
-      return { items: result.items.map(policyOf), next_cursor: result.next_cursor };
-    },
+        PreviewPolicy.fromItem,
+      ),
 
     async policiesOf(repository) {
-      const items = await queryAll({ index: 'gsi2', partition: Keys.repositoryPolicies(repository) });
-      return items.map((item) => policyOf(stripKeys<StoredPolicy>(item)));
+      const items = await queryAll({ index: 'gsi2', partition: PreviewPolicy.ofRepository(repository) });
+      return items.map(PreviewPolicy.fromItem);
     },
 
-    getPreview: (id) => get<Forge.PreviewRecord>(Keys.preview(id)),
+    getPreview: (id) => getItem(table, Preview.key(id), Preview.fromItem),
 
     async putPreview(record, expected) {
-      const waiting = record.state === 'waiting_for_build' ? Keys.waitingPreview(record) : {};
-      const written = await versioned(
-        {
-          ...Keys.preview(record.id),
-          item_type: Keys.ItemType.Preview,
-          ...record,
-          ...Keys.listedPreview(record),
-          ...waiting,
-        },
-        'lock_version',
-        expected,
-      );
+      const written = await versioned(Preview.toItem(record), 'lock_version', expected);
       // The pointer only narrows the reconciliation's reads; the record itself is always read again.
-      if (written) {
-        await put({
-          ...Keys.previewPointer(record.repository, record.id),
-          item_type: Keys.ItemType.PreviewPointer,
-          id: record.id,
-          project: record.project,
-          number: record.number,
-          state: record.state,
-        });
-      }
+      if (written) await put(PreviewPointer.toItem(record));
       return written;
     },
 
     listPreviews: (filter, page) =>
-      queryPage<Forge.PreviewRecord>(
+      queryPage(
         table,
         {
           index: 'gsi1',
-          partition: Keys.allPreviews,
+          partition: Preview.all,
           newestFirst: true,
           ...(filter.project === null
             ? {}
@@ -141,20 +104,23 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
               }),
         },
         page,
+        Preview.fromItem,
       ),
 
     async activePreviewsOf(repository) {
-      const pointers = await queryAll({ partition: Keys.repositoryPreviews(repository) });
+      const pointers = (await queryAll({ partition: PreviewPointer.ofRepository(repository) })).map(
+        PreviewPointer.fromItem,
+      );
       const active = pointers.filter((p) => p.state !== 'stopped');
       const records = await Promise.all(
-        active.map((p) => get<Forge.PreviewRecord>(Keys.preview(String(p.id)))),
+        active.map((p) => getItem(table, Preview.key(p.id), Preview.fromItem)),
       );
       return records.filter((r): r is Forge.PreviewRecord => r !== null && r.state !== 'stopped');
     },
 
     async waitingFor(repository, commitSha) {
-      const items = await queryAll({ index: 'gsi2', partition: Keys.waitingForBuild(repository, commitSha) });
-      return items.map((item) => stripKeys<Forge.PreviewRecord>(item));
+      const items = await queryAll({ index: 'gsi2', partition: Preview.waitingFor(repository, commitSha) });
+      return items.map(Preview.fromItem);
     },
 
     putDelivery: (delivery) =>
@@ -162,35 +128,31 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
         documents.send(
           new PutCommand({
             TableName: table.name,
-            Item: deliveryItem(delivery),
+            Item: ForgeDelivery.toItem(delivery),
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         ),
       ),
 
-    getDelivery: async (id) => {
-      const item = await get<StoredDelivery>(Keys.delivery(id));
-      return item ? deliveryOf(item) : null;
-    },
+    getDelivery: (id) => getItem(table, ForgeDelivery.key(id), ForgeDelivery.fromItem),
 
-    updateDelivery: (delivery) => put(deliveryItem(delivery)).then(() => undefined),
+    updateDelivery: (delivery) => put(ForgeDelivery.toItem(delivery)).then(() => undefined),
 
-    dueDeliveries: async (now, limit) =>
-      (await dueQuery<StoredDelivery>(table, Keys.DueQueue.Forge, now, limit)).map(deliveryOf),
+    dueDeliveries: (now, limit) => dueQuery(table, DueQueue.Forge, now, limit, ForgeDelivery.fromItem),
 
     async listDeliveries(filter, page) {
       if (filter.repositories?.length === 0) return { items: [], next_cursor: null };
-      const result = await queryPage<StoredDelivery>(
+      return queryPage(
         table,
         {
           index: 'gsi1',
-          partition: Keys.allDeliveries,
+          partition: ForgeDelivery.all,
           newestFirst: true,
           ...(filter.repositories === null ? {} : { filter: concerning(filter.repositories) }),
         },
         page,
+        ForgeDelivery.fromItem,
       );
-      return { items: result.items.map(deliveryOf), next_cursor: result.next_cursor };
     },
 
     async unprocessed(limit) {
@@ -199,22 +161,16 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
           TableName: table.name,
           IndexName: 'due',
           KeyConditionExpression: 'duepk = :queue',
-          ExpressionAttributeValues: { ':queue': Keys.DueQueue.Forge },
+          ExpressionAttributeValues: { ':queue': DueQueue.Forge },
           Limit: limit,
         }),
       );
-      const received = (result.Items ?? []).map((item) => String(item.received_at)).sort();
+      const received = (result.Items ?? []).map((item) => ForgeDelivery.fromItem(item).received_at).sort();
       return { count: received.length, oldest: received[0] ?? null };
     },
 
-    async webhookHealth() {
-      const health = await get<Partial<Forge.WebhookHealth>>(Keys.forgeHealth);
-      return {
-        last_received_at: health?.last_received_at ?? null,
-        processing_failures: health?.processing_failures ?? 0,
-        last_failure_at: health?.last_failure_at ?? null,
-      };
-    },
+    webhookHealth: async () =>
+      (await getItem(table, ForgeHealth.key, ForgeHealth.fromItem)) ?? ForgeHealth.none,
 
     async noteReceived(at) {
       // Only ever forward: a late write of an older time leaves the newer one.
@@ -222,10 +178,10 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
         documents.send(
           new UpdateCommand({
             TableName: table.name,
-            Key: Keys.forgeHealth,
+            Key: ForgeHealth.key,
             UpdateExpression: 'SET last_received_at = :at, item_type = :type',
             ConditionExpression: 'attribute_not_exists(last_received_at) OR last_received_at < :at',
-            ExpressionAttributeValues: { ':at': at, ':type': Keys.ItemType.ForgeHealth },
+            ExpressionAttributeValues: { ':at': at, ':type': ForgeHealth.type },
           }),
         ),
       );
@@ -235,99 +191,39 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
       await documents.send(
         new UpdateCommand({
           TableName: table.name,
-          Key: Keys.forgeHealth,
+          Key: ForgeHealth.key,
           UpdateExpression: 'ADD processing_failures :one SET last_failure_at = :at, item_type = :type',
-          ExpressionAttributeValues: { ':one': 1, ':at': at, ':type': Keys.ItemType.ForgeHealth },
+          ExpressionAttributeValues: { ':one': 1, ':at': at, ':type': ForgeHealth.type },
         }),
       );
     },
 
-    putBudget: (budget) =>
-      put({
-        ...Keys.rateBudget(budget.installation),
-        item_type: Keys.ItemType.ForgeRateBudget,
-        ...budget,
-      }).then(() => undefined),
+    putBudget: (budget) => put(ForgeRateBudget.toItem(budget)).then(() => undefined),
 
-    async budgets() {
-      const items = await queryAll({ partition: Keys.budgetsOf.partition, prefix: Keys.budgetsOf.prefix });
-      return items.map((item) => stripKeys<Forge.RateBudget>(item));
-    },
+    budgets: async () => (await queryAll(ForgeRateBudget.all)).map(ForgeRateBudget.fromItem),
 
-    putReconciliation: (run) =>
-      put({ ...Keys.reconciliation, item_type: Keys.ItemType.ForgeReconciliation, ...run }).then(
-        () => undefined,
-      ),
+    putReconciliation: (run) => put(ForgeReconciliation.toItem(run)).then(() => undefined),
 
-    lastReconciliation: () => get<Forge.ReconciliationRun>(Keys.reconciliation),
+    lastReconciliation: () => getItem(table, ForgeReconciliation.key, ForgeReconciliation.fromItem),
 
-    getSuspension: (account) => get<Forge.InstallationSuspension>(Keys.suspension(account)),
+    getSuspension: (account) => getItem(table, ForgeSuspension.key(account), ForgeSuspension.fromItem),
 
-    async suspensions() {
-      const { partition, prefix } = Keys.suspensionsOf;
-      const items = await queryAll({ partition, prefix });
-      return items.map((item) => stripKeys<Forge.InstallationSuspension>(item));
-    },
+    suspensions: async () => (await queryAll(ForgeSuspension.all)).map(ForgeSuspension.fromItem),
 
-    putSuspension: (suspension) =>
-      put({
-        ...Keys.suspension(suspension.account),
-        item_type: Keys.ItemType.ForgeSuspension,
-        ...suspension,
-      }).then(() => undefined),
+    putSuspension: (suspension) => put(ForgeSuspension.toItem(suspension)).then(() => undefined),
 
     deleteSuspension: async (account) => {
-      await documents.send(new DeleteCommand({ TableName: table.name, Key: Keys.suspension(account) }));
+      await documents.send(new DeleteCommand({ TableName: table.name, Key: ForgeSuspension.key(account) }));
     },
   };
 }
-
-/** `ttl` is the table's expiry attribute: a policy's TTL is stored as `preview_ttl`. */
-type StoredPolicy = Omit<Forge.PreviewPolicy, 'ttl'> & { preview_ttl: string };
-const policyOf = ({ preview_ttl, ...policy }: StoredPolicy): Forge.PreviewPolicy => ({
-  ...policy,
-  ttl: preview_ttl,
-});
-
-/** Every repository a delivery concerns, in lower case: what a list filtered by repository matches. */
-type StoredDelivery = Partial<Pick<Forge.Delivery, 'installation' | 'account' | 'outcome'>> &
-  Omit<Forge.Delivery, 'installation' | 'account' | 'outcome'> & { repository_keys?: string[] };
-
-/** Deliveries stored before installations and outcomes were recorded read as having none. */
-const deliveryOf = ({ repository_keys: _, ...stored }: StoredDelivery): Forge.Delivery => ({
-  ...stored,
-  installation: stored.installation ?? null,
-  account: stored.account ?? null,
-  outcome: stored.outcome ?? [],
-});
-
-const repositoryKeys = (delivery: Forge.Delivery) => [
-  ...new Set(
-    [...(delivery.repository ? [delivery.repository] : []), ...delivery.repositories].map((r) =>
-      r.toLowerCase(),
-    ),
-  ),
-];
 
 /** A filter keeping deliveries that concern one of `repositories` (lower case; at most 100, as DynamoDB allows). */
 function concerning(repositories: readonly string[]) {
   const names = repositories.slice(0, 100).map((_, i) => `:repo${i}`);
   return {
     expression: names.map((name) => `contains(#keys, ${name})`).join(' OR '),
-    names: { '#keys': 'repository_keys' },
+    names: { '#keys': ForgeDelivery.repositoryKeys },
     values: Object.fromEntries(names.map((name, i) => [name, repositories[i]])),
-  };
-}
-
-function deliveryItem(delivery: Forge.Delivery): Item {
-  const expires = addSeconds(new Date(delivery.received_at), deliveryRetentionSeconds);
-  return {
-    ...Keys.delivery(delivery.id),
-    item_type: Keys.ItemType.ForgeDelivery,
-    ...delivery,
-    repository_keys: repositoryKeys(delivery),
-    ...Keys.listedDelivery(delivery),
-    ...(delivery.due_at ? Keys.dueEntry(Keys.DueQueue.Forge, delivery.due_at, delivery.id) : {}),
-    ttl: epochSeconds(expires),
   };
 }

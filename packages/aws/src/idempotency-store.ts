@@ -2,20 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { addSeconds, Idempotency } from '@svc/core';
-import * as Keys from './keys.ts';
-import { conditionHeld, dueItems, epochSeconds, isConditionFailure, type Table } from './table.ts';
+import { DueQueue, keyOf } from './entities/entity.ts';
+import { IdempotencyRecord } from './entities/index.ts';
+import { conditionHeld, dueItems, isConditionFailure, type Table } from './table.ts';
+
+const { Status } = IdempotencyRecord;
 
 /** The update that completes an in-progress record; part of the transaction that creates the resource. */
 export function completionUpdate({ lock, response }: Idempotency.IdempotencyCompletion) {
   return {
-    Key: Keys.idempotencyRecord(lock.record),
+    Key: IdempotencyRecord.key(lock.record),
     UpdateExpression:
       'SET #status = :completed, response_status = :status, response_body = :body REMOVE lock_expires_at',
     ConditionExpression: '#status = :in_progress AND #token = :token',
     ExpressionAttributeNames: { '#status': 'status', '#token': 'token' },
     ExpressionAttributeValues: {
-      ':completed': 'completed',
-      ':in_progress': 'in_progress',
+      ':completed': Status.Completed,
+      ':in_progress': Status.InProgress,
       ':status': response.status,
       ':body': JSON.stringify(response.body),
       ':token': lock.token,
@@ -27,31 +30,26 @@ export function dynamoIdempotencyStore(table: Table): Idempotency.IdempotencySto
   const { documents } = table;
   return {
     async acquire({ scope, key: idempotencyKey, request_hash, now }) {
-      const record = Keys.idempotencyRecordId(scope, idempotencyKey);
+      const record = IdempotencyRecord.recordId(scope, idempotencyKey);
       const token = randomBytes(16).toString('hex');
-      const expiresAt = addSeconds(now, Idempotency.idempotencyRetentionSeconds).toISOString();
       try {
         await documents.send(
           new PutCommand({
             TableName: table.name,
-            Item: {
-              ...Keys.idempotencyRecord(record),
-              item_type: Keys.ItemType.Idempotency,
-              status: 'in_progress',
+            Item: IdempotencyRecord.toItem({
+              id: record,
               request_hash,
               token,
               lock_expires_at: addSeconds(now, Idempotency.idempotencyLockSeconds).toISOString(),
-              expires_at: expiresAt,
-              ...Keys.dueEntry(Keys.DueQueue.Idempotency, expiresAt, record),
-              ttl: epochSeconds(expiresAt),
-            },
+              expires_at: addSeconds(now, Idempotency.idempotencyRetentionSeconds).toISOString(),
+            }),
             // Free, past retention, or an in-progress lock for the same request whose holder timed out.
             ConditionExpression:
               'attribute_not_exists(pk) OR expires_at <= :now OR (#status = :in_progress AND lock_expires_at <= :now AND request_hash = :hash)',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: {
               ':now': now.toISOString(),
-              ':in_progress': 'in_progress',
+              ':in_progress': Status.InProgress,
               ':hash': request_hash,
             },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -60,13 +58,13 @@ export function dynamoIdempotencyStore(table: Table): Idempotency.IdempotencySto
         return { outcome: 'acquired', lock: { record, token } };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
-        const existing = error.Item ? unmarshall(error.Item) : undefined;
+        const existing = error.Item ? IdempotencyRecord.fromItem(unmarshall(error.Item)) : undefined;
         if (existing?.request_hash !== request_hash) return { outcome: 'mismatch' };
-        if (existing.status === 'completed') {
+        if (existing.status === Status.Completed) {
           return {
             outcome: 'replay',
             status: existing.response_status,
-            body: JSON.parse(existing.response_body ?? 'null'),
+            body: JSON.parse(existing.response_body),
           };
         }
         return { outcome: 'in_flight' };
@@ -79,10 +77,10 @@ export function dynamoIdempotencyStore(table: Table): Idempotency.IdempotencySto
         documents.send(
           new DeleteCommand({
             TableName: table.name,
-            Key: Keys.idempotencyRecord(lock.record),
+            Key: IdempotencyRecord.key(lock.record),
             ConditionExpression: '#token = :token AND #status = :in_progress',
             ExpressionAttributeNames: { '#token': 'token', '#status': 'status' },
-            ExpressionAttributeValues: { ':token': lock.token, ':in_progress': 'in_progress' },
+            ExpressionAttributeValues: { ':token': lock.token, ':in_progress': Status.InProgress },
           }),
         ),
       );
@@ -90,12 +88,12 @@ export function dynamoIdempotencyStore(table: Table): Idempotency.IdempotencySto
 
     async sweep(now, limit) {
       let deleted = 0;
-      for (const item of await dueItems(table, Keys.DueQueue.Idempotency, now, limit)) {
+      for (const item of await dueItems(table, DueQueue.Idempotency, now, limit)) {
         const gone = await conditionHeld(() =>
           documents.send(
             new DeleteCommand({
               TableName: table.name,
-              Key: { pk: item.pk, sk: item.sk },
+              Key: keyOf(item),
               ConditionExpression: 'expires_at <= :now',
               ExpressionAttributeValues: { ':now': now.toISOString() },
             }),

@@ -26,7 +26,9 @@ describe('loadLinkedSecrets', () => {
   it('names a secret the function was not linked to, and does nothing without SVC_SECRETS', () => {
     expect(() =>
       loadLinkedSecrets({ SVC_SECRETS: JSON.stringify({ FORGE_PRIVATE_KEY: 'ForgePrivateKey' }) }),
-    ).toThrow('invalid environment: secret ForgePrivateKey is not linked');
+    ).toThrow(
+      'invalid environment: FORGE_PRIVATE_KEY is to come from secret ForgePrivateKey, which is not linked',
+    );
     const env = { TABLE_NAME: 't' };
     loadLinkedSecrets(env);
     expect(env).toEqual({ TABLE_NAME: 't' });

@@ -5,21 +5,34 @@
  * `SVC_SECRETS` (set by infra/settings.ts) says which variable each linked secret fills; they are
  * copied in before anything reads the environment.
  */
+import { SettingsError } from '@svc/core';
 import { Resource } from 'sst/resource';
 import * as v from 'valibot';
 
-const SecretVariables = v.record(v.pipe(v.string(), v.regex(/^[A-Z][A-Z0-9_]*$/)), v.string());
+const SecretVariables = v.pipe(
+  v.string(),
+  v.parseJson(),
+  v.record(v.pipe(v.string(), v.regex(/^[A-Z][A-Z0-9_]*$/)), v.string()),
+);
 
 /** Fills `env` with the linked secrets `env.SVC_SECRETS` names; a variable already set is kept. */
 export function loadLinkedSecrets(env: Record<string, string | undefined>): void {
   if (!env.SVC_SECRETS) return;
-  const parsed = v.safeParse(SecretVariables, JSON.parse(env.SVC_SECRETS));
-  if (!parsed.success) throw new Error('invalid environment: SVC_SECRETS');
+  const parsed = v.safeParse(SecretVariables, env.SVC_SECRETS);
+  if (!parsed.success) {
+    throw new SettingsError([
+      { variable: 'SVC_SECRETS', message: 'must be JSON mapping variable names to secret names' },
+    ]);
+  }
   const linked = Resource as unknown as Record<string, { value?: unknown } | undefined>;
   for (const [variable, secret] of Object.entries(parsed.output)) {
     if (env[variable] !== undefined) continue;
     const value = secret in linked ? linked[secret]?.value : undefined;
-    if (typeof value !== 'string') throw new Error(`invalid environment: secret ${secret} is not linked`);
+    if (typeof value !== 'string') {
+      throw new SettingsError([
+        { variable, message: `is to come from secret ${secret}, which is not linked` },
+      ]);
+    }
     // An optional secret left unset reads as its empty placeholder: the feature stays off.
     if (value !== '') env[variable] = value;
   }

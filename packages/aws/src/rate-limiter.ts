@@ -1,7 +1,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Auth } from '@svc/core';
-import * as Keys from './keys.ts';
-import { conditionHeld, epochSeconds, type Table } from './table.ts';
+import { epochSeconds } from './entities/entity.ts';
+import { RateWindow } from './entities/index.ts';
+import { conditionHeld, type Table } from './table.ts';
 
 /**
  * Fixed-window counters in the table: one conditional atomic increment per hit, refused once the
@@ -15,12 +16,12 @@ export function dynamoRateLimiter(table: Table): Auth.RateLimiter {
         table.documents.send(
           new UpdateCommand({
             TableName: table.name,
-            Key: Keys.rateWindow(key, start),
+            Key: RateWindow.key(key, start),
             UpdateExpression: 'SET item_type = :type, #ttl = :ttl ADD hits :one',
             ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
             ExpressionAttributeNames: { '#ttl': 'ttl' },
             ExpressionAttributeValues: {
-              ':type': Keys.ItemType.RateWindow,
+              ':type': RateWindow.type,
               ':ttl': epochSeconds(start) + windowSeconds + 60,
               ':one': 1,
               ':limit': limit,
@@ -34,12 +35,12 @@ export function dynamoRateLimiter(table: Table): Auth.RateLimiter {
       const { Item: item } = await table.documents.send(
         new GetCommand({
           TableName: table.name,
-          Key: Keys.rateWindow(key, Auth.windowStart(now, windowSeconds)),
+          Key: RateWindow.key(key, Auth.windowStart(now, windowSeconds)),
           ConsistentRead: true,
           ProjectionExpression: 'hits',
         }),
       );
-      return typeof item?.hits === 'number' ? item.hits : 0;
+      return item ? RateWindow.hitsOf(item) : 0;
     },
   };
 }

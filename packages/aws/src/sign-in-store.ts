@@ -1,33 +1,41 @@
 /** Sessions, authorization codes, sign-in grants and their tokens, each keyed by the SHA-256 of its secret. */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Auth } from '@svc/core';
-import * as Keys from './keys.ts';
+import { epochSeconds, globalIndex, type Item, type Key, keyOf } from './entities/entity.ts';
+import {
+  AccessToken,
+  AuthorizationCode,
+  PendingSignIn,
+  RefreshToken,
+  Session,
+  SignInGrant,
+} from './entities/index.ts';
+import { signInsOf } from './entities/sign-in-item.ts';
 import {
   conditionHeld,
-  epochSeconds,
+  getItem,
   getLive,
-  type Item,
   isConditionFailure,
   queryPage,
-  stripKeys,
+  type ReadItem,
   type Table,
 } from './table.ts';
+
+/** A person's sign-ins list holds their sessions and CLI sign-ins. */
+const signInFromItem = (item: Item): Auth.Session | Auth.SignInGrant =>
+  item.item_type === Session.type ? Session.fromItem(item) : SignInGrant.fromItem(item);
 
 export function dynamoSignInStore(table: Table): Auth.SignInStore {
   const { documents } = table;
 
-  const put = async (key: Item, type: Keys.ItemType, record: object, expiresAt: string) => {
+  const put = async (item: Item) => {
     await documents.send(
-      new PutCommand({
-        TableName: table.name,
-        Item: { ...key, item_type: type, ...record, ttl: epochSeconds(expiresAt) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
+      new PutCommand({ TableName: table.name, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
     );
   };
 
   /** Deletes and returns a live single-use item; null when absent, expired or already taken. */
-  const take = async <T>(key: Keys.Key, now: Date): Promise<T | null> => {
+  const take = async <T>(key: Key, now: Date, read: ReadItem<T>): Promise<T | null> => {
     try {
       const { Attributes: item } = await documents.send(
         new DeleteCommand({
@@ -39,14 +47,14 @@ export function dynamoSignInStore(table: Table): Auth.SignInStore {
           ReturnValues: 'ALL_OLD',
         }),
       );
-      return item ? stripKeys<T>(item) : null;
+      return item ? read(item) : null;
     } catch (error) {
       if (isConditionFailure(error)) return null;
       throw error;
     }
   };
 
-  const markRevoked = (key: Keys.Key, now: Date) =>
+  const markRevoked = (key: Key, now: Date) =>
     conditionHeld(() =>
       documents.send(
         new UpdateCommand({
@@ -62,20 +70,14 @@ export function dynamoSignInStore(table: Table): Auth.SignInStore {
     );
 
   return {
-    putSession: (hash, session) =>
-      put(
-        { ...Keys.session(hash), ...Keys.listedSignIn(session.user_id, session.id) },
-        Keys.ItemType.Session,
-        session,
-        session.expires_at,
-      ),
-    getSession: (hash, now) => getLive<Auth.Session>(table, Keys.session(hash), now),
+    putSession: (hash, session) => put(Session.toItem(hash, session)),
+    getSession: (hash, now) => getLive(table, Session.key(hash), now, Session.fromItem),
     async touchSession(hash, idleExpiresAt) {
       await conditionHeld(() =>
         documents.send(
           new UpdateCommand({
             TableName: table.name,
-            Key: Keys.session(hash),
+            Key: Session.key(hash),
             UpdateExpression: 'SET idle_expires_at = :idle',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeValues: { ':idle': idleExpiresAt },
@@ -84,34 +86,21 @@ export function dynamoSignInStore(table: Table): Auth.SignInStore {
       );
     },
     async revokeSession(hash, now) {
-      await markRevoked(Keys.session(hash), now);
+      await markRevoked(Session.key(hash), now);
     },
 
-    putCode: (hash, code) =>
-      put(Keys.authorizationCode(hash), Keys.ItemType.AuthorizationCode, code, code.expires_at),
-    takeCode: (hash, now) => take<Auth.AuthorizationCode>(Keys.authorizationCode(hash), now),
+    putCode: (hash, code) => put(AuthorizationCode.toItem(hash, code)),
+    takeCode: (hash, now) => take(AuthorizationCode.key(hash), now, AuthorizationCode.fromItem),
 
-    putGrant: (grant) =>
-      put(
-        { ...Keys.signInGrant(grant.id), ...Keys.listedSignIn(grant.user_id, grant.id) },
-        Keys.ItemType.SignInGrant,
-        grant,
-        grant.expires_at,
-      ),
-    async getGrant(id) {
-      const { Item: item } = await documents.send(
-        new GetCommand({ TableName: table.name, Key: Keys.signInGrant(id), ConsistentRead: true }),
-      );
-      return item ? stripKeys<Auth.SignInGrant>(item) : null;
-    },
+    putGrant: (grant) => put(SignInGrant.toItem(grant.id, grant)),
+    getGrant: (id) => getItem(table, SignInGrant.key(id), SignInGrant.fromItem),
     async revokeGrant(id, now) {
-      await markRevoked(Keys.signInGrant(id), now);
+      await markRevoked(SignInGrant.key(id), now);
     },
 
-    putRefresh: (hash, entry) =>
-      put(Keys.refreshToken(hash), Keys.ItemType.RefreshToken, entry, entry.expires_at),
+    putRefresh: (hash, entry) => put(RefreshToken.toItem(hash, entry)),
     async useRefresh(hash, now) {
-      const key = Keys.refreshToken(hash);
+      const key = RefreshToken.key(hash);
       try {
         const { Attributes: item } = await documents.send(
           new UpdateCommand({
@@ -124,28 +113,27 @@ export function dynamoSignInStore(table: Table): Auth.SignInStore {
             ReturnValues: 'ALL_NEW',
           }),
         );
-        return { outcome: 'fresh', grant_id: String((item as Item).grant_id) };
+        // ALL_NEW answers the item as written: an empty answer is read as the bad item it would be.
+        return { outcome: 'fresh', grant_id: RefreshToken.fromItem(item ?? {}).grant_id };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
-      const used = await getLive<{ grant_id: string; used_at?: string }>(table, key, now);
+      const used = await getLive(table, key, now, RefreshToken.fromItem);
       return used?.used_at ? { outcome: 'reused', grant_id: used.grant_id } : null;
     },
 
-    putAccess: (hash, token) =>
-      put(Keys.accessToken(hash), Keys.ItemType.AccessToken, token, token.expires_at),
-    getAccess: (hash, now) => getLive<Auth.AccessToken>(table, Keys.accessToken(hash), now),
+    putAccess: (hash, token) => put(AccessToken.toItem(hash, token)),
+    getAccess: (hash, now) => getLive(table, AccessToken.key(hash), now, AccessToken.fromItem),
 
-    putPending: (hash, pending) =>
-      put(Keys.pendingSignIn(hash), Keys.ItemType.PendingSignIn, pending, pending.expires_at),
-    takePending: (hash, now) => take<Auth.PendingSignIn>(Keys.pendingSignIn(hash), now),
+    putPending: (hash, pending) => put(PendingSignIn.toItem(hash, pending)),
+    takePending: (hash, now) => take(PendingSignIn.key(hash), now, PendingSignIn.fromItem),
 
     listSignIns: (person, page) =>
-      queryPage<Auth.Session | Auth.SignInGrant>(
+      queryPage(
         table,
         {
           index: 'gsi1',
-          partition: Keys.signInsOf(person.user_id),
+          partition: signInsOf(person.user_id),
           newestFirst: true,
           filter: {
             expression:
@@ -154,22 +142,23 @@ export function dynamoSignInStore(table: Table): Auth.SignInStore {
           },
         },
         page,
+        signInFromItem,
       ),
 
     async revokeSignIn(userId, id, now) {
-      const { partitionKey, sortKey } = Keys.globalIndex('gsi1');
+      const { partitionKey, sortKey } = globalIndex('gsi1');
       const found = await documents.send(
         new QueryCommand({
           TableName: table.name,
           IndexName: 'gsi1',
           KeyConditionExpression: '#pk = :pk AND #sk = :id',
           ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
-          ExpressionAttributeValues: { ':pk': Keys.signInsOf(userId), ':id': id },
+          ExpressionAttributeValues: { ':pk': signInsOf(userId), ':id': id },
         }),
       );
       const item = found.Items?.[0];
       if (!item) return false;
-      await markRevoked({ pk: String(item.pk), sk: String(item.sk) }, now);
+      await markRevoked(keyOf(item), now);
       return true;
     },
   };

@@ -2,7 +2,15 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Cursors, ErrorCode, type Page, type PageRequest, ProblemError, Resources } from '@svc/core';
-import { type DueQueue, dueUntil, globalIndex, type IndexName } from './keys.ts';
+import {
+  type DueQueue,
+  dueUntil,
+  epochSeconds,
+  globalIndex,
+  type IndexName,
+  type Item,
+  isLive,
+} from './entities/entity.ts';
 
 /** The table every store writes to: its name and the document client, passed in, never global. */
 export interface Table {
@@ -12,27 +20,10 @@ export interface Table {
   cursors: Cursors;
 }
 
-export type Item = Record<string, unknown>;
+/** Reads the record an item holds: an entity's `fromItem`. */
+export type ReadItem<T> = (item: Item) => T;
 
 const baseKeyAttributes = [Resources.table.partitionKey, Resources.table.sortKey];
-
-const keyAttributes = [
-  ...baseKeyAttributes,
-  ...Resources.table.globalIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
-  Resources.table.ttlAttribute,
-  'item_type',
-];
-
-/** The stored record without key, index and bookkeeping attributes. */
-export function stripKeys<T>(item: Item): T {
-  const record: Item = { ...item };
-  for (const key of keyAttributes) delete record[key];
-  return record as T;
-}
-
-export function epochSeconds(iso: string | Date): number {
-  return Math.floor((typeof iso === 'string' ? Date.parse(iso) : iso.getTime()) / 1000);
-}
 
 /** What a page cursor holds: an item's base key, and its index key when the list reads an index. */
 function cursorAttributes(index?: IndexName): readonly string[] {
@@ -83,12 +74,17 @@ function startKeyFrom(
 }
 
 /** A page from `limit + 1` items: the extra one only says whether there is a next page. */
-function pageOf<T>(items: Item[], page: PageRequest, next: (last: Item) => string): Page<T> {
+function pageOf<T>(
+  items: Item[],
+  page: PageRequest,
+  read: ReadItem<T>,
+  next: (last: Item) => string,
+): Page<T> {
   const more = items.length > page.limit;
   const slice = items.slice(0, page.limit);
   const last = slice.at(-1);
   return {
-    items: slice.map((item) => stripKeys<T>(item)),
+    items: slice.map(read),
     next_cursor: more && last ? next(last) : null,
   };
 }
@@ -118,7 +114,12 @@ export function oneOf(attribute: string, values: readonly string[] | null): List
 }
 
 /** One page of a list; a filter can leave a DynamoDB page short, so it reads on until the page is full or the list ends. */
-export async function queryPage<T>(table: Table, query: ListQuery, page: PageRequest): Promise<Page<T>> {
+export async function queryPage<T>(
+  table: Table,
+  query: ListQuery,
+  page: PageRequest,
+  read: ReadItem<T>,
+): Promise<Page<T>> {
   const keys = cursorAttributes(query.index);
   const partitionKey = query.index ? globalIndex(query.index).partitionKey : Resources.table.partitionKey;
   const list = listIdentity(table, query);
@@ -150,7 +151,7 @@ export async function queryPage<T>(table: Table, query: ListQuery, page: PageReq
     items.push(...(result.Items ?? []));
     start = result.LastEvaluatedKey;
   } while (start && items.length <= page.limit);
-  return pageOf<T>(items.slice(0, page.limit + 1), page, (last) => cursorFrom(table, list, last, keys));
+  return pageOf(items.slice(0, page.limit + 1), page, read, (last) => cursorFrom(table, list, last, keys));
 }
 
 /** Raw items of the sparse `due` index in `queue` that are due at `now`, oldest first. */
@@ -169,8 +170,14 @@ export async function dueItems(table: Table, queue: DueQueue, now: Date, limit: 
   return result.Items ?? [];
 }
 
-export async function dueQuery<T>(table: Table, queue: DueQueue, now: Date, limit: number): Promise<T[]> {
-  return (await dueItems(table, queue, now, limit)).map((item) => stripKeys<T>(item));
+export async function dueQuery<T>(
+  table: Table,
+  queue: DueQueue,
+  now: Date,
+  limit: number,
+  read: ReadItem<T>,
+): Promise<T[]> {
+  return (await dueItems(table, queue, now, limit)).map(read);
 }
 
 /** Which items of a cancelled transaction failed their condition. */
@@ -194,23 +201,31 @@ export async function conditionHeld(write: () => Promise<unknown>): Promise<bool
   }
 }
 
-/** The item at `key`, read consistently; null when absent or past its `ttl` (DynamoDB deletes late). */
-export async function getLive<T>(table: Table, key: Item, now: Date): Promise<T | null> {
+/** The record at `key`; null when absent. Read consistently unless `consistent` is false. */
+export async function getItem<T>(
+  table: Table,
+  key: Item,
+  read: ReadItem<T>,
+  { consistent = true }: { consistent?: boolean } = {},
+): Promise<T | null> {
   const { Item: item } = await table.documents.send(
-    new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }),
+    new GetCommand({ TableName: table.name, Key: key, ConsistentRead: consistent }),
   );
-  if (!item || (typeof item.ttl === 'number' && item.ttl <= epochSeconds(now))) return null;
-  return stripKeys<T>(item);
+  return item ? read(item) : null;
+}
+
+/** The record at `key`, read consistently; null when absent or past its `ttl` (DynamoDB deletes late). */
+export function getLive<T>(table: Table, key: Item, now: Date, read: ReadItem<T>): Promise<T | null> {
+  return getItem(table, key, (item) => (isLive(item, now) ? read(item) : null));
 }
 
 /**
- * Writes `item`, living until `expiresAt`, over the live item whose `counter` is `expected`, or,
- * when `expected` is 0, where no live item is. False when that condition failed.
+ * Writes `item` over the live item whose `counter` is `expected`, or, when `expected` is 0, where
+ * no live item is. False when that condition failed.
  */
 export function putVersioned(
   table: Table,
   item: Item,
-  expiresAt: string,
   version: { counter: string; expected: number },
   now: Date,
 ): Promise<boolean> {
@@ -219,7 +234,7 @@ export function putVersioned(
     table.documents.send(
       new PutCommand({
         TableName: table.name,
-        Item: { ...item, ttl: epochSeconds(expiresAt) },
+        Item: item,
         ConditionExpression:
           expected === 0
             ? 'attribute_not_exists(pk) OR #ttl <= :now'

@@ -3,45 +3,10 @@
  * the record read (its id and credentials epoch), so an epoch never moves back and a deleted name
  * created again is never mistaken for the person who had it.
  */
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Auth } from '@svc/core';
-import * as Keys from './keys.ts';
-import { conditionHeld, failedConditions, type Item, queryPage, stripKeys, type Table } from './table.ts';
-
-/** Records written before people had ids read as a person of their own, at epoch 0. */
-function userFrom(item: Item): Auth.User {
-  const stored = stripKeys<Partial<Auth.User> & { username: string }>(item);
-  return {
-    ...stored,
-    id: stored.id ?? `usr-legacy-${stored.username}`,
-    credentials_epoch: stored.credentials_epoch ?? 0,
-    oidc_subject: stored.oidc_subject ?? null,
-  } as Auth.User;
-}
-
-function userItem(user: Auth.User): Item {
-  return {
-    ...Keys.user(user.username),
-    item_type: Keys.ItemType.User,
-    ...Keys.listedUser(user.username),
-    ...user,
-  };
-}
-
-function subjectLink(user: Auth.User & { oidc_subject: Auth.OidcSubject }): Item {
-  return {
-    ...Keys.oidcSubject(user.oidc_subject.issuer, user.oidc_subject.sub),
-    item_type: Keys.ItemType.OidcSubject,
-    username: user.username,
-    user_id: user.id,
-  };
-}
+import { OidcSubject, User } from './entities/index.ts';
+import { conditionHeld, failedConditions, getItem, queryPage, type Table } from './table.ts';
 
 const sameRecord = {
   ConditionExpression: 'id = :id AND credentials_epoch = :epoch',
@@ -49,12 +14,7 @@ const sameRecord = {
 
 export function dynamoUserStore(table: Table): Auth.UserStore {
   const { documents } = table;
-  const get = async (username: string) => {
-    const { Item: item } = await documents.send(
-      new GetCommand({ TableName: table.name, Key: Keys.user(username), ConsistentRead: true }),
-    );
-    return item ? userFrom(item) : null;
-  };
+  const get = (username: string) => getItem(table, User.key(username), User.fromItem);
   /** Legacy records have no id or epoch attribute: their first write adds them. */
   const readAs = (read: Auth.PersonRef) =>
     read.user_id.startsWith('usr-legacy-')
@@ -68,27 +28,25 @@ export function dynamoUserStore(table: Table): Auth.UserStore {
     get,
 
     async getBySubject(subject) {
-      const { Item: link } = await documents.send(
-        new GetCommand({
-          TableName: table.name,
-          Key: Keys.oidcSubject(subject.issuer, subject.sub),
-          ConsistentRead: true,
-        }),
-      );
+      const link = await getItem(table, OidcSubject.key(subject), OidcSubject.fromItem);
       if (!link) return null;
-      const user = await get(String(link.username));
+      const user = await get(link.username);
       return user?.id === link.user_id ? user : null;
     },
 
     async create(user) {
       const put = {
-        Put: { TableName: table.name, Item: userItem(user), ConditionExpression: 'attribute_not_exists(pk)' },
+        Put: {
+          TableName: table.name,
+          Item: User.toItem(user),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
       };
       const link = user.oidc_subject
         ? {
             Put: {
               TableName: table.name,
-              Item: subjectLink({ ...user, oidc_subject: user.oidc_subject }),
+              Item: OidcSubject.toItem(user, user.oidc_subject),
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           }
@@ -104,7 +62,7 @@ export function dynamoUserStore(table: Table): Auth.UserStore {
 
     replace: (user, read) =>
       conditionHeld(() =>
-        documents.send(new PutCommand({ TableName: table.name, Item: userItem(user), ...readAs(read) })),
+        documents.send(new PutCommand({ TableName: table.name, Item: User.toItem(user), ...readAs(read) })),
       ),
 
     endSignIns: (username, at) =>
@@ -112,7 +70,7 @@ export function dynamoUserStore(table: Table): Auth.UserStore {
         documents.send(
           new UpdateCommand({
             TableName: table.name,
-            Key: Keys.user(username),
+            Key: User.key(username),
             UpdateExpression: 'SET updated_at = :at ADD credentials_epoch :one',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeValues: { ':at': at, ':one': 1 },
@@ -125,7 +83,7 @@ export function dynamoUserStore(table: Table): Auth.UserStore {
         documents.send(
           new UpdateCommand({
             TableName: table.name,
-            Key: Keys.user(username),
+            Key: User.key(username),
             UpdateExpression: 'SET password_hash = :to',
             ConditionExpression: 'password_hash = :from',
             ExpressionAttributeValues: { ':from': from, ':to': to },
@@ -142,7 +100,7 @@ export function dynamoUserStore(table: Table): Auth.UserStore {
           documents.send(
             new DeleteCommand({
               TableName: table.name,
-              Key: Keys.user(username),
+              Key: User.key(username),
               ConditionExpression: 'attribute_exists(pk)',
             }),
           ),
@@ -151,26 +109,15 @@ export function dynamoUserStore(table: Table): Auth.UserStore {
       await documents.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Delete: { TableName: table.name, Key: Keys.user(username) } },
-            {
-              Delete: {
-                TableName: table.name,
-                Key: Keys.oidcSubject(user.oidc_subject.issuer, user.oidc_subject.sub),
-              },
-            },
+            { Delete: { TableName: table.name, Key: User.key(username) } },
+            { Delete: { TableName: table.name, Key: OidcSubject.key(user.oidc_subject) } },
           ],
         }),
       );
       return true;
     },
 
-    list: async (page) => {
-      const found = await queryPage<Item>(
-        table,
-        { index: 'gsi1', partition: Keys.allUsers, newestFirst: false },
-        page,
-      );
-      return { items: found.items.map(userFrom), next_cursor: found.next_cursor };
-    },
+    list: (page) =>
+      queryPage(table, { index: 'gsi1', partition: User.all, newestFirst: false }, page, User.fromItem),
   };
 }

@@ -4,8 +4,9 @@
  * asynchronous module jobs to link). Three bundles, each read only when needed:
  *
  * - dist/svc.cjs: the entry, `svc version` and the machinery every command shares (parsing, the
- *   HTTP client, credentials) — about a tenth of the code;
- * - dist/commands.cjs: the command groups with the schemas and rules of @svc/core they validate with;
+ *   HTTP transport, credentials) — about a tenth of the code;
+ * - dist/commands.cjs: the command groups with the contract, the typed client and the schemas and
+ *   rules of @svc/core they validate with, and the sign-in flows (a saved login's refresh among them);
  * - dist/mcp.cjs: the MCP tools and their SDK, for `svc mcp` alone.
  *
  * Targets Node 20 so a global install runs on an older system Node.
@@ -59,14 +60,24 @@ function fingerprint(commitId: string): string {
 }
 
 /**
- * The lazy command map (src/commands/index.ts) loads each group from dist/commands.cjs, and `svc mcp`
- * the MCP tools from dist/mcp.cjs, at run time, instead of carrying them in the entry's bundle.
+ * The lazy command map (src/commands/index.ts) loads each group from dist/commands.cjs, the context
+ * the sign-in flows (src/oauth.ts, for a saved login's refresh) from there too, and `svc mcp` the MCP
+ * tools from dist/mcp.cjs, at run time, instead of carrying them in the entry's bundle.
  */
 const bundlesApart: Plugin = {
   name: 'bundles-apart',
   setup(build) {
     build.onResolve({ filter: /^@svc\/mcp$/ }, () => ({ path: './mcp.cjs', external: true }));
     build.onResolve({ filter: /^\.\/commands\.cjs$/ }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: /^\.\/oauth\.ts$/ }, (args) =>
+      args.importer === join(cliDir, 'src', 'context.ts')
+        ? { path: 'oauth', namespace: 'sign-in' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'sign-in' }, () => ({
+      contents: `export { refreshLogin } from './commands.cjs';`,
+      loader: 'js',
+    }));
     build.onResolve({ filter: /^\.\/([a-z-]+)(\/index)?\.ts$/ }, (args) => {
       const group = /^\.\/([a-z-]+)/.exec(args.path)?.[1] ?? '';
       const fromMap = args.importer === join(cliDir, 'src', 'commands', 'index.ts');

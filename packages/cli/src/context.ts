@@ -1,21 +1,20 @@
 /**
- * What every command gets: the API URL and the client, built once from the environment. The token
- * is resolved lazily (spec 5.6: token file > token string > saved login), so commands that send no
- * authenticated request never read a credential.
+ * What every command gets: the API URL and the transport, built once from the environment. The
+ * token is resolved lazily (spec 5.6: token file > token string > saved login), so commands that
+ * send no authenticated request never read a credential.
  */
 
+import type { Transport } from '@svc/client/bind';
 import { parseDuration } from '@svc/core/duration';
 import type { Credential } from './credentials.ts';
 import { invalidEnvironment } from './errors.ts';
-import { type HttpClient, httpClient } from './http.ts';
+import { httpTransport } from './http.ts';
 
 const defaultApiUrl = 'http://127.0.0.1:8081';
 const defaultRequestTimeoutSeconds = 30;
 
 export interface Context {
   readonly apiUrl: URL;
-  /** A client that never sends a credential: the OAuth endpoints (`/auth/*`). */
-  readonly anonymousHttp: HttpClient;
   readonly env: Readonly<Record<string, string | undefined>>;
   /**
    * The credential spec 5.6 selects; read on first use, and again once a saved login's access token
@@ -23,7 +22,8 @@ export interface Context {
    * share one resolution: a refresh token is spent once.
    */
   credential(): Promise<Credential>;
-  readonly http: HttpClient;
+  /** Sends what the typed client asks, with the credential where the operation takes one. */
+  readonly transport: Transport;
   /** Human hints: stderr, never stdout. */
   hint(line: string): void;
 }
@@ -59,14 +59,9 @@ export function createContext(env: Readonly<Record<string, string | undefined>>)
   const apiUrl = apiUrlFrom(env);
   let credential: Promise<Credential> | undefined;
   let renewAt: number | null = null;
-  const anonymousHttp = httpClient({
-    baseUrl: apiUrl,
-    timeoutSeconds: requestTimeout(env),
-    token: async () => null,
-  });
+  const timeoutSeconds = requestTimeout(env);
   const context: Context = {
     apiUrl,
-    anonymousHttp,
     env,
     credential: () => {
       if (credential === undefined || (renewAt !== null && Date.now() >= renewAt)) {
@@ -74,7 +69,8 @@ export function createContext(env: Readonly<Record<string, string | undefined>>)
         // Loaded on first use: commands that send no credential (svc version) never read the files.
         const resolving = import('./credentials.ts').then(({ resolveCredential }) =>
           resolveCredential(env, apiUrl, async (refreshToken) =>
-            (await import('./oauth.ts')).refreshLogin(anonymousHttp, refreshToken),
+            // The sign-in endpoints take no credential: the refresh never waits on itself.
+            (await import('./oauth.ts')).refreshLogin(context.transport, refreshToken),
           ),
         );
         credential = resolving;
@@ -90,9 +86,9 @@ export function createContext(env: Readonly<Record<string, string | undefined>>)
       }
       return credential;
     },
-    http: httpClient({
+    transport: httpTransport({
       baseUrl: apiUrl,
-      timeoutSeconds: requestTimeout(env),
+      timeoutSeconds,
       token: async () => (await context.credential()).token,
     }),
     hint: (line) => process.stderr.write(`svc: ${line}\n`),

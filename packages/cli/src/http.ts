@@ -1,39 +1,14 @@
 /**
- * The one place requests are made. Plain `node:http`/`node:https` rather than `fetch`: it loads
- * faster (startup is most of a CLI's run) and reports network failures with their errno codes,
- * which become one line naming the URL and `SVC_API_URL` instead of a stack trace.
+ * The CLI's transport: the one place requests are made. Plain `node:http`/`node:https` rather than
+ * `fetch`: it loads faster (start-up is most of a CLI's run) and reports network failures with
+ * their errno codes, which become one line naming the URL and `SVC_API_URL` instead of a stack
+ * trace. What the requests are (paths, bodies, answers) is the typed client's business
+ * (`@svc/client`); this sends them, with the credential where the operation takes one.
  */
 import type { IncomingMessage } from 'node:http';
+import type { Transport, WireAnswer, WireRequest } from '@svc/client/bind';
 import { builtin } from './builtins.ts';
-import { CliError, ExitCode, exitCodeForStatus, LocalCode, localProblem, type Problem } from './errors.ts';
-
-export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-
-interface RequestOptions {
-  query?: Readonly<Record<string, string | number | boolean | null | undefined>>;
-  body?: unknown;
-  headers?: Readonly<Record<string, string>>;
-  /** Send the resolved credential (every `/v1` route); `/version` needs none. */
-  auth?: boolean;
-  /** Overrides the client's timeout (e.g. `svc version` will not wait long for the server). */
-  timeoutSeconds?: number;
-}
-
-interface HttpAnswer<T> {
-  status: number;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-  body: T;
-}
-
-export interface HttpClient {
-  /** Answers a 2xx with its JSON body; anything else throws a `CliError` carrying the problem. */
-  request<T>(method: Method, path: string, options?: RequestOptions): Promise<HttpAnswer<T>>;
-  /**
-   * A form POST to the OAuth endpoints (`/auth/token`, `/auth/revoke`), whose errors are OAuth's
-   * `{ error }` rather than problems: any status is answered, never thrown.
-   */
-  postForm<T>(path: string, fields: Readonly<Record<string, string>>): Promise<{ status: number; body: T }>;
-}
+import { CliError, ExitCode, LocalCode, localProblem } from './errors.ts';
 
 /** Loopback hosts: plain http to them never leaves the machine. */
 function isLoopback(url: URL): boolean {
@@ -53,60 +28,47 @@ export function requireSafeTransport(url: URL): void {
   );
 }
 
-export function httpClient(config: {
+function payloadOf(request: WireRequest): { type: string; text: string } | null {
+  if (request.json !== undefined) return { type: 'application/json', text: JSON.stringify(request.json) };
+  if (request.form !== undefined) {
+    return { type: 'application/x-www-form-urlencoded', text: new URLSearchParams(request.form).toString() };
+  }
+  return null;
+}
+
+export function httpTransport(config: {
   baseUrl: URL;
   timeoutSeconds: number;
+  /** The credential's token, resolved on the first request that sends one. */
   token: () => Promise<string | null>;
-}): HttpClient {
+}): Transport {
   const base = config.baseUrl.href.replace(/\/+$/, '');
-  return {
-    async request<T>(method: Method, path: string, options: RequestOptions = {}): Promise<HttpAnswer<T>> {
-      const url = new URL(base + path);
-      for (const [name, value] of Object.entries(options.query ?? {})) {
-        if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
+  return async (request) => {
+    const url = new URL(base + request.path);
+    for (const [name, value] of Object.entries(request.query)) url.searchParams.set(name, value);
+    const headers: Record<string, string> = {
+      accept: 'application/json, application/problem+json',
+      'user-agent': 'svc-cli',
+      ...request.headers,
+    };
+    const payload = payloadOf(request);
+    if (payload) {
+      headers['content-type'] = payload.type;
+      headers['content-length'] = String(Buffer.byteLength(payload.text));
+    }
+    if (request.credential) {
+      const token = await config.token();
+      if (token !== null) {
+        requireSafeTransport(url);
+        headers.authorization = `Bearer ${token}`;
       }
-      const headers: Record<string, string> = {
-        accept: 'application/json, application/problem+json',
-        'user-agent': 'svc-cli',
-        ...options.headers,
-      };
-      let payload: string | undefined;
-      if (options.body !== undefined) {
-        payload = JSON.stringify(options.body);
-        headers['content-type'] = 'application/json';
-        headers['content-length'] = String(Buffer.byteLength(payload));
-      }
-      if (options.auth !== false) {
-        const token = await config.token();
-        if (token !== null) {
-          requireSafeTransport(url);
-          headers.authorization = `Bearer ${token}`;
-        }
-      }
-      const timeoutSeconds = options.timeoutSeconds ?? config.timeoutSeconds;
-      const answer = await send(url, method, headers, payload, timeoutSeconds, config.baseUrl);
-      return interpret<T>(answer, method, url);
-    },
-
-    async postForm<T>(path: string, fields: Readonly<Record<string, string>>) {
-      const url = new URL(base + path);
+    } else if (request.form !== undefined) {
+      // A form carries a secret of its own (a refresh token, a code): the same rule.
       requireSafeTransport(url);
-      const payload = new URLSearchParams(fields).toString();
-      const headers = {
-        accept: 'application/json',
-        'user-agent': 'svc-cli',
-        'content-type': 'application/x-www-form-urlencoded',
-        'content-length': String(Buffer.byteLength(payload)),
-      };
-      const answer = await send(url, 'POST', headers, payload, config.timeoutSeconds, config.baseUrl);
-      let body: unknown = null;
-      try {
-        body = answer.text ? JSON.parse(answer.text) : null;
-      } catch {
-        throw unexpected(answer, `POST ${path}`, 'a body that is not JSON');
-      }
-      return { status: answer.status, body: body as T };
-    },
+    }
+    const timeoutSeconds = request.timeoutSeconds ?? config.timeoutSeconds;
+    const answer = await send(url, request.method, headers, payload?.text, timeoutSeconds, config.baseUrl);
+    return parsed(answer);
   };
 }
 
@@ -118,7 +80,7 @@ interface RawAnswer {
 
 async function send(
   url: URL,
-  method: Method,
+  method: string,
   headers: Record<string, string>,
   payload: string | undefined,
   timeoutSeconds: number,
@@ -193,40 +155,16 @@ function networkError(error: Error, baseUrl: URL, timeoutSeconds: number): CliEr
   );
 }
 
-function interpret<T>(answer: RawAnswer, method: Method, url: URL): HttpAnswer<T> {
-  const type = String(answer.headers['content-type'] ?? '');
-  let body: unknown;
-  if (answer.text !== '') {
-    try {
-      body = JSON.parse(answer.text);
-    } catch {
-      body = undefined;
-    }
+/** A JSON body parsed (whatever the server called it), any other as text, none as null. */
+function parsed(answer: RawAnswer): WireAnswer {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  const what = `${method} ${url.pathname}`;
-  if (answer.status >= 200 && answer.status < 300) {
-    if (answer.text !== '' && body === undefined) throw unexpected(answer, what, 'a body that is not JSON');
-    return { status: answer.status, headers: answer.headers, body: (body ?? null) as T };
+  if (answer.text === '') return { status: answer.status, headers, body: null };
+  try {
+    return { status: answer.status, headers, body: JSON.parse(answer.text) };
+  } catch {
+    return { status: answer.status, headers, body: answer.text };
   }
-  if (isProblem(body)) throw new CliError(body, exitCodeForStatus(answer.status));
-  const got = type ? `a ${type.split(';')[0]} body` : 'no problem body';
-  throw unexpected(answer, what, got);
-}
-
-function unexpected(answer: RawAnswer, what: string, got: string): CliError {
-  const problem = localProblem(
-    LocalCode.UnexpectedResponse,
-    `${what} answered ${answer.status} with ${got}; is SVC_API_URL pointing at the svc API?`,
-  );
-  problem.status = answer.status;
-  return new CliError(problem, answer.status >= 400 ? exitCodeForStatus(answer.status) : ExitCode.Failure);
-}
-
-function isProblem(body: unknown): body is Problem {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    typeof (body as Problem).code === 'string' &&
-    typeof (body as Problem).status === 'number'
-  );
 }

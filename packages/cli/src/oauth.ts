@@ -3,38 +3,26 @@
  * with PKCE S256 comes back to a loopback listener; tokens are refreshed (and rotated) silently.
  */
 import type { AddressInfo } from 'node:net';
+import { bindClient, type Transport } from '@svc/client/bind';
+import { ApiError, ClientCode } from '@svc/client/errors';
+import { signInOperations } from '@svc/contract/sign-in';
+import type { Auth } from '@svc/core';
 import { builtin } from './builtins.ts';
+import { cliError } from './client.ts';
 import type { SavedLogin } from './credentials.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from './errors.ts';
-import type { HttpClient } from './http.ts';
 
 const clientId = 'svc-cli';
 
-/** `GET /auth/config`: the server's mode and endpoints. */
-export interface AuthConfig {
-  mode: string;
-  sign_in: boolean;
-  client_id: string;
-}
-
-interface TokenAnswer {
-  access_token: string;
-  expires_in: number;
-  refresh_token: string;
-  refresh_token_expires_in: number;
-  subject: string;
-}
-
-interface OAuthFailure {
-  error?: string;
-  error_description?: string;
-}
+type TokenFields =
+  | { grant_type: 'authorization_code'; code: string; redirect_uri: string; code_verifier: string }
+  | { grant_type: 'refresh_token'; refresh_token: string };
 
 function loginFailed(detail: string, exitCode: ExitCode = ExitCode.Auth): CliError {
   return new CliError(localProblem(LocalCode.LoginFailed, detail), exitCode);
 }
 
-function savedFrom(answer: TokenAnswer, now: number): SavedLogin {
+function savedFrom(answer: Auth.TokenAnswer, now: number): SavedLogin {
   return {
     access_token: answer.access_token,
     access_token_expires_at: new Date(now + answer.expires_in * 1000).toISOString(),
@@ -45,28 +33,45 @@ function savedFrom(answer: TokenAnswer, now: number): SavedLogin {
   };
 }
 
-async function tokenRequest(http: HttpClient, fields: Record<string, string>): Promise<SavedLogin> {
+/** A refusal the server answered (any status): null when the request failed otherwise. */
+function refusalStatus(error: unknown): number | null {
+  if (!(error instanceof ApiError) || error.code === ClientCode.UnexpectedResponse) return null;
+  return error.status;
+}
+
+async function tokenRequest(transport: Transport, fields: TokenFields): Promise<SavedLogin> {
   const now = Date.now();
-  const { status, body } = await http.postForm<TokenAnswer & OAuthFailure>('/auth/token', {
-    client_id: clientId,
-    ...fields,
-  });
-  if (status !== 200 || typeof body?.access_token !== 'string') {
-    const reason = body?.error_description ?? body?.error ?? `status ${status}`;
-    throw loginFailed(`the server refused the sign-in (${reason}); run "svc auth login" again`);
+  let reason: string;
+  try {
+    const answer = await bindClient(signInOperations, transport).send('token', {
+      form: { client_id: clientId, ...fields },
+    });
+    if (answer.status === 200) return savedFrom(answer.body, now);
+    reason = answer.body.error_description || answer.body.error;
+  } catch (error) {
+    const status = refusalStatus(error);
+    if (status === null) throw cliError(error);
+    reason = `status ${status}`;
   }
-  return savedFrom(body, now);
+  throw loginFailed(`the server refused the sign-in (${reason}); run "svc auth login" again`);
 }
 
 /** A refresh: the saved refresh token for a new pair (the old one is spent). */
-export function refreshLogin(http: HttpClient, refreshToken: string): Promise<SavedLogin> {
-  return tokenRequest(http, { grant_type: 'refresh_token', refresh_token: refreshToken });
+export function refreshLogin(transport: Transport, refreshToken: string): Promise<SavedLogin> {
+  return tokenRequest(transport, { grant_type: 'refresh_token', refresh_token: refreshToken });
 }
 
 /** RFC 7009: revokes the whole sign-in the token belongs to. */
-export async function revokeLogin(http: HttpClient, token: string): Promise<boolean> {
-  const { status } = await http.postForm('/auth/revoke', { client_id: clientId, token });
-  return status === 200;
+export async function revokeLogin(transport: Transport, token: string): Promise<boolean> {
+  try {
+    const answer = await bindClient(signInOperations, transport).send('revoke', {
+      form: { client_id: clientId, token },
+    });
+    return answer.status === 200;
+  } catch (error) {
+    if (refusalStatus(error) === null) throw cliError(error);
+    return false;
+  }
 }
 
 export interface LoginAttempt {
@@ -85,7 +90,7 @@ const page = (title: string, text: string) =>
  * and trades the code and the PKCE verifier for tokens.
  */
 export async function startLogin(
-  http: HttpClient,
+  transport: Transport,
   apiUrl: URL,
   timeoutSeconds: number,
 ): Promise<LoginAttempt> {
@@ -130,7 +135,7 @@ export async function startLogin(
       return;
     }
     try {
-      const login = await tokenRequest(http, {
+      const login = await tokenRequest(transport, {
         grant_type: 'authorization_code',
         code,
         redirect_uri: redirectUri,
@@ -161,7 +166,7 @@ export async function startLogin(
     server.close();
   };
   done.then(close, close);
-  const url = new URL(`${apiUrl.href.replace(/\/+$/, '')}/auth/authorize`);
+  const url = new URL(`${apiUrl.href.replace(/\/+$/, '')}${signInOperations.authorize.path}`);
   url.search = new URLSearchParams({
     response_type: 'code',
     client_id: clientId,

@@ -3,6 +3,7 @@
  * round trip and the message names the flag. The rules themselves come from `@svc/core` (name
  * schemas, image syntax, durations, the override limit), never restated.
  */
+import { pageParams } from '@svc/contract/query';
 import {
   CompositionName,
   Compositions,
@@ -10,7 +11,6 @@ import {
   Id,
   Idempotency,
   imageProblem,
-  maxPageSize,
   parseDuration,
   parseFields,
   ResourceName,
@@ -29,10 +29,16 @@ function checkSchema(schema: v.GenericSchema<unknown, string>, value: string, pa
 /** A flag checked with the schema of the server field it becomes, the message naming the flag. */
 export const checkWith = (schema: v.GenericSchema<unknown, string>, value: string, flag: string) =>
   checkSchema(schema, value, flag);
-/** A `--file` body checked against the schema the server parses it with; problems name `--file/<pointer>`. */
-export function checkFileBody<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
+/**
+ * A `--file` body checked against the schema the server parses it with; problems name
+ * `--file/<pointer>`. The body goes out as the file wrote it.
+ */
+export function checkFileBody<S extends v.GenericSchema>(
+  schema: S,
+  body: unknown,
+): asserts body is v.InferInput<S> {
   const result = parseFields(schema, body);
-  if (result.success) return result.output;
+  if (result.success) return;
   const errors = result.errors.map((e) => ({ ...e, path: `--file${e.path}` }));
   throw new CliError(
     localProblem(
@@ -82,16 +88,19 @@ export function checkInteger(text: string, flag: string, bounds: { min: number; 
   return value;
 }
 
-export const checkLimit = (text: string | undefined) =>
-  text === undefined ? undefined : checkInteger(text, '--limit', { min: 1, max: maxPageSize });
-
-export function checkCursor(text: string | undefined): string | undefined {
-  if (text === undefined) return undefined;
-  if (!/^[A-Za-z0-9_-]{1,2048}$/.test(text)) {
-    throw invalidArgument('--after', 'must be a next_cursor value from a previous page');
-  }
-  return text;
+/** A paging flag read by the query parameter's own schema: the rule and its message are the server's. */
+function checkPage<S extends v.GenericSchema<string | undefined, unknown>>(
+  schema: S,
+  text: string | undefined,
+  flag: string,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, text);
+  if (!result.success) throw invalidArgument(flag, result.issues[0]?.message ?? 'invalid value');
+  return result.output;
 }
+
+export const checkLimit = (text: string | undefined) => checkPage(pageParams.limit, text, '--limit');
+export const checkCursor = (text: string | undefined) => checkPage(pageParams.after, text, '--after');
 
 export function checkIdempotencyKey(key: string): string {
   if (!Idempotency.isValidKey(key)) {

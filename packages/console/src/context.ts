@@ -1,4 +1,4 @@
-import type { Auth, Catalog, Compositions, Forge, Insight } from '@svc/core';
+import type { Auth, Catalog, Compositions, Forge, Insight, Log } from '@svc/core';
 import type { Context, Hono } from 'hono';
 
 /**
@@ -40,6 +40,8 @@ export interface ConsoleEnv {
   Variables: {
     /** Set by the API's request-id middleware. */
     requestId: string;
+    /** The server log, every entry tagged with this request's id (set by the API). */
+    log: Log;
     viewer: Viewer;
     /** A POST's form fields, read once by the change guard. */
     fields: Record<string, string>;

@@ -26,11 +26,3 @@ export const HealthReport = v.object({
   auth: v.object({ mode: v.enum(AuthMode), warning: v.nullable(v.string()) }),
 });
 export type HealthReport = v.InferOutput<typeof HealthReport>;
-
-/** `GET /version`: the server's release and commit. */
-export const VersionView = v.object({
-  service: v.literal('preview-composition-service'),
-  release: v.string(),
-  commit: v.string(),
-});
-export type VersionView = v.InferOutput<typeof VersionView>;

@@ -28,18 +28,13 @@ export {
 } from './errors.ts';
 export * as Forge from './forge/index.ts';
 export * as Frontends from './frontends/index.ts';
-export {
-  type DependencyCheck,
-  type DependencyReport,
-  DependencyStatus,
-  HealthReport,
-  VersionView,
-} from './health.ts';
+export { type DependencyCheck, type DependencyReport, DependencyStatus, HealthReport } from './health.ts';
 export * as Idempotency from './idempotency/index.ts';
 export { componentNamedLike, imageProblem } from './images.ts';
 export * as Insight from './insight/index.ts';
 export * as Installation from './installation/index.ts';
 export * as Jobs from './jobs/index.ts';
+export { jsonLog, type Log, silentLog } from './log.ts';
 export * as Messaging from './messaging/index.ts';
 export { CompositionName, Id, IdPrefix, isDnsLabel, newId, ResourceName } from './names.ts';
 export {
@@ -55,5 +50,7 @@ export {
 export * as Resources from './resources.ts';
 export * as Rollout from './rollout/index.ts';
 export { type MetricsSink, observedCompositionStore, ServiceMetric } from './service-metrics.ts';
-export { bodyLimits, bodyProblems, parseFields } from './validation.ts';
+export { parseEnvironment, SettingsError, variablePath } from './settings.ts';
+export { bodyLimits, bodyProblems, parseFields, parseQueryOrThrow } from './validation.ts';
 export * as Verification from './verification/index.ts';
+export { VersionView } from './version.ts';

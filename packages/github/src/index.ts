@@ -1,2 +1,3 @@
-export { gitHubAppFromEnvironment, webhookVerifierFromEnvironment } from './settings.ts';
+export { GitHubEnvironment } from './settings.ts';
+export { webhookCheck } from './signature.ts';
 export { forgeWiring } from './wiring.ts';

@@ -22,3 +22,10 @@ export function webhookVerifier(secrets: {
     return secrets.previous !== undefined && (await matches(secrets.previous, body, signature));
   };
 }
+
+/** The check of a function's webhook secrets; null without them (every delivery is refused as unsigned). */
+export function webhookCheck(
+  secrets: Parameters<typeof webhookVerifier>[0] | null,
+): Forge.SignatureCheck | null {
+  return secrets ? webhookVerifier(secrets) : null;
+}

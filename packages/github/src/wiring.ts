@@ -1,7 +1,7 @@
 import type { Forge } from '@svc/core';
 import { gitHubForge } from './forge.ts';
-import type { GitHubAppSettings } from './settings.ts';
-import { webhookVerifier } from './signature.ts';
+import type { GitHubSettings } from './settings.ts';
+import { webhookCheck } from './signature.ts';
 
 /** What a process needs of the app: the forge port, the webhook check, and what status may say of it. */
 export interface ForgeWiring {
@@ -10,22 +10,16 @@ export interface ForgeWiring {
   configuration: Forge.ForgeConfiguration;
 }
 
-/** No settings: no app configured (deliveries are refused, forge routes say so). */
-export function forgeWiring(settings: GitHubAppSettings | null): ForgeWiring {
-  if (!settings) {
-    return {
-      forge: null,
-      verify: null,
-      configuration: { app_id: null, webhook_secret: false, previous_webhook_secret: false },
-    };
-  }
+/** The forge port of the app (none without one) and the signature check of its webhook secrets. */
+export function forgeWiring(settings: GitHubSettings): ForgeWiring {
+  const { app, webhookSecrets } = settings;
   return {
-    forge: gitHubForge(settings),
-    verify: webhookVerifier({ current: settings.webhookSecret, previous: settings.previousWebhookSecret }),
+    forge: app ? gitHubForge(app) : null,
+    verify: webhookCheck(webhookSecrets),
     configuration: {
-      app_id: settings.appId,
-      webhook_secret: true,
-      previous_webhook_secret: settings.previousWebhookSecret !== undefined,
+      app_id: app?.appId ?? null,
+      webhook_secret: app !== null,
+      previous_webhook_secret: app !== null && webhookSecrets?.previous !== undefined,
     },
   };
 }

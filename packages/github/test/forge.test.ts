@@ -17,11 +17,8 @@ beforeAll(async () => {
   }).privateKey;
   forge = await startLocalForge({ seed: true, privateKey });
   port = forgeWiring({
-    appId: String(forge.appId),
-    privateKey,
-    webhookSecret: forge.webhookSecret,
-    apiUrl: forge.url,
-    writeIntervalMs: 0,
+    app: { appId: String(forge.appId), privateKey, apiUrl: forge.url, writeIntervalMs: 0 },
+    webhookSecrets: { current: forge.webhookSecret },
   }).forge as Forge.ForgePort;
 });
 afterAll(() => forge?.stop());

@@ -1,4 +1,4 @@
 export { fixedKubeConfig, kubeCluster } from './cluster.ts';
 export { kubeConfigFromString } from './config.ts';
 
-export { clusterFromEnvironment } from './environment.ts';
+export { clusterFromSettings } from './from-settings.ts';

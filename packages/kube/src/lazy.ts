@@ -1,17 +1,16 @@
 /**
  * The cluster adapter for a process that needs the cluster on a few routes only (the API): the
- * environment is checked at start, but @kubernetes/client-node (two thirds of the API's bundle)
+ * settings are checked at start, but @kubernetes/client-node (two thirds of the API's bundle)
  * is imported on the first call, so a cold start that serves other routes never loads it. The
  * Lambda build splits the import into a chunk of its own (infra/settings.ts `bundling`).
  */
 import type { Cluster } from '@svc/core';
-import { clusterSettingsFromEnvironment } from './settings.ts';
+import type { ClusterSettings } from './settings.ts';
 
-export function lazyClusterFromEnvironment(env: Record<string, string | undefined>): Cluster.ClusterPort {
-  const settings = clusterSettingsFromEnvironment(env);
+export function lazyCluster(settings: ClusterSettings): Cluster.ClusterPort {
   let loading: Promise<Cluster.ClusterPort> | undefined;
   const cluster = () => {
-    loading ??= import('./environment.ts').then((module) => module.clusterFromSettings(settings));
+    loading ??= import('./from-settings.ts').then((module) => module.clusterFromSettings(settings));
     return loading;
   };
   return {

@@ -5,7 +5,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { listenNode } from '@svc/api';
-import { Keys } from '@svc/aws';
+import { Entities } from '@svc/aws';
 import { Hono } from 'hono';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
@@ -29,7 +29,7 @@ floor.get('/floor/:id', async (c) => {
   const { Item } = await stack.clients.documents.send(
     new GetCommand({
       TableName: stack.resources.tableName,
-      Key: Keys.composition(c.req.param('id')),
+      Key: Entities.Composition.key(c.req.param('id')),
       ConsistentRead: true,
     }),
   );

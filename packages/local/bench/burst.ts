@@ -31,7 +31,6 @@ const observe = process.env.BENCH_OBSERVE === 'status' ? 'status' : 'list';
 const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
 const stack = await startStack({
   port: 0,
-  gatewayPort: 0,
   podReadyDelayMs,
   emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
   resourcePrefix: 'burst-',

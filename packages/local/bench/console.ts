@@ -19,7 +19,6 @@ const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulato
 // No worker: the compositions stay as created, so nothing else competes for the two cores.
 const stack = await startStack({
   port: 0,
-  gatewayPort: 0,
   emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
   resourcePrefix: 'bench-console-',
   worker: false,

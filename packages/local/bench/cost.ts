@@ -16,7 +16,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { awsStores, createAwsClients, Keys } from '@svc/aws';
+import { awsStores, createAwsClients, Entities } from '@svc/aws';
 import { type Compositions, Resources, systemClock } from '@svc/core';
 import { defaultWorkerSettings } from '@svc/worker';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
@@ -46,7 +46,6 @@ const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulato
 const apiLogs = { entries: 0, bytes: 0 };
 const stack = await startStack({
   port: 0,
-  gatewayPort: 0,
   podReadyDelayMs,
   emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
   resourcePrefix: 'cost-',
@@ -204,7 +203,7 @@ async function storedBytes(id: string): Promise<number> {
     new QueryCommand({
       TableName: stack.resources.tableName,
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': Keys.composition(id).pk },
+      ExpressionAttributeValues: { ':pk': Entities.Composition.partitionOf(id) },
     }),
   );
   return Items.reduce((sum, item) => sum + Buffer.byteLength(JSON.stringify(item)), 0);

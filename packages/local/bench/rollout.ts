@@ -16,7 +16,6 @@ const podReadyDelayMs = Number(process.env.BENCH_POD_READY_DELAY_MS ?? 50);
 const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
 const stack = await startStack({
   port: 0,
-  gatewayPort: 0,
   podReadyDelayMs,
   emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
   resourcePrefix: 'bench-',

@@ -7,7 +7,7 @@
  * goes first; the report is the median time ratio (target ≤ 1.5) and the requests one run makes.
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { awsStores, compositionItem, createAwsClients } from '@svc/aws';
+import { awsStores, createAwsClients, Entities } from '@svc/aws';
 import { Compositions, Forge, IdPrefix, newId, systemClock } from '@svc/core';
 
 const { OperationKind, OperationStatus, OwnerKind, Phase } = Compositions;
@@ -88,7 +88,7 @@ function composition(expiresAt: Date): Compositions.CompositionRecord {
 }
 
 async function seed(tableName: string, count: number, expiresAt: () => Date): Promise<void> {
-  const items = Array.from({ length: count }, () => compositionItem(composition(expiresAt())));
+  const items = Array.from({ length: count }, () => Entities.Composition.toItem(composition(expiresAt())));
   const batches: (typeof items)[] = [];
   for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
   let next = 0;

@@ -47,11 +47,13 @@ export interface LocalAuthOptions {
 }
 
 export interface LocalAuth {
-  settings: Auth.AuthSettings;
+  /** The auth part of the stack's environment: `AUTH_MODE`, `AUTH_SETTINGS` and the mode's secret. */
+  environment: Record<string, string>;
   /** oidc mode: the provider, to be told the service's callback once the API listens. */
   identityProvider: LocalIdentityProvider | null;
 }
 
+/** The mode's variables as a deployed API is given them, and oidc mode's provider, started. */
 export async function localAuth(
   options: LocalAuthOptions,
   where: { host: string; publicOrigin: string },
@@ -86,7 +88,7 @@ export async function localAuth(
     env.OIDC_CLIENT_SECRET = identityProvider.clientSecret;
   }
   env.AUTH_SETTINGS = JSON.stringify(body);
-  return { settings: Auth.parseAuthSettings(env, { allowDev: true }), identityProvider };
+  return { environment: env, identityProvider };
 }
 
 /** Password mode's people, written with hashed passwords (and skipped when already there). */

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { type Forge, systemClock } from '@svc/core';
+import { type Forge, type Log, systemClock } from '@svc/core';
 import { type LocalForge, type PushEvent, startLocalForge } from '@svc/local-forge';
 
 export const demoRepository = 'demo-org/service-b';
@@ -69,7 +69,7 @@ export async function startStackForge(options: {
   apiUrl: () => string;
   token: () => Promise<string | null>;
   forge: LocalForgeOptions;
-  log: (entry: Record<string, unknown>) => void;
+  log: Log;
 }): Promise<LocalForge> {
   return startLocalForge({
     seed: true,

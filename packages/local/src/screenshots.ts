@@ -18,7 +18,6 @@ mkdirSync(output, { recursive: true });
 const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
 const stack = await startStack({
   port: 0,
-  gatewayPort: 0,
   podReadyDelayMs: 300,
   emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
   resourcePrefix: 'screenshots-',

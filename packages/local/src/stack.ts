@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, createWebhookApp, listenNode, openIdProvider } from '@svc/api';
+import { createWebhookApp, listenNode, serviceApp } from '@svc/api';
 import {
   type AwsClients,
-  awsStores,
+  type AwsStores,
   createAwsClients,
   createSnsClient,
-  dynamodbCheck,
   snsSqsMessaging,
-  sqsCheck,
-  sqsDeadLetterQueue,
 } from '@svc/aws';
 import {
   Auth,
@@ -18,14 +16,16 @@ import {
   type Clock,
   type Cluster,
   Compositions,
-  Forge,
+  type Forge,
+  type Log,
+  type Messaging,
   Resources,
-  systemClock,
+  silentLog,
 } from '@svc/core';
-import { forgeWiring } from '@svc/github';
-import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
+import { clusterFromSettings } from '@svc/kube';
 import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
+import { ServiceSettings, type Services, settingsFromEnvironment, wireServices } from '@svc/wiring';
 import {
   countingMetrics,
   defaultWorkerSettings,
@@ -54,7 +54,7 @@ export interface StackOptions {
   namespaces?: Catalog.NamespacePolicy;
   /** API port; 0 picks a free one. */
   port?: number;
-  /** Preview gateway port (default 8082); 0 picks a free one. */
+  /** Preview gateway port; absent or 0 picks a free one (`npm start` asks for 8082). */
   gatewayPort?: number;
   /** Keep state here across restarts (DynamoDB Local, fauxqs, the cluster); absent = in memory (tests). */
   stateDir?: string;
@@ -62,7 +62,7 @@ export interface StackOptions {
   emulators?: { dynamodbEndpoint: string; sqsEndpoint: string };
   /** Prefix for the table and queue names, isolating test files on shared emulators. */
   resourcePrefix?: string;
-  log?: (entry: Record<string, unknown>) => void;
+  log?: Log;
   /** Time for the API, worker and sweeps; tests move it instead of sleeping. */
   clock?: Clock;
   /** Run the queue poller (default true); tests of the queue itself turn it off. */
@@ -118,7 +118,9 @@ export interface Stack {
   readonly resources: ProvisionedResources;
   readonly endpoints: { dynamodb: string; sqs: string };
   readonly scheduler: Scheduler;
-  readonly stores: ReturnType<typeof awsStores>;
+  /** Every store as built, before the test's wrappers. */
+  readonly stores: AwsStores;
+  /** The clients the services use, and an SNS client without the worker's simulated grants. */
   readonly clients: AwsClients & { sns: ReturnType<typeof createSnsClient> };
   readonly cluster: Cluster.ClusterPort;
   readonly localCluster: LocalCluster;
@@ -140,223 +142,349 @@ export interface Stack {
 
 const region = 'us-east-1';
 
+/** Emulators on a busy laptop (or a test run on two cores) answer slower than AWS: longer deadlines. */
+const emulatorTimeouts = { connectionMs: 5000, requestMs: 20_000 };
+
+type Cleanups = (() => Promise<void>)[];
+
 /** The whole service on one machine: emulators (unless given), local cluster, resources, API, worker and schedules. */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const log = options.log ?? (() => {});
+  const log = options.log ?? silentLog;
   const host = options.host ?? '127.0.0.1';
-  const cleanups: (() => Promise<void>)[] = [];
+  const cleanups: Cleanups = [];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
   try {
-    const [endpoints, localCluster] = await Promise.all([
-      options.emulators ?? startEmulators(options.stateDir, cleanups),
-      startLocalCluster({
-        host,
-        port: 0,
-        gatewayPort: options.gatewayPort ?? 8082,
-        podReadyDelayMs: options.podReadyDelayMs ?? 1000,
-        ...(options.stateDir ? { dataDir: join(options.stateDir, 'cluster') } : {}),
-      }),
-    ]);
-    cleanups.push(() => localCluster.stop());
-    const kubeconfig = localCluster.kubeconfig();
-    if (options.stateDir) {
-      const path = join(options.stateDir, 'kubeconfig');
-      writeFileSync(path, kubeconfig, { mode: 0o600 });
-      chmodSync(path, 0o600);
-    }
-    const cluster = kubeCluster(fixedKubeConfig(kubeConfigFromString(kubeconfig)));
-    const gatewayPort = Number(new URL(localCluster.gatewayUrl).port);
-
-    // Emulators on a busy laptop (or a test run on two cores) answer slower than AWS: longer deadlines.
-    const aws = {
-      region,
-      dynamodbEndpoint: endpoints.dynamodbEndpoint,
-      sqsEndpoint: endpoints.sqsEndpoint,
-      timeouts: { connectionMs: 5000, requestMs: 20_000 },
-    };
-    const clients = { ...createAwsClients(aws), sns: createSnsClient(aws) };
-    const messageTopics = options.messageTopics ?? demoMessageTopics;
-    let workerTopics = messageTopics;
-    const workerSns = createSnsClient(aws);
-    enforceTopicGrants(workerSns, () => workerTopics);
-    const resources = await provision(clients, options.resourcePrefix);
-    const clock = options.clock ?? systemClock;
-    const stores = awsStores(clients, resources, clock, options.cursorKey ?? localCursorKey);
-    const jobs = options.wrapJobs ? options.wrapJobs(stores.jobs) : stores.jobs;
-    const authMode = options.authMode ?? Auth.AuthMode.Dev;
-    let apiUrl = '';
-    let ciToken: Promise<string> | undefined;
-    const forgeOptions = options.forge === false ? null : (options.forge ?? {});
-    const localForge =
-      forgeOptions === null
-        ? null
-        : await startStackForge({
-            stateDir: options.stateDir,
-            apiUrl: () => apiUrl,
-            // Outside dev mode the stand-in CI publishes with a machine token of its own, as CI does:
-            // a publisher grant on the demo project, nothing else.
-            token: async () => {
-              if (authMode === Auth.AuthMode.Dev || authMode === Auth.AuthMode.Anonymous) return null;
-              ciToken ??= Auth.mintToken(stores.tokens, {
-                name: 'local-ci',
-                grants: [{ role: 'publisher', project: 'demo', repository: null }],
-                createdBy: 'npm start',
-                now: clock.now(),
-                expiresAt: null,
-              }).then((issued) => issued.token);
-              return ciToken;
-            },
-            forge: forgeOptions,
-            log,
-          });
-    if (localForge) cleanups.push(() => localForge.stop());
-    const forge = forgeWiring(
-      localForge
-        ? {
-            appId: String(localForge.appId),
-            privateKey: localForge.privateKey,
-            webhookSecret: localForge.webhookSecret,
-            apiUrl: localForge.url,
-            writeIntervalMs: forgeOptions?.writeIntervalMs ?? 250,
-          }
-        : null,
-    );
-    const services = {
-      ...stores,
-      jobs,
-      clock,
-      log,
-      cluster,
-      previewUrl: (id: string, domain: string) => `http://${id}.${domain}:${gatewayPort}/`,
-      forge: forge.forge,
-      forgeSettings: { ...Forge.defaultForgeSettings, pollSeconds: 1, ...options.forgeSettings },
-      manifestLimits: { messageTopics, namespaces: options.namespaces ?? Catalog.defaultNamespacePolicy },
-    };
-    if (options.seed !== false) {
-      const messaging = await setUpDemoMessaging(clients);
-      await Promise.all([
-        deployDemoBaseline(cluster, messaging),
-        localForge ? seedDemoPolicy(stores.forgeStore) : null,
-      ]);
-    }
-
+    const infrastructure = await startInfrastructure(options, host, cleanups);
     // The API listens first: every mode but dev needs the origin it answers on (its public origin).
     // It answers 503 until the stack is whole (catalog seeded, worker running), so nothing reaches
     // a half-started stack.
-    let serving: ReturnType<typeof createApp>['app'] | undefined;
-    // Locally the webhook is mounted on the API's server; on AWS it is a function of its own.
-    const webhook = createWebhookApp({ ...services, verify: forge.verify });
-    const server = await listenNode(
-      (request, env) =>
-        new URL(request.url).pathname.startsWith('/webhooks/')
-          ? webhook.fetch(request)
-          : (serving?.fetch(request, env) ?? new Response('starting', { status: 503 })),
-      host,
-      options.port ?? 8081,
-    );
-    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const listening = server.address();
-    apiUrl = `http://${host}:${typeof listening === 'object' && listening ? listening.port : options.port}`;
-
-    const auth = await localAuth(
-      { mode: options.authMode ?? Auth.AuthMode.Dev, ...options.auth },
-      { host, publicOrigin: apiUrl },
-    );
-    if (auth.identityProvider) {
-      const provider = auth.identityProvider;
-      cleanups.push(() => provider.stop());
-    }
-    if (auth.settings.mode === Auth.AuthMode.Password) {
-      await seedUsers(stores.users, options.auth?.users ?? localUsers, clock.now());
-    }
-    const { app } = createApp({
-      ...services,
-      auth: auth.settings,
-      ...(auth.settings.mode === Auth.AuthMode.Oidc
-        ? { identityProvider: openIdProvider(auth.settings) }
-        : {}),
-      health: [
-        dynamodbCheck(clients.dynamodb, resources.tableName),
-        sqsCheck(clients.sqs, resources.jobQueueUrl),
-        cluster.health,
-      ],
-      forgeConfiguration: forge.configuration,
-      // The console links a pull request to the local forge's page of it, not to github.com.
-      ...(localForge ? { forgeWebUrl: localForge.url } : {}),
-      ...(options.build ? { build: options.build } : {}),
-      deadLetters: sqsDeadLetterQueue(clients.sqs, resources.deadLetterQueueUrl),
-      // One API process: a secret of its own for the agents' confirmations.
-      mcp: { secret: randomBytes(32).toString('base64url') },
-    });
-    auth.identityProvider?.register(`${apiUrl}/auth/callback`);
-    localForge?.setWebhookUrl(`${apiUrl}/webhooks/forge`);
+    const front = await startFront(options, host, log, cleanups);
+    const auth = await startAuth(options, host, front.apiUrl, cleanups);
+    const environment = stackEnvironment(options, infrastructure, front.forge, auth.environment);
+    const settings = settingsFromEnvironment(ServiceSettings({ allowDev: true }), environment);
+    const { services, grantWorkerTopics } = wireStack(options, settings, log);
+    const clients = { ...services.aws.clients, sns: createSnsClient(services.aws.settings) };
+    await seedBeforeServing(options, services, clients, settings.auth);
+    const app = connectFront(front, services, settings.auth, auth.identityProvider);
     // Seeded once the API listens: the demo's log links name the port it actually got.
-    if (options.seed !== false) await seedDemoCatalog(services, apiUrl);
-
-    const metrics = countingMetrics();
-    const workerDeps: WorkerDeps = {
-      ...services,
-      compositions: options.wrapWorkerStore
-        ? options.wrapWorkerStore(services.compositions)
-        : services.compositions,
-      messaging: snsSqsMessaging({ sqs: clients.sqs, sns: workerSns }),
-      probe: httpProbe(),
-      settings: { ...defaultWorkerSettings, ...options.workerSettings },
-      metrics,
-    };
-    const handle = (body: string, receiveCount = 1) => handleJob(workerDeps, body, receiveCount);
-    if (options.worker !== false) {
-      const poller: Poller = startPoller({
-        sqs: clients.sqs,
-        queueUrl: resources.jobQueueUrl,
-        handle,
-        log,
-        ...(options.retryBaseSeconds === undefined ? {} : { retryBaseSeconds: options.retryBaseSeconds }),
-      });
-      cleanups.push(() => poller.stop());
-    }
-
-    const redispatch = followDueOperations(services, () => scheduler);
-    const scheduler = startScheduler(
-      Resources.schedules,
-      { ...sweeps(services), [Resources.ScheduleName.RedispatchSweep]: redispatch.sweep },
-      { log },
-    );
-    cleanups.push(() => scheduler.stop());
-    // Cleanups run last first: no follow-up sweep starts once the stack is stopping.
-    cleanups.push(async () => redispatch.stop());
-    await scheduler.run(Resources.ScheduleName.RedispatchSweep);
-    serving = app;
-
+    if (options.seed !== false) await seedDemoCatalog(services, front.apiUrl);
+    const worker = await startWorker(options, services, cleanups);
+    front.serve(app);
     return {
-      apiUrl,
-      forge: localForge,
+      apiUrl: front.apiUrl,
+      forge: front.forge,
       identityProvider: auth.identityProvider,
-      authSettings: auth.settings,
-      gatewayUrl: localCluster.gatewayUrl,
-      clusterUrl: localCluster.url,
-      kubeconfig,
-      resources,
-      endpoints: { dynamodb: endpoints.dynamodbEndpoint, sqs: endpoints.sqsEndpoint },
-      scheduler,
-      stores,
-      clients,
-      cluster,
-      localCluster,
-      workerDeps,
-      workerCounts: () => metrics.counts(),
-      handle,
-      grantWorkerTopics(topics) {
-        workerTopics = topics;
+      authSettings: settings.auth,
+      gatewayUrl: infrastructure.localCluster.gatewayUrl,
+      clusterUrl: infrastructure.localCluster.url,
+      kubeconfig: infrastructure.kubeconfig,
+      resources: infrastructure.resources,
+      endpoints: {
+        dynamodb: infrastructure.endpoints.dynamodbEndpoint,
+        sqs: infrastructure.endpoints.sqsEndpoint,
       },
+      stores: services.aws.stores,
+      clients,
+      cluster: services.cluster,
+      localCluster: infrastructure.localCluster,
+      ...worker,
+      grantWorkerTopics,
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** `localAuth`'s variables, and oidc mode's identity provider, stopped with the stack. */
+async function startAuth(options: StackOptions, host: string, publicOrigin: string, cleanups: Cleanups) {
+  const auth = await localAuth(
+    { mode: options.authMode ?? Auth.AuthMode.Dev, ...options.auth },
+    { host, publicOrigin },
+  );
+  const provider = auth.identityProvider;
+  if (provider) cleanups.push(() => provider.stop());
+  return auth;
+}
+
+/** The deployed wiring, with the stack's adapters: its SNS behind the worker's simulated grants, the emulators' deadlines, the test's clock and wrappers. */
+function wireStack(
+  options: StackOptions,
+  settings: ServiceSettings,
+  log: Log,
+): { services: StackServices; grantWorkerTopics: Stack['grantWorkerTopics'] } {
+  let workerTopics = settings.aws.manifestLimits.messageTopics;
+  const services = wireServices(settings, {
+    cluster: clusterFromSettings,
+    messaging: (aws) => {
+      const sns = createSnsClient(aws.settings);
+      enforceTopicGrants(sns, () => workerTopics);
+      return snsSqsMessaging({ sqs: aws.clients.sqs, sns });
+    },
+    log,
+    timeouts: emulatorTimeouts,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.wrapJobs ? { wrapJobs: options.wrapJobs } : {}),
+    forgeSettings: { pollSeconds: 1, ...options.forgeSettings },
+  });
+  return {
+    services,
+    grantWorkerTopics: (topics) => {
+      workerTopics = topics;
+    },
+  };
+}
+
+/** The API and the webhook behind the listening server, and the local forge and provider told where they are. */
+function connectFront(
+  front: Front,
+  services: StackServices,
+  auth: Auth.AuthSettings,
+  identityProvider: LocalIdentityProvider | null,
+): ReturnType<typeof serviceApp>['app'] {
+  const { app } = serviceApp(services, auth, {
+    // One API process: a secret of its own for the agents' confirmations.
+    mcp: { secret: randomBytes(32).toString('base64url') },
+    // The console links a pull request to the local forge's page of it, not to github.com.
+    ...(front.forge ? { forgeWebUrl: front.forge.url } : {}),
+  });
+  front.serveWebhook(createWebhookApp(services));
+  identityProvider?.register(`${front.apiUrl}/auth/callback`);
+  front.forge?.setWebhookUrl(`${front.apiUrl}/webhooks/forge`);
+  front.mintCiTokens(services);
+  return app;
+}
+
+/** What runs before the services are wired: the emulators, the local cluster, the table and queues. */
+interface Infrastructure {
+  endpoints: { dynamodbEndpoint: string; sqsEndpoint: string };
+  localCluster: LocalCluster;
+  kubeconfig: string;
+  /** Where the services' settings find the cluster (`KUBECONFIG`). */
+  kubeconfigPath: string;
+  resources: ProvisionedResources;
+}
+
+async function startInfrastructure(
+  options: StackOptions,
+  host: string,
+  cleanups: Cleanups,
+): Promise<Infrastructure> {
+  const [endpoints, localCluster] = await Promise.all([
+    options.emulators ?? startEmulators(options.stateDir, cleanups),
+    startLocalCluster({
+      host,
+      port: 0,
+      gatewayPort: options.gatewayPort ?? 0,
+      podReadyDelayMs: options.podReadyDelayMs ?? 1000,
+      ...(options.stateDir ? { dataDir: join(options.stateDir, 'cluster') } : {}),
+    }),
+  ]);
+  cleanups.push(() => localCluster.stop());
+  const kubeconfig = localCluster.kubeconfig();
+  const kubeconfigPath = writeKubeconfig(kubeconfig, options.stateDir, cleanups);
+  const resources = await provisionOn(endpoints, options.resourcePrefix);
+  return { endpoints, localCluster, kubeconfig, kubeconfigPath, resources };
+}
+
+/** `.svc/kubeconfig`, for kubectl too; a stack without state (a test's) keeps it in a directory of its own. */
+function writeKubeconfig(kubeconfig: string, stateDir: string | undefined, cleanups: Cleanups): string {
+  const dir = stateDir ?? mkdtempSync(join(tmpdir(), 'svc-stack-'));
+  if (!stateDir) cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'kubeconfig');
+  writeFileSync(path, kubeconfig, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return path;
+}
+
+/** The table and queues, created with clients of their own: the services build theirs from the settings. */
+async function provisionOn(
+  endpoints: { dynamodbEndpoint: string; sqsEndpoint: string },
+  prefix: string | undefined,
+): Promise<ProvisionedResources> {
+  const clients = createAwsClients({ region, ...endpoints, timeouts: emulatorTimeouts });
+  try {
+    return await provision(clients, prefix);
+  } finally {
+    clients.dynamodb.destroy();
+    clients.sqs.destroy();
+  }
+}
+
+/**
+ * The stack's settings as a deployed API's environment holds them, so they go through the same
+ * parse and the same wiring: the emulators' endpoints, the local cluster's kubeconfig, the local
+ * forge's app, the auth mode's variables.
+ */
+function stackEnvironment(
+  options: StackOptions,
+  infrastructure: Infrastructure,
+  forge: LocalForge | null,
+  auth: Record<string, string>,
+): Record<string, string> {
+  const { endpoints, resources, localCluster } = infrastructure;
+  const namespaces = options.namespaces ?? Catalog.defaultNamespacePolicy;
+  return {
+    AWS_REGION: region,
+    DYNAMODB_ENDPOINT: endpoints.dynamodbEndpoint,
+    SQS_ENDPOINT: endpoints.sqsEndpoint,
+    TABLE_NAME: resources.tableName,
+    JOB_QUEUE_URL: resources.jobQueueUrl,
+    DEAD_LETTER_QUEUE_URL: resources.deadLetterQueueUrl,
+    PREVIEW_URL_TEMPLATE: `http://{id}.{domain}:${new URL(localCluster.gatewayUrl).port}/`,
+    CURSOR_KEY: options.cursorKey ?? localCursorKey,
+    MESSAGE_TOPICS: JSON.stringify(options.messageTopics ?? demoMessageTopics),
+    ...(namespaces.allowed ? { PREVIEW_NAMESPACES: namespaces.allowed.join(',') } : {}),
+    SERVICE_NAMESPACE: namespaces.serviceNamespace,
+    ...(options.build ? { SVC_RELEASE: options.build.release, SVC_COMMIT: options.build.commit } : {}),
+    KUBECONFIG: infrastructure.kubeconfigPath,
+    ...(forge ? forgeEnvironment(forge, options.forge || {}) : {}),
+    ...auth,
+  };
+}
+
+/** The app the local forge installed, as a deployed function is given it (its secrets by SST). */
+function forgeEnvironment(forge: LocalForge, options: LocalForgeOptions): Record<string, string> {
+  return {
+    FORGE_APP_ID: String(forge.appId),
+    FORGE_PRIVATE_KEY: forge.privateKey,
+    FORGE_WEBHOOK_SECRET: forge.webhookSecret,
+    FORGE_API_URL: forge.url,
+    FORGE_WRITE_INTERVAL_MS: String(options.writeIntervalMs ?? 250),
+  };
+}
+
+type StackServices = Services<Messaging.MessagingPort>;
+
+/** The API's server and the local forge, up before the services: the API's origin is their settings'. */
+interface Front {
+  apiUrl: string;
+  forge: LocalForge | null;
+  /** Locally the webhook is mounted on the API's server; on AWS it is a function of its own. */
+  serveWebhook(webhook: { fetch(request: Request): Response | Promise<Response> }): void;
+  /** Outside dev mode the stand-in CI publishes with a machine token of its own, as CI does. */
+  mintCiTokens(services: Pick<StackServices, 'tokens' | 'clock'>): void;
+  serve(app: ReturnType<typeof serviceApp>['app']): void;
+}
+
+async function startFront(options: StackOptions, host: string, log: Log, cleanups: Cleanups): Promise<Front> {
+  let app: ReturnType<typeof serviceApp>['app'] | undefined;
+  let webhook: Parameters<Front['serveWebhook']>[0] | undefined;
+  let ciToken: (() => Promise<string | null>) | undefined;
+  let apiUrl = '';
+  const forgeOptions = options.forge === false ? null : (options.forge ?? {});
+  const forge =
+    forgeOptions &&
+    (await startStackForge({
+      stateDir: options.stateDir,
+      apiUrl: () => apiUrl,
+      token: () => ciToken?.() ?? Promise.resolve(null),
+      forge: forgeOptions,
+      log,
+    }));
+  if (forge) cleanups.push(() => forge.stop());
+  const starting = () => new Response('starting', { status: 503 });
+  const server = await listenNode(
+    (request, env) =>
+      new URL(request.url).pathname.startsWith('/webhooks/')
+        ? (webhook?.fetch(request) ?? starting())
+        : (app?.fetch(request, env) ?? starting()),
+    host,
+    options.port ?? 8081,
+  );
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const listening = server.address();
+  apiUrl = `http://${host}:${typeof listening === 'object' && listening ? listening.port : options.port}`;
+  const authMode = options.authMode ?? Auth.AuthMode.Dev;
+  return {
+    apiUrl,
+    forge,
+    serveWebhook: (served) => {
+      webhook = served;
+    },
+    mintCiTokens: (services) => {
+      if (authMode === Auth.AuthMode.Dev || authMode === Auth.AuthMode.Anonymous) return;
+      let minted: Promise<string> | undefined;
+      // A publisher grant on the demo project, nothing else.
+      ciToken = () =>
+        (minted ??= Auth.mintToken(services.tokens, {
+          name: 'local-ci',
+          grants: [{ role: 'publisher', project: 'demo', repository: null }],
+          createdBy: 'npm start',
+          now: services.clock.now(),
+          expiresAt: null,
+        }).then((issued) => issued.token));
+    },
+    serve: (served) => {
+      app = served;
+    },
+  };
+}
+
+/** The demo's queues, baseline and preview policy, and password mode's people. */
+async function seedBeforeServing(
+  options: StackOptions,
+  services: StackServices,
+  clients: Stack['clients'],
+  auth: Auth.AuthSettings,
+): Promise<void> {
+  if (options.seed !== false) {
+    const messaging = await setUpDemoMessaging(clients);
+    await Promise.all([
+      deployDemoBaseline(services.cluster, messaging),
+      services.forge ? seedDemoPolicy(services.forgeStore) : null,
+    ]);
+  }
+  if (auth.mode === Auth.AuthMode.Password) {
+    await seedUsers(services.users, options.auth?.users ?? localUsers, services.clock.now());
+  }
+}
+
+/** The worker on the job queue and the schedules on timers, over the same services as the API. */
+async function startWorker(
+  options: StackOptions,
+  services: StackServices,
+  cleanups: Cleanups,
+): Promise<Pick<Stack, 'workerDeps' | 'workerCounts' | 'handle' | 'scheduler'>> {
+  const metrics = countingMetrics();
+  const workerDeps: WorkerDeps = {
+    ...services,
+    compositions: options.wrapWorkerStore
+      ? options.wrapWorkerStore(services.compositions)
+      : services.compositions,
+    probe: httpProbe(),
+    settings: {
+      ...defaultWorkerSettings,
+      queuePrefix: services.previewQueuePrefix,
+      ...options.workerSettings,
+    },
+    metrics,
+  };
+  const handle = (body: string, receiveCount = 1) => handleJob(workerDeps, body, receiveCount);
+  if (options.worker !== false) {
+    const poller: Poller = startPoller({
+      sqs: services.aws.clients.sqs,
+      queueUrl: services.aws.names.jobQueueUrl,
+      handle,
+      log: services.log,
+      ...(options.retryBaseSeconds === undefined ? {} : { retryBaseSeconds: options.retryBaseSeconds }),
+    });
+    cleanups.push(() => poller.stop());
+  }
+  const redispatch = followDueOperations(services, () => scheduler);
+  const scheduler = startScheduler(
+    Resources.schedules,
+    { ...sweeps(services), [Resources.ScheduleName.RedispatchSweep]: redispatch.sweep },
+    { log: services.log },
+  );
+  cleanups.push(() => scheduler.stop());
+  // Cleanups run last first: no follow-up sweep starts once the stack is stopping.
+  cleanups.push(async () => redispatch.stop());
+  await scheduler.run(Resources.ScheduleName.RedispatchSweep);
+  return { workerDeps, workerCounts: () => metrics.counts(), handle, scheduler };
 }
 
 async function startEmulators(

@@ -1,6 +1,6 @@
 /** Problems the adapter finds itself, in the API's problem shape; each code is described in docs/mcp.md. */
+import { ApiError } from '@svc/client';
 import type { ProblemBody } from '@svc/core';
-import { ApiProblemError } from './api.ts';
 
 export const McpCode = {
   InvalidArguments: 'invalid_arguments',
@@ -29,6 +29,6 @@ export function mcpProblem(code: McpCode, detail: string, errors: ProblemBody['e
   return { type: `/docs/mcp.md#${code}`, title: titles[code], status: null, detail, code, errors };
 }
 
-export function mcpError(code: McpCode, detail: string, errors: ProblemBody['errors'] = []): ApiProblemError {
-  return new ApiProblemError(mcpProblem(code, detail, errors));
+export function mcpError(code: McpCode, detail: string, errors: ProblemBody['errors'] = []): ApiError {
+  return new ApiError(mcpProblem(code, detail, errors));
 }

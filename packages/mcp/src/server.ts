@@ -15,17 +15,18 @@ import {
   type Tool as ListedTool,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { ApiError, ClientCode, clientOver, type Transport } from '@svc/client';
 import { bodyLimits, bodyProblems, type ProblemBody, parseFields } from '@svc/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
-import { ApiProblemError, type CallApi } from './api.ts';
 import type { Confirmations } from './confirmation.ts';
 import { McpCode, mcpProblem } from './problems.ts';
-import { Access, type Tool } from './tool.ts';
+import { Access, type Tool, type ToolContext } from './tool.ts';
 import { toolSet } from './tools/index.ts';
 import { markUntrusted, untrustedKey } from './untrusted.ts';
 
 export interface AdapterOptions {
-  call: CallApi;
+  /** How the host reaches the REST API as the agent's identity; the tools call it through the typed client. */
+  transport: Transport;
   /** The agent session: idempotency keys and confirmations are bound to it (docs/mcp.md). */
   session: string;
   /** Offer and run the tools that change things; read-only otherwise. */
@@ -96,6 +97,7 @@ function failure(problem: ProblemBody): CallToolResult {
 
 async function callTool(
   options: AdapterOptions,
+  context: ToolContext,
   tools: readonly Tool[],
   name: string,
   args: unknown,
@@ -129,14 +131,17 @@ async function callTool(
     return failure(mcpProblem(McpCode.InvalidArguments, `${name}: ${detail}`, parsed.errors));
   }
   try {
-    const { summary, result } = await tool.run(parsed.output, options);
+    const { summary, result } = await tool.run(parsed.output, context);
     const { value, marked } = markUntrusted(result, tool.untrusted ?? []);
     return {
       content: [{ type: 'text', text: marked ? `${summary} ${untrustedNote}` : summary }],
       structuredContent: value,
     };
   } catch (error) {
-    if (error instanceof ApiProblemError) return failure(error.problem);
+    if (error instanceof ApiError && error.code === ClientCode.InvalidInput) {
+      return failure(mcpProblem(McpCode.InvalidArguments, error.problem.detail, error.problem.errors));
+    }
+    if (error instanceof ApiError) return failure(error.problem);
     options.onInternalError(error);
     return failure(
       mcpProblem(McpCode.Internal, `${name} failed on a bug in the MCP adapter; it has been logged`),
@@ -147,6 +152,11 @@ async function callTool(
 /** One server for one connection (stdio) or one request (stateless HTTP). */
 export function mcpServer(options: AdapterOptions): Server {
   const tools = toolSet(options);
+  const context: ToolContext = {
+    client: clientOver(options.transport),
+    session: options.session,
+    confirmations: options.confirmations,
+  };
   const offered = tools.filter((tool) => options.allowWrites || tool.access === Access.Read);
   const server = new Server(
     { name: 'svc', title: 'Preview Composition Service', version: options.version },
@@ -154,7 +164,7 @@ export function mcpServer(options: AdapterOptions): Server {
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offered.map(listed) }));
   server.setRequestHandler(CallToolRequestSchema, (request) =>
-    callTool(options, tools, request.params.name, request.params.arguments),
+    callTool(options, context, tools, request.params.name, request.params.arguments),
   );
   return server;
 }

@@ -1,10 +1,11 @@
 /**
  * What a tool is: its name and words for the agent, an input schema (valibot, from the same
  * schemas the API validates with; the agent sees it as generated JSON Schema), what it may change,
- * which of its answer's fields carry outside text, and what it does through the REST API.
+ * which of its answer's fields carry outside text, and what it does through the REST API (the
+ * typed client, as any client of the service).
  */
+import type { ServiceClient } from '@svc/client';
 import type * as v from 'valibot';
-import type { CallApi } from './api.ts';
 import type { Confirmations } from './confirmation.ts';
 import type { FieldPath } from './untrusted.ts';
 
@@ -20,7 +21,8 @@ export const Access = {
 export type Access = (typeof Access)[keyof typeof Access];
 
 export interface ToolContext {
-  call: CallApi;
+  /** The service's operations, called as the agent's identity through the host's transport. */
+  client: ServiceClient;
   /** The agent session: what idempotency keys and confirmations are bound to (docs/mcp.md). */
   session: string;
   /** Signs and checks the confirmations of destructive tools. */

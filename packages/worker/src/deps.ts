@@ -5,6 +5,7 @@ import {
   type Compositions,
   type Forge,
   type Idempotency,
+  type Log,
   type Messaging,
   Rollout,
 } from '@svc/core';
@@ -65,7 +66,7 @@ export interface WorkerDeps extends Forge.ForgeDeps {
   clock: Clock;
   probe: Probe;
   settings: WorkerSettings;
-  log: (entry: Record<string, unknown>) => void;
+  log: Log;
   /** Counts of what the worker drops or loses (alongside the log line naming it). */
   metrics: Metrics;
 }

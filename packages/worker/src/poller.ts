@@ -5,6 +5,7 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { type Log, silentLog } from '@svc/core';
 
 type MessageHandler = (body: string, receiveCount: number) => Promise<void>;
 
@@ -25,7 +26,7 @@ export interface PollerOptions {
    * a message the process held when it died is back this soon, not after the queue's 6 minutes.
    */
   visibilitySeconds?: number;
-  log?: (entry: Record<string, unknown>) => void;
+  log?: Log;
 }
 
 /**
@@ -36,7 +37,7 @@ export interface PollerOptions {
  */
 export function startPoller(options: PollerOptions): Poller {
   const concurrency = options.concurrency ?? 16;
-  const log = options.log ?? (() => {});
+  const log = options.log ?? silentLog;
   const controller = new AbortController();
   const inFlight = new Set<Promise<void>>();
 

@@ -1,4 +1,4 @@
-import type { Resources } from '@svc/core';
+import { type Log, type Resources, silentLog } from '@svc/core';
 
 export type ScheduleHandlers = Record<Resources.ScheduleName, () => Promise<unknown>>;
 
@@ -15,9 +15,9 @@ export interface Scheduler {
 export function startScheduler(
   schedules: readonly { name: Resources.ScheduleName; periodSeconds: number }[],
   handlers: ScheduleHandlers,
-  options: { periodScale?: number; log?: (entry: Record<string, unknown>) => void } = {},
+  options: { periodScale?: number; log?: Log } = {},
 ): Scheduler {
-  const log = options.log ?? (() => {});
+  const log = options.log ?? silentLog;
   const running = new Map<string, Promise<void>>();
   const timers: NodeJS.Timeout[] = [];
 

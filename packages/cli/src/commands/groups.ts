@@ -1,7 +1,10 @@
 /**
  * The command groups as one bundle of their own (dist/commands.cjs, scripts/build.ts): the CLI's
- * bundle starts without them, so `svc version` compiles and loads none of their code.
+ * bundle starts without them, so `svc version` compiles and loads none of their code. The sign-in
+ * flows come with them: a saved login's refresh reads this bundle, as the command it serves would.
  */
+
+export { refreshLogin } from '../oauth.ts';
 export { default as admin } from './admin/index.ts';
 export { default as auth } from './auth/index.ts';
 export { default as catalog } from './catalog/index.ts';

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ApiProblemError, CallApi } from '@svc/mcp';
+import type { Transport } from '@svc/client/bind';
+import { ApiError } from '@svc/client/errors';
 import { defineCommand } from '../command.ts';
-import type { Context } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { cliBuild } from '../release.ts';
 import { maxWaitSeconds } from './composition/wait.ts';
@@ -25,7 +25,7 @@ export default defineCommand({
     // Loaded only here: every other command starts without the MCP SDK.
     const mcp = await import('@svc/mcp');
     await mcp.serveStdio({
-      call: callApi(context, mcp.ApiProblemError),
+      transport: problemsAsApiErrors(context.transport),
       // One process serves one agent: its session, for idempotency keys and confirmations.
       session: randomUUID(),
       allowWrites: flags['allow-writes'],
@@ -40,19 +40,17 @@ export default defineCommand({
   },
 });
 
-/** Tool calls go through the CLI's own client: its credentials, refresh, timeouts and transport rules. */
-function callApi(context: Context, ProblemError: typeof ApiProblemError): CallApi {
-  return async ({ method, path, query, body, idempotencyKey, timeoutSeconds }) => {
+/**
+ * Tool calls go through the CLI's own transport: its credentials, refresh, timeouts and transport
+ * rules. What it refuses itself (no answer, a credential it will not send) reaches the agent as
+ * the problem the CLI would print.
+ */
+function problemsAsApiErrors(transport: Transport): Transport {
+  return async (request) => {
     try {
-      const answer = await context.http.request(method, path, {
-        ...(query === undefined ? {} : { query }),
-        ...(body === undefined ? {} : { body }),
-        ...(idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }),
-        ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
-      });
-      return answer.body;
+      return await transport(request);
     } catch (error) {
-      if (error instanceof CliError) throw new ProblemError(error.problem, { cause: error });
+      if (error instanceof CliError) throw new ApiError(error.problem, { cause: error });
       throw error;
     }
   };

@@ -1,4 +1,5 @@
-import { api } from '../api.ts';
+import { getVersion } from '@svc/contract/service';
+import { cliClient } from '../client.ts';
 import { defineCommand } from '../command.ts';
 import { CliError } from '../errors.ts';
 import { cliBuild } from '../release.ts';
@@ -12,18 +13,17 @@ export default defineCommand({
   flags: {},
   async run({ context }) {
     const cli = { ...cliBuild, node: process.version };
+    const api_url = context.apiUrl.href.replace(/\/$/, '');
     try {
-      const server = await api(context.http).version();
-      return { cli, api_url: context.apiUrl.href.replace(/\/$/, ''), server, server_problem: null };
+      // Only this operation is bound: svc version loads none of the others.
+      const server = await cliClient({ getVersion }, context.transport).call('getVersion', undefined, {
+        timeoutSeconds: 3,
+      });
+      return { cli, api_url, server, server_problem: null };
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
       const { code, detail } = error.problem;
-      return {
-        cli,
-        api_url: context.apiUrl.href.replace(/\/$/, ''),
-        server: null,
-        server_problem: { code, detail },
-      };
+      return { cli, api_url, server: null, server_problem: { code, detail } };
     }
   },
 });

@@ -39,7 +39,7 @@ export {
   TokenRequestForm,
 } from './schema.ts';
 export { csrfTokenOf, hashSecret, newSecret, SecretPrefix, sameSecret } from './secrets.ts';
-export { type AuthSettings, AuthSettingsError, parseAuthSettings } from './settings.ts';
+export { type AuthSettings, authEnvironment } from './settings.ts';
 export {
   accessTokenIdentity,
   cliClientId,
@@ -66,7 +66,6 @@ export {
   end as endSignIn,
   list as listSignIns,
   SignInList,
-  SignInView,
 } from './sign-ins.ts';
 export {
   IssuedToken,

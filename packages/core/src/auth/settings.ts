@@ -1,8 +1,9 @@
 /**
- * An installation's auth settings, parsed once at the edge (the stage's settings → `AUTH_MODE` and
- * `AUTH_SETTINGS`; secrets come separately). One mode per installation.
+ * An installation's auth settings, parsed once at the edge with the service's other settings (the
+ * stage's settings → `AUTH_MODE` and `AUTH_SETTINGS`; secrets come separately). One mode per installation.
  */
 import * as v from 'valibot';
+import { variablePath } from '../settings.ts';
 import { anyProject, Grant, GrantRole } from './access.ts';
 import { AuthMode } from './identity.ts';
 
@@ -76,76 +77,92 @@ export type AuthSettings =
       publicOrigin: string;
     };
 
-export class AuthSettingsError extends Error {
-  override name = 'AuthSettingsError';
-}
+const modeList = (modes: readonly AuthMode[]) => modes.map((m) => `"${m}"`).join(', ');
 
 /**
- * The settings of `mode` from the environment's values. `dev` is refused unless allowed (never on
- * Lambda); `anonymous` must be named explicitly like every other mode.
+ * `AUTH_MODE`, `AUTH_SETTINGS` and the mode's secret (`AUTH_SHARED_TOKEN`, `OIDC_CLIENT_SECRET`):
+ * the auth part of the service's settings. `dev` is refused unless allowed (never on Lambda);
+ * `anonymous` must be named explicitly like every other mode.
  */
-export function parseAuthSettings(
-  env: {
-    AUTH_MODE?: string | undefined;
-    AUTH_SETTINGS?: string | undefined;
-    AUTH_SHARED_TOKEN?: string | undefined;
-    OIDC_CLIENT_SECRET?: string | undefined;
-  },
-  options: { allowDev: boolean },
-): AuthSettings {
+export function authEnvironment(options: { allowDev: boolean }) {
   const modes = Object.values(AuthMode).filter((m) => options.allowDev || m !== AuthMode.Dev);
-  const mode = env.AUTH_MODE as AuthMode | undefined;
-  if (mode === AuthMode.Dev && !options.allowDev) {
-    throw new AuthSettingsError('AUTH_MODE=dev is for local development only and cannot be used here.');
-  }
-  if (!mode || !modes.includes(mode)) {
-    throw new AuthSettingsError(
-      `AUTH_MODE must be set explicitly to one of ${modes.map((m) => `"${m}"`).join(', ')} (got ${mode === undefined ? 'nothing' : JSON.stringify(mode)}).`,
-    );
-  }
-  let raw: unknown = {};
-  if (env.AUTH_SETTINGS?.trim()) {
-    try {
-      raw = JSON.parse(env.AUTH_SETTINGS);
-    } catch {
-      throw new AuthSettingsError('AUTH_SETTINGS must be JSON.');
-    }
-  }
-  const parsed = v.safeParse(AuthSettingsBody, raw);
-  if (!parsed.success) {
-    const where = parsed.issues.map((i) => `${v.getDotPath(i) ?? '/'}: ${i.message}`).join('; ');
-    throw new AuthSettingsError(`AUTH_SETTINGS is invalid: ${where}`);
-  }
-  const body = parsed.output;
-  if (mode === AuthMode.Dev) return { mode, limits: body.limits };
+  const explicitly = `must be set explicitly to one of ${modeList(modes)}`;
+  return v.pipe(
+    // The object's own message is for its one required key: AUTH_MODE missing.
+    v.object(
+      {
+        AUTH_MODE: v.picklist(modes, (issue) =>
+          issue.input === AuthMode.Dev
+            ? 'dev is for local development only and cannot be used here'
+            : explicitly,
+        ),
+        AUTH_SETTINGS: v.optional(
+          v.pipe(
+            v.string(),
+            v.transform((text) => text.trim() || '{}'),
+            v.parseJson(undefined, 'must be JSON'),
+            AuthSettingsBody,
+          ),
+          '{}',
+        ),
+        AUTH_SHARED_TOKEN: v.optional(v.pipe(v.string(), v.trim())),
+        OIDC_CLIENT_SECRET: v.optional(v.pipe(v.string(), v.trim())),
+      },
+      explicitly,
+    ),
+    v.rawTransform(({ dataset, addIssue, NEVER }): AuthSettings => {
+      const settings = modeSettings(dataset.value, (message, variable, ...fields) =>
+        addIssue({ message, path: variablePath(dataset.value, variable, ...fields) }),
+      );
+      return settings ?? NEVER;
+    }),
+  );
+}
+
+interface AuthEnvironment {
+  AUTH_MODE: AuthMode;
+  AUTH_SETTINGS: v.InferOutput<typeof AuthSettingsBody>;
+  AUTH_SHARED_TOKEN?: string | undefined;
+  OIDC_CLIENT_SECRET?: string | undefined;
+}
+
+type Refuse = (message: string, variable: string, ...fields: string[]) => void;
+
+/** The settings of the environment's mode; null when what the mode needs is missing (each refused). */
+function modeSettings(env: AuthEnvironment, refuse: Refuse): AuthSettings | null {
+  const { AUTH_MODE: mode, AUTH_SETTINGS: body } = env;
+  const { limits } = body;
+  if (mode === AuthMode.Dev) return { mode, limits };
+  const sharedToken = env.AUTH_SHARED_TOKEN ?? '';
+  const clientSecret = env.OIDC_CLIENT_SECRET ?? '';
   if (!body.public_origin) {
-    throw new AuthSettingsError(
-      `AUTH_MODE=${mode} needs AUTH_SETTINGS.public_origin: the origin people and browsers reach the service at (https://svc.example.com), which every browser change's Origin must be (stage setting publicOrigin).`,
+    refuse(
+      `is needed in every mode but dev: the origin people and browsers reach the service at (https://svc.example.com), which every browser change's Origin must be (stage setting publicOrigin)`,
+      'AUTH_SETTINGS',
+      'public_origin',
     );
   }
+  if (mode === AuthMode.SharedToken && sharedToken.length < 32) {
+    refuse('must be at least 32 characters in shared-token mode', 'AUTH_SHARED_TOKEN');
+  }
+  if (mode === AuthMode.Oidc && !body.oidc)
+    refuse('is needed in oidc mode (issuer, client_id…)', 'AUTH_SETTINGS', 'oidc');
+  if (mode === AuthMode.Oidc && !clientSecret) refuse('is needed in oidc mode', 'OIDC_CLIENT_SECRET');
+  if (!body.public_origin) return null;
   const publicOrigin = new URL(body.public_origin).origin;
   switch (mode) {
-    case AuthMode.Token:
-      return { mode, limits: body.limits, publicOrigin };
-    case AuthMode.SharedToken: {
-      const sharedToken = env.AUTH_SHARED_TOKEN?.trim() ?? '';
-      if (sharedToken.length < 32) {
-        throw new AuthSettingsError(
-          'AUTH_MODE=shared-token needs AUTH_SHARED_TOKEN, at least 32 characters.',
-        );
-      }
-      return { mode, sharedToken, grants: body.grants, limits: body.limits, publicOrigin };
-    }
+    case AuthMode.SharedToken:
+      return sharedToken.length < 32
+        ? null
+        : { mode, sharedToken, grants: body.grants, limits, publicOrigin };
     case AuthMode.Anonymous:
-      return { mode, grants: body.grants, limits: body.limits, publicOrigin };
+      return { mode, grants: body.grants, limits, publicOrigin };
+    case AuthMode.Oidc:
+      return body.oidc && clientSecret
+        ? { mode, oidc: { ...body.oidc, client_secret: clientSecret }, limits, publicOrigin }
+        : null;
+    case AuthMode.Token:
     case AuthMode.Password:
-      return { mode, limits: body.limits, publicOrigin };
-    case AuthMode.Oidc: {
-      if (!body.oidc)
-        throw new AuthSettingsError('AUTH_MODE=oidc needs AUTH_SETTINGS.oidc (issuer, client_id…).');
-      const secret = env.OIDC_CLIENT_SECRET?.trim();
-      if (!secret) throw new AuthSettingsError('AUTH_MODE=oidc needs OIDC_CLIENT_SECRET.');
-      return { mode, oidc: { ...body.oidc, client_secret: secret }, limits: body.limits, publicOrigin };
-    }
+      return { mode, limits, publicOrigin };
   }
 }

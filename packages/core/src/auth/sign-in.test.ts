@@ -6,7 +6,6 @@ import type { User } from './model.ts';
 import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import type { SignInStore, UserStore } from './ports.ts';
 import { csrfTokenOf, newSecret, pkceMatches, SecretPrefix, sameSecret } from './secrets.ts';
-import { AuthSettingsError, parseAuthSettings } from './settings.ts';
 import {
   accessTokenIdentity,
   exchangeCode,
@@ -102,51 +101,6 @@ describe('grantsFromClaims', () => {
     expect(grantsFromClaims({ groups: 'admins' }, mapping)).toHaveLength(2);
     expect(grantsFromClaims({ groups: ['__proto__'] }, mapping)).toEqual(mapping.default_grants);
     expect(grantsFromClaims({}, mapping)).toEqual(mapping.default_grants);
-  });
-});
-
-describe('parseAuthSettings', () => {
-  it('needs an explicit mode, and never dev where dev is not allowed', () => {
-    expect(() => parseAuthSettings({}, { allowDev: true })).toThrow(AuthSettingsError);
-    expect(() => parseAuthSettings({ AUTH_MODE: 'dev' }, { allowDev: false })).toThrow(/local development/);
-    const origin = JSON.stringify({ public_origin: 'https://svc.acme.io/ignored-path' });
-    expect(() => parseAuthSettings({ AUTH_MODE: 'anonymous' }, { allowDev: false })).toThrow(
-      /AUTH_SETTINGS\.public_origin/,
-    );
-    expect(
-      parseAuthSettings({ AUTH_MODE: 'anonymous', AUTH_SETTINGS: origin }, { allowDev: false }),
-    ).toMatchObject({
-      mode: 'anonymous',
-      publicOrigin: 'https://svc.acme.io',
-      grants: [{ role: 'developer', project: '*', repository: null }],
-      limits: { mutations_per_minute: 120, sign_ins_per_5_minutes: 10, live_compositions_per_project: 50 },
-    });
-  });
-
-  it('needs the secrets of shared-token and oidc modes, and valid settings', () => {
-    const origin = { public_origin: 'https://svc.acme.io' };
-    expect(() =>
-      parseAuthSettings(
-        { AUTH_MODE: 'shared-token', AUTH_SHARED_TOKEN: 'short', AUTH_SETTINGS: JSON.stringify(origin) },
-        { allowDev: false },
-      ),
-    ).toThrow(/AUTH_SHARED_TOKEN/);
-    const oidc = JSON.stringify({ ...origin, oidc: { issuer: 'https://id.example.com', client_id: 'svc' } });
-    expect(() => parseAuthSettings({ AUTH_MODE: 'oidc', AUTH_SETTINGS: oidc }, { allowDev: false })).toThrow(
-      /OIDC_CLIENT_SECRET/,
-    );
-    expect(
-      parseAuthSettings(
-        { AUTH_MODE: 'oidc', AUTH_SETTINGS: oidc, OIDC_CLIENT_SECRET: 's' },
-        { allowDev: false },
-      ),
-    ).toMatchObject({ mode: 'oidc', oidc: { username_claim: 'preferred_username', client_secret: 's' } });
-    expect(() =>
-      parseAuthSettings(
-        { AUTH_MODE: 'token', AUTH_SETTINGS: '{"limits":{"mutations_per_minute":0}}' },
-        { allowDev: false },
-      ),
-    ).toThrow(/limits.mutations_per_minute/);
   });
 });
 

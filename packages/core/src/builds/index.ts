@@ -4,8 +4,6 @@ export { type Build, BuildList, BuildView, PublishBuildBody } from './schema.ts'
 export {
   type BuildDeps,
   publish,
-  ResolveSourceQuery,
   resolveSource,
-  type SourceResolution,
   SourceResolutionView,
 } from './service.ts';

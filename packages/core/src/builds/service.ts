@@ -12,8 +12,7 @@ import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
-import { ResourceName } from '../names.ts';
-import { parseOrThrow, parseQueryOrThrow } from '../validation.ts';
+import { parseOrThrow } from '../validation.ts';
 import { buildId, type SourceRef } from './model.ts';
 import type { BuildStore } from './ports.ts';
 import { type Build, BuildView, PublishBuildBody } from './schema.ts';
@@ -83,12 +82,12 @@ export async function publish(
 
 const commitPattern = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
 
-export const ResolveSourceQuery = v.object({
-  repository: PublishBuildBody.entries.repository,
-  component: ResourceName,
-  ref: PublishBuildBody.entries.ref,
-});
-type ResolveSourceQuery = v.InferOutput<typeof ResolveSourceQuery>;
+/** What `GET …/sources/resolve` asks for, its query checked by the contract. */
+export interface SourceQuery {
+  repository: string;
+  component: string;
+  ref: string;
+}
 
 export const SourceResolutionView = v.object({
   project: v.string(),
@@ -116,7 +115,7 @@ export function refCandidates(ref: string): string[] {
   return [ref, `refs/tags/${ref}`, `refs/heads/${ref}`];
 }
 
-function notPublished(project: string, query: ResolveSourceQuery): ProblemError {
+function notPublished(project: string, query: SourceQuery): ProblemError {
   return new ProblemError(
     ErrorCode.NotFound,
     `no build of component "${query.component}" from ${query.repository} is published for ${commitPattern.test(query.ref) ? 'commit' : 'ref'} "${query.ref}" in project "${project}"; CI must publish that revision first (the service neither starts CI nor substitutes an older build)`,
@@ -130,9 +129,8 @@ function notPublished(project: string, query: ResolveSourceQuery): ProblemError 
 export async function resolveSource(
   deps: BuildDeps,
   project: string,
-  rawQuery: Record<string, string | undefined>,
+  query: SourceQuery,
 ): Promise<SourceResolution> {
-  const query = parseQueryOrThrow(ResolveSourceQuery, rawQuery);
   const version = await requireProject(deps, project);
   if (!version.components[query.component]) {
     throw new ProblemError(

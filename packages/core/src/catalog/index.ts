@@ -7,15 +7,16 @@ export {
 } from './namespaces.ts';
 export type { CatalogStore } from './ports.ts';
 export {
+  ApplyView,
   Baseline,
   BaselineView,
   CatalogManifest,
+  CatalogValidationView,
   ComponentProfile,
   ComponentView,
   ProjectView,
 } from './schema.ts';
 export {
-  type ApplyResult,
   apply,
   type CatalogDeps,
   listBaselines,

@@ -212,3 +212,23 @@ export type ComponentView = v.InferOutput<typeof ComponentView>;
 
 export const BaselineView = v.object({ ...Baseline.entries, revision: v.number() });
 export type BaselineView = v.InferOutput<typeof BaselineView>;
+
+/** `POST /v1/catalog/validate`: every problem of the manifest, by path. */
+export const CatalogValidationView = v.object({
+  valid: v.boolean(),
+  problems: v.array(v.object({ path: v.string(), code: v.string(), message: v.string() })),
+});
+
+/** `POST /v1/catalog/apply`: what changed; each project with its version and revisions. */
+export const ApplyView = v.object({
+  changed: v.boolean(),
+  projects: v.array(
+    v.object({
+      name: v.string(),
+      version: v.number(),
+      changed: v.boolean(),
+      revisions: v.record(v.string(), v.number()),
+    }),
+  ),
+});
+export type ApplyResult = v.InferOutput<typeof ApplyView>;

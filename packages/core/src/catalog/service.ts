@@ -9,7 +9,14 @@ import { type Cursors, type Page, type PageRequest, pageByName } from '../paging
 import { logSelector, nextProjectVersion, type ProjectVersion, type Revisioned } from './model.ts';
 import { claimsOf, describeClaim } from './namespaces.ts';
 import type { CatalogStore } from './ports.ts';
-import type { Baseline, BaselineView, ComponentProfile, ComponentView, ProjectView } from './schema.ts';
+import type {
+  ApplyResult,
+  Baseline,
+  BaselineView,
+  ComponentProfile,
+  ComponentView,
+  ProjectView,
+} from './schema.ts';
 import { type CatalogProblem, type ManifestLimits, validateManifest } from './validate.ts';
 
 export interface CatalogDeps {
@@ -52,11 +59,6 @@ async function claimNamespaces(deps: CatalogDeps, versions: readonly ProjectVers
       `${taken.map(describeClaim).join('; ')}: project "${version.project}" (baseline "${wanting?.baseline}") cannot use it. A namespace belongs to one project.`,
     );
   }
-}
-
-export interface ApplyResult {
-  changed: boolean;
-  projects: { name: string; version: number; changed: boolean; revisions: Record<string, number> }[];
 }
 
 const maxCommitAttempts = 5;

@@ -17,7 +17,7 @@ export async function enqueueNextStep(
     );
     return true;
   } catch (error) {
-    deps.log?.({
+    deps.log({
       level: 'warn',
       msg: 'enqueue failed; the redispatch sweep will retry',
       operation_id: operation.id,

@@ -30,7 +30,6 @@ export {
   CompositionView,
   CreateCompositionBody,
   EventList,
-  EventView,
   maxOverrides,
   maxTtlSeconds,
   minTtlSeconds,

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Answer } from '../idempotency/idempotent.ts';
 import type { IdempotencyCompletion, IdempotencyStore } from '../idempotency/ports.ts';
 import type { Job } from '../jobs/job.ts';
+import type { Log } from '../log.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import type { CheckRecord } from '../verification/model.ts';
 import type { CompositionEvent, CompositionRecord, Operation } from './model.ts';
@@ -111,7 +112,7 @@ export interface CompositionDeps {
   clock: Clock;
   /** The preview URL of composition `id` on a baseline's preview domain. */
   previewUrl: (id: string, previewDomain: string) => string;
-  log?: (entry: Record<string, unknown>) => void;
+  log: Log;
   /** Live (not destroyed) compositions a project may have; absent = no quota (dev mode). */
   liveCompositionQuota?: number | undefined;
 }

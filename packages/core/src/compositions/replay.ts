@@ -11,6 +11,7 @@ import type { Identity } from '../auth/identity.ts';
 import type { Clock } from '../clock.ts';
 import { type Job, parse } from '../jobs/job.ts';
 import type { DeadJob, DeadLetterQueue } from '../jobs/ports.ts';
+import type { Log } from '../log.ts';
 import { isUnfinished, notResumable, replayedEvent, resumeOperation } from '../rollout/operation.ts';
 import { parseOrThrow } from '../validation.ts';
 import { enqueueNextStep } from './dispatch.ts';
@@ -65,7 +66,7 @@ export interface ReplayDeps {
   jobs: JobQueue;
   deadLetters: DeadLetterQueue;
   clock: Clock;
-  log?: (entry: Record<string, unknown>) => void;
+  log: Log;
 }
 
 /** What to do with one dead job, and what to do before it leaves the queue; null: it stays there. */

@@ -161,7 +161,7 @@ export const PlanView = v.object({
 });
 export type PlanView = v.InferOutput<typeof PlanView>;
 
-export const EventView = v.object({
+const EventView = v.object({
   id: v.string(),
   composition_id: v.string(),
   type: v.enum(EventType),

@@ -25,7 +25,7 @@ export async function expireDue(deps: SweepDeps, limit = 100): Promise<number> {
       await destroy(deps, expirySweep, record.id, 'expired', record);
       started++;
     } catch (error) {
-      deps.log?.({
+      deps.log({
         level: 'warn',
         msg: 'expiry destroy failed',
         composition_id: record.id,

@@ -220,7 +220,7 @@ async function dispatch(deps: Pick<ForgeDeps, 'jobs' | 'forgeSettings' | 'log'>,
     timer = setTimeout(resolve, deps.forgeSettings.enqueueTimeoutMs);
   });
   const send = deps.jobs.send({ kind: 'forge-delivery', delivery_id: id }).catch((error: unknown) => {
-    deps.log?.({
+    deps.log({
       level: 'warn',
       msg: 'delivery not enqueued; the dispatch sweep will send it',
       delivery: id,

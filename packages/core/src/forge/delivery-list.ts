@@ -8,8 +8,7 @@
 import { anyProject, authorize, readableProjects } from '../auth/access.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { Page, PageRequest } from '../paging.ts';
-import { parseQueryOrThrow } from '../validation.ts';
-import { type Delivery, DeliveryListQuery, type DeliveryView } from './model.ts';
+import type { Delivery, DeliveryView } from './model.ts';
 import { allPolicies } from './policies.ts';
 import type { ForgeDeps } from './ports.ts';
 
@@ -75,13 +74,9 @@ function deliveryView(delivery: Delivery, scope: Scope | null): DeliveryView {
 export async function listDeliveries(
   deps: Pick<ForgeDeps, 'forgeStore'>,
   caller: Caller,
-  query: Record<string, string | undefined>,
+  filter: { project?: string | undefined; repository?: string | undefined },
   page: PageRequest,
 ): Promise<Page<DeliveryView>> {
-  const filter = parseQueryOrThrow(DeliveryListQuery, {
-    project: query.project,
-    repository: query.repository,
-  });
   const project = filter.project ?? null;
   if (project !== null) authorize(caller, 'preview:read', { project });
   const scope = await scopeOf(deps, caller, project);

@@ -129,7 +129,7 @@ export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef):
       await deps.jobs
         .send({ kind: 'forge-preview', ...ref }, { delaySeconds: deps.forgeSettings.pollSeconds })
         .catch((error: unknown) =>
-          deps.log?.({ level: 'warn', msg: 'forge poll not enqueued', error: String(error) }),
+          deps.log({ level: 'warn', msg: 'forge poll not enqueued', error: String(error) }),
         );
     }
     // The forge refuses a suspended installation's writes; the feedback follows once it is back.

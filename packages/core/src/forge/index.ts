@@ -5,7 +5,6 @@ export { listInstallations, listRepositories } from './installations.ts';
 export {
   type Delivery,
   DeliveryList,
-  DeliveryListQuery,
   DeliveryView,
   ForgeStatusView,
   InstallationPage,

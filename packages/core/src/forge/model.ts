@@ -275,12 +275,6 @@ export const DeliveryView = v.object({
 export type DeliveryView = v.InferOutput<typeof DeliveryView>;
 export const DeliveryList = pageSchema(DeliveryView);
 
-/** The filters of GET /v1/forge/deliveries (paging aside). */
-export const DeliveryListQuery = v.object({
-  project: v.optional(ResourceName),
-  repository: v.optional(RepositoryName),
-});
-
 /** An installation the forge reports suspended: its repositories get no preview until it is unsuspended. */
 export interface InstallationSuspension {
   /** The installation's account (`owner` of its repositories), as the forge spells it. */

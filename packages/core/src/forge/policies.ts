@@ -117,7 +117,7 @@ export async function putPolicy(
   await deps.jobs
     .send({ kind: 'forge-repository', project, repository })
     .catch((error: unknown) =>
-      deps.log?.({ level: 'warn', msg: 'forge job not enqueued', error: String(error) }),
+      deps.log({ level: 'warn', msg: 'forge job not enqueued', error: String(error) }),
     );
   return { created: current === null, policy };
 }

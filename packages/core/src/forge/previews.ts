@@ -89,7 +89,7 @@ async function enqueue(deps: Pick<ForgeDeps, 'jobs' | 'log'>, record: PreviewRec
   await deps.jobs
     .send({ kind: 'forge-preview', ...refOf(record) })
     .catch((error: unknown) =>
-      deps.log?.({ level: 'warn', msg: 'forge job not enqueued', error: String(error) }),
+      deps.log({ level: 'warn', msg: 'forge job not enqueued', error: String(error) }),
     );
 }
 

@@ -23,7 +23,7 @@ export async function dispatchDeliveries(deps: ForgeDeps, limit = 100): Promise<
       await deps.jobs.send({ kind: 'forge-delivery', delivery_id: delivery.id });
     } catch (error) {
       // Still due: the next run tries again.
-      deps.log?.({
+      deps.log({
         level: 'warn',
         msg: 'delivery not dispatched',
         delivery: delivery.id,
@@ -54,7 +54,7 @@ export async function reconcile(deps: ForgeDeps): Promise<ReconciliationRun> {
       run.redelivered = await redeliverFailed(deps);
     } catch (error) {
       run.error = error instanceof ForgeRateLimitedError ? error.message : String(error);
-      deps.log?.({ level: 'warn', msg: 'reconciliation stopped', error: run.error });
+      deps.log({ level: 'warn', msg: 'reconciliation stopped', error: run.error });
     } finally {
       await recordBudgets(deps);
     }

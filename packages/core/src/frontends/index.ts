@@ -5,9 +5,8 @@ export {
   type FrontendBinding,
   FrontendBindingView,
   FrontendCheckBody,
-  type FrontendResolution,
   FrontendResolutionView,
   FrontendRevision,
   PublishFrontendBody,
 } from './schema.ts';
-export { type BindingRef, bind, type FrontendDeps, publish, recordCheck, resolve } from './service.ts';
+export { bind, type FrontendDeps, publish, recordCheck, resolve } from './service.ts';

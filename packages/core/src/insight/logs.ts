@@ -67,7 +67,7 @@ export async function componentLogs(
       a.metadata.name < b.metadata.name ? -1 : 1,
     );
   } catch (error) {
-    deps.log?.({
+    deps.log({
       level: 'warn',
       msg: 'log snapshot: the cluster could not be read',
       composition_id: id,

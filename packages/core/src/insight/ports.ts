@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
 import type { CompositionStore } from '../compositions/ports.ts';
 import type { FrontendStore } from '../frontends/ports.ts';
+import type { Log } from '../log.ts';
 
 /** What the insight reads (logs, diagnosis, verification, observability links) need. */
 export interface InsightDeps {
@@ -13,5 +14,5 @@ export interface InsightDeps {
   /** Frontend checks are stale once their binding changed. */
   frontends: FrontendStore;
   /** The server log: what an answer only names by a short cause is written here in full. */
-  log?: (entry: Record<string, unknown>) => void;
+  log: Log;
 }

@@ -30,7 +30,6 @@ export type TestStackOptions = Omit<StackOptions, 'emulators' | 'resourcePrefix'
 
 export function startTestStack(options: TestStackOptions = {}): Promise<Stack> {
   return startStack({
-    gatewayPort: 0,
     podReadyDelayMs: 20,
     ...options,
     workerSettings: {

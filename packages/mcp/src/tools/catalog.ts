@@ -1,16 +1,11 @@
 /** What can be composed: the catalog's projects, components and baselines, and published builds. */
 import { Builds, maxPageSize, ResourceName } from '@svc/core';
 import * as v from 'valibot';
-import { segment } from '../api.ts';
 import { Access, defineTool } from '../tool.ts';
 import { pageInput } from './inputs.ts';
 
-interface Page {
-  items: { name: string }[];
-  next_cursor: string | null;
-}
-
-const names = (page: Page) => page.items.map((item) => item.name).join(', ') || 'none';
+const names = (page: { items: { name: string }[] }) =>
+  page.items.map((item) => item.name).join(', ') || 'none';
 
 export const catalog = defineTool({
   name: 'catalog_read',
@@ -23,16 +18,16 @@ export const catalog = defineTool({
     project: v.optional(v.pipe(ResourceName, v.description('A project to describe.'))),
     ...pageInput,
   }),
-  async run({ project, ...page }, { call }) {
+  async run({ project, ...page }, { client }) {
     if (project === undefined) {
-      const projects = (await call({ method: 'GET', path: '/v1/projects', query: page })) as Page;
+      const projects = await client.call('listProjects', { query: page });
       return { summary: `Projects: ${names(projects)}.`, result: projects };
     }
-    const everything = { limit: maxPageSize };
-    const [components, baselines] = (await Promise.all([
-      call({ method: 'GET', path: `/v1/projects/${segment(project)}/components`, query: everything }),
-      call({ method: 'GET', path: `/v1/projects/${segment(project)}/baselines`, query: everything }),
-    ])) as [Page, Page];
+    const everything = { path: { project }, query: { limit: maxPageSize } };
+    const [components, baselines] = await Promise.all([
+      client.call('listComponents', everything),
+      client.call('listBaselines', everything),
+    ]);
     return {
       summary: `${project}: components ${names(components)}; baselines ${names(baselines)}.`,
       result: { project, components, baselines },
@@ -47,13 +42,14 @@ export const resolveSource = defineTool({
     'The commit a branch, tag or commit SHA of a repository names, and the build CI published for it (its build_id goes into overrides as {"build_id": …}). Not found means CI has not published that commit yet.',
   access: Access.Read,
   idempotent: true,
-  input: v.strictObject({ project: ResourceName, ...Builds.ResolveSourceQuery.entries }),
-  async run({ project, ...query }, { call }) {
-    const answer = (await call({
-      method: 'GET',
-      path: `/v1/projects/${segment(project)}/sources/resolve`,
-      query,
-    })) as Builds.SourceResolution;
+  input: v.strictObject({
+    project: ResourceName,
+    repository: Builds.PublishBuildBody.entries.repository,
+    component: ResourceName,
+    ref: Builds.PublishBuildBody.entries.ref,
+  }),
+  async run({ project, ...query }, { client }) {
+    const answer = await client.call('resolveSource', { path: { project }, query });
     return {
       summary: `${query.repository} ${query.ref} → ${answer.commit_sha.slice(0, 12)}, build ${answer.build.id} for ${query.component}.`,
       result: answer,

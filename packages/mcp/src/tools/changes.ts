@@ -6,15 +6,12 @@
  */
 import { Compositions } from '@svc/core';
 import * as v from 'valibot';
-import { segment } from '../api.ts';
 import { type Action, confirmationLifetimeSeconds } from '../confirmation.ts';
 import { McpCode, mcpError } from '../problems.ts';
 import { Access, defineTool, type ToolContext, type ToolOutcome } from '../tool.ts';
 import { compositionId, confirmationInput } from './inputs.ts';
 
 type CompositionView = Compositions.CompositionView;
-
-const composition = (id: string) => `/v1/compositions/${segment(id)}`;
 
 /** The composition as the agent was shown it, for the effect of a change. */
 function shown(current: CompositionView) {
@@ -43,8 +40,8 @@ async function confirmed(
   describe: (current: CompositionView) => { summary: string; effect: Record<string, unknown> },
   act: () => Promise<ToolOutcome>,
 ): Promise<ToolOutcome> {
-  const { confirmations, call, session } = context;
-  const current = (await call({ method: 'GET', path: composition(request.id) })) as CompositionView;
+  const { confirmations, client, session } = context;
+  const current = await client.call('getComposition', { path: { id: request.id } });
   const action: Omit<Action, 'generation'> = {
     tool: request.tool,
     session,
@@ -107,7 +104,7 @@ export const destroy = defineTool({
         effect: { action: 'destroy', removes: ['workloads', 'routes', 'url'], reversible: false },
       }),
       async () => {
-        const answer = (await context.call({ method: 'DELETE', path: composition(id) })) as CompositionView;
+        const answer = await context.client.call('destroyComposition', { path: { id } });
         return { summary: `${id} is ${answer.phase}; cleanup follows.`, result: answer };
       },
     );
@@ -167,11 +164,7 @@ export const update = defineTool({
         };
       },
       async () => {
-        const answer = (await context.call({
-          method: 'PATCH',
-          path: composition(id),
-          body,
-        })) as CompositionView;
+        const answer = await context.client.call('updateComposition', { path: { id }, body });
         return {
           summary: `${id} is ${answer.phase} to generation ${answer.generation}; composition_wait follows it.`,
           result: answer,

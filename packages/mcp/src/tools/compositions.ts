@@ -1,22 +1,15 @@
 /** Planning, creating, following and reading compositions. */
+import { ApiError } from '@svc/client';
 import { Cluster, Compositions, contentHash, Insight, ResourceName } from '@svc/core';
 import * as v from 'valibot';
-import { ApiProblemError, segment } from '../api.ts';
 import { Access, defineTool, type ToolContext } from '../tool.ts';
 import { compositionId, pageInput } from './inputs.ts';
 
-type CompositionView = Compositions.CompositionView;
 type StatusView = Compositions.CompositionStatusView;
 
-const composition = (id: string) => `/v1/compositions/${segment(id)}`;
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
-interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
-
-const pageSummary = (page: Page<unknown>, noun: string, where: string) =>
+const pageSummary = (page: { items: unknown[]; next_cursor: string | null }, noun: string, where: string) =>
   `${count(page.items.length, noun)}${where}${page.next_cursor ? '; more with after=next_cursor' : ''}.`;
 
 /** A page of what a composition accumulates (events, checks), whose messages may quote outside text. */
@@ -24,7 +17,14 @@ function compositionPage<TItem>(spec: {
   name: string;
   title: string;
   description: string;
-  resource: string;
+  read: (
+    client: ToolContext['client'],
+    id: string,
+    query: { limit?: number | undefined; after?: string | undefined },
+  ) => Promise<{
+    items: TItem[];
+    next_cursor: string | null;
+  }>;
   noun: string;
   newest?: (item: TItem) => string;
 }) {
@@ -36,9 +36,8 @@ function compositionPage<TItem>(spec: {
     idempotent: true,
     input: v.strictObject({ id: compositionId, ...pageInput }),
     untrusted: [['items', '*', 'message']],
-    async run({ id, ...query }, { call }) {
-      const path = `${composition(id)}/${spec.resource}`;
-      const answer = (await call({ method: 'GET', path, query })) as Page<TItem>;
+    async run({ id, ...query }, { client }) {
+      const answer = await spec.read(client, id, query);
       const latest = answer.items[0];
       const newest = latest !== undefined && spec.newest ? `; ${spec.newest(latest)}` : '';
       return { summary: pageSummary(answer, spec.noun, ` of ${id}${newest}`), result: answer };
@@ -56,12 +55,8 @@ export const plan = defineTool({
   access: Access.Read,
   idempotent: true,
   input: Compositions.CreateCompositionBody,
-  async run(args, { call }) {
-    const answer = (await call({
-      method: 'POST',
-      path: '/v1/compositions/plan',
-      body: args,
-    })) as Compositions.PlanView;
+  async run(args, { client }) {
+    const answer = await client.call('planComposition', { body: args });
     const verdict = answer.blockers.length
       ? `blocked by ${count(answer.blockers.length, 'blocker')}: ${answer.blockers.map((b) => b.code).join(', ')}`
       : 'no blockers';
@@ -88,16 +83,14 @@ export const create = defineTool({
       ),
     ),
   }),
-  async run(args, { call, session }) {
+  async run(args, { client, session }) {
     const { request_id: _requestId, ...body } = args;
     // Derived from the whole call (request_id included) and the session: a retried call replays.
     const idempotencyKey = `mcp-${contentHash({ session, tool: 'composition_create', arguments: args })}`;
-    const answer = (await call({
-      method: 'POST',
-      path: '/v1/compositions',
+    const answer = await client.call('createComposition', {
       body,
-      idempotencyKey,
-    })) as CompositionView;
+      headers: { 'Idempotency-Key': idempotencyKey },
+    });
     return {
       summary: `Composition ${answer.id} (${answer.name}) accepted, phase ${answer.phase}, generation ${answer.generation}; composition_wait follows it.`,
       result: answer,
@@ -112,7 +105,7 @@ const WaitOutcome = { Ready: 'ready', Failed: 'failed', Ended: 'ended', TimedOut
 
 /** Failures worth another poll once the composition is known: no answer, or a server error. */
 function transient(error: unknown): boolean {
-  if (!(error instanceof ApiProblemError)) return false;
+  if (!(error instanceof ApiError)) return false;
   const { status, code } = error.problem;
   return (status !== null && status >= 500) || code === 'api_unreachable' || code === 'api_timeout';
 }
@@ -139,7 +132,7 @@ export function wait(maxSeconds: number) {
       ),
     }),
     untrusted: [['blockers', '*', 'message']],
-    async run({ id, timeout_seconds }, { call }) {
+    async run({ id, timeout_seconds }, { client }) {
       const deadline = Date.now() + timeout_seconds * 1000;
       const secondsLeft = () => Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
       let status: StatusView | undefined;
@@ -147,11 +140,11 @@ export function wait(maxSeconds: number) {
       for (;;) {
         try {
           // One slow answer must not stretch the wait past its bound.
-          status = (await call({
-            method: 'GET',
-            path: `${composition(id)}/status`,
-            timeoutSeconds: secondsLeft(),
-          })) as StatusView;
+          status = await client.call(
+            'getCompositionStatus',
+            { path: { id } },
+            { timeoutSeconds: secondsLeft() },
+          );
         } catch (error) {
           if (status === undefined || !transient(error)) throw error;
         }
@@ -162,7 +155,7 @@ export function wait(maxSeconds: number) {
           };
         }
         if (status?.phase === 'failed') {
-          const blockers = await recordedBlockers(call, id);
+          const blockers = await recordedBlockers(client, id);
           return {
             summary: `${id} failed with ${count(blockers.length, 'recorded blocker')}; composition_diagnosis and composition_logs tell more.`,
             result: { outcome: WaitOutcome.Failed, status, blockers },
@@ -190,15 +183,11 @@ export function wait(maxSeconds: number) {
 
 /** The blockers the diagnosis recorded, so a failed wait says why; none when it cannot be read. */
 async function recordedBlockers(
-  call: ToolContext['call'],
+  client: ToolContext['client'],
   id: string,
 ): Promise<Insight.DiagnosisView['blockers']> {
   try {
-    const diagnosis = (await call({
-      method: 'GET',
-      path: `${composition(id)}/diagnosis`,
-    })) as Insight.DiagnosisView;
-    return diagnosis.blockers;
+    return (await client.call('getDiagnosis', { path: { id } })).blockers;
   } catch {
     return [];
   }
@@ -214,8 +203,8 @@ export const get = defineTool({
   access: Access.Read,
   idempotent: true,
   input: byId,
-  async run({ id }, { call }) {
-    const answer = (await call({ method: 'GET', path: composition(id) })) as CompositionView;
+  async run({ id }, { client }) {
+    const answer = await client.call('getComposition', { path: { id } });
     return {
       summary: `${id} (${answer.name}) is ${answer.phase}, generation ${answer.generation} (observed ${answer.observed_generation}), expires ${answer.expires_at}.`,
       result: answer,
@@ -233,8 +222,8 @@ export const list = defineTool({
     project: v.optional(v.pipe(ResourceName, v.description('Only this project.'))),
     ...pageInput,
   }),
-  async run(query, { call }) {
-    const answer = (await call({ method: 'GET', path: '/v1/compositions', query })) as Page<CompositionView>;
+  async run(query, { client }) {
+    const answer = await client.call('listCompositions', { query });
     return { summary: pageSummary(answer, 'composition', ''), result: answer };
   },
 });
@@ -246,11 +235,8 @@ export const endpoints = defineTool({
   access: Access.Read,
   idempotent: true,
   input: byId,
-  async run({ id }, { call }) {
-    const answer = (await call({
-      method: 'GET',
-      path: `${composition(id)}/endpoints`,
-    })) as Compositions.CompositionEndpointsView;
+  async run({ id }, { client }) {
+    const answer = await client.call('getCompositionEndpoints', { path: { id } });
     const { url, ready } = answer.endpoints.public;
     // An agent that fetches the URL too early must not take the baseline's answer for its change.
     const meanwhile =
@@ -305,12 +291,8 @@ export const logs = defineTool({
     previous: v.optional(v.pipe(v.boolean(), v.description('The last terminated container instead.')), false),
   }),
   untrusted: [['streams', '*', 'text']],
-  async run({ id, component, ...query }, { call }) {
-    const answer = (await call({
-      method: 'GET',
-      path: `${composition(id)}/components/${segment(component)}/logs`,
-      query,
-    })) as Insight.LogSnapshot;
+  async run({ id, component, ...query }, { client }) {
+    const answer = await client.call('getComponentLogs', { path: { id, component }, query });
     const notes = [answer.source, answer.partial ? 'partial' : null, answer.truncated ? 'truncated' : null];
     return {
       summary: `${component} of ${id}: ${count(answer.streams.length, 'stream')} (${notes.filter(Boolean).join(', ')}).`,
@@ -324,7 +306,7 @@ export const events = compositionPage({
   title: 'Composition events',
   description:
     'The durable history of a composition (operations, steps, failures), newest first; one page at a time.',
-  resource: 'events',
+  read: (client, id, query) => client.call('listCompositionEvents', { path: { id }, query }),
   noun: 'event',
 });
 
@@ -340,11 +322,8 @@ export const diagnosis = defineTool({
     ['blockers', '*', 'message'],
     ['notes', '*', 'message'],
   ],
-  async run({ id }, { call }) {
-    const answer = (await call({
-      method: 'GET',
-      path: `${composition(id)}/diagnosis`,
-    })) as Insight.DiagnosisView;
+  async run({ id }, { client }) {
+    const answer = await client.call('getDiagnosis', { path: { id } });
     return {
       summary: `${id}: ${count(answer.blockers.length, 'blocker')}, ${count(answer.notes.length, 'note')}.`,
       result: answer,
@@ -352,12 +331,12 @@ export const diagnosis = defineTool({
   },
 });
 
-export const verification = compositionPage<{ status: string; freshness: string }>({
+export const verification = compositionPage({
   name: 'composition_verification',
   title: 'Verification checks',
   description:
     'Checks recorded against the composition (routing, frontend), newest first, each with its freshness; one page at a time.',
-  resource: 'verification',
+  read: (client, id, query) => client.call('listVerification', { path: { id }, query }),
   noun: 'check',
   newest: (check) => `newest ${check.status}, ${check.freshness}`,
 });

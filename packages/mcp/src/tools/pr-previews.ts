@@ -1,7 +1,6 @@
 /** Pull-request previews: read-only here; stop and restart stay with people (svc pr-preview, the console). */
 import { type Forge, ResourceName } from '@svc/core';
 import * as v from 'valibot';
-import { segment } from '../api.ts';
 import { Access, defineTool } from '../tool.ts';
 import { pageInput } from './inputs.ts';
 
@@ -26,18 +25,12 @@ export const prPreviews = defineTool({
     ['last_error', 'message'],
     ['items', '*', 'last_error', 'message'],
   ],
-  async run({ id, ...query }, { call }) {
+  async run({ id, ...query }, { client }) {
     if (id !== undefined) {
-      const preview = (await call({
-        method: 'GET',
-        path: `/v1/forge/previews/${segment(id)}`,
-      })) as Forge.PreviewView;
+      const preview = await client.call('getForgePreview', { path: { id } });
       return { summary: `${describe(preview)}.`, result: preview };
     }
-    const page = (await call({ method: 'GET', path: '/v1/forge/previews', query })) as {
-      items: Forge.PreviewView[];
-      next_cursor: string | null;
-    };
+    const page = await client.call('listForgePreviews', { query });
     const shown = page.items.map(describe).join('; ') || 'none';
     return {
       summary: `Pull-request previews: ${shown}${page.next_cursor ? ' (more: pass after)' : ''}.`,

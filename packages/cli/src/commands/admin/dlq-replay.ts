@@ -28,12 +28,14 @@ export default defineCommand({
     if (flags.reason !== undefined && (!reason || reason.length > 300)) {
       throw invalidArgument('--reason', 'must be 1–300 characters');
     }
-    return api(context.http).replayDeadLetters({
-      dry_run: flags['dry-run'] === true,
-      ...(flags.limit === undefined
-        ? {}
-        : { limit: checkInteger(flags.limit, '--limit', { min: 1, max: maxReplay }) }),
-      ...(reason ? { reason } : {}),
+    return api(context).call('replayDeadLetters', {
+      body: {
+        dry_run: flags['dry-run'] === true,
+        ...(flags.limit === undefined
+          ? {}
+          : { limit: checkInteger(flags.limit, '--limit', { min: 1, max: maxReplay }) }),
+        ...(reason ? { reason } : {}),
+      },
     });
   },
 });

@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
+import { signInOperations } from '@svc/contract/sign-in';
 import { parseDuration } from '@svc/core';
+import { cliClient } from '../../client.ts';
 import { defineCommand } from '../../command.ts';
 import { credentialsPath, saveLogin } from '../../credentials.ts';
 import { CliError, ExitCode, invalidArgument, LocalCode, localProblem } from '../../errors.ts';
 import { requireSafeTransport } from '../../http.ts';
-import { type AuthConfig, startLogin } from '../../oauth.ts';
+import { startLogin } from '../../oauth.ts';
 
 /** The desktop's "open this address" command; null where there is none to try. */
 function opener(): [string, string[]] | null {
@@ -52,8 +54,7 @@ export default defineCommand({
       throw invalidArgument('--timeout', 'must be a duration from 1s to 30m, e.g. 5m');
     }
     requireSafeTransport(context.apiUrl);
-    const config = (await context.anonymousHttp.request<AuthConfig>('GET', '/auth/config', { auth: false }))
-      .body;
+    const config = await cliClient(signInOperations, context.transport).call('getAuthConfig');
     if (!config.sign_in) {
       throw new CliError(
         localProblem(
@@ -63,7 +64,7 @@ export default defineCommand({
         ExitCode.Failure,
       );
     }
-    const attempt = await startLogin(context.anonymousHttp, context.apiUrl, timeout);
+    const attempt = await startLogin(context.transport, context.apiUrl, timeout);
     if (flags['no-browser'] || !openBrowser(attempt.url)) {
       context.hint(`open this address in a browser to sign in:\n${attempt.url}`);
     } else {

@@ -14,7 +14,7 @@ export default defineCommand({
   async run({ context }) {
     const saved = await readSavedLogin(context.env, context.apiUrl);
     const token = saved?.refresh_token ?? saved?.access_token;
-    const revoked = token ? await revokeLogin(context.anonymousHttp, token) : false;
+    const revoked = token ? await revokeLogin(context.transport, token) : false;
     const removed = await removeSavedLogin(context.env, context.apiUrl.origin);
     return {
       api_url: context.apiUrl.href.replace(/\/$/, ''),

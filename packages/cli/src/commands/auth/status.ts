@@ -37,9 +37,9 @@ export default defineCommand({
       identity: null as Auth.IdentityView | null,
     };
     if (problem) throw new CliError(problem.problem, problem.exitCode, { output: report });
-    const client = api(context.http);
+    const client = api(context);
     try {
-      const answer = await client.identity();
+      const answer = await client.send('getIdentity');
       report.identity = answer.body;
       report.server = { accepted: true, status: answer.status };
       return report;
@@ -49,7 +49,7 @@ export default defineCommand({
       if (error.problem.status !== 404) return refused(error, report);
     }
     try {
-      const answer = await client.probeAuth();
+      const answer = await client.send('listProjects', { query: { limit: 1 } });
       report.server = { accepted: true, status: answer.status };
       return report;
     } catch (error) {

@@ -8,5 +8,6 @@ export default defineCommand({
   summary: 'Register projects, components and baselines atomically; an invalid manifest writes nothing.',
   notes: ['stdout is { changed, projects: [{ name, version, changed, revisions }] }.'],
   flags: fileFlag,
-  run: async ({ flags, context }) => api(context.http).applyCatalog(await readJsonFile(flags.file)),
+  run: async ({ flags, context }) =>
+    api(context).call('applyCatalog', { body: await readJsonFile(flags.file) }),
 });

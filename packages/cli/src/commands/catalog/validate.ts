@@ -10,7 +10,7 @@ export default defineCommand({
   notes: ['stdout is { valid, problems }; an invalid manifest exits 1.'],
   flags: fileFlag,
   async run({ flags, context }) {
-    const result = await api(context.http).validateCatalog(await readJsonFile(flags.file));
+    const result = await api(context).call('validateCatalog', { body: await readJsonFile(flags.file) });
     if (!result.valid) {
       throw new CliError(
         localProblem(

@@ -14,7 +14,7 @@ async function componentsOf(client: Api, project: string): Promise<string[]> {
   const names: string[] = [];
   let after: string | undefined;
   do {
-    const page = await client.listComponents(project, { limit: 200, after });
+    const page = await client.call('listComponents', { path: { project }, query: { limit: 200, after } });
     names.push(...page.items.map((item) => item.name));
     after = page.next_cursor ?? undefined;
   } while (after !== undefined);

@@ -34,13 +34,16 @@ export default defineCommand({
     if (flags.status !== 'passed' && flags.status !== 'failed') {
       throw invalidArgument('--status', `must be passed or failed; got ${flags.status}`);
     }
-    return api(context.http).recordCompositionCheck(checkId(args.id), {
-      composition_generation: checkInteger(flags.generation, '--generation', {
-        min: 1,
-        max: Number.MAX_SAFE_INTEGER,
-      }),
-      status: flags.status,
-      message: checkWith(Insight.CompositionCheckBody.entries.message, flags.message, '--message'),
+    return api(context).call('recordCompositionCheck', {
+      path: { id: checkId(args.id) },
+      body: {
+        composition_generation: checkInteger(flags.generation, '--generation', {
+          min: 1,
+          max: Number.MAX_SAFE_INTEGER,
+        }),
+        status: flags.status,
+        message: checkWith(Insight.CompositionCheckBody.entries.message, flags.message, '--message'),
+      },
     });
   },
 });

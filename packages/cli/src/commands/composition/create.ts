@@ -1,4 +1,6 @@
-import { api, type CreateRequest } from '../../api.ts';
+import type { Compositions } from '@svc/core';
+import type * as v from 'valibot';
+import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import {
   checkCompositionName,
@@ -43,7 +45,7 @@ export default defineCommand({
   },
   async run({ flags, context }) {
     const project = checkName(flags.project, '--project');
-    const request: CreateRequest = {
+    const request: v.InferInput<typeof Compositions.CreateCompositionBody> = {
       project,
       ...(flags.baseline === undefined ? {} : { baseline: checkName(flags.baseline, '--baseline') }),
       name: checkCompositionName(flags.name),
@@ -58,9 +60,12 @@ export default defineCommand({
     }
     const key =
       flags['idempotency-key'] === undefined ? undefined : checkIdempotencyKey(flags['idempotency-key']);
-    const client = api(context.http);
+    const client = api(context);
     const component = await imageComponent(flags, async () => project, client, context);
     request.overrides = overridesFrom(flags, component);
-    return client.createComposition(request, key);
+    return client.call('createComposition', {
+      body: request,
+      headers: { 'Idempotency-Key': key },
+    });
   },
 });

@@ -9,5 +9,5 @@ export default defineCommand({
   notes: ['stdout is the composition as it stands after the request (phase destroying).'],
   positionals: compositionId,
   flags: {},
-  run: ({ args, context }) => api(context.http).destroyComposition(checkId(args.id)),
+  run: ({ args, context }) => api(context).call('destroyComposition', { path: { id: checkId(args.id) } }),
 });

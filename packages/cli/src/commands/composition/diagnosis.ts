@@ -9,5 +9,5 @@ export default defineCommand({
   notes: ['Unknown or unavailable coverage is reported as such, never as success.'],
   positionals: compositionId,
   flags: {},
-  run: ({ args, context }) => api(context.http).compositionDiagnosis(checkId(args.id)),
+  run: ({ args, context }) => api(context).call('getDiagnosis', { path: { id: checkId(args.id) } }),
 });

@@ -36,7 +36,7 @@ export default defineCommand({
   positionals: compositionId,
   flags: {},
   async run({ args, context }) {
-    const view = await api(context.http).compositionEndpoints(checkId(args.id));
+    const view = await api(context).call('getCompositionEndpoints', { path: { id: checkId(args.id) } });
     const line = banner(view);
     if (line) context.hint(line);
     return view;

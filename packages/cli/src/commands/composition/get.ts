@@ -10,7 +10,7 @@ export function readCommand(name: string, summary: string) {
     summary,
     positionals: compositionId,
     flags: {},
-    run: ({ args, context }) => api(context.http).getComposition(checkId(args.id)),
+    run: ({ args, context }) => api(context).call('getComposition', { path: { id: checkId(args.id) } }),
   });
 }
 

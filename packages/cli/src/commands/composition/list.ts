@@ -11,9 +11,11 @@ export default defineCommand({
     ...pageFlags,
   },
   run: ({ flags, context }) =>
-    api(context.http).listCompositions({
-      project: flags.project === undefined ? undefined : checkName(flags.project, '--project'),
-      limit: checkLimit(flags.limit),
-      after: checkCursor(flags.after),
+    api(context).call('listCompositions', {
+      query: {
+        project: flags.project === undefined ? undefined : checkName(flags.project, '--project'),
+        limit: checkLimit(flags.limit),
+        after: checkCursor(flags.after),
+      },
     }),
 });

@@ -39,14 +39,17 @@ export default defineCommand({
   run({ flags, args, context }) {
     const id = checkId(args.id);
     const component = checkName(flags.component, '--component');
-    return api(context.http).compositionLogs(id, component, {
-      tail_lines: checkInteger(flags['tail-lines'], '--tail-lines', { min: 1, max: maxTailLines }),
-      max_bytes: checkInteger(flags['max-bytes'], '--max-bytes', { min: 1, max: maxLogBytes }),
-      since_seconds:
-        flags.since === undefined
-          ? undefined
-          : checkDuration(flags.since, '--since', { min: 1, max: maxSinceSeconds }),
-      previous: flags.previous ? true : undefined,
+    return api(context).call('getComponentLogs', {
+      path: { id, component },
+      query: {
+        tail_lines: checkInteger(flags['tail-lines'], '--tail-lines', { min: 1, max: maxTailLines }),
+        max_bytes: checkInteger(flags['max-bytes'], '--max-bytes', { min: 1, max: maxLogBytes }),
+        since_seconds:
+          flags.since === undefined
+            ? undefined
+            : checkDuration(flags.since, '--since', { min: 1, max: maxSinceSeconds }),
+        previous: flags.previous ? true : undefined,
+      },
     });
   },
 });

@@ -18,7 +18,7 @@ export default defineCommand({
     const body = await readJsonFile(flags.file);
     // The shape is checked here as the server checks it; rule violations are the plan's blockers.
     checkFileBody(Compositions.CreateCompositionBody, body);
-    const plan = await api(context.http).planComposition(body);
+    const plan = await api(context).call('planComposition', { body });
     if (plan.blockers.length) {
       throw new CliError(
         localProblem(

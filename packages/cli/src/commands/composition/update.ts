@@ -37,13 +37,16 @@ export default defineCommand({
     });
     const revisions = previewRevisionsFrom(flags['expected-preview-revision']);
     checkSelection(flags);
-    const client = api(context.http);
-    const project = async () => (await client.getComposition(id)).project;
+    const client = api(context);
+    const project = async () => (await client.call('getComposition', { path: { id } })).project;
     const component = await imageComponent(flags, project, client, context);
-    return client.updateComposition(id, {
-      expected_generation: expectedGeneration,
-      overrides: overridesFrom(flags, component),
-      expected_preview_revisions: revisions,
+    return client.call('updateComposition', {
+      path: { id },
+      body: {
+        expected_generation: expectedGeneration,
+        overrides: overridesFrom(flags, component),
+        expected_preview_revisions: revisions,
+      },
     });
   },
 });

@@ -9,8 +9,8 @@ export default defineCommand({
   positionals: compositionId,
   flags: pageFlags,
   run: ({ flags, args, context }) =>
-    api(context.http).compositionVerification(checkId(args.id), {
-      limit: checkLimit(flags.limit),
-      after: checkCursor(flags.after),
+    api(context).call('listVerification', {
+      path: { id: checkId(args.id) },
+      query: { limit: checkLimit(flags.limit), after: checkCursor(flags.after) },
     }),
 });

@@ -15,12 +15,28 @@ const ended = new Set(['destroying', 'destroyed', 'expired']);
 /** The blockers the diagnosis recorded, so a failed wait says why; none if it cannot be read. */
 async function recordedBlockers(client: Api, id: string): Promise<Insight.DiagnosisView['blockers']> {
   try {
-    const { blockers } = await client.compositionDiagnosis(id);
+    const { blockers } = await client.call('getDiagnosis', { path: { id } });
     // The answer is typed, not validated: an answer of another shape names no blockers.
     return Array.isArray(blockers) ? blockers.filter((b) => typeof b?.message === 'string') : [];
   } catch {
     return [];
   }
+}
+
+/** A failed composition: exit 1 with its last status, naming the blockers the diagnosis recorded. */
+async function failed(client: Api, last: Compositions.CompositionStatusView): Promise<CliError> {
+  const { id } = last;
+  const blockers = await recordedBlockers(client, id);
+  const why = blockers.length ? `: ${blockers.map((b) => b.message).join('; ')}` : '';
+  return new CliError(
+    localProblem(
+      LocalCode.CompositionFailed,
+      `composition ${id} failed (operation ${last.latest_operation.kind} ${last.latest_operation.status})${why}; svc composition diagnosis ${id} tells more`,
+      blockers.map((b) => ({ path: b.component ?? '', message: b.message })),
+    ),
+    ExitCode.Failure,
+    { output: last },
+  );
 }
 
 export default defineCommand({
@@ -39,14 +55,19 @@ export default defineCommand({
   async run({ flags, args, context }) {
     const id = checkId(args.id);
     const seconds = checkDuration(flags.timeout, '--timeout', { min: 1, max: maxWaitSeconds });
-    const client = api(context.http);
+    const client = api(context);
     const deadline = Date.now() + seconds * 1000;
+    // One slow answer must not stretch the wait past its timeout.
+    const timeoutSeconds = () => Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
     let last: Compositions.CompositionStatusView | undefined;
     let interval = 250;
     for (;;) {
       try {
-        // One slow answer must not stretch the wait past its timeout.
-        last = await client.compositionStatus(id, Math.max(1, Math.ceil((deadline - Date.now()) / 1000)));
+        last = await client.call(
+          'getCompositionStatus',
+          { path: { id } },
+          { timeoutSeconds: timeoutSeconds() },
+        );
       } catch (error) {
         // Once the composition is known, a transient failure (network, 5xx) is worth another poll.
         const transient =
@@ -54,19 +75,7 @@ export default defineCommand({
         if (last === undefined || !transient) throw error;
       }
       if (last?.phase === 'ready') return last;
-      if (last?.phase === 'failed') {
-        const blockers = await recordedBlockers(client, id);
-        const why = blockers.length ? `: ${blockers.map((b) => b.message).join('; ')}` : '';
-        throw new CliError(
-          localProblem(
-            LocalCode.CompositionFailed,
-            `composition ${id} failed (operation ${last.latest_operation.kind} ${last.latest_operation.status})${why}; svc composition diagnosis ${id} tells more`,
-            blockers.map((b) => ({ path: b.component ?? '', message: b.message })),
-          ),
-          ExitCode.Failure,
-          { output: last },
-        );
-      }
+      if (last?.phase === 'failed') throw await failed(client, last);
       if (last && ended.has(last.phase)) {
         throw new CliError(
           localProblem(

@@ -24,11 +24,11 @@ export const expectedVersionFlag = {
 } as const satisfies Record<string, FlagSpec>;
 
 export function bindingOf(flags: { project: string; frontend: string; revision: string }) {
-  return [
-    checkName(flags.project, '--project'),
-    checkName(flags.frontend, '--frontend'),
-    checkWith(Frontends.FrontendRevision, flags.revision, '--revision'),
-  ] as const;
+  return {
+    project: checkName(flags.project, '--project'),
+    frontend: checkName(flags.frontend, '--frontend'),
+    revision: checkWith(Frontends.FrontendRevision, flags.revision, '--revision'),
+  };
 }
 
 export const checkVersion = (text: string) =>

@@ -15,5 +15,8 @@ export default defineCommand({
     composition: { type: 'string', required: true, value: 'id', description: 'Composition id.' },
   },
   run: ({ flags, context }) =>
-    api(context.http).bindFrontend(...bindingOf(flags), checkId(flags.composition, '--composition')),
+    api(context).call('bindFrontend', {
+      path: bindingOf(flags),
+      body: { composition_id: checkId(flags.composition, '--composition') },
+    }),
 });

@@ -34,14 +34,17 @@ export default defineCommand({
     if (flags.status !== 'passed' && flags.status !== 'failed') {
       throw invalidArgument('--status', `must be passed or failed; got ${flags.status}`);
     }
-    return api(context.http).recordFrontendCheck(...bindingOf(flags), {
-      expected_version: checkVersion(flags['expected-version']),
-      composition_generation: checkInteger(flags['composition-generation'], '--composition-generation', {
-        min: 1,
-        max: Number.MAX_SAFE_INTEGER,
-      }),
-      status: flags.status,
-      message: checkWith(Frontends.FrontendCheckBody.entries.message, flags.message, '--message'),
+    return api(context).call('recordFrontendCheck', {
+      path: bindingOf(flags),
+      body: {
+        expected_version: checkVersion(flags['expected-version']),
+        composition_generation: checkInteger(flags['composition-generation'], '--composition-generation', {
+          min: 1,
+          max: Number.MAX_SAFE_INTEGER,
+        }),
+        status: flags.status,
+        message: checkWith(Frontends.FrontendCheckBody.entries.message, flags.message, '--message'),
+      },
     });
   },
 });

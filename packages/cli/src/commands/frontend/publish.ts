@@ -19,8 +19,11 @@ export default defineCommand({
     },
   },
   run: ({ flags, context }) =>
-    api(context.http).publishFrontend(...bindingOf(flags), {
-      expected_version: checkVersion(flags['expected-version']),
-      url: checkWith(Frontends.PublishFrontendBody.entries.url, flags.url, '--url'),
+    api(context).call('publishFrontend', {
+      path: bindingOf(flags),
+      body: {
+        expected_version: checkVersion(flags['expected-version']),
+        url: checkWith(Frontends.PublishFrontendBody.entries.url, flags.url, '--url'),
+      },
     }),
 });

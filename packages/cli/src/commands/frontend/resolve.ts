@@ -26,16 +26,19 @@ export default defineCommand({
   async run({ flags, context }) {
     const binding = bindingOf(flags);
     const seconds = checkDuration(flags.timeout, '--timeout', { min: 1, max: maxWaitSeconds });
-    const client = api(context.http);
+    const client = api(context);
     const deadline = Date.now() + seconds * 1000;
     for (;;) {
       const wait = Math.max(
         0,
         Math.min(Frontends.maxResolveWaitSeconds, Math.floor((deadline - Date.now()) / 1000)),
       );
-      const answer = await client.resolveFrontend(...binding, wait, wait + 10);
-      const [, frontend, revision] = binding;
-      const what = `frontend ${frontend} revision ${revision.slice(0, 12)}`;
+      const answer = await client.call(
+        'resolveFrontend',
+        { path: binding, query: { wait_seconds: wait } },
+        { timeoutSeconds: wait + 10 },
+      );
+      const what = `frontend ${binding.frontend} revision ${binding.revision.slice(0, 12)}`;
       if (answer.outcome === 'ready') return answer;
       if (answer.outcome === 'failed' || answer.outcome === 'ended') {
         throw new CliError(

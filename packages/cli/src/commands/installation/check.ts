@@ -24,7 +24,7 @@ export default defineCommand({
   async run({ flags, context }) {
     const body = await readJsonFile(flags.file);
     checkFileBody(Installation.InstallationSpec, body);
-    const report = await api(context.http).checkInstallation(body);
+    const report = await api(context).call('checkInstallation', { body });
     if (report.status === Installation.InstallationStatus.Passed) return report;
     const failed = report.status === Installation.InstallationStatus.Failed;
     const open = report.checks.filter(

@@ -1,11 +1,10 @@
-import { Forge } from '@svc/core';
-import * as v from 'valibot';
+import { Builds } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { checkCursor, checkLimit, checkName, checkWith } from '../../validate.ts';
 import { pageFlags } from '../_shared.ts';
 
-const { repository: Repository } = Forge.DeliveryListQuery.entries;
+const { repository: Repository } = Builds.PublishBuildBody.entries;
 
 export default defineCommand({
   name: 'pr-preview deliveries',
@@ -28,13 +27,15 @@ export default defineCommand({
     ...pageFlags,
   },
   run: ({ flags, context }) =>
-    api(context.http).listForgeDeliveries({
-      project: flags.project === undefined ? undefined : checkName(flags.project, '--project'),
-      repository:
-        flags.repository === undefined
-          ? undefined
-          : checkWith(v.unwrap(Repository), flags.repository, '--repository'),
-      limit: checkLimit(flags.limit),
-      after: checkCursor(flags.after),
+    api(context).call('listForgeDeliveries', {
+      query: {
+        project: flags.project === undefined ? undefined : checkName(flags.project, '--project'),
+        repository:
+          flags.repository === undefined
+            ? undefined
+            : checkWith(Repository, flags.repository, '--repository'),
+        limit: checkLimit(flags.limit),
+        after: checkCursor(flags.after),
+      },
     }),
 });

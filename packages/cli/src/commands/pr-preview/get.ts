@@ -8,5 +8,5 @@ export default defineCommand({
   summary: 'Lifecycle state, pull request, head commit, builds, composition, URL and last error.',
   positionals: previewId,
   flags: {},
-  run: ({ args, context }) => api(context.http).getForgePreview(checkId(args.id)),
+  run: ({ args, context }) => api(context).call('getForgePreview', { path: { id: checkId(args.id) } }),
 });

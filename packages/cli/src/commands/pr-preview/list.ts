@@ -11,9 +11,11 @@ export default defineCommand({
     ...pageFlags,
   },
   run: ({ flags, context }) =>
-    api(context.http).listForgePreviews({
-      project: checkName(flags.project, '--project'),
-      limit: checkLimit(flags.limit),
-      after: checkCursor(flags.after),
+    api(context).call('listForgePreviews', {
+      query: {
+        project: checkName(flags.project, '--project'),
+        limit: checkLimit(flags.limit),
+        after: checkCursor(flags.after),
+      },
     }),
 });

@@ -23,8 +23,8 @@ export default defineCommand({
   flags: fileFlag,
   run: async ({ flags, context }) => {
     const raw = await readJsonFile(flags.file);
-    const { project, repository } = checkFileBody(PolicyFile, raw);
-    const { project: _, repository: __, ...policy } = raw as Record<string, unknown>;
-    return api(context.http).putPreviewPolicy(project, repository, policy);
+    checkFileBody(PolicyFile, raw);
+    const { project, repository, ...policy } = raw;
+    return api(context).call('putPreviewPolicy', { path: { project, repository }, body: policy });
   },
 });

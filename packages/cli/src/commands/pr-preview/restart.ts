@@ -12,5 +12,5 @@ export default defineCommand({
   ],
   positionals: previewId,
   flags: {},
-  run: ({ args, context }) => api(context.http).restartForgePreview(checkId(args.id)),
+  run: ({ args, context }) => api(context).call('restartForgePreview', { path: { id: checkId(args.id) } }),
 });

@@ -9,5 +9,5 @@ export default defineCommand({
   notes: ['Automation stays off, whatever the labels, until svc pr-preview restart.'],
   positionals: previewId,
   flags: {},
-  run: ({ args, context }) => api(context.http).stopForgePreview(checkId(args.id)),
+  run: ({ args, context }) => api(context).call('stopForgePreview', { path: { id: checkId(args.id) } }),
 });

@@ -29,11 +29,14 @@ export default defineCommand({
     ...pageFlags,
   },
   run: ({ flags, context }) =>
-    api(context.http).listBuilds(checkName(flags.project, '--project'), {
-      component: flags.component === undefined ? undefined : checkName(flags.component, '--component'),
-      repository: field('repository', flags.repository, '--repository'),
-      commit_sha: field('commit_sha', flags.commit, '--commit'),
-      limit: checkLimit(flags.limit),
-      after: checkCursor(flags.after),
+    api(context).call('listBuilds', {
+      path: { project: checkName(flags.project, '--project') },
+      query: {
+        component: flags.component === undefined ? undefined : checkName(flags.component, '--component'),
+        repository: field('repository', flags.repository, '--repository'),
+        commit_sha: field('commit_sha', flags.commit, '--commit'),
+        limit: checkLimit(flags.limit),
+        after: checkCursor(flags.after),
+      },
     }),
 });

@@ -42,11 +42,14 @@ export default defineCommand({
     },
   },
   run: ({ flags, context }) =>
-    api(context.http).publishBuild(checkName(flags.project, '--project'), {
-      component: checkName(flags.component, '--component'),
-      repository: checkWith(field.repository, flags.repository, '--repository'),
-      commit_sha: checkWith(field.commit_sha, flags.commit, '--commit'),
-      ref: checkWith(field.ref, flags.ref, '--ref'),
-      image: checkWith(field.image, flags.image, '--image'),
+    api(context).call('publishBuild', {
+      path: { project: checkName(flags.project, '--project') },
+      body: {
+        component: checkName(flags.component, '--component'),
+        repository: checkWith(field.repository, flags.repository, '--repository'),
+        commit_sha: checkWith(field.commit_sha, flags.commit, '--commit'),
+        ref: checkWith(field.ref, flags.ref, '--ref'),
+        image: checkWith(field.image, flags.image, '--image'),
+      },
     }),
 });

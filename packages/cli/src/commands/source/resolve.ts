@@ -25,9 +25,12 @@ export default defineCommand({
     },
   },
   run: ({ flags, context }) =>
-    api(context.http).resolveSource(checkName(flags.project, '--project'), {
-      repository: checkWith(Builds.PublishBuildBody.entries.repository, flags.repository, '--repository'),
-      component: checkName(flags.component, '--component'),
-      ref: checkWith(Builds.PublishBuildBody.entries.ref, flags.ref, '--ref'),
+    api(context).call('resolveSource', {
+      path: { project: checkName(flags.project, '--project') },
+      query: {
+        repository: checkWith(Builds.PublishBuildBody.entries.repository, flags.repository, '--repository'),
+        component: checkName(flags.component, '--component'),
+        ref: checkWith(Builds.PublishBuildBody.entries.ref, flags.ref, '--ref'),
+      },
     }),
 });

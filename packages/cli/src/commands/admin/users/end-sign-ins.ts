@@ -23,7 +23,8 @@ export default defineCommand({
     if (flags.id !== undefined && !/^(ses|sig)-[a-z0-9]{1,40}$/.test(flags.id)) {
       throw invalidArgument('--id', 'must be a sign-in id from svc admin users sign-ins (ses-… or sig-…)');
     }
-    await api(context.http).endSignIns(name, flags.id);
+    if (flags.id === undefined) await api(context).call('endSignIns', { path: { username: name } });
+    else await api(context).call('endSignIn', { path: { username: name, id: flags.id } });
     return { username: name, ended: flags.id ?? 'all' };
   },
 });

@@ -12,8 +12,8 @@ export default defineCommand({
   positionals: username,
   flags: { ...pageFlags },
   run: ({ args, flags, context }) =>
-    api(context.http).listSignIns(checkUsername(args.name), {
-      limit: checkLimit(flags.limit),
-      after: checkCursor(flags.after),
+    api(context).call('listSignIns', {
+      path: { username: checkUsername(args.name) },
+      query: { limit: checkLimit(flags.limit), after: checkCursor(flags.after) },
     }),
 });

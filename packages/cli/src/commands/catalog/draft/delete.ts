@@ -21,7 +21,7 @@ export default defineCommand({
   async run({ flags, args, context }) {
     const project = checkName(args.project, '<project>');
     const revision = checkInteger(flags.revision, '--revision', { min: 0, max: 2 ** 31 - 1 });
-    await api(context.http).deleteDraft(project, revision);
+    await api(context).call('discardOnboardingDraft', { path: { project }, query: { revision } });
     return { project, revision, deleted: true };
   },
 });

@@ -7,5 +7,6 @@ export default defineCommand({
   summary: 'Your onboarding draft of a project; exit 1 (404) when you have none.',
   positionals: { project: { description: 'Project the draft is for.' } },
   flags: {},
-  run: ({ args, context }) => api(context.http).getDraft(checkName(args.project, '<project>')),
+  run: ({ args, context }) =>
+    api(context).call('getOnboardingDraft', { path: { project: checkName(args.project, '<project>') } }),
 });

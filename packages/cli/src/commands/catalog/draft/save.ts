@@ -17,10 +17,9 @@ export default defineCommand({
   ],
   flags: fileFlag,
   async run({ flags, context }) {
-    const draft = await readJsonFile(flags.file);
-    let project: string;
+    let draft: Drafts.DraftBody;
     try {
-      project = Drafts.parseBody(draft).project;
+      draft = Drafts.parseBody(await readJsonFile(flags.file));
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error;
       // The server's own rules: a refused file never leaves this machine.
@@ -34,6 +33,6 @@ export default defineCommand({
         ExitCode.Usage,
       );
     }
-    return api(context.http).saveDraft(project, draft);
+    return api(context).call('saveOnboardingDraft', { path: { project: draft.project }, body: draft });
   },
 });

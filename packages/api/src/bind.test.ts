@@ -1,0 +1,99 @@
+import { clientOver, type Transport } from '@svc/client';
+import { type OperationId, operations } from '@svc/contract';
+import { Auth } from '@svc/core';
+import { Hono } from 'hono';
+import { requestId } from 'hono/request-id';
+import { describe, expect, it } from 'vitest';
+import { bindOperations, type Handlers } from './bind.ts';
+import type { AppEnv } from './env.ts';
+import { onError } from './problem.ts';
+
+const answered = () => new Response('handled');
+
+/** A handler per operation that answers which one ran and what it was given. */
+function echoing(): Handlers {
+  const handlers: Record<string, unknown> = {};
+  for (const id of Object.keys(operations)) {
+    handlers[id] = (_c: unknown, request: unknown) => Response.json({ id, request });
+  }
+  return handlers as Handlers;
+}
+
+function app(handlers: Handlers) {
+  const hono = new Hono<AppEnv>();
+  hono.use(requestId());
+  hono.use(async (c, next) => {
+    c.set('identity', Auth.devIdentity);
+    await next();
+  });
+  bindOperations(hono, handlers);
+  hono.onError(onError);
+  return hono;
+}
+
+describe('binding the contract', () => {
+  it('refuses to start with an operation that has no handler, naming it', () => {
+    const { getVersion: _, ...handlers } = echoing();
+    expect(() => app(handlers as Handlers)).toThrow('the API cannot start: no handler for getVersion');
+  });
+
+  it('refuses a handler for an operation the contract does not declare', () => {
+    const handlers = { ...echoing(), getWeather: answered } as Handlers & Record<string, unknown>;
+    expect(() => app(handlers)).toThrow('handlers for operations the contract does not declare: getWeather');
+  });
+
+  it('hands the handler the path and query as the contract reads them', async () => {
+    const response = await app(echoing()).request(
+      '/v1/compositions/c-1/components/service-b/logs?tail_lines=5&previous',
+    );
+    expect(await response.json()).toEqual({
+      id: 'getComponentLogs' satisfies OperationId,
+      request: { path: { id: 'c-1', component: 'service-b' }, query: { tail_lines: 5, previous: true } },
+    });
+  });
+
+  it('answers a segment that cannot name anything 404 and a bad query value 400, before the handler', async () => {
+    const missing = await app(echoing()).request('/v1/compositions/NOT_AN_ID');
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({
+      code: 'not_found',
+      detail: 'composition "NOT_AN_ID" not found',
+    });
+    const bad = await app(echoing()).request('/v1/compositions?limit=0&colour=blue');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({
+      code: 'invalid_query',
+      detail: 'limit: must be an integer from 1 to 200',
+      errors: [{ path: 'limit', message: 'must be an integer from 1 to 200' }],
+    });
+  });
+
+  it('reads what the typed client sends: encoded segments, typed query values, headers and the JSON body', async () => {
+    const hono = app(echoing());
+    const inProcess: Transport = async (request) => {
+      const search = new URLSearchParams(request.query);
+      const response = await hono.request(`${request.path}?${search}`, {
+        method: request.method,
+        headers: { ...request.headers, 'content-type': 'application/json' },
+        ...(request.json === undefined ? {} : { body: JSON.stringify(request.json) }),
+      });
+      return { status: response.status, headers: {}, body: await response.json() };
+    };
+    const client = clientOver(inProcess);
+    const policy = await client.send('getPreviewPolicy', {
+      path: { project: 'demo', repository: 'acme/web' },
+    });
+    expect(policy.body).toEqual({
+      id: 'getPreviewPolicy',
+      request: { path: { project: 'demo', repository: 'acme/web' }, query: {} },
+    });
+    const logs = await client.send('getComponentLogs', {
+      path: { id: 'c-1', component: 'service-b' },
+      query: { previous: false, since_seconds: 60 },
+    });
+    expect(logs.body).toMatchObject({ request: { query: { previous: false, since_seconds: 60 } } });
+    const body = { expected_generation: 2, overrides: {} };
+    const update = await client.send('updateComposition', { path: { id: 'c-1' }, body });
+    expect(update.body).toMatchObject({ id: 'updateComposition', request: { body } });
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Binds a handler to every operation of the contract, and refuses to start with one missing (or
+ * one the contract does not declare). Before a /v1 handler runs, the binding checks what the
+ * contract says of the request: installation and `{project}` permissions, each path segment (a
+ * value that cannot name anything is a 404), the query (a bad value is a 400 `invalid_query`
+ * naming it) and, for an operation with a body, that it is JSON (see `readJson`).
+ */
+import {
+  type ApiOperation,
+  isOpen,
+  type Operation,
+  type OperationId,
+  type Operations,
+  operations,
+  type ParsedPath,
+  type ParsedQuery,
+  pathParamNames,
+} from '@svc/contract';
+import { Auth, ErrorCode, isDnsLabel, ProblemError, parseQueryOrThrow } from '@svc/core';
+import type { Context, Hono } from 'hono';
+import * as v from 'valibot';
+import type { AppEnv } from './env.ts';
+import { readJson } from './request.ts';
+
+type Answer = Response | Promise<Response>;
+
+/** What a /v1 handler gets besides the context: the request as the contract reads it. */
+interface RequestParts<O> {
+  path: ParsedPath<O>;
+  query: ParsedQuery<O>;
+  /** The JSON body, for an operation that takes one; its use case parses it. */
+  body: unknown;
+}
+
+type Handler<O> = O extends ApiOperation
+  ? (c: Context<AppEnv>, request: RequestParts<O>) => Answer
+  : (c: Context<AppEnv>) => Answer;
+
+/** Handlers for the operations `Ids` names. */
+export type Handlers<Ids extends OperationId = OperationId> = { [K in Ids]: Handler<Operations[K]> };
+
+/** Handlers for every operation of a table of the contract (`compositionOperations`…). */
+export type HandlersOf<T> = Handlers<keyof T & OperationId>;
+
+function checkedBeforeHandler(operation: ApiOperation): 'installation' | 'project' | null {
+  const rule = Auth.permissionRule(operation.permission);
+  if (rule.scope === 'installation') return 'installation';
+  if (rule.scope === 'project' && !rule.publisher && operation.path.includes('{project}')) return 'project';
+  return null;
+}
+
+/** Each segment against its rule: one that cannot name anything is simply not found. */
+function pathOf(c: Context<AppEnv>, operation: ApiOperation): Record<string, string> {
+  const path: Record<string, string> = {};
+  for (const name of pathParamNames(operation.path)) {
+    const value = c.req.param(name) ?? '';
+    const rule = operation.params?.[name];
+    if (rule && !v.is(rule.schema, value)) {
+      const hint = rule.hint ? `: ${rule.hint}` : '';
+      throw new ProblemError(ErrorCode.NotFound, `${rule.what} "${value}" not found${hint}`);
+    }
+    path[name] = value;
+  }
+  return path;
+}
+
+function guarded(operation: ApiOperation, handler: Handler<ApiOperation>) {
+  const early = checkedBeforeHandler(operation);
+  return async (c: Context<AppEnv>) => {
+    if (early === 'installation') Auth.authorize(c.get('identity'), operation.permission, { project: null });
+    if (early === 'project') {
+      const project = c.req.param('project') ?? '';
+      if (isDnsLabel(project, 63)) Auth.authorize(c.get('identity'), operation.permission, { project });
+    }
+    const path = pathOf(c, operation);
+    const query = operation.query ? parseQueryOrThrow(operation.query, c.req.query()) : {};
+    const body = operation.body ? await readJson(c) : undefined;
+    return handler(c, { path, query, body });
+  };
+}
+
+/** Registers every operation's handler on `app`; throws, naming them, if any is missing or unknown. */
+export function bindOperations(app: Hono<AppEnv>, handlers: Handlers): void {
+  const declared: Record<string, Operation> = operations;
+  const given: Record<string, unknown> = handlers;
+  const missing = Object.keys(declared).filter((id) => typeof given[id] !== 'function');
+  const unknown = Object.keys(given).filter((id) => !Object.hasOwn(declared, id));
+  const problems = [
+    ...(missing.length ? [`no handler for ${missing.join(', ')}`] : []),
+    ...(unknown.length
+      ? [`handlers for operations the contract does not declare: ${unknown.join(', ')}`]
+      : []),
+  ];
+  if (problems.length) throw new Error(`the API cannot start: ${problems.join('; ')}`);
+  for (const [id, operation] of Object.entries(declared)) {
+    const handler = given[id];
+    const path = operation.path.replace(/\{([a-z_]+)\}/g, ':$1');
+    const run = isOpen(operation)
+      ? (handler as (c: Context<AppEnv>) => Answer)
+      : guarded(operation, handler as Handler<ApiOperation>);
+    app.on(operation.method.toUpperCase(), path, run);
+  }
+}

@@ -1,0 +1,32 @@
+/** One project holds a namespace of a cluster; gsi1 lists a project's, so an apply can give them up. */
+import { type Catalog, sha256 } from '@svc/core';
+import * as v from 'valibot';
+import { type Item, indexEntry, itemSchema, type Key, readItem, recordEntries } from './entity.ts';
+
+export const type = 'namespace_claim';
+
+export const key = (claim: Catalog.NamespaceKey): Key => ({
+  pk: `NSCLAIM#${sha256(`${claim.cluster}\n${claim.namespace}`).slice(0, 32)}`,
+  sk: 'NSCLAIM',
+});
+
+export const ofProject = (project: string) => `NSCLAIMS#${project}`;
+
+export const toItem = (claim: Catalog.NamespaceClaim): Item => ({
+  ...key(claim),
+  item_type: type,
+  ...indexEntry('gsi1', ofProject(claim.project), `${claim.cluster}#${claim.namespace}`),
+  ...claim,
+});
+
+const schema = itemSchema(
+  type,
+  recordEntries<Catalog.NamespaceClaim>()({
+    cluster: v.string(),
+    namespace: v.string(),
+    project: v.string(),
+    baseline: v.string(),
+  }),
+);
+
+export const fromItem = (item: Item): Catalog.NamespaceClaim => readItem(schema, item);

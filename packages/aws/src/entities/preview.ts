@@ -1,0 +1,72 @@
+/**
+ * A pull request's preview, written over the `lock_version` read. While it waits for a build it
+ * sits in gsi2 under its repository and head commit, so publishing that build finds it at once.
+ */
+import { Forge } from '@svc/core';
+import * as v from 'valibot';
+import {
+  type Item,
+  indexEntry,
+  itemSchema,
+  type Key,
+  readItem,
+  recordEntries,
+  timeOrdered,
+} from './entity.ts';
+import { repositoryKey } from './preview-policy.ts';
+
+export const type = 'preview';
+
+export const key = (id: string): Key => ({ pk: `PREVIEW#${id}`, sk: 'PREVIEW' });
+
+/** gsi1: every preview, newest first. */
+export const all = 'PREVIEWS';
+
+/** gsi2, sparse: previews waiting for a build of one commit. */
+export const waitingFor = (repository: string, commitSha: string) =>
+  `FORGEWAIT#${repositoryKey(repository)}#${commitSha}`;
+
+export const toItem = (record: Forge.PreviewRecord): Item => ({
+  ...key(record.id),
+  item_type: type,
+  ...record,
+  ...indexEntry('gsi1', all, timeOrdered(record.created_at, record.id)),
+  ...(record.state === Forge.PreviewState.WaitingForBuild
+    ? indexEntry('gsi2', waitingFor(record.repository, record.head_sha), record.id)
+    : {}),
+});
+
+const nullableString = v.nullable(v.string());
+
+const schema = itemSchema(
+  type,
+  recordEntries<Forge.PreviewRecord>()({
+    id: v.string(),
+    project: v.string(),
+    repository: v.string(),
+    number: v.number(),
+    state: v.enum(Forge.PreviewState),
+    head_sha: v.string(),
+    fork: v.boolean(),
+    builds: v.record(v.string(), v.string()),
+    deployed_sha: nullableString,
+    composition_id: nullableString,
+    url: nullableString,
+    expires_at: nullableString,
+    last_error: v.nullable(v.object({ code: v.string(), message: v.string() })),
+    suppressed: v.boolean(),
+    restart_pending: v.boolean(),
+    feedback: v.object({
+      comment_id: v.nullable(v.number()),
+      check_run_id: v.nullable(v.number()),
+      check_run_sha: nullableString,
+      fingerprint: nullableString,
+    }),
+    poll_at: nullableString,
+    created_at: v.string(),
+    updated_at: v.string(),
+    lock_version: v.number(),
+  }),
+);
+
+export const fromItem = (item: Item): Forge.PreviewRecord => readItem(schema, item);

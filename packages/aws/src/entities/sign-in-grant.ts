@@ -1,0 +1,23 @@
+/** One CLI sign-in: the family of its refresh and access tokens, for 30 days, listed among its person's sign-ins. */
+import type { Auth } from '@svc/core';
+import * as v from 'valibot';
+import { recordEntries } from './entity.ts';
+import { personEntries } from './session.ts';
+import { listedSignIn, signInItem } from './sign-in-item.ts';
+import { grants } from './user.ts';
+
+/** Keyed by its id, not a hash: no client holds a grant, only its tokens. */
+export const { type, key, toItem, fromItem } = signInItem<Auth.SignInGrant>()({
+  type: 'sign_in_grant',
+  key: (id) => ({ pk: `SIGNIN#${id}`, sk: 'GRANT' }),
+  entries: recordEntries<Auth.SignInGrant>()({
+    ...personEntries,
+    id: v.string(),
+    claim_grants: grants,
+    client_id: v.string(),
+    created_at: v.string(),
+    expires_at: v.string(),
+    revoked_at: v.nullable(v.string()),
+  }),
+  listed: listedSignIn,
+});

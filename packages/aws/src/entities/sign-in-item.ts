@@ -1,0 +1,39 @@
+/**
+ * The items of signing in: sessions, CLI sign-ins and their codes and tokens, pending sign-ins.
+ * Each lives until its `expires_at`. All but a CLI sign-in are keyed by the SHA-256 (`hash`) of a
+ * secret the client holds, never the secret itself. Sessions and CLI sign-ins are also listed per
+ * person in gsi1, so a person's sign-ins list without a scan.
+ */
+import type * as v from 'valibot';
+import { epochSeconds, type Item, indexEntry, itemSchema, type Key, readItem } from './entity.ts';
+
+/** gsi1: a person's sessions and CLI sign-ins by id (sortable ids: newest last). */
+export const signInsOf = (userId: string) => `SIGNINS#${userId}`;
+
+/** The gsi1 entry of a session or a CLI sign-in. */
+export const listedSignIn = (record: { user_id: string; id: string }) =>
+  indexEntry('gsi1', signInsOf(record.user_id), record.id);
+
+export function signInItem<TRecord extends { expires_at: string }>() {
+  return <const TType extends string, const TEntries extends v.ObjectEntries>(layout: {
+    type: TType;
+    key: (hash: string) => Key;
+    entries: TEntries;
+    /** Index entries of the item. */
+    listed?: (record: TRecord) => Item;
+  }) => {
+    const schema = itemSchema(layout.type, layout.entries);
+    return {
+      type: layout.type,
+      key: layout.key,
+      toItem: (hash: string, record: TRecord): Item => ({
+        ...layout.key(hash),
+        ...layout.listed?.(record),
+        item_type: layout.type,
+        ...record,
+        ttl: epochSeconds(record.expires_at),
+      }),
+      fromItem: (item: Item) => readItem(schema, item),
+    };
+  };
+}

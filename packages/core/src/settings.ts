@@ -1,0 +1,71 @@
+/**
+ * A process's settings come from its environment, parsed once at its entry with one valibot
+ * schema whose parts each package declares (packages/wiring puts them together). What is wrong is
+ * said once, every bad variable named, and never with its value: the environment holds secrets.
+ */
+import * as v from 'valibot';
+
+/** One bad variable (`AUTH_SETTINGS.public_origin` for a field inside a JSON variable) and what it must be. */
+export interface SettingsProblem {
+  variable: string;
+  message: string;
+}
+
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+  readonly problems: readonly SettingsProblem[];
+
+  constructor(problems: readonly SettingsProblem[]) {
+    super(`invalid environment: ${problems.map((p) => `${p.variable} ${p.message}`).join('; ')}`);
+    this.problems = problems;
+  }
+}
+
+/**
+ * What an issue without a message of its own says: never valibot's default, which quotes the value
+ * it received.
+ */
+function withoutValue(issue: v.BaseIssue<unknown>): string {
+  if (issue.input === undefined) return 'is not set';
+  // A strict object's unknown key.
+  if (issue.expected === 'never') return 'is not a known field';
+  return issue.expected ? `must be ${issue.expected}` : 'is invalid';
+}
+
+/** Variables are upper case: what a composed schema puts before them (its part: `aws`, `auth`) is no part of the name. */
+function variableOf(issue: v.BaseIssue<unknown>): string {
+  const keys = (issue.path ?? []).map((item) => String(item.key));
+  const first = keys.findIndex((key) => /^[A-Z][A-Z0-9_]*$/.test(key));
+  return first === -1 ? keys.join('.') || '(environment)' : keys.slice(first).join('.');
+}
+
+/** `env` through `schema`; a SettingsError naming every bad variable otherwise. */
+export function parseEnvironment<TSchema extends v.GenericSchema>(
+  schema: TSchema,
+  env: Readonly<Record<string, string | undefined>>,
+): v.InferOutput<TSchema> {
+  const parsed = v.safeParse(schema, env, { message: withoutValue });
+  if (parsed.success) return parsed.output;
+  const problems = new Map<string, SettingsProblem>();
+  for (const issue of parsed.issues) {
+    const problem = { variable: variableOf(issue), message: issue.message };
+    problems.set(`${problem.variable} ${problem.message}`, problem);
+  }
+  throw new SettingsError([...problems.values()]);
+}
+
+/** Where an issue a part finds across variables points: `variable`, or a field inside it. */
+export function variablePath(
+  env: Record<string, unknown>,
+  variable: string,
+  ...fields: string[]
+): [v.IssuePathItem, ...v.IssuePathItem[]] {
+  const at = (key: string): v.ObjectPathItem => ({
+    type: 'object',
+    origin: 'value',
+    input: env,
+    key,
+    value: undefined,
+  });
+  return [at(variable), ...fields.map(at)];
+}

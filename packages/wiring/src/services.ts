@@ -1,0 +1,159 @@
+/**
+ * The one composition root: what the API, the worker and the local stack run on, built the same
+ * way from their settings. What differs between them is an adapter they pass: the cluster (the
+ * API's loads its client on first use), messaging (only the worker has an SNS client), deadlines,
+ * the log, a test clock, wrappers.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  type AwsClients,
+  type AwsServiceSettings,
+  type AwsSettings,
+  type AwsStores,
+  type AwsTimeouts,
+  awsStores,
+  createAwsClients,
+  dynamodbCheck,
+  sqsCheck,
+  sqsDeadLetterQueue,
+} from '@svc/aws';
+import {
+  type Clock,
+  type Cluster,
+  type Compositions,
+  type DependencyCheck,
+  Forge,
+  type Jobs,
+  type Log,
+  type Messaging,
+  type MetricsSink,
+  observedCompositionStore,
+  systemClock,
+} from '@svc/core';
+import { forgeWiring, webhookCheck } from '@svc/github';
+import type { ClusterSettings } from '@svc/kube/settings';
+import type { ServiceSettings } from './settings.ts';
+
+/** The AWS clients of a process and the settings they were built with (for clients only some build). */
+interface AwsAccess {
+  settings: AwsSettings;
+  clients: AwsClients;
+}
+
+/** The clients, every store as the adapters built it (before any wrapper), and what they are on. */
+export interface Storage extends AwsAccess {
+  stores: AwsStores;
+  names: AwsServiceSettings['names'];
+}
+
+/** What the process around the services decides. */
+export interface StorageAdapters {
+  /** Deadlines of every AWS call (default `awsTimeouts`): the API's are shorter, the emulators' longer. */
+  timeouts?: AwsTimeouts;
+  /** Default the system's; tests move one of their own. */
+  clock?: Clock;
+}
+
+export interface Adapters<TMessaging extends Messaging.MessagingPort | null> extends StorageAdapters {
+  /** The cluster the settings name: the API's lazy one, the worker's, the local stack's. */
+  cluster: (settings: ClusterSettings) => Cluster.ClusterPort;
+  /** Message isolation: the worker's SNS client; the API publishes nothing, so its bundle carries none. */
+  messaging: (aws: AwsAccess) => TMessaging;
+  log: Log;
+  /** Counts accepted compositions (embedded metrics on Lambda). */
+  metrics?: MetricsSink;
+  /** Wraps the job queue every use case sends to (tests make sends fail). */
+  wrapJobs?: (jobs: Compositions.JobQueue) => Compositions.JobQueue;
+  /** Forge timings (default `Forge.defaultForgeSettings`; tests poll faster). */
+  forgeSettings?: Partial<Forge.ForgeSettings>;
+}
+
+/** The use cases' dependencies (every store, wrapped where told), and what the entries add to them. */
+export interface Services<TMessaging> extends AwsStores, Forge.ForgeDeps {
+  aws: Storage;
+  cluster: Cluster.ClusterPort;
+  messaging: TMessaging;
+  /** Checks a delivery's signature; null without webhook secrets (every delivery refused). */
+  verify: Forge.SignatureCheck | null;
+  /** What /v1/forge/status says of the app's configuration (presence only, never a secret). */
+  forgeConfiguration: Forge.ForgeConfiguration;
+  previewUrl: (id: string, domain: string) => string;
+  manifestLimits: AwsServiceSettings['manifestLimits'];
+  previewQueuePrefix: string;
+  /** The job queue's dead-letter queue, where the settings name it (the API's replay). */
+  deadLetters: Jobs.DeadLetterQueue | null;
+  /** What `/healthz` asks: the table, the job queue, the cluster. */
+  health: DependencyCheck[];
+  build: { release: string; commit: string };
+}
+
+/** The clients and stores on the table and queues the settings name. */
+export function wireStorage(settings: AwsServiceSettings, adapters: StorageAdapters): Storage {
+  const aws = { ...settings.client, ...(adapters.timeouts ? { timeouts: adapters.timeouts } : {}) };
+  const clients = createAwsClients(aws);
+  // Without CURSOR_KEY the process hands out no cursor, so one of its own seals any it pages with.
+  const cursorKey = settings.cursorKey ?? randomBytes(48).toString('base64');
+  const stores = awsStores(clients, settings.names, adapters.clock ?? systemClock, cursorKey);
+  return { settings: aws, clients, stores, names: settings.names };
+}
+
+function previewUrlOf(template: string): (id: string, domain: string) => string {
+  return (id, domain) => template.replaceAll('{id}', id).replaceAll('{domain}', domain);
+}
+
+/** Everything the API, the worker and the sweeps run on, from the settings and the process's adapters. */
+export function wireServices<TMessaging extends Messaging.MessagingPort | null>(
+  settings: Pick<ServiceSettings, 'aws' | 'kube' | 'github'>,
+  adapters: Adapters<TMessaging>,
+): Services<TMessaging> {
+  const aws = wireStorage(settings.aws, adapters);
+  const { clients, stores, names } = aws;
+  const cluster = adapters.cluster(settings.kube);
+  const forge = forgeWiring(settings.github);
+  return {
+    ...stores,
+    compositions: adapters.metrics
+      ? observedCompositionStore(stores.compositions, adapters.metrics)
+      : stores.compositions,
+    jobs: adapters.wrapJobs ? adapters.wrapJobs(stores.jobs) : stores.jobs,
+    aws,
+    clock: adapters.clock ?? systemClock,
+    log: adapters.log,
+    cluster,
+    messaging: adapters.messaging(aws),
+    forge: forge.forge,
+    verify: forge.verify,
+    forgeConfiguration: forge.configuration,
+    forgeSettings: { ...Forge.defaultForgeSettings, ...adapters.forgeSettings },
+    previewUrl: previewUrlOf(settings.aws.previewUrlTemplate),
+    manifestLimits: settings.aws.manifestLimits,
+    previewQueuePrefix: settings.aws.previewQueuePrefix,
+    deadLetters: names.deadLetterQueueUrl ? sqsDeadLetterQueue(clients.sqs, names.deadLetterQueueUrl) : null,
+    health: [
+      dynamodbCheck(clients.dynamodb, names.tableName),
+      sqsCheck(clients.sqs, names.jobQueueUrl),
+      cluster.health,
+    ],
+    build: settings.aws.build,
+  };
+}
+
+/**
+ * The webhook function's: the delivery store, the job queue and the signature check. No cluster,
+ * and of the app only its webhook secrets: it never acts on GitHub.
+ */
+export function wireWebhook(
+  settings: Pick<ServiceSettings, 'aws' | 'github'>,
+  adapters: StorageAdapters & { log: Log },
+) {
+  const { stores } = wireStorage(settings.aws, adapters);
+  return {
+    forgeStore: stores.forgeStore,
+    jobs: stores.jobs,
+    clock: adapters.clock ?? systemClock,
+    forgeSettings: Forge.defaultForgeSettings,
+    log: adapters.log,
+    // The check alone: the webhook never acts on GitHub, so its bundle carries no GitHub client.
+    verify: webhookCheck(settings.github.webhookSecrets),
+  };
+}

@@ -1,0 +1,123 @@
+import { SettingsError } from '@svc/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  ScriptSettings,
+  ServiceSettings,
+  settingsFromEnvironment,
+  WebhookSettings,
+  WorkerSettings,
+} from './settings.ts';
+
+/** A deployed API's environment, as infra/settings.ts sets it and SST's links fill it. */
+const api = {
+  AWS_REGION: 'eu-west-1',
+  TABLE_NAME: 'svc-table',
+  JOB_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/svc-jobs',
+  DEAD_LETTER_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/svc-jobs-dlq',
+  PREVIEW_URL_TEMPLATE: 'https://{id}.{domain}/',
+  EKS_CLUSTER_NAME: 'staging',
+  CURSOR_KEY: 'c'.repeat(48),
+  AUTH_MODE: 'token',
+  AUTH_SETTINGS: JSON.stringify({ public_origin: 'https://svc.acme.io' }),
+  MESSAGE_TOPICS: '["orders"]',
+  SVC_RELEASE: '1.2.0',
+  SVC_COMMIT: 'abc1234',
+};
+
+function problemsOf(parse: () => unknown): string[] {
+  try {
+    parse();
+  } catch (error) {
+    if (error instanceof SettingsError) return error.problems.map((p) => p.variable);
+    throw error;
+  }
+  return [];
+}
+
+describe('ServiceSettings', () => {
+  it('reads every part of the API’s environment in one parse', () => {
+    const settings = settingsFromEnvironment(ServiceSettings({ allowDev: false }), { ...api });
+    expect(settings.aws).toMatchObject({
+      client: { region: 'eu-west-1' },
+      names: { tableName: 'svc-table', deadLetterQueueUrl: api.DEAD_LETTER_QUEUE_URL },
+      cursorKey: api.CURSOR_KEY,
+      manifestLimits: {
+        messageTopics: ['orders'],
+        namespaces: { allowed: null, serviceNamespace: 'svc-system' },
+      },
+      previewQueuePrefix: 'preview-',
+      build: { release: '1.2.0', commit: 'abc1234' },
+    });
+    expect(settings.auth).toMatchObject({ mode: 'token', publicOrigin: 'https://svc.acme.io' });
+    expect(settings.kube).toEqual({ clusterName: 'staging', region: 'eu-west-1' });
+    expect(settings.github).toEqual({ app: null, webhookSecrets: null });
+  });
+
+  it('names every bad variable of every part in one error', () => {
+    const { AWS_REGION: _, ...withoutRegion } = api;
+    expect(
+      problemsOf(() =>
+        settingsFromEnvironment(ServiceSettings({ allowDev: false }), {
+          ...withoutRegion,
+          TABLE_NAME: 'x',
+          AUTH_MODE: 'dev',
+          FORGE_APP_ID: '42',
+        }),
+      ),
+    ).toEqual([
+      'AWS_REGION',
+      'TABLE_NAME',
+      'AUTH_MODE',
+      'KUBECONFIG',
+      'FORGE_PRIVATE_KEY',
+      'FORGE_WEBHOOK_SECRET',
+    ]);
+  });
+
+  it('asks each entry for what it reads: the worker no auth mode, the webhook no cluster or cursor key', () => {
+    const { AUTH_MODE: _a, AUTH_SETTINGS: _s, DEAD_LETTER_QUEUE_URL: _d, ...worker } = api;
+    expect(settingsFromEnvironment(WorkerSettings, { ...worker })).not.toHaveProperty('auth');
+    expect(
+      problemsOf(() => settingsFromEnvironment(WorkerSettings, { ...worker, CURSOR_KEY: undefined })),
+    ).toEqual(['CURSOR_KEY']);
+    const { EKS_CLUSTER_NAME: _e, CURSOR_KEY: _c, ...webhook } = worker;
+    const webhookSettings = settingsFromEnvironment(WebhookSettings, {
+      ...webhook,
+      FORGE_WEBHOOK_SECRET: 'a-webhook-secret-of-length',
+    });
+    expect(Object.keys(webhookSettings).sort()).toEqual(['aws', 'github']);
+    expect(webhookSettings.aws.cursorKey).toBeNull();
+    expect(webhookSettings.github.webhookSecrets).toEqual({ current: 'a-webhook-secret-of-length' });
+    expect(Object.keys(settingsFromEnvironment(ScriptSettings, { ...webhook }))).toEqual(['aws']);
+    expect(problemsOf(() => settingsFromEnvironment(ScriptSettings, {}))).toEqual([
+      'AWS_REGION',
+      'TABLE_NAME',
+      'JOB_QUEUE_URL',
+      'PREVIEW_URL_TEMPLATE',
+    ]);
+  });
+
+  it('allows dev mode only where asked (the API on Node, the local stack)', () => {
+    const dev = { ...api, AUTH_MODE: 'dev', AUTH_SETTINGS: '' };
+    expect(settingsFromEnvironment(ServiceSettings({ allowDev: true }), dev).auth.mode).toBe('dev');
+    expect(problemsOf(() => settingsFromEnvironment(ServiceSettings({ allowDev: false }), dev))).toEqual([
+      'AUTH_MODE',
+    ]);
+  });
+});
+
+describe('settingsFromEnvironment on Lambda', () => {
+  // What SST gives a function its links by outside Lambda (on Lambda: the encrypted resource file).
+  process.env.SST_RESOURCE_CursorKey = JSON.stringify({ value: 'l'.repeat(48) });
+  afterAll(() => {
+    delete process.env.SST_RESOURCE_CursorKey;
+  });
+
+  it('fills the linked secrets in before it parses', () => {
+    const { CURSOR_KEY: _, ...linked } = api;
+    const env: Record<string, string | undefined> = { ...linked, SVC_SECRETS: '{"CURSOR_KEY":"CursorKey"}' };
+    expect(settingsFromEnvironment(ServiceSettings({ allowDev: false }), env).aws.cursorKey).toBe(
+      'l'.repeat(48),
+    );
+  });
+});

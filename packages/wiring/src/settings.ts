@@ -1,0 +1,70 @@
+/**
+ * The service's settings: one valibot schema of four parts, each declared by the package it
+ * configures (aws: the table, queues and URLs; auth: the mode; kube: where the cluster is; github:
+ * the app). Each entry reads the parts it needs, with what it requires of them, in one parse.
+ */
+import { awsEnvironment, loadLinkedSecrets } from '@svc/aws';
+import { Auth, parseEnvironment } from '@svc/core';
+import { GitHubEnvironment } from '@svc/github';
+import { KubeEnvironment } from '@svc/kube/settings';
+import * as v from 'valibot';
+
+/** What an entry requires beyond what every entry does. */
+interface Needs {
+  /** It hands out page cursors and agent confirmations: CURSOR_KEY, the same in every instance. */
+  cursorKey: boolean;
+  /** It replays dead jobs: DEAD_LETTER_QUEUE_URL. */
+  deadLetterQueue: boolean;
+  /** It may run in dev mode: the API on Node and the local stack, never a Lambda function. */
+  allowDev: boolean;
+}
+
+const partsOf = (needs: Needs) =>
+  v.object({
+    aws: awsEnvironment(needs),
+    auth: Auth.authEnvironment(needs),
+    kube: KubeEnvironment,
+    github: GitHubEnvironment,
+  });
+
+/** The parts an entry reads, each of them given the whole environment. */
+type Parts = { aws?: unknown; auth?: unknown; kube?: unknown; github?: unknown };
+
+/** Each part reads the whole environment, so one parse names every bad variable of every part. */
+const fromEnvironment = <TParts extends v.GenericSchema<Parts, unknown>>(parts: TParts) =>
+  v.pipe(
+    v.record(v.string(), v.optional(v.string())),
+    v.transform((env): Parts => ({ aws: env, auth: env, kube: env, github: env })),
+    parts,
+  );
+
+/** Every part, as the API reads them: dev mode only where `allowDev` (its Node entry, the local stack). */
+export const ServiceSettings = (options: { allowDev: boolean }) =>
+  fromEnvironment(partsOf({ cursorKey: true, deadLetterQueue: true, allowDev: options.allowDev }));
+export type ServiceSettings = v.InferOutput<ReturnType<typeof ServiceSettings>>;
+
+/** The worker: no auth mode (it serves no request), the dead-letter queue is the API's to replay. */
+export const WorkerSettings = fromEnvironment(
+  v.omit(partsOf({ cursorKey: true, deadLetterQueue: false, allowDev: false }), ['auth']),
+);
+
+const storageOnly = { cursorKey: false, deadLetterQueue: false, allowDev: false };
+
+/** The webhook: the table and the job queue, and only the webhook secrets of the app. */
+export const WebhookSettings = fromEnvironment(v.pick(partsOf(storageOnly), ['aws', 'github']));
+
+/** The operator's scripts (`npm run token:issue`, `user:create`): the table. */
+export const ScriptSettings = fromEnvironment(v.pick(partsOf(storageOnly), ['aws']));
+
+/**
+ * `env` through an entry's settings, once, at the entry. On Lambda the function's linked SST
+ * secrets are copied into `env` first (packages/aws `loadLinkedSecrets`). A SettingsError names
+ * every bad variable, never a value.
+ */
+export function settingsFromEnvironment<TSchema extends v.GenericSchema>(
+  schema: TSchema,
+  env: Record<string, string | undefined>,
+): v.InferOutput<TSchema> {
+  loadLinkedSecrets(env);
+  return parseEnvironment(schema, env);
+}
