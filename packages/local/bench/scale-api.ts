@@ -7,7 +7,7 @@
 import type { Server } from 'node:http';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { listenNode } from '@svc/api';
-import { Keys } from '@svc/aws';
+import { Entities } from '@svc/aws';
 import { Auth, Compositions, defaultPageSize, maxPageSize, Resources } from '@svc/core';
 import { Hono } from 'hono';
 import type { Stack } from '../src/stack.ts';
@@ -37,7 +37,7 @@ export async function startFloorServer(stack: Stack): Promise<FloorServer> {
     const { Item } = await documents.send(
       new GetCommand({
         TableName: tableName,
-        Key: Keys.composition(c.req.param('id')),
+        Key: Entities.Composition.key(c.req.param('id')),
         ConsistentRead: true,
       }),
     );
@@ -51,7 +51,7 @@ export async function startFloorServer(stack: Stack): Promise<FloorServer> {
         IndexName: list?.name,
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': list?.partitionKey ?? '' },
-        ExpressionAttributeValues: { ':pk': Keys.allCompositions },
+        ExpressionAttributeValues: { ':pk': Entities.Composition.all },
         ScanIndexForward: false,
         // The list reads one item more than it shows, to know whether there is a next page.
         Limit: Number(c.req.query('limit') ?? defaultPageSize) + 1,
@@ -74,7 +74,7 @@ interface Target {
 }
 
 /** The cursor of the page in the middle of `path`'s list (null when the list has one page). */
-export async function middleCursor(apiUrl: string, path: string, limit: number): Promise<string | null> {
+async function middleCursor(apiUrl: string, path: string, limit: number): Promise<string | null> {
   const cursors: string[] = [];
   let after: string | null = null;
   do {

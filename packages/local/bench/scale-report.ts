@@ -34,7 +34,7 @@ export interface Level {
   sweeps: SweepRun[];
 }
 
-export const quantile = (values: readonly number[], q: number): number => {
+const quantile = (values: readonly number[], q: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 };
