@@ -67,24 +67,38 @@ export async function startFloorServer(stack: Stack): Promise<FloorServer> {
   };
 }
 
+/** What a level's reads are measured on: a composition to read, and how many are listed. */
+export interface Sample {
+  id: string;
+  live: number;
+}
+
 interface Target {
   name: string;
   floor: string | null;
   run(seconds: number): Promise<LoadResult>;
 }
 
-/** The cursor of the page in the middle of `path`'s list (null when the list has one page). */
-async function middleCursor(apiUrl: string, path: string, limit: number): Promise<string | null> {
-  const cursors: string[] = [];
+/**
+ * A cursor from the middle of the composition list of `live` (null when it has one page), read by
+ * pages of the largest size up to there: a cursor names a position in the list, not a page, so it
+ * serves any page size.
+ */
+async function middleCursor(apiUrl: string, live: number): Promise<string | null> {
   let after: string | null = null;
-  do {
-    const separator = path.includes('?') ? '&' : '?';
-    const query = `${separator}limit=${limit}${after ? `&after=${encodeURIComponent(after)}` : ''}`;
-    const page = (await (await fetch(`${apiUrl}${path}${query}`)).json()) as { next_cursor: string | null };
+  let middle: string | null = null;
+  for (let read = 0; read < live / 2; ) {
+    const query: string = `limit=${maxPageSize}${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+    const page = (await (await fetch(`${apiUrl}/v1/compositions?${query}`)).json()) as {
+      items: unknown[];
+      next_cursor: string | null;
+    };
+    if (!page.next_cursor) break;
+    read += page.items.length;
     after = page.next_cursor;
-    if (after) cursors.push(after);
-  } while (after);
-  return cursors[Math.floor((cursors.length - 1) / 2)] ?? null;
+    middle = after;
+  }
+  return middle;
 }
 
 /** A closed loop over an in-process call, shaped like load.ts's HTTP one. */
@@ -109,12 +123,15 @@ async function loop(call: () => Promise<unknown>, concurrency: number, seconds: 
 }
 
 /** Every read measured at a level, for the composition `id`, with the middle pages' cursors. */
-async function targets(stack: Stack, floor: FloorServer, id: string, concurrency: number): Promise<Target[]> {
+async function targets(
+  stack: Stack,
+  floor: FloorServer,
+  level: Sample,
+  concurrency: number,
+): Promise<Target[]> {
   const api = stack.apiUrl;
-  const [listMiddle, consoleMiddle] = await Promise.all([
-    middleCursor(api, '/v1/compositions', defaultPageSize),
-    middleCursor(api, '/v1/compositions', maxPageSize),
-  ]);
+  const id = level.id;
+  const middle = await middleCursor(api, level.live);
   const http =
     (url: string) =>
     (seconds: number): Promise<LoadResult> =>
@@ -146,14 +163,14 @@ async function targets(stack: Stack, floor: FloorServer, id: string, concurrency
     { name: listFloor, floor: null, run: http(`${floor.url}/list`) },
     { name: 'list, first page', floor: listFloor, run: http(`${api}/v1/compositions`) },
     { name: 'list ?project=demo', floor: listFloor, run: http(`${api}/v1/compositions?project=demo`) },
-    { name: 'list, middle page', floor: listFloor, run: http(`${api}/v1/compositions?${after(listMiddle)}`) },
+    { name: 'list, middle page', floor: listFloor, run: http(`${api}/v1/compositions?${after(middle)}`) },
     { name: pageFloor, floor: null, run: http(`${floor.url}/list?limit=${maxPageSize}`) },
     { name: consoleFloor, floor: pageFloor, run: http(`${api}/v1/compositions?limit=${maxPageSize}`) },
     { name: 'console list page', floor: consoleFloor, run: http(`${api}/console/compositions`) },
     {
       name: 'console, middle page',
       floor: consoleFloor,
-      run: http(`${api}/console/compositions?${after(consoleMiddle)}`),
+      run: http(`${api}/console/compositions?${after(middle)}`),
     },
     { name: adminList, floor: null, run: useCase(Auth.devIdentity) },
     { name: 'list (use case, a viewer of one other project)', floor: adminList, run: useCase(otherViewer) },
@@ -167,10 +184,10 @@ async function targets(stack: Stack, floor: FloorServer, id: string, concurrency
 export async function measureApi(
   stack: Stack,
   floor: FloorServer,
-  id: string,
+  level: Sample,
   options: { concurrency: number; seconds: number; rounds: number },
 ): Promise<ApiFigure[]> {
-  const list = await targets(stack, floor, id, options.concurrency);
+  const list = await targets(stack, floor, level, options.concurrency);
   for (const target of list) await target.run(0.3);
   const results = new Map<string, LoadResult[]>(list.map((target) => [target.name, []]));
   for (let round = 0; round < options.rounds; round++) {

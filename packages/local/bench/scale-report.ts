@@ -150,9 +150,38 @@ function sweepTable(levels: readonly Level[], runs: readonly SweepRun[]): string
       perDone(run, run.dynamodb) || '–',
       perDone(run, run.sqs) || '–',
     ]);
+  return [
+    table(
+      ['sweep', 'live', 'done', 'ms', 'ms per one done', 'DynamoDB per one done', 'SQS per one done'],
+      rows,
+    ),
+    '',
+    expiryPerComposition(levels, runs),
+  ].join('\n');
+}
+
+/**
+ * The expiry sweep's time per expired composition with many live against its floor, the same
+ * sweep with few live in the same run: O(expired) keeps the ratio near 1.
+ */
+function expiryPerComposition(levels: readonly Level[], runs: readonly SweepRun[]): string {
+  const most = Math.max(...levels.map((l) => l.live));
+  const expiries = [...runs, ...levels.flatMap((l) => l.sweeps)].filter(
+    (run) => run.sweep === 'expiry-sweep' && run.done > 0,
+  );
+  const perExpired = (few: boolean) =>
+    expiries
+      .filter((run) => run.live < most / 2 === few)
+      .flatMap((run) => Array(run.done).fill(run.ms / run.done));
+  const [floor, many] = [perExpired(true), perExpired(false)];
+  const median = (values: number[]) => quantile(values, 0.5);
   return table(
-    ['sweep', 'live', 'done', 'ms', 'ms per one done', 'DynamoDB per one done', 'SQS per one done'],
-    rows,
+    ['expiry sweep: ms per expired composition (median over compositions)', 'value'],
+    [
+      [`floor: runs with under ${Math.round(most / 2)} live (${floor.length} expired)`, ms(median(floor))],
+      [`runs with ${Math.round(most / 2)} live or more (${many.length} expired)`, ms(median(many))],
+      ['ratio', floor.length && many.length ? `${(median(many) / median(floor)).toFixed(2)}×` : '–'],
+    ],
   );
 }
 

@@ -241,7 +241,7 @@ async function measureLevel(index: number, window: readonly string[]): Promise<L
     clusterContents(stack.clusterUrl),
   ]);
   const sample = keptIds[Math.floor(keptIds.length / 2)] ?? (await create(sequence++, Kind.Kept));
-  const apiFigures = await measureApi(stack, floor, sample, api);
+  const apiFigures = await measureApi(stack, floor, { id: sample, live: drained.live }, api);
   progress(`level ${index}: API measured; rollouts one at a time`);
   await worker.reset();
   const probed = await probeRollouts();
