@@ -12,6 +12,7 @@ const kinds = {
   configmaps: '/api/v1/configmaps',
   services: '/api/v1/services',
   endpoints: '/api/v1/endpoints',
+  endpointslices: '/apis/discovery.k8s.io/v1/endpointslices',
   pods: '/api/v1/pods',
   events: '/api/v1/events',
   deployments: '/apis/apps/v1/deployments',
