@@ -2,7 +2,7 @@ import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Dependency, type DependencyCheck } from '@svc/core';
-import { dependencyFailures } from './failures.ts';
+import { dependencyFailures, transactionConflicts } from './failures.ts';
 
 export interface AwsSettings {
   region: string;
@@ -61,8 +61,9 @@ export interface AwsClients {
 
 /**
  * The one place SDK clients are built; adapters receive them by parameter. Each client raises
- * DependencyUnavailableError when its service cannot serve (the document client shares the
- * DynamoDB client's middleware).
+ * DependencyUnavailableError when its service cannot serve, and DynamoDB's runs a transaction
+ * again when it was cancelled for a conflict (the document client shares the DynamoDB client's
+ * middleware).
  */
 export function createAwsClients(settings: AwsSettings): AwsClients {
   const dynamodb = new DynamoDBClient(clientSettings(settings, settings.dynamodbEndpoint));
@@ -71,6 +72,7 @@ export function createAwsClients(settings: AwsSettings): AwsClients {
   });
   const sqs = new SQSClient(clientSettings(settings, settings.sqsEndpoint));
   dynamodb.middlewareStack.use(dependencyFailures(Dependency.DynamoDB));
+  dynamodb.middlewareStack.use(transactionConflicts());
   sqs.middlewareStack.use(dependencyFailures(Dependency.Sqs));
   return { dynamodb, documents, sqs };
 }

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { ListTopicsCommand, NotFoundException } from '@aws-sdk/client-sns';
 import { QueueDoesNotExist, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { Dependency, DependencyUnavailableError } from '@svc/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AwsClients, createAwsClients } from './clients.ts';
@@ -24,6 +24,8 @@ interface Answer {
 }
 
 let answer: Answer;
+/** Answered first, one per request, before `answer`. */
+let answers: Answer[] = [];
 let requests = 0;
 let server: Server;
 type Clients = AwsClients & { sns: ReturnType<typeof createSnsClient> };
@@ -54,11 +56,12 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     requests++;
     request.resume().on('end', () => {
-      response.writeHead(answer.status, {
+      const given = answers.shift() ?? answer;
+      response.writeHead(given.status, {
         'x-amzn-requestid': 'test',
-        ...(answer.contentType ? { 'content-type': answer.contentType } : {}),
+        ...(given.contentType ? { 'content-type': given.contentType } : {}),
       });
-      response.end(answer.body ?? '');
+      response.end(given.body ?? '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -69,6 +72,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 beforeEach(() => {
   requests = 0;
+  answers = [];
 });
 
 describe('AWS clients', () => {
@@ -128,6 +132,48 @@ describe('AWS clients', () => {
     const error = await failure(getItem());
     expect(error).toBeInstanceOf(type);
     expect(error).not.toBeInstanceOf(DependencyUnavailableError);
+  });
+
+  const conflict = dynamodbError(400, 'TransactionCanceledException', {
+    CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+  });
+  const transaction = () =>
+    clients.documents.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: 't', Item: { pk: 'a' } } },
+          {
+            Update: {
+              TableName: 't',
+              Key: { pk: 'q' },
+              UpdateExpression: 'ADD live :one',
+              ExpressionAttributeValues: { ':one': 1 },
+            },
+          },
+        ],
+      }),
+    );
+
+  it('run a transaction cancelled for a conflict again, and answer once it goes through', async () => {
+    answers = [conflict, conflict];
+    answer = { status: 200, contentType: 'application/x-amz-json-1.0', body: '{}' };
+    await transaction();
+    expect(requests).toBe(3);
+  });
+
+  it('raise DependencyUnavailableError for a transaction that keeps conflicting, after four attempts', async () => {
+    answer = conflict;
+    const error = await failure(transaction());
+    expect(error).toMatchObject({ name: 'DependencyUnavailableError', dependency: Dependency.DynamoDB });
+    expect((error as Error).cause).toBeInstanceOf(TransactionCanceledException);
+    expect(requests).toBe(4);
+  });
+
+  it('run a write refused for a transaction in progress on its item again', async () => {
+    answers = [dynamodbError(400, 'TransactionConflictException')];
+    answer = { status: 200, contentType: 'application/x-amz-json-1.0', body: '{}' };
+    await clients.documents.send(new PutCommand({ TableName: 't', Item: { pk: 'a' } }));
+    expect(requests).toBe(2);
   });
 
   it('raise DependencyUnavailableError naming SQS or SNS when they fail', async () => {

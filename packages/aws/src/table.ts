@@ -154,6 +154,55 @@ export async function queryPage<T>(
   return pageOf(items.slice(0, page.limit + 1), page, read, (last) => cursorFrom(table, list, last, keys));
 }
 
+/** Several partitions of one index read as one list, newest first: a caller's own projects. */
+export interface MergedQuery {
+  index: IndexName;
+  partitions: readonly string[];
+}
+
+/**
+ * One page of a merged list: each partition is read from just before the cursor's sort key (at
+ * most a page and one from each), and the newest of them make the page. Sort keys are unique
+ * across the partitions (they end in the item's id), so the last one shown is the whole cursor.
+ * A page costs a Query of at most `limit + 1` items per partition, however long the index is.
+ */
+export async function mergedQueryPage<T>(
+  table: Table,
+  query: MergedQuery,
+  page: PageRequest,
+  read: ReadItem<T>,
+): Promise<Page<T>> {
+  const { partitionKey, sortKey } = globalIndex(query.index);
+  const list = { table: table.name, index: query.index, partitions: [...query.partitions].sort() };
+  const before = startKeyFrom(table, list, page.after, [sortKey])?.[sortKey];
+  const results = await Promise.all(
+    query.partitions.map((partition) =>
+      table.documents.send(
+        new QueryCommand({
+          TableName: table.name,
+          IndexName: query.index,
+          KeyConditionExpression: before === undefined ? '#pk = :pk' : '#pk = :pk AND #sk < :before',
+          ExpressionAttributeNames: {
+            '#pk': partitionKey,
+            ...(before === undefined ? {} : { '#sk': sortKey }),
+          },
+          ExpressionAttributeValues: {
+            ':pk': partition,
+            ...(before === undefined ? {} : { ':before': before }),
+          },
+          ScanIndexForward: false,
+          Limit: page.limit + 1,
+        }),
+      ),
+    ),
+  );
+  const newest = results
+    .flatMap((result) => result.Items ?? [])
+    .sort((a, b) => (String(a[sortKey]) < String(b[sortKey]) ? 1 : -1))
+    .slice(0, page.limit + 1);
+  return pageOf(newest, page, read, (last) => cursorFrom(table, list, last, [sortKey]));
+}
+
 /** Raw items of the sparse `due` index in `queue` that are due at `now`, oldest first. */
 export async function dueItems(table: Table, queue: DueQueue, now: Date, limit: number): Promise<Item[]> {
   const { name, partitionKey, sortKey } = globalIndex('due');

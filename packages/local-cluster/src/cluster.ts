@@ -23,6 +23,7 @@ import { ReplicaSetController } from './controllers/replicaset-controller.ts';
 import { Faults } from './faults.ts';
 import { createGatewayHandler } from './gateway/gateway-server.ts';
 import { GATEWAY_CLASS, Mesh } from './gateway/mesh.ts';
+import { RouteIndex } from './gateway/route-index.ts';
 import { CONTROLLER_NAME, RouteStatusController } from './gateway/route-status.ts';
 import { GATEWAY_GROUP } from './gateway/routes.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
@@ -242,7 +243,8 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const replicaSets = new ReplicaSetController(api, events);
   const deployments = new DeploymentController(api, events);
   const endpoints = new EndpointsController(api);
-  const routeStatus = new RouteStatusController(api);
+  const routeIndex = new RouteIndex(api);
+  const routeStatus = new RouteStatusController(api, routeIndex);
   faults.connect({
     closeWatches: (resource) => hub.closeAll(resource),
     compact: () => store.compact(),
@@ -268,7 +270,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const url = urlFor(host, apiPort);
 
   const previewDomain = (options.previewDomain ?? 'preview.localhost').toLowerCase();
-  const mesh = new Mesh(api, faults, (pod, line) => kubelet.writeLog(pod, line), previewDomain);
+  const mesh = new Mesh(api, faults, (pod, line) => kubelet.writeLog(pod, line), previewDomain, routeIndex);
   const gateway = createServer(createGatewayHandler(mesh));
   gateway.keepAliveTimeout = 30_000;
   let gatewayPort: number;
@@ -290,6 +292,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
       stopped ??= (async () => {
         const controllers = [
           routeStatus,
+          routeIndex,
           deployments,
           replicaSets,
           endpoints,

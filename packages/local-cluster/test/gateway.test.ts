@@ -262,16 +262,20 @@ describe('preview gateway', () => {
     expect((await get('nobody.preview.localhost')).status).toBe(404);
     await apply(publicRoute('dangling', 'dangling.preview.localhost', 'no-such-service'));
     const custom = t.kc.makeApiClient(CustomObjectsApi);
-    const route = await eventually(async () => {
-      const r = (await custom.getNamespacedCustomObject({
-        group: 'gateway.networking.k8s.io',
-        version: 'v1',
-        namespace: NS,
-        plural: 'httproutes',
-        name: 'dangling',
-      })) as { status?: { parents?: { conditions: { type: string; status: string; reason: string }[] }[] } };
-      return r.status?.parents?.length ? r : undefined;
-    });
+    type Status = { parents?: { conditions: { type: string; status: string; reason: string }[] }[] };
+    const resolvedRefs = (wanted: string) =>
+      eventually(async () => {
+        const r = (await custom.getNamespacedCustomObject({
+          group: 'gateway.networking.k8s.io',
+          version: 'v1',
+          namespace: NS,
+          plural: 'httproutes',
+          name: 'dangling',
+        })) as { status?: Status };
+        const condition = r.status?.parents?.[0]?.conditions.find((c) => c.type === 'ResolvedRefs');
+        return condition?.reason === wanted ? r : undefined;
+      });
+    const route = await resolvedRefs('BackendNotFound');
     const conditions = route.status?.parents?.[0]?.conditions ?? [];
     expect(conditions.find((c) => c.type === 'Accepted')).toMatchObject({
       status: 'True',
@@ -283,6 +287,12 @@ describe('preview gateway', () => {
     });
     const res = await get('dangling.preview.localhost');
     expect(res.status).toBe(500);
+    // The route's status follows the Service it names as it comes and goes, the route unchanged.
+    const [, service] = workload('no-such-service', 'late', 'registry.example/late:1');
+    await apply(service as KubernetesObject & Record<string, unknown>);
+    await resolvedRefs('ResolvedRefs');
+    await t.kc.makeApiClient(CoreV1Api).deleteNamespacedService({ name: 'no-such-service', namespace: NS });
+    await resolvedRefs('BackendNotFound');
     const good = (await custom.getNamespacedCustomObject({
       group: 'gateway.networking.k8s.io',
       version: 'v1',

@@ -20,7 +20,7 @@ export function createApi(deps: ApiDeps): Hono<Env> {
   const app = new Hono<Env>();
   app.onError(errorResponse);
   app.notFound((c) => c.json(notFound().body(), 404));
-  app.use('*', gitHubFront(deps.auth, deps.rateLimits));
+  app.use('*', gitHubFront(deps.auth, deps.rateLimits, deps.requests));
   app.use('*', conditionalRequests);
   for (const routes of [
     appInstallations,

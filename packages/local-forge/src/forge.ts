@@ -13,6 +13,7 @@ import { createPages, isPagePath } from './pages.ts';
 import { loadState, StateFile } from './persistence.ts';
 import { RateLimits } from './rate-limit.ts';
 import { Renderer } from './render.ts';
+import { RequestLog } from './request-log.ts';
 import { type PushEvent, Simulator } from './simulator.ts';
 import { AccountType, type AppRecord, emptyState, type ForgeState, timestamp } from './state.ts';
 import { ForgeStore } from './store.ts';
@@ -60,6 +61,8 @@ export interface LocalForge extends ForgeControl {
   setWebhookUrl(url: string | null): void;
   /** Changes the app's webhook content type setting for the deliveries that follow. */
   setWebhookContentType(contentType: WebhookContentType): void;
+  /** The API requests answered so far, by `METHOD route status` (numbers in the path as `{n}`). */
+  requests(): Record<string, number>;
   /** Closes the server and writes the state file. */
   stop(): Promise<void>;
 }
@@ -123,6 +126,7 @@ export async function startLocalForge(options: LocalForgeOptions = {}): Promise<
   const auth = new AppAuth(store);
   const render = new Renderer(store);
   const rateLimits = new RateLimits();
+  const requests = new RequestLog();
   const webhooks = new WebhookSender(store, {
     url: options.webhookUrl ?? null,
     timeoutMs: options.deliveryTimeoutMs ?? DELIVERY_TIMEOUT_MS,
@@ -130,7 +134,7 @@ export async function startLocalForge(options: LocalForgeOptions = {}): Promise<
   });
   const simulator = new Simulator({ store, render, webhooks, auth, onPush: options.onPush });
   const control = createForgeControl({ store, simulator, webhooks, rateLimits });
-  const api = createApi({ store, auth, render, rateLimits, webhooks, installations: simulator });
+  const api = createApi({ store, auth, render, rateLimits, requests, webhooks, installations: simulator });
   const controlRoutes = createControl(control);
   const pages = createPages(store);
 
@@ -162,6 +166,7 @@ export async function startLocalForge(options: LocalForgeOptions = {}): Promise<
     setWebhookContentType(contentType) {
       webhooks.contentType = contentType;
     },
+    requests: () => requests.snapshot(),
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -95,4 +95,26 @@ describe('rate limits and server errors', () => {
     expect(after.status).toBe(200);
     expect(Number(after.headers['x-ratelimit-used'])).toBe(Number(before.headers['x-ratelimit-used']) + 3);
   });
+
+  it('logs every API request by method, route and answer, numbers written {n}', async () => {
+    const octokit = installationClient(h.forge, h.installationId);
+    const { pullRequest } = await h.forge.open({ repository: 'demo-org/service-b', head: 'logged' });
+    const issue = { ...repo, issue_number: pullRequest?.number ?? 0 };
+    const before = h.forge.requests();
+    const first = await octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', issue);
+    await failure(
+      octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        ...issue,
+        headers: { 'if-none-match': first.headers.etag },
+      }),
+    );
+    await octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+      ...issue,
+      body: 'hi',
+    });
+    const counted = (key: string) => (h.forge.requests()[key] ?? 0) - (before[key] ?? 0);
+    expect(counted('GET /repos/demo-org/service-b/issues/{n}/comments 200')).toBe(1);
+    expect(counted('GET /repos/demo-org/service-b/issues/{n}/comments 304')).toBe(1);
+    expect(counted('POST /repos/demo-org/service-b/issues/{n}/comments 201')).toBe(1);
+  });
 });

@@ -50,6 +50,8 @@ export interface WorkerReport {
   sqs: Snapshot<QueueMeter>;
   sns: Snapshot<QueueMeter>;
   cluster: Snapshot<ClusterMeter>;
+  /** After a full collection when the process runs with --expose-gc (bench:scale), else as it stands. */
+  memory: { heapUsed: number; rss: number };
 }
 
 const settings = JSON.parse(process.env.BENCH_WORKER ?? '') as WorkerBenchSettings;
@@ -57,6 +59,10 @@ const aws = {
   region: settings.region,
   dynamodbEndpoint: settings.dynamodbEndpoint,
   sqsEndpoint: settings.sqsEndpoint,
+  // The local stack's deadlines (stack.ts): the poller's 10 s long poll must outlast the request
+  // deadline, or a message that arrives late in a poll goes to a request already given up and
+  // stays hidden for its visibility timeout.
+  timeouts: { connectionMs: 5000, requestMs: 20_000 },
 };
 const clients = { ...createAwsClients(aws), sns: createSnsClient(aws) };
 const dynamodb = meterDynamoDb(clients.dynamodb);
@@ -131,6 +137,8 @@ process.on('message', async (message: { type: 'report' | 'reset' | 'stop' | 'cal
     cpuBase = process.cpuUsage();
     process.send?.({ type: 'reset' });
   } else if (message.type === 'report') {
+    (globalThis as { gc?: () => void }).gc?.();
+    const { heapUsed, rss } = process.memoryUsage();
     const report: WorkerReport = {
       cpuMicros: process.cpuUsage(cpuBase),
       invocations,
@@ -139,6 +147,7 @@ process.on('message', async (message: { type: 'report' | 'reset' | 'stop' | 'cal
       sqs: snapshot(sqs),
       sns: snapshot(sns),
       cluster: snapshot(clusterMeter),
+      memory: { heapUsed, rss },
     };
     process.send?.({ type: 'report', report });
   } else {

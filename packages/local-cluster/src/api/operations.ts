@@ -20,7 +20,7 @@ import { type FieldContext, serverSideApply, trackUpdate } from './patch/managed
 import { mergePatch } from './patch/merge-patch.ts';
 import { strategicMergePatch } from './patch/strategic-merge.ts';
 import { groupVersion, type Registry, type ResourceType } from './registry.ts';
-import { fieldMatcher, labelMatcher } from './selectors.ts';
+import { fieldMatcher, parseLabelSelector, requirementsMatcher } from './selectors.ts';
 import { objectKey, type Store } from './store.ts';
 import type { KubeObject, ManagedFieldsEntry } from './types.ts';
 
@@ -74,9 +74,29 @@ export class Api {
   readonly registry: Registry;
   readonly store: Store;
 
+  /**
+   * Cluster IPs in use, kept from the store's Service events: collecting them from every Service at
+   * each create made a namespace of thousands of previews cost more per Service the more it held.
+   */
+  private readonly clusterIPs = new Set<string>();
+
   constructor(registry: Registry, store: Store) {
     this.registry = registry;
     this.store = store;
+    for (const service of store.list(registry.byResource('', 'services')))
+      this.noteClusterIP(undefined, service);
+    store.subscribe((e) => {
+      if (e.rt.group === '' && e.rt.resource === 'services')
+        this.noteClusterIP(e.previous, e.type === 'DELETED' ? undefined : e.object);
+    });
+  }
+
+  private noteClusterIP(previous: KubeObject | undefined, next: KubeObject | undefined): void {
+    const ip = (service: KubeObject | undefined) =>
+      isObject(service?.spec) ? service.spec.clusterIP : undefined;
+    const [before, after] = [ip(previous), ip(next)];
+    if (typeof before === 'string' && before !== after) this.clusterIPs.delete(before);
+    if (typeof after === 'string') this.clusterIPs.add(after);
   }
 
   rt(group: string, resource: string): ResourceType {
@@ -94,7 +114,8 @@ export class Api {
   }
 
   list(rt: ResourceType, namespace: string | undefined, options: ListOptions = {}): ListResult {
-    const matchLabels = labelMatcher(options.labelSelector);
+    const requirements = parseLabelSelector(options.labelSelector ?? '');
+    const matchLabels = requirementsMatcher(requirements);
     const matchFields = fieldMatcher(options.fieldSelector);
     let listRv = this.store.currentRv();
     let after: string | undefined;
@@ -103,7 +124,7 @@ export class Api {
       listRv = token.rv;
       after = token.start;
     }
-    const all = this.store.list(rt, namespace);
+    const all = this.store.candidates(rt, namespace, requirements);
     const items: KubeObject[] = [];
     let remaining = 0;
     let lastKey: string | undefined;
@@ -242,12 +263,9 @@ export class Api {
   }
 
   private allocateClusterIP(): string {
-    const used = new Set(
-      this.store.list(this.rt('', 'services')).map((s) => (isObject(s.spec) ? String(s.spec.clusterIP) : '')),
-    );
     for (let i = 10; i < 65_000; i++) {
       const ip = `10.96.${Math.floor(i / 254)}.${(i % 254) + 1}`;
-      if (!used.has(ip)) return ip;
+      if (!this.clusterIPs.has(ip)) return ip;
     }
     throw new Error('service IP range exhausted');
   }

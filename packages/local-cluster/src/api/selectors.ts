@@ -117,7 +117,10 @@ export function parseLabelSelector(selector: string): Requirement[] {
 }
 
 export function labelMatcher(selector: string | undefined): LabelMatcher {
-  const requirements = parseLabelSelector(selector ?? '');
+  return requirementsMatcher(parseLabelSelector(selector ?? ''));
+}
+
+export function requirementsMatcher(requirements: readonly Requirement[]): LabelMatcher {
   if (requirements.length === 0) return () => true;
   return (labels) => matchesRequirements(requirements, labels);
 }

@@ -1,9 +1,10 @@
 // In-memory object storage with one global resourceVersion counter, a bounded history of changes
-// for watch resumption, and indexes by uid and by owner. Stored objects are frozen and replaced,
-// never mutated, so they can be handed to watchers and controllers without copying.
+// for watch resumption, and indexes by uid, by owner and by label. Stored objects are frozen and
+// replaced, never mutated, so they can be handed to watchers and controllers without copying.
 
 import { deepFreeze } from './json.ts';
 import { type ResourceType, storageKey } from './registry.ts';
+import type { Requirement } from './selectors.ts';
 import type { KubeObject } from './types.ts';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -24,16 +25,24 @@ export interface Snapshot {
   resources: Record<string, KubeObject[]>;
 }
 
+/** Objects in key order, with their keys beside them for binary search. */
+interface SortedView {
+  keys: string[];
+  objects: KubeObject[];
+}
+
 interface Partition {
   keys: Set<string>;
-  sorted: KubeObject[] | undefined;
+  sorted: SortedView | undefined;
 }
 
 interface Table {
   objects: Map<string, KubeObject>;
-  sorted: KubeObject[] | undefined;
+  sorted: SortedView | undefined;
   /** Keys per namespace, so a namespaced list touches only its own namespace. */
   namespaces: Map<string, Partition>;
+  /** Keys per `label=value`, so a selector naming a label reads its matches, not the namespace. */
+  labels: Map<string, Set<string>>;
 }
 
 interface Located {
@@ -41,9 +50,42 @@ interface Located {
   key: string;
 }
 
-function sortByKey(entries: [string, KubeObject][]): KubeObject[] {
-  return entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map((e) => e[1]);
+function sortedView(entries: [string, KubeObject][]): SortedView {
+  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return { keys: entries.map((e) => e[0]), objects: entries.map((e) => e[1]) };
 }
+
+/** Where `key` is in `keys` (sorted), or where it would go. */
+function position(keys: readonly string[], key: string): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((keys[middle] as string) < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * The view with `key` holding `next`, or without it. An object that comes or goes makes a new
+ * array (a caller may be iterating the old one while it writes); re-sorting a namespace of
+ * thousands after every create cost more than the create.
+ */
+function updated(view: SortedView, key: string, next: KubeObject | undefined): SortedView {
+  const i = position(view.keys, key);
+  const present = view.keys[i] === key;
+  if (next && present) {
+    view.objects[i] = next;
+    return view;
+  }
+  if (next) return { keys: view.keys.toSpliced(i, 0, key), objects: view.objects.toSpliced(i, 0, next) };
+  if (present) return { keys: view.keys.toSpliced(i, 1), objects: view.objects.toSpliced(i, 1) };
+  return view;
+}
+
+const labelEntries = (object: KubeObject | undefined): string[] =>
+  Object.entries(object?.metadata.labels ?? {}).map(([key, value]) => `${key}=${value}`);
 
 export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
@@ -82,7 +124,7 @@ export class Store {
   private table(key: string): Table {
     let t = this.tables.get(key);
     if (!t) {
-      t = { objects: new Map(), sorted: undefined, namespaces: new Map() };
+      t = { objects: new Map(), sorted: undefined, namespaces: new Map(), labels: new Map() };
       this.tables.set(key, t);
     }
     return t;
@@ -99,13 +141,36 @@ export class Store {
     const t = this.tables.get(storageKey(rt));
     if (!t) return [];
     if (namespace === undefined || !rt.namespaced) {
-      t.sorted ??= sortByKey([...t.objects.entries()]);
-      return t.sorted;
+      t.sorted ??= sortedView([...t.objects.entries()]);
+      return t.sorted.objects;
     }
     const p = t.namespaces.get(namespace);
     if (!p) return [];
-    p.sorted ??= sortByKey([...p.keys].map((k) => [k, t.objects.get(k) as KubeObject]));
-    return p.sorted;
+    p.sorted ??= sortedView([...p.keys].map((k) => [k, t.objects.get(k) as KubeObject]));
+    return p.sorted.objects;
+  }
+
+  /**
+   * What may match `requirements`, in key order: the objects carrying the label of the most
+   * selective equality requirement (from the label index) when there is one, else the whole list.
+   * Callers still match every requirement; the index only spares them objects that cannot match.
+   */
+  candidates(
+    rt: ResourceType,
+    namespace: string | undefined,
+    requirements: readonly Requirement[],
+  ): readonly KubeObject[] {
+    const t = this.tables.get(storageKey(rt));
+    const sets = requirements.flatMap((r) =>
+      r.op === 'in' && r.values.length === 1
+        ? [t?.labels.get(`${r.key}=${r.values[0]}`) ?? new Set<string>()]
+        : [],
+    );
+    if (!t || sets.length === 0) return this.list(rt, namespace);
+    const smallest = sets.reduce((a, b) => (b.size < a.size ? b : a));
+    const prefix = namespace === undefined || !rt.namespaced ? '' : `${namespace}/`;
+    const keys = [...smallest].filter((key) => key.startsWith(prefix)).sort();
+    return keys.map((key) => t.objects.get(key) as KubeObject);
   }
 
   count(rt: ResourceType): number {
@@ -140,6 +205,7 @@ export class Store {
     const stored = deepFreeze({ ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } });
     t.objects.set(key, stored);
     this.partition(t, object.metadata.namespace, key, previous, stored);
+    this.label(t, key, previous, stored);
     this.types.set(tableKey, rt);
     this.index(previous, stored, tableKey, key);
     this.emit({ type: previous ? 'MODIFIED' : 'ADDED', rt, object: stored, previous, rv });
@@ -159,12 +225,13 @@ export class Store {
     });
     t.objects.delete(key);
     this.partition(t, previous.metadata.namespace, key, previous, undefined);
+    this.label(t, key, previous, undefined);
     this.index(previous, undefined, tableKey, key);
     this.emit({ type: 'DELETED', rt, object: stored, previous, rv });
     return stored;
   }
 
-  /** Keeps the sorted views in step: a replaced object is swapped in place, an added or removed one invalidates them. */
+  /** Keeps the sorted views in step: an object is swapped in, added or removed by binary search. */
   private partition(
     t: Table,
     namespace: string | undefined,
@@ -172,25 +239,31 @@ export class Store {
     previous: KubeObject | undefined,
     next: KubeObject | undefined,
   ): void {
-    let p: Partition | undefined;
     if (namespace !== undefined) {
-      p = t.namespaces.get(namespace);
+      let p = t.namespaces.get(namespace);
       if (!p) {
         p = { keys: new Set(), sorted: undefined };
         t.namespaces.set(namespace, p);
       }
       if (next) p.keys.add(key);
       else p.keys.delete(key);
+      if (p.sorted) p.sorted = updated(p.sorted, key, next);
     }
-    for (const view of [t, p]) {
-      if (!view?.sorted) continue;
-      if (!previous || !next) {
-        view.sorted = undefined;
-        continue;
+    if (t.sorted && (previous || next)) t.sorted = updated(t.sorted, key, next);
+  }
+
+  /** Keeps the label index in step with the labels an object gained and lost. */
+  private label(t: Table, key: string, previous: KubeObject | undefined, next: KubeObject | undefined): void {
+    const before = labelEntries(previous);
+    const after = labelEntries(next);
+    for (const entry of before) if (!after.includes(entry)) t.labels.get(entry)?.delete(key);
+    for (const entry of after) {
+      let keys = t.labels.get(entry);
+      if (!keys) {
+        keys = new Set();
+        t.labels.set(entry, keys);
       }
-      const i = view.sorted.indexOf(previous);
-      if (i >= 0) view.sorted[i] = next;
-      else view.sorted = undefined;
+      keys.add(key);
     }
   }
 
@@ -271,6 +344,7 @@ export class Store {
         const stored = deepFreeze(object);
         t.objects.set(key, stored);
         this.partition(t, object.metadata.namespace, key, undefined, stored);
+        this.label(t, key, undefined, stored);
         this.index(undefined, stored, tableKey, key);
       }
     }

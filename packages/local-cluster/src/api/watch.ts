@@ -3,7 +3,7 @@
 
 import { gone } from './errors.ts';
 import { groupVersion, type ResourceType, storageKey } from './registry.ts';
-import { fieldMatcher, labelMatcher } from './selectors.ts';
+import { fieldMatcher, parseLabelSelector, requirementsMatcher } from './selectors.ts';
 import type { Store, StoreEvent } from './store.ts';
 import type { KubeObject } from './types.ts';
 
@@ -53,7 +53,8 @@ export class WatchHub {
 
   /** Starts a watch. Selector errors throw before anything is streamed. */
   open(spec: WatchSpec, sink: WatchSink): () => void {
-    const matchLabels = labelMatcher(spec.labelSelector);
+    const requirements = parseLabelSelector(spec.labelSelector ?? '');
+    const matchLabels = requirementsMatcher(requirements);
     const matchFields = fieldMatcher(spec.fieldSelector);
     const rt = spec.rt;
     const matches = (object: KubeObject | undefined): boolean =>
@@ -65,7 +66,7 @@ export class WatchHub {
 
     const rv = spec.resourceVersion;
     if (rv === undefined || rv === '' || rv === '0') {
-      for (const object of this.store.list(rt, spec.namespace)) {
+      for (const object of this.store.candidates(rt, spec.namespace, requirements)) {
         if (matches(object)) sink.send({ type: 'ADDED', object });
       }
       if (spec.sendInitialEvents && spec.allowBookmarks) {

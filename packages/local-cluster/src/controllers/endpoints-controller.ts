@@ -4,6 +4,7 @@
 import { deepEqual } from '../api/json.ts';
 import type { Api } from '../api/operations.ts';
 import type { ResourceType } from '../api/registry.ts';
+import type { Requirement } from '../api/selectors.ts';
 import type { StoreEvent } from '../api/store.ts';
 import type { KubeObject, Pod, Service, ServicePort } from '../api/types.ts';
 import { isPodReady, nsKey, ownerRefTo, splitKey } from './owners.ts';
@@ -18,6 +19,18 @@ function matches(
 ): boolean {
   if (!selector || Object.keys(selector).length === 0) return false;
   return Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+}
+
+/** A Service selector as label requirements, for the store's label index. */
+function requirements(selector: Record<string, string>): Requirement[] {
+  return Object.entries(selector).map(([key, value]) => ({ key, op: 'in', values: [value] }));
+}
+
+/** The entry a Service is indexed under: any one of its selector's labels, since a match needs all. */
+function indexEntry(svc: KubeObject | undefined): string | undefined {
+  const selector = (svc as Service | undefined)?.spec?.selector ?? {};
+  const [first] = Object.keys(selector).sort();
+  return first === undefined ? undefined : `${first}=${selector[first]}`;
 }
 
 /** A named targetPort resolves to the container port of that name in the pod. */
@@ -39,6 +52,8 @@ export class EndpointsController {
   private readonly podsRt: ResourceType;
   private readonly endpointsRt: ResourceType;
   private readonly slicesRt: ResourceType;
+  /** Services by one label of their selector, so a pod's change finds its Services without reading them all. */
+  private readonly bySelector = new Map<string, Set<string>>();
   private readonly unsubscribe: () => void;
 
   constructor(api: Api) {
@@ -49,24 +64,45 @@ export class EndpointsController {
     this.slicesRt = api.rt('discovery.k8s.io', 'endpointslices');
     this.queue = new WorkQueue('endpoints', (key) => this.sync(key));
     this.unsubscribe = api.store.subscribe((e) => this.onEvent(e));
-    for (const s of api.store.list(this.servicesRt)) this.queue.add(nsKey(s));
+    for (const s of api.store.list(this.servicesRt)) {
+      this.index(s, undefined);
+      this.queue.add(nsKey(s));
+    }
+  }
+
+  private index(svc: KubeObject | undefined, previous: KubeObject | undefined): void {
+    const before = indexEntry(previous);
+    const after = indexEntry(svc);
+    if (before !== undefined && previous) this.bySelector.get(before)?.delete(nsKey(previous));
+    if (after === undefined || !svc) return;
+    let keys = this.bySelector.get(after);
+    if (!keys) {
+      keys = new Set();
+      this.bySelector.set(after, keys);
+    }
+    keys.add(nsKey(svc));
   }
 
   private onEvent(e: StoreEvent): void {
     if (e.rt.group !== '') return;
     if (e.rt.resource === 'services') {
+      this.index(e.type === 'DELETED' ? undefined : e.object, e.previous);
       this.queue.add(nsKey(e.object));
       return;
     }
     if (e.rt.resource !== 'pods') return;
     const namespace = e.object.metadata.namespace;
-    for (const svc of this.api.store.list(this.servicesRt, namespace) as Service[]) {
-      if (
-        matches(svc.spec.selector, e.object.metadata.labels) ||
-        matches(svc.spec.selector, e.previous?.metadata.labels)
-      ) {
-        this.queue.add(nsKey(svc));
-      }
+    const labels = [e.object.metadata.labels, e.previous?.metadata.labels];
+    const keys = new Set(
+      labels.flatMap((l) =>
+        Object.entries(l ?? {}).flatMap(([k, v]) => [...(this.bySelector.get(`${k}=${v}`) ?? [])]),
+      ),
+    );
+    for (const key of keys) {
+      const [ns, name] = splitKey(key);
+      if (ns !== namespace) continue;
+      const svc = this.api.tryGet(this.servicesRt, ns, name) as Service | undefined;
+      if (svc && labels.some((l) => matches(svc.spec.selector, l))) this.queue.add(key);
     }
   }
 
@@ -80,7 +116,8 @@ export class EndpointsController {
       }
       return;
     }
-    const pods = (this.api.store.list(this.podsRt, namespace) as Pod[]).filter(
+    const candidates = this.api.store.candidates(this.podsRt, namespace, requirements(svc.spec.selector));
+    const pods = (candidates as Pod[]).filter(
       (p) =>
         matches(svc.spec.selector, p.metadata.labels) &&
         !p.metadata.deletionTimestamp &&

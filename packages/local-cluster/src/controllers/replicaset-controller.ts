@@ -4,7 +4,7 @@
 import { clone } from '../api/json.ts';
 import type { Api } from '../api/operations.ts';
 import type { ResourceType } from '../api/registry.ts';
-import { selectorMatches } from '../api/selectors.ts';
+import { requirementsOf, selectorMatches } from '../api/selectors.ts';
 import type { StoreEvent } from '../api/store.ts';
 import type { Pod, ReplicaSet, ReplicaSetStatus } from '../api/types.ts';
 import type { EventRecorder } from './events.ts';
@@ -78,8 +78,13 @@ export class ReplicaSetController {
     const rs = this.api.tryGet(this.rsRt, namespace, name) as ReplicaSet | undefined;
     if (!rs || rs.metadata.deletionTimestamp) return;
     const uid = rs.metadata.uid;
-    const all = this.api.store.list(this.podsRt, namespace) as Pod[];
-    for (const pod of all) {
+    // Orphans from the label index: every pod of the namespace per sync grew with the previews in it.
+    const orphans = this.api.store.candidates(
+      this.podsRt,
+      namespace,
+      requirementsOf(rs.spec.selector),
+    ) as Pod[];
+    for (const pod of orphans) {
       if (!controllerRef(pod) && isPodActive(pod) && selectorMatches(rs.spec.selector, pod.metadata.labels))
         this.adopt(rs, pod);
     }

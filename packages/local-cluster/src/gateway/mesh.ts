@@ -8,9 +8,9 @@ import type { KubeObject, Pod, Service } from '../api/types.ts';
 import { COMPONENT_LABEL } from '../controllers/kubelet.ts';
 import { isPodReady } from '../controllers/owners.ts';
 import type { Faults } from '../faults.ts';
+import type { RouteIndex } from './route-index.ts';
 import {
   applyHeaderChanges,
-  asRoute,
   type BackendRef,
   GATEWAY_GROUP,
   type HTTPRoute,
@@ -62,27 +62,30 @@ export class Mesh {
   private readonly faults: Faults;
   private readonly writeLog: (pod: Pod, line: string) => void;
   private readonly previewDomain: string;
-  private readonly routesRt: ResourceType;
   private readonly gatewaysRt: ResourceType;
   private readonly servicesRt: ResourceType;
   private readonly endpointsRt: ResourceType;
   private readonly podsRt: ResourceType;
   private readonly roundRobin = new Map<string, number>();
 
-  constructor(api: Api, faults: Faults, writeLog: (pod: Pod, line: string) => void, previewDomain: string) {
+  private readonly index: RouteIndex;
+
+  constructor(
+    api: Api,
+    faults: Faults,
+    writeLog: (pod: Pod, line: string) => void,
+    previewDomain: string,
+    index: RouteIndex,
+  ) {
     this.api = api;
+    this.index = index;
     this.faults = faults;
     this.writeLog = writeLog;
     this.previewDomain = previewDomain.toLowerCase();
-    this.routesRt = api.rt(GATEWAY_GROUP, 'httproutes');
     this.gatewaysRt = api.rt(GATEWAY_GROUP, 'gateways');
     this.servicesRt = api.rt('', 'services');
     this.endpointsRt = api.rt('', 'endpoints');
     this.podsRt = api.rt('', 'pods');
-  }
-
-  private routes(): HTTPRoute[] {
-    return this.api.store.list(this.routesRt).map(asRoute);
   }
 
   /** Whether `ref` (from a route in `namespace`) names a Gateway this gateway serves. */
@@ -112,11 +115,13 @@ export class Mesh {
         `the preview gateway serves *.${this.previewDomain}, not ${hostname}`,
       );
     }
-    const attached = this.routes().filter((r) =>
-      (r.spec.parentRefs ?? []).some(
-        (p) => isGatewayParent(p) && this.servesGateway(p, r.metadata.namespace),
-      ),
-    );
+    const attached = this.index
+      .forHost(hostname)
+      .filter((r) =>
+        (r.spec.parentRefs ?? []).some(
+          (p) => isGatewayParent(p) && this.servesGateway(p, r.metadata.namespace),
+        ),
+      );
     const hostScore = (r: HTTPRoute): number => {
       const names = r.spec.hostnames ?? [];
       if (names.length === 0) return 1;
@@ -197,15 +202,17 @@ export class Mesh {
         service,
       });
     const effectivePort = port ?? svc.spec.ports?.[0]?.port;
-    const attached = this.routes().filter((r) =>
-      (r.spec.parentRefs ?? []).some(
-        (p) =>
-          isServiceParent(p) &&
-          p.name === service &&
-          (p.namespace ?? r.metadata.namespace) === namespace &&
-          (p.port === undefined || p.port === effectivePort),
-      ),
-    );
+    const attached = this.index
+      .attachedTo(namespace, service)
+      .filter((r) =>
+        (r.spec.parentRefs ?? []).some(
+          (p) =>
+            isServiceParent(p) &&
+            p.name === service &&
+            (p.namespace ?? r.metadata.namespace) === namespace &&
+            (p.port === undefined || p.port === effectivePort),
+        ),
+      );
     if (attached.length === 0) return this.toEndpoints(svc, effectivePort, req, depth);
     const decision = selectRule(attached, req);
     if (!decision)

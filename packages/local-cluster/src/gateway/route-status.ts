@@ -6,8 +6,10 @@ import type { Api } from '../api/operations.ts';
 import type { ResourceType } from '../api/registry.ts';
 import type { StoreEvent } from '../api/store.ts';
 import type { Condition, KubeObject } from '../api/types.ts';
+import { nsKey, splitKey } from '../controllers/owners.ts';
 import { WorkQueue } from '../controllers/work-queue.ts';
 import { GATEWAY_CLASS } from './mesh.ts';
+import type { RouteIndex } from './route-index.ts';
 import {
   asRoute,
   GATEWAY_GROUP,
@@ -20,6 +22,11 @@ import {
 
 export const CONTROLLER_NAME = 'preview.local/gateway-controller';
 const MANAGER = 'preview-gateway';
+
+/** Work queue keys: one route's status (`route:<namespace>/<name>`), the Gateways' and classes', or all. */
+const routeKey = 'route:';
+const gateways = 'gateways';
+const everything = '*';
 
 interface Listener {
   name: string;
@@ -36,8 +43,11 @@ export class RouteStatusController {
   private readonly grantsRt: ResourceType;
   private readonly unsubscribe: () => void;
 
-  constructor(api: Api) {
+  private readonly index: RouteIndex;
+
+  constructor(api: Api, index: RouteIndex) {
     this.api = api;
+    this.index = index;
     this.routesRt = api.rt(GATEWAY_GROUP, 'httproutes');
     this.gatewaysRt = api.rt(GATEWAY_GROUP, 'gateways');
     this.classesRt = api.rt(GATEWAY_GROUP, 'gatewayclasses');
@@ -45,23 +55,44 @@ export class RouteStatusController {
     this.grantsRt = api.rt(GATEWAY_GROUP, 'referencegrants');
     this.queue = new WorkQueue('gateway-status', (key) => this.sync(key));
     this.unsubscribe = api.store.subscribe((e) => this.onEvent(e));
-    this.queue.add('*');
+    this.queue.add(everything);
   }
 
+  /**
+   * What a change makes stale: a route's own status and the Gateways' attached counts; for a
+   * Service that comes or goes, the routes naming it; for anything else of the gateway API, all.
+   * Every route's status on every change cost O(routes) per preview created.
+   */
   private onEvent(e: StoreEvent): void {
     const r = e.rt;
-    if (r.group === GATEWAY_GROUP || (r.group === '' && r.resource === 'services')) {
-      if (e.type === 'MODIFIED' && r.group === GATEWAY_GROUP && deepEqual(e.previous?.spec, e.object.spec))
-        return;
-      this.queue.add('*');
+    if (r.group === '' && r.resource === 'services') {
+      if (e.type === 'MODIFIED') return;
+      const { namespace, name } = e.object.metadata;
+      for (const key of this.index.naming(namespace ?? 'default', name ?? ''))
+        this.queue.add(`${routeKey}${key}`);
+      return;
     }
+    if (r.group !== GATEWAY_GROUP) return;
+    if (e.type === 'MODIFIED' && deepEqual(e.previous?.spec, e.object.spec)) return;
+    if (r.resource !== 'httproutes') {
+      this.queue.add(everything);
+      return;
+    }
+    if (e.type !== 'DELETED') this.queue.add(`${routeKey}${nsKey(e.object)}`);
+    this.queue.add(gateways);
   }
 
-  private sync(_key: string): void {
+  private sync(key: string): void {
+    if (key.startsWith(routeKey)) {
+      const [namespace, name] = splitKey(key.slice(routeKey.length));
+      const route = this.api.tryGet(this.routesRt, namespace, name);
+      if (route) this.routeStatus(asRoute(route));
+      return;
+    }
     for (const gc of this.api.store.list(this.classesRt)) this.classStatus(gc);
-    const routes = this.api.store.list(this.routesRt).map(asRoute);
-    for (const gw of this.api.store.list(this.gatewaysRt)) this.gatewayStatus(gw, routes);
-    for (const route of routes) this.routeStatus(route);
+    for (const gw of this.api.store.list(this.gatewaysRt)) this.gatewayStatus(gw);
+    if (key === everything)
+      for (const route of this.api.store.list(this.routesRt)) this.routeStatus(asRoute(route));
   }
 
   private condition(
@@ -108,7 +139,7 @@ export class RouteStatusController {
     return (gw?.spec as { gatewayClassName?: string } | undefined)?.gatewayClassName === GATEWAY_CLASS;
   }
 
-  private gatewayStatus(gw: KubeObject, routes: HTTPRoute[]): void {
+  private gatewayStatus(gw: KubeObject): void {
     if (!this.ours(gw)) return;
     const g = gw.metadata.generation;
     const previous =
@@ -116,15 +147,7 @@ export class RouteStatusController {
         | { conditions?: Condition[]; listeners?: { name: string; conditions?: Condition[] }[] }
         | undefined) ?? {};
     const listeners = ((gw.spec as { listeners?: Listener[] }).listeners ?? []).map((l) => {
-      const attached = routes.filter((r) =>
-        (r.spec.parentRefs ?? []).some(
-          (p) =>
-            isGatewayParent(p) &&
-            p.name === gw.metadata.name &&
-            (p.namespace ?? r.metadata.namespace) === gw.metadata.namespace &&
-            (p.sectionName === undefined || p.sectionName === l.name),
-        ),
-      ).length;
+      const attached = this.index.attachedCount(gw.metadata.namespace ?? '', gw.metadata.name ?? '', l.name);
       const before = previous.listeners?.find((x) => x.name === l.name)?.conditions;
       return {
         name: l.name,

@@ -111,18 +111,22 @@ export function hostnameMatches(pattern: string, host: string): boolean {
   return p === host;
 }
 
-const regexCache = new Map<string, RegExp | null>();
+/**
+ * Compiled expressions, kept with the (frozen) match that holds them: they go when the route is
+ * replaced or deleted. A cache by pattern kept one per preview ever routed.
+ */
+const compiled = new WeakMap<object, RegExp | null>();
 
 /** Full-match regular expressions, as Envoy-based implementations (Istio) evaluate them. */
-function fullMatch(pattern: string, value: string): boolean {
-  let re = regexCache.get(pattern);
+function fullMatch(holder: { value?: string }, value: string): boolean {
+  let re = compiled.get(holder);
   if (re === undefined) {
     try {
-      re = new RegExp(`^(?:${pattern})$`);
+      re = new RegExp(`^(?:${holder.value ?? ''})$`);
     } catch {
       re = null;
     }
-    regexCache.set(pattern, re);
+    compiled.set(holder, re);
   }
   return re ? re.test(value) : false;
 }
@@ -131,7 +135,7 @@ function pathMatches(match: RouteMatch, path: string): boolean {
   const type = match.path?.type ?? 'PathPrefix';
   const value = match.path?.value ?? '/';
   if (type === 'Exact') return path === value;
-  if (type === 'RegularExpression') return fullMatch(value, path);
+  if (type === 'RegularExpression') return fullMatch(match.path ?? {}, path);
   if (value === '/' || value === '') return true;
   const prefix = value.endsWith('/') ? value.slice(0, -1) : value;
   return path === prefix || path.startsWith(`${prefix}/`);
@@ -139,7 +143,7 @@ function pathMatches(match: RouteMatch, path: string): boolean {
 
 function valueMatches(m: HeaderMatch, actual: string | undefined): boolean {
   if (actual === undefined) return false;
-  return (m.type ?? 'Exact') === 'RegularExpression' ? fullMatch(m.value, actual) : actual === m.value;
+  return (m.type ?? 'Exact') === 'RegularExpression' ? fullMatch(m, actual) : actual === m.value;
 }
 
 function matches(match: RouteMatch, req: RoutedRequest): boolean {

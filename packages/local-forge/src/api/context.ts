@@ -7,6 +7,7 @@ import { JWT_UNDECODABLE } from '../auth.ts';
 import { GitHubError, notFound } from '../errors.ts';
 import type { RateLimits } from '../rate-limit.ts';
 import type { Renderer } from '../render.ts';
+import type { RequestLog } from '../request-log.ts';
 import type { Simulator } from '../simulator.ts';
 import type { InstallationRecord, PullRecord, RepositoryRecord } from '../state.ts';
 import type { ForgeStore } from '../store.ts';
@@ -22,6 +23,7 @@ export interface ApiDeps {
   auth: AppAuth;
   render: Renderer;
   rateLimits: RateLimits;
+  requests: RequestLog;
   webhooks: WebhookSender;
   /** Suspends or unsuspends an installation, with its webhook (the simulator's verb). */
   installations: Pick<Simulator, 'setSuspended'>;

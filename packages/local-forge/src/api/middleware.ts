@@ -6,6 +6,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppAuth, Credentials } from '../auth.ts';
 import { DOCS, GitHubError } from '../errors.ts';
 import { type RateLimits, rateLimitHeaders } from '../rate-limit.ts';
+import type { RequestLog } from '../request-log.ts';
 import type { Ctx, Env } from './context.ts';
 
 export function errorResponse(error: Error, c: Ctx): Response {
@@ -24,7 +25,11 @@ function subjectOf(credentials: Credentials, address: string): { key: string; de
 }
 
 /** Authentication, rate limits and the headers GitHub puts on every answer. A 304 does not count. */
-export function gitHubFront(auth: AppAuth, rateLimits: RateLimits): MiddlewareHandler<Env> {
+export function gitHubFront(
+  auth: AppAuth,
+  rateLimits: RateLimits,
+  requests: RequestLog,
+): MiddlewareHandler<Env> {
   return async (c, next) => {
     const requestId = randomBytes(8).toString('hex').toUpperCase();
     let subject = subjectOf({ kind: 'none' }, c.req.header('x-forwarded-for') ?? '127.0.0.1');
@@ -38,6 +43,7 @@ export function gitHubFront(auth: AppAuth, rateLimits: RateLimits): MiddlewareHa
       c.res = errorResponse(error as Error, c);
     }
     if (c.res.status !== 304) rateLimits.count(subject.key);
+    requests.record(c.req.method, c.req.path, c.res.status);
     const fixed = c.res.headers.get('x-ratelimit-remaining') !== null;
     const headers: Record<string, string> = {
       ...(fixed ? {} : rateLimitHeaders(rateLimits.snapshot(subject.key))),
