@@ -111,7 +111,7 @@ export async function commit(
   return (await transact(table, items)) === null;
 }
 
-/** The composition's conditional write in a commit; finishing a destroy gives its quota place back. */
+/** The composition's conditional write in a commit; finishing a destroy gives its quota place back, if it took one. */
 function compositionCommitted(
   table: Table,
   { record, expected_lock_version }: NonNullable<Parameters<Store['commit']>[0]['composition']>,
@@ -128,7 +128,8 @@ function compositionCommitted(
       ...(finished ? { ':destroyed': Compositions.Phase.Destroyed } : {}),
     },
   });
-  return finished ? [write, quotaReleased(table.name, record.project)] : [write];
+  const releases = finished && Compositions.holdsQuotaPlace(record);
+  return releases ? [write, quotaReleased(table.name, record.project)] : [write];
 }
 
 /** Events in transactions of at most 100 items, DynamoDB's bound. */

@@ -17,6 +17,7 @@ import {
   type CompositionEvent,
   type CompositionRecord,
   EventType,
+  holdsQuotaPlace,
   isExpired,
   type Operation,
   OperationKind,
@@ -89,7 +90,7 @@ async function acceptCreate(
   const composition = newComposition(deps, id, input, result, owner, operation, now);
   const view = compositionView(composition, now);
   await deps.compositions.create({
-    quota: deps.liveCompositionQuota,
+    quota: holdsQuotaPlace(composition) ? deps.liveCompositionQuota : undefined,
     composition,
     operation,
     events: [

@@ -5,6 +5,7 @@ export {
   type CompositionEvent,
   type CompositionRecord,
   EventType,
+  holdsQuotaPlace,
   type MessageSubscriptionState,
   type Operation,
   OperationKind,

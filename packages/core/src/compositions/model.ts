@@ -218,6 +218,16 @@ export const operationSteps: Record<OperationKind, readonly StepName[]> = {
   destroy: [StepName.Delete, StepName.AwaitDeletion, StepName.ReleaseMessaging, StepName.Finish],
 };
 
+/**
+ * Whether a composition takes one of its project's live-composition places: those people ask for
+ * do (while quotas are counted, i.e. outside dev mode); pull-request previews, which the project's
+ * preview policy bounds, do not. The create takes the place and the write that finishes the
+ * destroy gives it back, both by this rule, so the count never drifts.
+ */
+export function holdsQuotaPlace(record: Pick<CompositionRecord, 'owner'>): boolean {
+  return record.owner.kind === OwnerKind.User;
+}
+
 /** The phase a composition reads as at `now`: past `expires_at` and not yet being destroyed, it is expired. */
 export function effectivePhase(record: Pick<CompositionRecord, 'phase' | 'expires_at'>, now: Date): Phase {
   if (record.phase === Phase.Destroying || record.phase === Phase.Destroyed) return record.phase;
