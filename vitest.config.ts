@@ -26,6 +26,15 @@ const unitTests = [
   'stacks/**/*.test.ts',
 ];
 
+/**
+ * Most files spend their time waiting on a stack, the emulators or a browser, not on a core: two
+ * files at a time even on two cores (vitest's default there is one). Every suite picks its ports,
+ * state directory and table prefix afresh, so files never share anything but the emulators. Each
+ * project says so itself: a project with `extends: false` does not take the root's `maxWorkers`,
+ * and one left at a single worker runs its files one by one.
+ */
+const maxWorkers = Math.max(2, availableParallelism() - 1);
+
 const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?: boolean } = {}) => ({
   extends: false as const,
   test: {
@@ -35,6 +44,7 @@ const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?:
       `packages/${name}/test/**/*.test.ts`,
     ],
     globalSetup: options.needsEmulators ? emulatorSetup : [],
+    maxWorkers,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
@@ -42,15 +52,9 @@ const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?:
 
 export default defineConfig({
   test: {
-    /**
-     * Most files spend their time waiting on a stack, the emulators or a browser, not on a core:
-     * two files at a time even on two cores (vitest's default there is one). Every suite picks its
-     * ports, state directory and table prefix afresh, so files never share anything but the
-     * emulators.
-     */
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    maxWorkers,
     projects: [
-      { extends: false, test: { name: 'unit', include: unitTests, testTimeout: 30_000 } },
+      { extends: false, test: { name: 'unit', include: unitTests, maxWorkers, testTimeout: 30_000 } },
       pkg('aws', { needsEmulators: true, unitTestsInSrc: true }),
       pkg('kube', { unitTestsInSrc: true }),
       pkg('api', { needsEmulators: true, unitTestsInSrc: true }),
@@ -66,6 +70,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['tests/**/*.test.ts'],
           globalSetup: emulatorSetup,
+          maxWorkers,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
