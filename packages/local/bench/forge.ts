@@ -63,9 +63,24 @@ interface Phase {
 const phases: Phase[] = [];
 let before = forge.requests();
 
-/** The requests the forge answered since the last phase ended. */
-function endPhase(name: string): void {
-  const now = forge.requests();
+/**
+ * Until the forge has seen no request for three seconds: a preview reads ready before its comment and
+ * check run are written, and those writes belong to the phase that caused them.
+ */
+async function quiet(): Promise<Record<string, number>> {
+  const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  let last = forge.requests();
+  for (;;) {
+    await sleep(3000);
+    const now = forge.requests();
+    if (total(now) === total(last)) return now;
+    last = now;
+  }
+}
+
+/** The requests the forge answered since the last phase ended, once it is quiet. */
+async function endPhase(name: string): Promise<void> {
+  const now = await quiet();
   const counts = Object.fromEntries(
     Object.entries(now)
       .map(([key, count]) => [key, count - (before[key] ?? 0)] as const)
@@ -82,25 +97,25 @@ for (let i = 0; i < previews; i++) {
   numbers.push(pullRequest.number);
 }
 await until('ready');
-endPhase('opened, labelled → ready');
+await endPhase('opened, labelled → ready');
 
 for (const number of numbers) await forge.push({ repository, number });
 await until('ready');
-endPhase('pushed to → ready');
+await endPhase('pushed to → ready');
 
 await reconcile();
-endPhase('a reconciliation, nothing changed');
+await endPhase('a reconciliation, nothing changed');
 
 forge.setWebhookUrl(null);
 for (const number of numbers) await forge.push({ repository, number });
 forge.setWebhookUrl(`${stack.apiUrl}/webhooks/forge`);
 await reconcile();
 await until('ready');
-endPhase('pushed to with the webhooks lost → the reconciliation → ready');
+await endPhase('pushed to with the webhooks lost → the reconciliation → ready');
 
 for (const number of numbers) await forge.close({ repository, number });
 await until('stopped');
-endPhase('closed → stopped');
+await endPhase('closed → stopped');
 
 /** The app's own calls (its JWT: installations, tokens, hook deliveries) draw on the app's budget, not an installation's. */
 const appLevel = (key: string) => / \/app\//.test(key);
