@@ -50,6 +50,7 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   builds: Builds.BuildStore;
   tokens: Auth.TokenStore;
   users: Auth.UserStore;
+  passwords: Auth.PasswordHashing;
   signIns: Auth.SignInStore;
   rateLimiter: Auth.RateLimiter;
   audit: Auth.AuditStore;
@@ -184,6 +185,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv> } {
     tokens: deps.tokens,
     signIns: deps.signIns,
     users: deps.users,
+    passwords: deps.passwords,
     rateLimiter: deps.rateLimiter,
     clock: deps.clock,
   };

@@ -110,7 +110,7 @@ export async function passwordSignIn(c: Context, deps: AuthServerDeps, fields: R
   } catch (error) {
     return retry(c, deps, { returnTo, username, error: rateLimitMessage(c, error) }, 429);
   }
-  const user = await Auth.checkPassword(deps.users, username, password);
+  const user = await Auth.checkPassword(deps, username, password);
   if (!user) {
     await Auth.countHits(deps.rateLimiter, throttles, now);
     return retry(c, deps, { returnTo, username, error: wrongPassword }, 401);

@@ -15,6 +15,7 @@ export interface AuthDeps {
   tokens: Auth.TokenStore;
   signIns: Auth.SignInStore;
   users: Auth.UserStore;
+  passwords: Auth.PasswordHashing;
   rateLimiter: Auth.RateLimiter;
   clock: Clock;
 }

@@ -23,10 +23,13 @@ if (password.length < 12) {
   process.exit(2);
 }
 const { stores } = wireStorage(settingsFromEnvironment(ScriptSettings, process.env).aws, {});
-await Auth.provisionUser(stores.users, {
-  username,
-  grants: values.admin ? Auth.grantsOfRole(Auth.Role.Admin) : [],
-  password,
-  now: systemClock.now(),
-});
+await Auth.provisionUser(
+  { users: stores.users, passwords: Auth.passwordHashing() },
+  {
+    username,
+    grants: values.admin ? Auth.grantsOfRole(Auth.Role.Admin) : [],
+    password,
+    now: systemClock.now(),
+  },
+);
 process.stdout.write(`${JSON.stringify({ username, subject: `user:${username}`, admin: values.admin })}\n`);

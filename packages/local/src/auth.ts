@@ -92,10 +92,14 @@ export async function localAuth(
 }
 
 /** Password mode's people, written with hashed passwords (and skipped when already there). */
-export async function seedUsers(store: Auth.UserStore, users: readonly SeedUser[], now: Date): Promise<void> {
+export async function seedUsers(
+  deps: Auth.PasswordDeps,
+  users: readonly SeedUser[],
+  now: Date,
+): Promise<void> {
   for (const user of users) {
-    if (await store.get(user.username)) continue;
-    await Auth.provisionUser(store, {
+    if (await deps.users.get(user.username)) continue;
+    await Auth.provisionUser(deps, {
       username: user.username,
       grants: user.grants,
       password: user.password,

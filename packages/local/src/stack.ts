@@ -108,6 +108,8 @@ export interface StackOptions {
   authMode?: Auth.AuthMode;
   /** The mode's settings and seeded people (see `localAuth`). */
   auth?: Omit<LocalAuthOptions, 'mode'>;
+  /** The cost of the password hashes written (default OWASP's, as deployed). */
+  passwordCost?: Auth.ScryptCost;
   /** Local cluster: time for a healthy pod to become Ready (default 1000 ms). */
   podReadyDelayMs?: number;
   workerSettings?: Partial<WorkerSettings>;
@@ -278,6 +280,7 @@ function wireStack(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.wrapJobs ? { wrapJobs: options.wrapJobs } : {}),
     forgeSettings: { pollSeconds: 1, ...options.forgeSettings },
+    ...(options.passwordCost ? { passwordCost: options.passwordCost } : {}),
   });
   return {
     services,
@@ -518,7 +521,7 @@ async function seedBeforeServing(
     ]);
   }
   if (auth.mode === Auth.AuthMode.Password) {
-    await seedUsers(services.users, options.auth?.users ?? localUsers, services.clock.now());
+    await seedUsers(services, options.auth?.users ?? localUsers, services.clock.now());
   }
 }
 

@@ -18,6 +18,7 @@ import {
   sqsDeadLetterQueue,
 } from '@svc/aws';
 import {
+  Auth,
   type Catalog,
   type Clock,
   Cluster,
@@ -70,6 +71,8 @@ export interface Adapters<TMessaging extends Messaging.MessagingPort | null> ext
   wrapJobs?: (jobs: Compositions.JobQueue) => Compositions.JobQueue;
   /** Forge timings (default `Forge.defaultForgeSettings`; tests poll faster). */
   forgeSettings?: Partial<Forge.ForgeSettings>;
+  /** The cost of the password hashes written (default OWASP's; the local stack's tests pay less). */
+  passwordCost?: Auth.ScryptCost;
 }
 
 /** The use cases' dependencies (every store, wrapped where told), and what the entries add to them. */
@@ -88,6 +91,7 @@ export interface Services<TMessaging> extends AwsStores, Forge.ForgeDeps {
   previewQueuePrefix: string;
   /** The job queue's dead-letter queue, where the settings name it (the API's replay). */
   deadLetters: Jobs.DeadLetterQueue | null;
+  passwords: Auth.PasswordHashing;
   /** What `/healthz` asks: the table, the job queue, each cluster (`cluster:<name>`). */
   health: DependencyCheck[];
   build: { release: string; commit: string };
@@ -150,6 +154,7 @@ export function wireServices<TMessaging extends Messaging.MessagingPort | null>(
     previewUrl: previewUrlOf(settings.aws.previewUrlTemplate, settings.kube),
     manifestLimits: { ...settings.aws.manifestLimits, clusters: clusters.names },
     previewQueuePrefix: settings.aws.previewQueuePrefix,
+    passwords: Auth.passwordHashing(adapters.passwordCost),
     deadLetters: names.deadLetterQueueUrl ? sqsDeadLetterQueue(clients.sqs, names.deadLetterQueueUrl) : null,
     health: [
       dynamodbCheck(clients.dynamodb, names.tableName),

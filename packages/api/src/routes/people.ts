@@ -6,6 +6,7 @@ import type { HandlersOf } from '../bind.ts';
 export function peopleHandlers(deps: {
   tokens: Auth.TokenStore;
   users: Auth.UserStore;
+  passwords: Auth.PasswordHashing;
   signIns: Auth.SignInStore;
   audit: Auth.AuditStore;
   clock: Clock;

@@ -22,6 +22,11 @@ export type {
   SignInGrant,
   User,
 } from './model.ts';
+export {
+  type PasswordHashing,
+  passwordHashing,
+  type ScryptCost,
+} from './passwords.ts';
 export type { AuditStore, RateLimiter, SignInStore, TokenStore, UserStore } from './ports.ts';
 export { homePath, safeReturnPath } from './return-to.ts';
 export {
@@ -81,6 +86,7 @@ export {
   checkPassword,
   endSignIns,
   newUserId,
+  type PasswordDeps,
   personFromProvider,
   provision as provisionUser,
   remove as removeUser,

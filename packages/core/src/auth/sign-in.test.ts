@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Grant } from './access.ts';
 import { AuthMode } from './identity.ts';
 import type { User } from './model.ts';
-import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
+import { passwordHashing } from './passwords.ts';
 import type { SignInStore, UserStore } from './ports.ts';
 import { csrfTokenOf, newSecret, pkceMatches, SecretPrefix, sameSecret } from './secrets.ts';
 import {
@@ -54,13 +54,16 @@ describe('secrets', () => {
     expect(sameSecret(csrfTokenOf(a), '')).toBe(false);
   });
 
-  it('hashes passwords with scrypt and a salt of their own', async () => {
-    const one = await hashPassword('correct horse battery');
-    const two = await hashPassword('correct horse battery');
+  const passwords = passwordHashing();
+
+  it('hashes passwords with scrypt at OWASP’s cost and a salt of their own', async () => {
+    const one = await passwords.hash('correct horse battery');
+    const two = await passwords.hash('correct horse battery');
     expect(one).toMatch(/^scrypt\$131072\$8\$1\$/);
     expect(one).not.toBe(two);
-    expect(await verifyPassword('correct horse battery', one)).toBe(true);
-    expect(await verifyPassword('correct horse batterY', one)).toBe(false);
+    expect(await passwords.verify('correct horse battery', one)).toBe(true);
+    expect(await passwords.verify('correct horse batterY', one)).toBe(false);
+    expect(await passwords.verifyNobody('correct horse battery')).toBe(false);
   });
 
   it('still verifies an older, cheaper hash, and marks it for a rehash', async () => {
@@ -75,14 +78,24 @@ describe('secrets', () => {
           maxmem: 64 * 1024 * 1024,
         })
         .toString('base64url');
-    expect(await verifyPassword('correct horse battery', older)).toBe(true);
-    expect(needsRehash(older)).toBe(true);
-    expect(needsRehash(await hashPassword('correct horse battery'))).toBe(false);
+    expect(await passwords.verify('correct horse battery', older)).toBe(true);
+    expect(passwords.needsRehash(older)).toBe(true);
+    expect(passwords.needsRehash(await passwords.hash('correct horse battery'))).toBe(false);
+  });
+
+  it('hashes at the cost it is given, and marks a hash of another cost, dearer or cheaper, for a rehash', async () => {
+    const cheap = passwordHashing({ N: 2 ** 12, r: 8, p: 1 });
+    const hash = await cheap.hash('correct horse battery');
+    expect(hash).toMatch(/^scrypt\$4096\$8\$1\$/);
+    expect(await passwords.verify('correct horse battery', hash)).toBe(true);
+    expect(passwords.needsRehash(hash)).toBe(true);
+    expect(cheap.needsRehash(await passwords.hash('correct horse battery'))).toBe(true);
+    expect(cheap.needsRehash(hash)).toBe(false);
   });
 
   it('refuses a stored hash whose cost is out of bounds rather than spending memory on it', async () => {
-    expect(await verifyPassword('x', 'scrypt$1073741824$8$1$c2FsdA$aGFzaA')).toBe(false);
-    expect(await verifyPassword('x', 'scrypt$abc$8$1$c2FsdA$aGFzaA')).toBe(false);
+    expect(await passwords.verify('x', 'scrypt$1073741824$8$1$c2FsdA$aGFzaA')).toBe(false);
+    expect(await passwords.verify('x', 'scrypt$abc$8$1$c2FsdA$aGFzaA')).toBe(false);
   });
 });
 

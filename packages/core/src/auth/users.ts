@@ -8,7 +8,6 @@
  * (issuer, `sub`) pair — never the username claim, which people may edit — and their record is made
  * at their first sign-in (or by an Admin naming their `sub`); its grants add to the claims'.
  */
-import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
 import { sha256 } from '../canonical.ts';
 import type { Clock } from '../clock.ts';
@@ -20,7 +19,7 @@ import { Grant } from './access.ts';
 import { recordAudit } from './audit.ts';
 import { AuthMode, type Identity } from './identity.ts';
 import type { OidcSubject, PersonRef, User } from './model.ts';
-import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
+import type { PasswordHashing } from './passwords.ts';
 import type { AuditStore, UserStore } from './ports.ts';
 
 /** A user name's shape: checked before a name is counted, read or used as a key. */
@@ -99,30 +98,30 @@ export function personRef(user: User): PersonRef {
   return { username: user.username, user_id: user.id, credentials_epoch: user.credentials_epoch };
 }
 
-/**
- * A hash of nothing anyone knows: checked when the user does not exist, so an unknown name takes as
- * long to refuse as a wrong password.
- */
-let decoy: Promise<string> | undefined;
+/** Where people are kept and how their passwords are hashed. */
+export interface PasswordDeps {
+  users: UserStore;
+  passwords: PasswordHashing;
+}
 
 /**
  * The user if `password` is theirs and they may sign in; null otherwise, in about the same time.
- * A hash of an older cost is replaced by one of today's.
+ * A hash of another cost is replaced by one of today's.
  */
 export async function checkPassword(
-  users: UserStore,
+  deps: PasswordDeps,
   username: string,
   password: string,
 ): Promise<User | null> {
+  const { users, passwords } = deps;
   const user = await users.get(username);
   if (!user?.password_hash || user.disabled) {
-    decoy ??= hashPassword(randomBytes(16).toString('hex'));
-    await verifyPassword(password, await decoy);
+    await passwords.verifyNobody(password);
     return null;
   }
-  if (!(await verifyPassword(password, user.password_hash))) return null;
-  if (needsRehash(user.password_hash)) {
-    await users.setPasswordHash(username, user.password_hash, await hashPassword(password));
+  if (!(await passwords.verify(password, user.password_hash))) return null;
+  if (passwords.needsRehash(user.password_hash)) {
+    await users.setPasswordHash(username, user.password_hash, await passwords.hash(password));
   }
   return user;
 }
@@ -174,7 +173,7 @@ function subjectOf(
 }
 
 export async function save(
-  deps: UserDeps & { issuer: string | null },
+  deps: UserDeps & PasswordDeps & { issuer: string | null },
   caller: Identity,
   username: string,
   input: unknown,
@@ -190,7 +189,9 @@ export async function save(
     username,
     grants: body.grants,
     password_hash:
-      body.password === undefined ? (current?.password_hash ?? null) : await hashPassword(body.password),
+      body.password === undefined
+        ? (current?.password_hash ?? null)
+        : await deps.passwords.hash(body.password),
     disabled: body.disabled,
     credentials_epoch: (current?.credentials_epoch ?? 0) + (current && endsSignIns ? 1 : 0),
     oidc_subject: subjectOf(deps, current, body.oidc_subject),
@@ -289,16 +290,17 @@ export async function personFromProvider(
  * gives an existing one this password and these grants, ending their sign-ins.
  */
 export async function provision(
-  users: UserStore,
+  deps: PasswordDeps,
   input: { username: string; grants: Grant[]; password: string; now: Date },
 ): Promise<User> {
+  const { users } = deps;
   const at = input.now.toISOString();
   const current = await users.get(input.username);
   const user: User = {
     id: current?.id ?? newUserId(input.now),
     username: input.username,
     grants: input.grants,
-    password_hash: await hashPassword(input.password),
+    password_hash: await deps.passwords.hash(input.password),
     disabled: false,
     credentials_epoch: current ? current.credentials_epoch + 1 : 0,
     oidc_subject: current?.oidc_subject ?? null,

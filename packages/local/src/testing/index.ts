@@ -5,6 +5,7 @@ export { launchChromium } from './chromium.ts';
 export { type TestClock, testClock } from './clock.ts';
 export {
   startTestStack,
+  testPasswordCost,
   testToken,
   useTestStack,
 } from './environment.ts';
