@@ -30,10 +30,15 @@ const unitTests = [
  * Most files spend their time waiting on a stack, the emulators or a browser, not on a core: two
  * files at a time even on two cores (vitest's default there is one). Every suite picks its ports,
  * state directory and table prefix afresh, so files never share anything but the emulators. Each
- * project says so itself: a project with `extends: false` does not take the root's `maxWorkers`,
- * and one left at a single worker runs its files one by one.
+ * project says so itself: a project with `extends: false` does not take the root's settings, and
+ * one left at a single worker runs its files one by one.
+ *
+ * Files run one after another in a worker without a fresh module graph each (`isolate: false`):
+ * importing the stack costs more CPU than starting one, and every file starts and stops its own
+ * stacks, so nothing of one file is left for the next but loaded code. A file that changes
+ * process-wide state (the environment) puts it back in its own hooks.
  */
-const maxWorkers = Math.max(2, availableParallelism() - 1);
+const workers = { maxWorkers: Math.max(2, availableParallelism() - 1), isolate: false };
 
 const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?: boolean } = {}) => ({
   extends: false as const,
@@ -44,7 +49,7 @@ const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?:
       `packages/${name}/test/**/*.test.ts`,
     ],
     globalSetup: options.needsEmulators ? emulatorSetup : [],
-    maxWorkers,
+    ...workers,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
@@ -52,13 +57,10 @@ const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?:
 
 export default defineConfig({
   test: {
-    maxWorkers,
+    ...workers,
     projects: [
-      { extends: false, test: { name: 'unit', include: unitTests, maxWorkers, testTimeout: 30_000 } },
-      pkg('aws', { needsEmulators: true, unitTestsInSrc: true }),
+      { extends: false, test: { name: 'unit', include: unitTests, ...workers, testTimeout: 30_000 } },
       pkg('kube', { unitTestsInSrc: true }),
-      pkg('api', { needsEmulators: true, unitTestsInSrc: true }),
-      pkg('worker', { needsEmulators: true, unitTestsInSrc: true }),
       pkg('cli', { needsEmulators: true }),
       pkg('local-cluster', { unitTestsInSrc: true }),
       pkg('local-forge'),
@@ -70,7 +72,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['tests/**/*.test.ts'],
           globalSetup: emulatorSetup,
-          maxWorkers,
+          ...workers,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

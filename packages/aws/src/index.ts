@@ -9,7 +9,7 @@ export * from './frontend-store.ts';
 export * from './idempotency-store.ts';
 export * from './job-queue.ts';
 export * from './lambda-output.ts';
-export { loadLinkedSecrets } from './linked-secrets.ts';
+export { type LinkedResources, loadLinkedSecrets } from './linked-secrets.ts';
 export * from './messaging.ts';
 export * from './settings.ts';
 export * from './stores.ts';

@@ -1,13 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadLinkedSecrets } from './linked-secrets.ts';
 
-// What SST gives a function its links by outside Lambda (on Lambda: the encrypted resource file).
-process.env.SST_RESOURCE_CursorKey = JSON.stringify({ value: 'c'.repeat(48) });
-process.env.SST_RESOURCE_ForgeAppId = JSON.stringify({ value: '' });
-afterAll(() => {
-  delete process.env.SST_RESOURCE_CursorKey;
-  delete process.env.SST_RESOURCE_ForgeAppId;
-});
+// SST's links as a function reads them (tests/lambda.test.ts goes through SST's own Resource).
+const links = { CursorKey: { value: 'c'.repeat(48) }, ForgeAppId: { value: '' } };
 
 describe('loadLinkedSecrets', () => {
   it('fills each variable SVC_SECRETS names from its linked secret, leaving unset optional ones and set variables alone', () => {
@@ -19,18 +14,18 @@ describe('loadLinkedSecrets', () => {
       }),
       TABLE_NAME: 'kept',
     };
-    loadLinkedSecrets(env);
+    loadLinkedSecrets(env, links);
     expect(env).toEqual({ SVC_SECRETS: env.SVC_SECRETS, TABLE_NAME: 'kept', CURSOR_KEY: 'c'.repeat(48) });
   });
 
   it('names a secret the function was not linked to, and does nothing without SVC_SECRETS', () => {
     expect(() =>
-      loadLinkedSecrets({ SVC_SECRETS: JSON.stringify({ FORGE_PRIVATE_KEY: 'ForgePrivateKey' }) }),
+      loadLinkedSecrets({ SVC_SECRETS: JSON.stringify({ FORGE_PRIVATE_KEY: 'ForgePrivateKey' }) }, links),
     ).toThrow(
       'invalid environment: FORGE_PRIVATE_KEY is to come from secret ForgePrivateKey, which is not linked',
     );
     const env = { TABLE_NAME: 't' };
-    loadLinkedSecrets(env);
+    loadLinkedSecrets(env, links);
     expect(env).toEqual({ TABLE_NAME: 't' });
   });
 });

@@ -15,8 +15,14 @@ const SecretVariables = v.pipe(
   v.record(v.pipe(v.string(), v.regex(/^[A-Z][A-Z0-9_]*$/)), v.string()),
 );
 
+/** What a function is linked to, by name: SST's `Resource`, which reads them once per process. */
+export type LinkedResources = Readonly<Record<string, { value?: unknown } | undefined>>;
+
 /** Fills `env` with the linked secrets `env.SVC_SECRETS` names; a variable already set is kept. */
-export function loadLinkedSecrets(env: Record<string, string | undefined>): void {
+export function loadLinkedSecrets(
+  env: Record<string, string | undefined>,
+  linked: LinkedResources = Resource as unknown as LinkedResources,
+): void {
   if (!env.SVC_SECRETS) return;
   const parsed = v.safeParse(SecretVariables, env.SVC_SECRETS);
   if (!parsed.success) {
@@ -24,7 +30,6 @@ export function loadLinkedSecrets(env: Record<string, string | undefined>): void
       { variable: 'SVC_SECRETS', message: 'must be JSON mapping variable names to secret names' },
     ]);
   }
-  const linked = Resource as unknown as Record<string, { value?: unknown } | undefined>;
   for (const [variable, secret] of Object.entries(parsed.output)) {
     if (env[variable] !== undefined) continue;
     const value = secret in linked ? linked[secret]?.value : undefined;

@@ -1,5 +1,5 @@
 import { SettingsError } from '@svc/core';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ScriptSettings,
   ServiceSettings,
@@ -111,16 +111,13 @@ describe('ServiceSettings', () => {
 });
 
 describe('settingsFromEnvironment on Lambda', () => {
-  // What SST gives a function its links by outside Lambda (on Lambda: the encrypted resource file).
-  process.env.SST_RESOURCE_CursorKey = JSON.stringify({ value: 'l'.repeat(48) });
-  afterAll(() => {
-    delete process.env.SST_RESOURCE_CursorKey;
-  });
+  // SST's links as a function reads them (tests/lambda.test.ts goes through SST's own Resource).
+  const links = { CursorKey: { value: 'l'.repeat(48) } };
 
   it('fills the linked secrets in before it parses', () => {
     const { CURSOR_KEY: _, ...linked } = api;
     const env: Record<string, string | undefined> = { ...linked, SVC_SECRETS: '{"CURSOR_KEY":"CursorKey"}' };
-    expect(settingsFromEnvironment(ServiceSettings({ allowDev: false }), env).aws.cursorKey).toBe(
+    expect(settingsFromEnvironment(ServiceSettings({ allowDev: false }), env, links).aws.cursorKey).toBe(
       'l'.repeat(48),
     );
   });

@@ -3,7 +3,7 @@
  * configures (aws: the table, queues and URLs; auth: the mode; kube: where the cluster is; github:
  * the app). Each entry reads the parts it needs, with what it requires of them, in one parse.
  */
-import { awsEnvironment, loadLinkedSecrets } from '@svc/aws';
+import { awsEnvironment, type LinkedResources, loadLinkedSecrets } from '@svc/aws';
 import { Auth, parseEnvironment } from '@svc/core';
 import { GitHubEnvironment } from '@svc/github';
 import { KubeEnvironment } from '@svc/kube/settings';
@@ -64,7 +64,8 @@ export const ScriptSettings = fromEnvironment(v.pick(partsOf(storageOnly), ['aws
 export function settingsFromEnvironment<TSchema extends v.GenericSchema>(
   schema: TSchema,
   env: Record<string, string | undefined>,
+  linked?: LinkedResources,
 ): v.InferOutput<TSchema> {
-  loadLinkedSecrets(env);
+  loadLinkedSecrets(env, linked);
   return parseEnvironment(schema, env);
 }
