@@ -27,8 +27,9 @@ const unitTests = [
 ];
 
 /**
- * Most files spend their time waiting on a stack, the emulators or a browser, not on a core: two
- * files at a time even on two cores (vitest's default there is one). Every suite picks its ports,
+ * Most files spend much of their time waiting (on a pod's readiness, a console's refresh, a lease
+ * to lapse, a default timeout), not on a core: one file more than there are cores (three on two
+ * cores, where vitest's default is one) keeps the cores busy. Every suite picks its ports,
  * state directory and table prefix afresh, so files never share anything but the emulators. Each
  * project says so itself: a project with `extends: false` does not take the root's settings, and
  * one left at a single worker runs its files one by one.
@@ -38,7 +39,7 @@ const unitTests = [
  * stacks, so nothing of one file is left for the next but loaded code. A file that changes
  * process-wide state (the environment) puts it back in its own hooks.
  */
-const workers = { maxWorkers: Math.max(2, availableParallelism() - 1), isolate: false };
+const workers = { maxWorkers: availableParallelism() + 1, isolate: false };
 
 const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?: boolean } = {}) => ({
   extends: false as const,
