@@ -33,8 +33,7 @@ export const installationOperations = {
   replayDeadLetters: {
     method: 'post',
     path: '/v1/admin/dead-letters/replay',
-    // The installation's Admin: the permission of the other installation-wide operator route.
-    permission: 'installation:check',
+    permission: 'dead_letters:replay',
     summary:
       'Send dead jobs back to the job queue, the reason recorded on each composition (Admin only). A failed operation runs again from the step whose message died; with dry_run, only what would happen.',
     tag,

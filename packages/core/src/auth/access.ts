@@ -78,10 +78,10 @@ const permissions = {
   'preview:read': { scope: 'project', role: GrantRole.Viewer, publisher: false },
   'preview:control': { scope: 'project', role: GrantRole.Developer, publisher: false },
   'forge:read': { scope: 'installation', role: GrantRole.Viewer, publisher: false },
-  'forge:admin': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   'token:manage': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   'user:manage': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   'installation:check': { scope: 'installation', role: GrantRole.Admin, publisher: false },
+  'dead_letters:replay': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   'audit:read': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   /** Any authenticated caller: its own identity, its own credentials. */
   self: { scope: 'none', role: null, publisher: false },

@@ -83,7 +83,7 @@ export async function replayDeadJobs(
   caller: Identity,
   input: unknown,
 ): Promise<ReplayReport> {
-  authorize(caller, 'installation:check', { project: null });
+  authorize(caller, 'dead_letters:replay', { project: null });
   const request = parseOrThrow(ReplayRequest, input ?? {});
   const report: ReplayReport = { dry_run: request.dry_run, reason: request.reason, jobs: [] };
   for (const dead of await receiveUpTo(deps.deadLetters, request.limit)) {
