@@ -27,11 +27,14 @@ describe('deploy/kubernetes/rbac.yaml', () => {
     for (const role of roles) expect(role.endsWith(`rules:\n${Installation.rbacRules()}`)).toBe(true);
   });
 
-  it("lets the check read the example's Gateway and the baseline Namespaces", () => {
+  it("lets the check read the example's Gateway, its GatewayClass and the baseline Namespaces", () => {
     const reader = ofKind('Role').find((role) => role.includes('resources: ["gateways"]'));
     expect(field(reader ?? '', 'namespace')).toBe(example.targets[0]?.gateway.namespace);
     const clusterRole = ofKind('ClusterRole')[0] ?? '';
     expect(clusterRole).toContain('resources: ["namespaces"]\n    verbs: ["get"]');
+    expect(clusterRole).toContain(
+      'apiGroups: ["gateway.networking.k8s.io"]\n    resources: ["gatewayclasses"]\n    verbs: ["get"]',
+    );
   });
 
   it('binds every role to the group the API and worker roles join, and nothing else', () => {

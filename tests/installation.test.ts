@@ -62,6 +62,14 @@ describe('installation check against the local cluster', () => {
     expect(before.byId['gateway-listener:demo/staging']?.message).toBe(
       'listener http of Gateway svc-system/preview admits HTTPRoutes for *.preview.localhost from namespace staging',
     );
+    expect(before.byId['gateway-features:demo/staging']).toMatchObject({
+      status: 'passed',
+      evidence: {
+        gateway_class: 'local',
+        controller: 'preview.local/gateway-controller',
+        supported_features: expect.arrayContaining(['HTTPRouteResponseHeaderModification']),
+      },
+    });
     expect(before.byId['mesh-route-schema:demo/staging']?.evidence).toMatchObject({
       parent: 'Service service-a:80',
       dry_run: true,
@@ -135,6 +143,7 @@ describe('installation check against the local cluster', () => {
     for (const id of [
       'gateway:demo/staging',
       'gateway-listener:demo/staging',
+      'gateway-features:demo/staging',
       'mesh-route-schema:demo/staging',
       meshController,
     ]) {

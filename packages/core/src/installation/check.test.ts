@@ -106,6 +106,21 @@ const gateway = (overrides: Record<string, unknown> = {}): ClusterObject => ({
   ...overrides,
 });
 
+const gatewayClass = (supportedFeatures?: unknown): ClusterObject => ({
+  apiVersion: 'gateway.networking.k8s.io/v1',
+  kind: 'GatewayClass',
+  metadata: { name: 'istio', generation: 1 },
+  spec: { controllerName: 'istio.io/gateway-controller' },
+  status: {
+    conditions: [condition('Accepted', 'True')],
+    ...(supportedFeatures === undefined ? {} : { supportedFeatures }),
+  },
+});
+
+const istioFeatures = ['Gateway', 'HTTPRoute', 'HTTPRouteResponseHeaderModification', 'ReferenceGrant'].map(
+  (name) => ({ name }),
+);
+
 const meshRoute = (options: { regex?: boolean; accepted?: string; reason?: string } = {}): ClusterObject => ({
   apiVersion: 'gateway.networking.k8s.io/v1',
   kind: 'HTTPRoute',
@@ -153,7 +168,14 @@ interface FakeCluster {
 }
 
 function fakeCluster(fake: FakeCluster = {}): ClusterPort {
-  const objects = fake.objects ?? [namespace, ...workload('web'), ...workload('api'), gateway(), meshRoute()];
+  const objects = fake.objects ?? [
+    namespace,
+    ...workload('web'),
+    ...workload('api'),
+    gateway(),
+    gatewayClass(istioFeatures),
+    meshRoute(),
+  ];
   const find = (apiVersion: string, kind: string, ns: string, name: string) =>
     objects.find(
       (o) =>
@@ -250,6 +272,65 @@ describe('the messaging check', () => {
   });
 });
 
+describe('the gateway features check', () => {
+  const objects = (features?: unknown) => [
+    namespace,
+    ...workload('web'),
+    ...workload('api'),
+    gateway(),
+    gatewayClass(features),
+    meshRoute(),
+  ];
+
+  it('passes when the GatewayClass lists HTTPRouteResponseHeaderModification, as objects or as plain names', async () => {
+    for (const features of [istioFeatures, istioFeatures.map((f) => f.name)]) {
+      const { byId } = await checkWith({ objects: objects(features) });
+      expect(byId['gateway-features:shop/staging']).toMatchObject({
+        status: 'passed',
+        evidence: {
+          gateway: 'svc-system/preview',
+          gateway_class: 'istio',
+          controller: 'istio.io/gateway-controller',
+          supported_features: istioFeatures.map((f) => f.name),
+        },
+      });
+    }
+  });
+
+  it('fails when the GatewayClass lists its features without it: the pending mark would be refused or dropped', async () => {
+    const { byId, report } = await checkWith({
+      objects: objects([{ name: 'Gateway' }, { name: 'HTTPRoute' }]),
+    });
+    expect(byId['gateway-features:shop/staging']).toMatchObject({
+      status: 'failed',
+      message: expect.stringContaining('does not list HTTPRouteResponseHeaderModification'),
+      evidence: { supported_features: ['Gateway', 'HTTPRoute'] },
+    });
+    expect(report.status).toBe('failed');
+  });
+
+  it('is unknown when the GatewayClass publishes no supportedFeatures', async () => {
+    for (const features of [undefined, []]) {
+      const { byId, report } = await checkWith({ objects: objects(features) });
+      expect(byId['gateway-features:shop/staging']).toMatchObject({
+        status: 'unknown',
+        evidence: { supported_features: null },
+      });
+      expect(report.status).toBe('incomplete');
+    }
+  });
+
+  it('fails naming a GatewayClass that does not exist', async () => {
+    const { byId } = await checkWith({
+      objects: [namespace, ...workload('web'), ...workload('api'), gateway(), meshRoute()],
+    });
+    expect(byId['gateway-features:shop/staging']).toMatchObject({
+      status: 'failed',
+      message: 'GatewayClass istio of Gateway svc-system/preview not found',
+    });
+  });
+});
+
 describe('installation check', () => {
   it('passes when every check has its evidence, one check per baseline component', async () => {
     const { report, byId } = await checkWith();
@@ -263,6 +344,7 @@ describe('installation check', () => {
       'workload:shop/staging/web',
       'gateway:shop/staging',
       'gateway-listener:shop/staging',
+      'gateway-features:shop/staging',
       'mesh-route-schema:shop/staging',
       'mesh-route-controller:shop/staging',
       'permissions:shop/staging',
@@ -315,7 +397,7 @@ describe('installation check', () => {
   describe('mesh routing is proven only by a controller', () => {
     it('is unknown without any Service-parented route, so the verdict is incomplete', async () => {
       const { report, byId } = await checkWith({
-        objects: [namespace, ...workload('web'), ...workload('api'), gateway()],
+        objects: [namespace, ...workload('web'), ...workload('api'), gateway(), gatewayClass(istioFeatures)],
       });
       expect(byId['mesh-route-controller:shop/staging']).toMatchObject({
         status: 'unknown',
@@ -326,7 +408,13 @@ describe('installation check', () => {
     });
 
     it('is unknown when accepted routes use no RegularExpression match, or none is accepted yet', async () => {
-      const base = [namespace, ...workload('web'), ...workload('api'), gateway()];
+      const base = [
+        namespace,
+        ...workload('web'),
+        ...workload('api'),
+        gateway(),
+        gatewayClass(istioFeatures),
+      ];
       expect(
         (await checkWith({ objects: [...base, meshRoute({ regex: false })] })).status(
           'mesh-route-controller:shop/staging',
@@ -342,7 +430,14 @@ describe('installation check', () => {
       const route = meshRoute();
       route.metadata.generation = 2;
       const { byId } = await checkWith({
-        objects: [namespace, ...workload('web'), ...workload('api'), gateway(), route],
+        objects: [
+          namespace,
+          ...workload('web'),
+          ...workload('api'),
+          gateway(),
+          gatewayClass(istioFeatures),
+          route,
+        ],
       });
       expect(byId['mesh-route-controller:shop/staging']?.status).toBe('unknown');
     });
@@ -385,7 +480,16 @@ describe('installation check', () => {
   describe('the Gateway', () => {
     it('fails when it is missing, and names where it came from', async () => {
       const { byId } = await checkWith(
-        { objects: [namespace, ...workload('web'), ...workload('api'), gateway(), meshRoute()] },
+        {
+          objects: [
+            namespace,
+            ...workload('web'),
+            ...workload('api'),
+            gateway(),
+            gatewayClass(istioFeatures),
+            meshRoute(),
+          ],
+        },
         { targets: [{ project: 'shop', gateway: { namespace: 'edge', name: 'public' } }] },
       );
       expect(byId['gateway:shop/staging']).toMatchObject({

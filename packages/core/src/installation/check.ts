@@ -25,6 +25,7 @@ import {
   gatewayApiCheck,
   gatewayApiVersion,
   gatewayCheck,
+  gatewayFeaturesCheck,
   listenerCheck,
   meshControllerVerdict,
   meshSchemaCheck,
@@ -178,6 +179,7 @@ function once<T>(): (key: string, load: () => Promise<T>) => Promise<T> {
 interface SharedReads {
   namespace(name: string): Promise<ClusterObject | null>;
   gateway(ref: GatewayRef): Promise<ClusterObject | null>;
+  gatewayClass(name: string): Promise<ClusterObject | null>;
   routes(namespace: string): Promise<ClusterObject[]>;
   permissions(namespace: string): Promise<Outcome>;
 }
@@ -185,6 +187,7 @@ interface SharedReads {
 function sharedReads(cluster: ClusterPort): SharedReads {
   const namespaces = once<ClusterObject | null>();
   const gateways = once<ClusterObject | null>();
+  const classes = once<ClusterObject | null>();
   const routes = once<ClusterObject[]>();
   const reviews = once<Outcome>();
   return {
@@ -193,6 +196,10 @@ function sharedReads(cluster: ClusterPort): SharedReads {
     gateway: (ref) =>
       gateways(`${ref.namespace}/${ref.name}`, () =>
         cluster.get({ apiVersion: gatewayApiVersion, kind: 'Gateway', ...ref }),
+      ),
+    gatewayClass: (name) =>
+      classes(name, () =>
+        cluster.get({ apiVersion: gatewayApiVersion, kind: 'GatewayClass', namespace: '', name }),
       ),
     routes: (ns) =>
       routes(ns, () => cluster.list(ns, [{ apiVersion: gatewayApiVersion, kind: 'HTTPRoute' }], '')),
@@ -311,6 +318,11 @@ function targetJobs(cluster: ClusterPort | null, reads: SharedReads | null, t: T
       id: `gateway-listener:${scope}`,
       dependsOn: [own, api, gatewayId],
       run: on((_, r) => listenerCheck(t, r.gateway, r.namespace)),
+    },
+    {
+      id: `gateway-features:${scope}`,
+      dependsOn: [own, api, gatewayId],
+      run: on((_, r) => gatewayFeaturesCheck(t, r.gateway, r.gatewayClass)),
     },
     { id: `mesh-route-schema:${scope}`, dependsOn: mesh, run: on((c) => meshSchemaCheck(c, t)) },
     {

@@ -215,6 +215,62 @@ export async function gatewayCheck(
   );
 }
 
+/** The Gateway API feature the pending mark needs (HTTPRoute ResponseHeaderModifier, Extended). */
+const responseHeaderFeature = 'HTTPRouteResponseHeaderModification';
+
+/** `status.supportedFeatures`: `{ name }` objects since Gateway API v1.2, plain names before; null when absent. */
+function supportedFeatures(gatewayClass: ClusterObject): string[] | null {
+  const listed = (gatewayClass.status as { supportedFeatures?: unknown } | undefined)?.supportedFeatures;
+  if (!Array.isArray(listed) || listed.length === 0) return null;
+  return listed
+    .map((f: unknown) => (typeof f === 'string' ? f : (f as { name?: unknown } | null)?.name))
+    .filter((name): name is string => typeof name === 'string');
+}
+
+/**
+ * Whether the Gateway's implementation adds response headers (HTTPRoute ResponseHeaderModifier): the
+ * public route of a preview still rolling out carries one, so answers say `Preview-Rollout: pending`.
+ * The GatewayClass says so in `status.supportedFeatures`; one that lists nothing cannot be asked.
+ */
+export async function gatewayFeaturesCheck(
+  t: Target,
+  readGateway: (ref: GatewayRef) => Promise<ClusterObject | null>,
+  readClass: (name: string) => Promise<ClusterObject | null>,
+): Promise<Outcome> {
+  const ref = `${t.gateway.namespace}/${t.gateway.name}`;
+  const gateway = await readGateway(t.gateway);
+  const className = (gateway?.spec as { gatewayClassName?: string } | undefined)?.gatewayClassName;
+  if (!gateway || !className)
+    return failed(`Gateway ${ref} not found, or it names no GatewayClass`, { gateway: ref });
+  const gatewayClass = await readClass(className);
+  if (!gatewayClass) {
+    return failed(`GatewayClass ${className} of Gateway ${ref} not found`, {
+      gateway: ref,
+      gateway_class: className,
+    });
+  }
+  const features = supportedFeatures(gatewayClass);
+  const evidence = {
+    gateway: ref,
+    gateway_class: className,
+    controller: (gatewayClass.spec as { controllerName?: string } | undefined)?.controllerName ?? null,
+    supported_features: features,
+  };
+  if (features === null) {
+    return unknown(
+      `GatewayClass ${className} publishes no status.supportedFeatures, so whether it supports ${responseHeaderFeature} (the Preview-Rollout: pending mark) cannot be asked: see its documentation`,
+      evidence,
+    );
+  }
+  if (!features.includes(responseHeaderFeature)) {
+    return failed(
+      `GatewayClass ${className} does not list ${responseHeaderFeature}: the public routes of previews still rolling out carry a ResponseHeaderModifier (Preview-Rollout: pending), which it may refuse (Accepted=False) or drop`,
+      evidence,
+    );
+  }
+  return passed(`GatewayClass ${className} supports ${responseHeaderFeature}`, evidence);
+}
+
 interface LabelSelector {
   matchLabels?: Record<string, string>;
   matchExpressions?: { key: string; operator: string; values?: string[] }[];

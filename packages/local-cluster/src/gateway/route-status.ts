@@ -21,6 +21,13 @@ import {
 } from './routes.ts';
 
 export const CONTROLLER_NAME = 'preview.local/gateway-controller';
+
+/**
+ * What the gateway implements, by Gateway API feature name (sorted, as the GatewayClass status
+ * must be): Gateways, HTTPRoutes with their header filters, ReferenceGrants. No more: a name here
+ * sends conformance tooling and the installation check's `gateway-features` to it.
+ */
+const SUPPORTED_FEATURES = ['Gateway', 'HTTPRoute', 'HTTPRouteResponseHeaderModification', 'ReferenceGrant'];
 const MANAGER = 'preview-gateway';
 
 /** Work queue keys: one route's status (`route:<namespace>/<name>`), the Gateways' and classes', or all. */
@@ -131,6 +138,7 @@ export class RouteStatusController {
           gc.metadata.generation,
         ),
       ],
+      supportedFeatures: SUPPORTED_FEATURES.map((name) => ({ name })),
     };
     this.api.writeStatus(this.classesRt, gc, status, MANAGER);
   }
