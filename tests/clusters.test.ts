@@ -64,6 +64,10 @@ describe('two clusters behind one stack', () => {
     const onSecond = await createComposition(http, override, { baseline: 'staging-2' });
     expect(new URL(onLocal.endpoints.public.url).port).toBe(gatewayPort('local'));
     expect(new URL(onSecond.endpoints.public.url).port).toBe(gatewayPort('local-2'));
+    expect([onLocal.destination, onSecond.destination]).toEqual([
+      { cluster: 'local', namespace: 'staging' },
+      { cluster: 'local-2', namespace: 'staging' },
+    ]);
     for (const created of [onLocal, onSecond]) {
       const ready = await waitForPhase(http, created.id, ['ready', 'failed']);
       expect(ready.phase).toBe('ready');

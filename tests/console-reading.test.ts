@@ -72,6 +72,7 @@ describe('the composition page', () => {
     expect(text).not.toMatch(/\b[a-z]+_[a-z_]+\b/);
     expect(text).toMatch(/Cleanup\s*not started/);
     expect(text).toMatch(/at \d{1,2} [A-Z][a-z]{2} \d\d:\d\d UTC/);
+    expect(text).toMatch(/Cluster \/ namespace\s*local \/ staging/);
 
     const current = page.getByRole('navigation', { name: 'Main' }).locator('a[aria-current=page]');
     expect(await current.textContent()).toBe('Compositions');

@@ -107,6 +107,11 @@ export const CompositionView = v.object({
   created_at: timestamp,
   updated_at: timestamp,
   message_isolation: v.boolean(),
+  /**
+   * Where its objects live: the baseline's cluster and namespace when it was created, kept when the
+   * catalog changes. `cluster` is null for one made before clusters were named (the stage's only one).
+   */
+  destination: v.object({ cluster: nullableString, namespace: v.string() }),
   overrides: v.record(v.string(), OverrideView),
   desired: v.object({
     generation: v.number(),
@@ -190,6 +195,7 @@ export function compositionView(record: CompositionRecord, now: Date): Compositi
     created_at: record.created_at,
     updated_at: record.updated_at,
     message_isolation: record.message_isolation,
+    destination: { cluster: record.cluster ?? null, namespace: record.namespace },
     overrides: record.overrides,
     desired: {
       generation: record.generation,
