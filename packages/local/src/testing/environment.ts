@@ -16,8 +16,11 @@ function emulatorEndpoints(): { dynamodbEndpoint: string; sqsEndpoint: string } 
   return { dynamodbEndpoint, sqsEndpoint };
 }
 
-/** A resource prefix unique to one test file, so files share emulators without sharing data. */
-function uniquePrefix(): string {
+/**
+ * A resource prefix unique to one test file, so files share emulators without sharing data. Two
+ * stacks given the same one are one stage deployed twice: the second reads what the first wrote.
+ */
+export function testResourcePrefix(): string {
   return `t${randomBytes(5).toString('hex')}-`;
 }
 
@@ -29,7 +32,7 @@ function uniquePrefix(): string {
  */
 export const testPasswordCost: Auth.ScryptCost = { N: 2 ** 12, r: 8, p: 1 };
 
-export type TestStackOptions = Omit<StackOptions, 'emulators' | 'resourcePrefix' | 'port'>;
+export type TestStackOptions = Omit<StackOptions, 'emulators' | 'port'>;
 
 export function startTestStack(options: TestStackOptions = {}): Promise<Stack> {
   return startStack({
@@ -44,7 +47,7 @@ export function startTestStack(options: TestStackOptions = {}): Promise<Stack> {
     },
     port: 0,
     emulators: emulatorEndpoints(),
-    resourcePrefix: uniquePrefix(),
+    resourcePrefix: options.resourcePrefix ?? testResourcePrefix(),
   });
 }
 

@@ -6,6 +6,7 @@ export { type TestClock, testClock } from './clock.ts';
 export {
   startTestStack,
   testPasswordCost,
+  testResourcePrefix,
   testToken,
   useTestStack,
 } from './environment.ts';
