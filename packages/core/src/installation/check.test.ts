@@ -167,15 +167,20 @@ interface FakeCluster {
   port?: Partial<ClusterPort>;
 }
 
+/** A cluster ready for previews, with this GatewayClass, where no mesh route was accepted yet. */
+const routeless = (theClass = gatewayClass(istioFeatures)): ClusterObject[] => [
+  namespace,
+  ...workload('web'),
+  ...workload('api'),
+  gateway(),
+  theClass,
+];
+
+/** A cluster where every check passes. */
+const healthyObjects = (theClass?: ClusterObject): ClusterObject[] => [...routeless(theClass), meshRoute()];
+
 function fakeCluster(fake: FakeCluster = {}): ClusterPort {
-  const objects = fake.objects ?? [
-    namespace,
-    ...workload('web'),
-    ...workload('api'),
-    gateway(),
-    gatewayClass(istioFeatures),
-    meshRoute(),
-  ];
+  const objects = fake.objects ?? healthyObjects();
   const find = (apiVersion: string, kind: string, ns: string, name: string) =>
     objects.find(
       (o) =>
@@ -273,14 +278,7 @@ describe('the messaging check', () => {
 });
 
 describe('the gateway features check', () => {
-  const objects = (features?: unknown) => [
-    namespace,
-    ...workload('web'),
-    ...workload('api'),
-    gateway(),
-    gatewayClass(features),
-    meshRoute(),
-  ];
+  const objects = (features?: unknown) => healthyObjects(gatewayClass(features));
 
   it('passes when the GatewayClass lists HTTPRouteResponseHeaderModification, as objects or as plain names', async () => {
     for (const features of [istioFeatures, istioFeatures.map((f) => f.name)]) {
@@ -397,7 +395,7 @@ describe('installation check', () => {
   describe('mesh routing is proven only by a controller', () => {
     it('is unknown without any Service-parented route, so the verdict is incomplete', async () => {
       const { report, byId } = await checkWith({
-        objects: [namespace, ...workload('web'), ...workload('api'), gateway(), gatewayClass(istioFeatures)],
+        objects: routeless(),
       });
       expect(byId['mesh-route-controller:shop/staging']).toMatchObject({
         status: 'unknown',
@@ -408,13 +406,7 @@ describe('installation check', () => {
     });
 
     it('is unknown when accepted routes use no RegularExpression match, or none is accepted yet', async () => {
-      const base = [
-        namespace,
-        ...workload('web'),
-        ...workload('api'),
-        gateway(),
-        gatewayClass(istioFeatures),
-      ];
+      const base = routeless();
       expect(
         (await checkWith({ objects: [...base, meshRoute({ regex: false })] })).status(
           'mesh-route-controller:shop/staging',
@@ -430,14 +422,7 @@ describe('installation check', () => {
       const route = meshRoute();
       route.metadata.generation = 2;
       const { byId } = await checkWith({
-        objects: [
-          namespace,
-          ...workload('web'),
-          ...workload('api'),
-          gateway(),
-          gatewayClass(istioFeatures),
-          route,
-        ],
+        objects: [...routeless(), route],
       });
       expect(byId['mesh-route-controller:shop/staging']?.status).toBe('unknown');
     });
@@ -480,16 +465,7 @@ describe('installation check', () => {
   describe('the Gateway', () => {
     it('fails when it is missing, and names where it came from', async () => {
       const { byId } = await checkWith(
-        {
-          objects: [
-            namespace,
-            ...workload('web'),
-            ...workload('api'),
-            gateway(),
-            gatewayClass(istioFeatures),
-            meshRoute(),
-          ],
-        },
+        {},
         { targets: [{ project: 'shop', gateway: { namespace: 'edge', name: 'public' } }] },
       );
       expect(byId['gateway:shop/staging']).toMatchObject({
