@@ -126,6 +126,27 @@ async function processed(deliveries: { guid: string }[]) {
   }
 }
 
+/** The forge's request counts once it has answered nothing for a second: the app's writes are done. */
+async function quietRequests(): Promise<Record<string, number>> {
+  const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  let last = forge.requests();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = forge.requests();
+    if (total(now) === total(last)) return now;
+    last = now;
+  }
+}
+
+/** The content-creating requests the app made between two counts (`METHOD route status`: count). */
+const writesBetween = (before: Record<string, number>, after: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(after)
+      .filter(([key]) => /^(POST|PATCH|PUT|DELETE) /.test(key))
+      .map(([key, count]) => [key, count - (before[key] ?? 0)] as const)
+      .filter(([, count]) => count > 0),
+  );
+
 const open = async (head: string, labels = ['preview']) => {
   const { pullRequest } = await forge.open({ repository, head, labels });
   if (!pullRequest) throw new Error('the forge opened no pull request');
@@ -174,6 +195,32 @@ describe('pull-request previews', () => {
     await until(pr.number, (p) => p.state === 'stopped');
     const [gone] = await compositionsOf(pr.number);
     expect(gone === undefined || gone.phase === 'destroying').toBe(true);
+  });
+
+  it('a push to a ready preview whose build is published costs one check-run create, one check-run update and one comment edit', async () => {
+    const pr = await open('feature-writes');
+    await publish(pr.headSha);
+    const first = await until(pr.number, (p) => p.state === 'ready');
+    await commented(pr.number, first.url ?? 'no url');
+    const sha = Array.from({ length: 40 }, () => Math.floor(Math.random() * 16).toString(16)).join('');
+    await publish(sha);
+    const before = await quietRequests();
+
+    await forge.push({ repository, number: pr.number, sha });
+    await until(pr.number, (p) => p.state === 'ready' && p.deployed_sha === sha);
+    expect(writesBetween(before, await quietRequests())).toEqual({
+      'POST /repos/demo-org/service-b/check-runs 201': 1,
+      'PATCH /repos/demo-org/service-b/check-runs/{n} 200': 1,
+      'PATCH /repos/demo-org/service-b/issues/comments/{n} 200': 1,
+    });
+    const shown = forge
+      .state()
+      .pullRequests.find((p) => p.repository === repository && p.number === pr.number);
+    expect(shown?.checkRuns).toMatchObject([
+      { headSha: sha, status: 'completed', conclusion: 'success', detailsUrl: first.url },
+    ]);
+    expect(shown?.comments).toHaveLength(1);
+    expect(shown?.comments[0]?.body).toContain(sha.slice(0, 12));
   });
 
   it('a pull request closed before its preview existed leaves nothing behind', async () => {
