@@ -360,10 +360,17 @@ async function writeFeedback(
     composition && record.state === PreviewState.Failed && composition.phase === Phase.Failed
       ? composition.observed.blockers
       : [];
-  const takeOver = deps.clock.now().getTime() - Date.parse(record.updated_at) > claimExpiryMs;
+  const now = deps.clock.now();
+  const takeOver = now.getTime() - Date.parse(record.updated_at) > claimExpiryMs;
   const plan = planFeedback(record.feedback, record, blockers, takeOver);
   if (!plan) return record;
-  const claimed: PreviewRecord = { ...record, feedback: plan.claim, lock_version: record.lock_version + 1 };
+  // Stamped, so that a claim is taken over a minute after it was made, not after the last save.
+  const claimed: PreviewRecord = {
+    ...record,
+    feedback: plan.claim,
+    updated_at: now.toISOString(),
+    lock_version: record.lock_version + 1,
+  };
   // Lost: another convergence moved the record, and writes the feedback of what it moved it to.
   if (!(await deps.forgeStore.putPreview(claimed, record.lock_version))) return record;
   const sent = await sendFeedback(forge, record, plan);

@@ -235,6 +235,15 @@ describe('the claim and what is stored after the calls', () => {
     expect(takenOver?.comment?.id).toBeNull();
   });
 
+  it('takes over a creation claimed by a convergence that died, even when the preview has not changed since', () => {
+    const died = (planFeedback(nothingWritten, ready(sha1, 'b-1'), [], false) as FeedbackPlan).claim;
+    expect(planFeedback(died, ready(sha1, 'b-1'), [], false)).toBeNull();
+    const takenOver = planFeedback(died, ready(sha1, 'b-1'), [], true);
+    expect(takenOver?.checkRun?.id).toBeNull();
+    expect(takenOver?.comment?.id).toBeNull();
+    expect(planFeedback(readyWritten, ready(sha1, 'b-1'), [], true)).toBeNull();
+  });
+
   it('a check-run update goes on while the first comment is being created', () => {
     const creatingComment = { ...readyWritten, comment_id: 0 };
     const plan = planFeedback(creatingComment, preview({ state: PreviewState.Expired }), [], false);

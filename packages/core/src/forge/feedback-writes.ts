@@ -31,6 +31,10 @@ export interface FeedbackPlan {
 /** An id of 0: another convergence is creating it; left alone unless that one died (`takeOver`). */
 const creating = (id: number | null, takeOver: boolean) => id === 0 && !takeOver;
 
+/** A channel says something new, or its creation was claimed by a convergence that died before it. */
+const due = (print: string, written: string | null, id: number | null, takeOver: boolean) =>
+  print !== written || (id === 0 && takeOver);
+
 /**
  * What to write for `preview`, given what was written (`previous`); null when nothing. `takeOver`:
  * a claim on the record is old enough to have been left by a convergence that died.
@@ -47,7 +51,8 @@ export function planFeedback(
 
   const run = checkRunFor(preview, blockers);
   const runPrint = contentHash(run);
-  if (runPrint !== previous.check_run_fingerprint && !creating(previous.check_run_id, takeOver)) {
+  const runDue = due(runPrint, previous.check_run_fingerprint, previous.check_run_id, takeOver);
+  if (runDue && !creating(previous.check_run_id, takeOver)) {
     const sameCommit = previous.check_run_sha === preview.head_sha && previous.check_run_id;
     const id = sameCommit ? previous.check_run_id : null;
     checkRun = { id, run };
@@ -61,7 +66,7 @@ export function planFeedback(
   if (isSettled(preview.state) && !creating(previous.comment_id, takeOver)) {
     const body = commentFor(preview, blockers);
     const bodyPrint = contentHash(body);
-    if (bodyPrint !== previous.comment_fingerprint) {
+    if (due(bodyPrint, previous.comment_fingerprint, previous.comment_id, takeOver)) {
       const id = previous.comment_id || null;
       comment = { id, body };
       Object.assign(claim, { comment_id: id ?? 0, comment_fingerprint: bodyPrint });
@@ -93,7 +98,7 @@ export function settleFeedback(
 ): Feedback {
   const next: Feedback = { ...latest };
   if (sent.checkRun && 'id' in sent.checkRun) {
-    // A newer head commit claimed meanwhile: this run is on a commit no longer the head.
+    // Unless a newer head commit was claimed meanwhile: this run is then on an older commit.
     if (latest.check_run_sha === plan.claim.check_run_sha) next.check_run_id = sent.checkRun.id;
   } else if (sent.checkRun && same(checkRunFields(latest), checkRunFields(plan.claim))) {
     Object.assign(next, {
