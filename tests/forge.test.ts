@@ -198,7 +198,7 @@ describe('pull-request previews', () => {
     expect(gone === undefined || gone.phase === 'destroying').toBe(true);
   });
 
-  it('a push to a ready preview whose build is published costs one check-run create, one check-run update and one comment edit', async () => {
+  it('a push to a ready preview whose build is published costs one check-run create, one check-run update and one comment edit; once stopped, a push costs none', async () => {
     const pr = await open('feature-writes');
     await publish(pr.headSha);
     const first = await until(pr.number, (p) => p.state === 'ready');
@@ -222,6 +222,13 @@ describe('pull-request previews', () => {
     ]);
     expect(shown?.comments).toHaveLength(1);
     expect(shown?.comments[0]?.body).toContain(sha.slice(0, 12));
+
+    await forge.unlabel({ repository, number: pr.number, label: 'preview' });
+    await until(pr.number, (p) => p.state === 'stopped');
+    const stopped = await quietRequests();
+    const { deliveries } = await forge.push({ repository, number: pr.number });
+    await processed(deliveries);
+    expect(writesBetween(stopped, await quietRequests())).toEqual({});
   });
 
   it('a preview stored before per-channel feedback writes once more; a rate-limited comment is given back and retried alone', async () => {

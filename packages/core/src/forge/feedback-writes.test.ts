@@ -140,6 +140,15 @@ describe('which channels a preview change writes', () => {
     expect(closed.steps).toEqual([['check run updated'], ['comment edited']]);
   });
 
+  it('pushes to a pull request whose preview is stopped write nothing; labelled again, the new commit gets its run', () => {
+    const closed = walk([stopping(sha1, 'b-1'), stopped(sha1)], readyWritten).feedback;
+    expect(walk([stopped(sha2), stopped(sha3)], closed).writes).toBe(0);
+    expect(walk([waiting(sha3)], closed).steps).toEqual([['check run created']]);
+    // Stopped before any run said so (a push and an unlabel at once): the head commit is told.
+    const waitingWritten = walk([waiting(sha1)]).feedback;
+    expect(walk([stopped(sha2)], waitingWritten).steps).toEqual([['check run created', 'comment created']]);
+  });
+
   it('a restart on the same commit: in progress once, then ready at the new URL', () => {
     const restarting = preview({ state: PreviewState.Restarting, restart_pending: true });
     const restarted = walk(

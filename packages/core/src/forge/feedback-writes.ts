@@ -5,7 +5,8 @@
  * preview saves is a preview more an hour (docs/capacity.md).
  *
  * - The check run speaks of the head commit: created for a new head commit, updated when what it
- *   says changes (its status, or the conclusion, summary or details of a completed run).
+ *   says changes (its status, or the conclusion, summary or details of a completed run). A stopped
+ *   preview's pushes get none: the stop was told once.
  * - The comment speaks of the preview at its URL: written only once the preview settles (ready,
  *   failed, stopped, expired); the first comment is created then.
  *
@@ -16,7 +17,7 @@
 import { contentHash } from '../canonical.ts';
 import type { Blocker } from '../compositions/model.ts';
 import { checkRunFor, commentFor, isSettled } from './feedback.ts';
-import type { Feedback, PreviewRecord } from './model.ts';
+import { type Feedback, type PreviewRecord, PreviewState } from './model.ts';
 import type { CheckRunInput } from './ports.ts';
 
 export interface FeedbackPlan {
@@ -30,6 +31,16 @@ export interface FeedbackPlan {
 
 /** An id of 0: another convergence is creating it; left alone unless that one died (`takeOver`). */
 const creating = (id: number | null, takeOver: boolean) => id === 0 && !takeOver;
+
+/**
+ * A stopped preview whose check run already said so on an earlier commit: pushes to its pull
+ * request (unlabelled, say) get no run of their own, since nothing of theirs runs.
+ */
+function stopAlreadyTold(previous: Feedback, preview: PreviewRecord): boolean {
+  if (preview.state !== PreviewState.Stopped || previous.check_run_sha === null) return false;
+  const told = checkRunFor({ ...preview, head_sha: previous.check_run_sha }, []);
+  return contentHash(told) === previous.check_run_fingerprint;
+}
 
 /** A channel says something new, or its creation was claimed by a convergence that died before it. */
 const due = (print: string, written: string | null, id: number | null, takeOver: boolean) =>
@@ -52,7 +63,7 @@ export function planFeedback(
   const run = checkRunFor(preview, blockers);
   const runPrint = contentHash(run);
   const runDue = due(runPrint, previous.check_run_fingerprint, previous.check_run_id, takeOver);
-  if (runDue && !creating(previous.check_run_id, takeOver)) {
+  if (runDue && !creating(previous.check_run_id, takeOver) && !stopAlreadyTold(previous, preview)) {
     const sameCommit = previous.check_run_sha === preview.head_sha && previous.check_run_id;
     const id = sameCommit ? previous.check_run_id : null;
     checkRun = { id, run };

@@ -100,7 +100,8 @@ export function commentFor(preview: PreviewRecord, blockers: readonly Blocker[])
   const rows = [
     `| Phase | ${settledHeadline[preview.state] ?? preview.state} |`,
     `| URL | ${preview.url && preview.state === PreviewState.Ready ? preview.url : '—'} |`,
-    `| Commit | \`${preview.head_sha.slice(0, 12)}\` |`,
+    // A stopped preview runs no commit: a push to its pull request changes nothing here.
+    ...(preview.state === PreviewState.Stopped ? [] : [`| Commit | \`${preview.head_sha.slice(0, 12)}\` |`]),
     ...Object.entries(preview.builds).map(
       ([component, build]) => `| Overridden | \`${component}\` ← build \`${build}\` |`,
     ),
