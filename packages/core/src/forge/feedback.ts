@@ -88,7 +88,7 @@ export function checkRunFor(preview: PreviewRecord, blockers: readonly Blocker[]
   }
 }
 
-const settledHeadline: Record<string, string> = {
+const settledHeadline: Partial<Record<PreviewState, string>> = {
   [PreviewState.Ready]: 'Ready',
   [PreviewState.Failed]: 'Failed',
   [PreviewState.Stopped]: 'Stopped',
