@@ -3,10 +3,11 @@
  * /webhooks/forge), the real GitHub App adapter (octokit) reading pull requests and writing the
  * check run and comment, builds published through the build-publication route as CI does.
  */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
 import { sign } from '@octokit/webhooks-methods';
-import { type Compositions, type Forge, Resources, Verification } from '@svc/core';
+import { type Compositions, Forge, Resources, Verification } from '@svc/core';
 import { ciImage, type Stack } from '@svc/local';
 import type { HttpClient } from '@svc/local/testing';
 import { useTestStack } from '@svc/local/testing';
@@ -126,6 +127,27 @@ async function processed(deliveries: { guid: string }[]) {
   }
 }
 
+/** The forge's request counts once it has answered nothing for a second: the app's writes are done. */
+async function quietRequests(): Promise<Record<string, number>> {
+  const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  let last = forge.requests();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = forge.requests();
+    if (total(now) === total(last)) return now;
+    last = now;
+  }
+}
+
+/** The content-creating requests the app made between two counts (`METHOD route status`: count). */
+const writesBetween = (before: Record<string, number>, after: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(after)
+      .filter(([key]) => /^(POST|PATCH|PUT|DELETE) /.test(key))
+      .map(([key, count]) => [key, count - (before[key] ?? 0)] as const)
+      .filter(([, count]) => count > 0),
+  );
+
 const open = async (head: string, labels = ['preview']) => {
   const { pullRequest } = await forge.open({ repository, head, labels });
   if (!pullRequest) throw new Error('the forge opened no pull request');
@@ -174,6 +196,95 @@ describe('pull-request previews', () => {
     await until(pr.number, (p) => p.state === 'stopped');
     const [gone] = await compositionsOf(pr.number);
     expect(gone === undefined || gone.phase === 'destroying').toBe(true);
+  });
+
+  it('a push to a ready preview whose build is published costs one check-run create, one check-run update and one comment edit; once stopped, a push costs none', async () => {
+    const pr = await open('feature-writes');
+    await publish(pr.headSha);
+    const first = await until(pr.number, (p) => p.state === 'ready');
+    await commented(pr.number, first.url ?? 'no url');
+    const sha = Array.from({ length: 40 }, () => Math.floor(Math.random() * 16).toString(16)).join('');
+    await publish(sha);
+    const before = await quietRequests();
+
+    await forge.push({ repository, number: pr.number, sha });
+    await until(pr.number, (p) => p.state === 'ready' && p.deployed_sha === sha);
+    expect(writesBetween(before, await quietRequests())).toEqual({
+      'POST /repos/demo-org/service-b/check-runs 201': 1,
+      'PATCH /repos/demo-org/service-b/check-runs/{n} 200': 1,
+      'PATCH /repos/demo-org/service-b/issues/comments/{n} 200': 1,
+    });
+    const shown = forge
+      .state()
+      .pullRequests.find((p) => p.repository === repository && p.number === pr.number);
+    expect(shown?.checkRuns).toMatchObject([
+      { headSha: sha, status: 'completed', conclusion: 'success', detailsUrl: first.url },
+    ]);
+    expect(shown?.comments).toHaveLength(1);
+    expect(shown?.comments[0]?.body).toContain(sha.slice(0, 12));
+
+    await forge.unlabel({ repository, number: pr.number, label: 'preview' });
+    await until(pr.number, (p) => p.state === 'stopped');
+    const stopped = await quietRequests();
+    const { deliveries } = await forge.push({ repository, number: pr.number });
+    await processed(deliveries);
+    expect(writesBetween(stopped, await quietRequests())).toEqual({});
+  });
+
+  it('a preview stored before per-channel feedback writes once more; a rate-limited comment is given back and retried alone', async () => {
+    const pr = await open('feature-old-record');
+    await publish(pr.headSha);
+    const ready = await until(pr.number, (p) => p.state === 'ready');
+    await commented(pr.number, ready.url ?? 'no url');
+    await quietRequests();
+    // The item as it was stored before each channel had its fingerprint: one for both.
+    const table = { TableName: stack.resources.tableName };
+    const key = { pk: `PREVIEW#${ready.id}`, sk: 'PREVIEW' };
+    const { Item: item } = await stack.clients.documents.send(new GetCommand({ ...table, Key: key }));
+    if (!item) throw new Error(`no item of preview ${ready.id}`);
+    const { comment_fingerprint: _c, check_run_fingerprint: _r, ...ids } = item.feedback;
+    const old = { ...item, feedback: { ...ids, fingerprint: 'one-for-both' } };
+    await stack.clients.documents.send(new PutCommand({ ...table, Item: old }));
+
+    // The comment's call is refused once for a rate limit, as GitHub's secondary limit would.
+    const port = stack.workerDeps.forge as Forge.ForgePort;
+    let refuse = true;
+    const limited: Forge.ForgePort = {
+      ...port,
+      upsertComment: (...call) => {
+        if (!refuse) return port.upsertComment(...call);
+        refuse = false;
+        return Promise.reject(new Forge.ForgeRateLimitedError('1', 1));
+      },
+    };
+    const converge = () =>
+      Forge.convergePullRequest(
+        { ...stack.workerDeps, forge: limited },
+        { project: 'demo', repository, number: pr.number },
+      );
+
+    let before = forge.requests();
+    await expect(converge()).rejects.toThrow(Forge.ForgeRateLimitedError);
+    expect(writesBetween(before, forge.requests())).toEqual({
+      'PATCH /repos/demo-org/service-b/check-runs/{n} 200': 1,
+    });
+    const given = (await stack.stores.forgeStore.getPreview(ready.id))?.feedback;
+    expect(given).toMatchObject({
+      comment_id: ids.comment_id,
+      comment_fingerprint: null,
+      check_run_id: ids.check_run_id,
+    });
+    expect(given?.check_run_fingerprint).not.toBeNull();
+
+    before = forge.requests();
+    await converge();
+    expect(writesBetween(before, forge.requests())).toEqual({
+      'PATCH /repos/demo-org/service-b/issues/comments/{n} 200': 1,
+    });
+    before = forge.requests();
+    await converge();
+    expect(writesBetween(before, forge.requests())).toEqual({});
+    expect(await comments(pr.number)).toHaveLength(1);
   });
 
   it('a pull request closed before its preview existed leaves nothing behind', async () => {

@@ -346,6 +346,15 @@ describe('items written before their record had its present shape', () => {
     expect(E.Operation.fromItem(stored)).toStrictEqual(operation);
   });
 
+  it('reads a preview stored before each feedback channel had its fingerprint as having none', () => {
+    const stored = E.Preview.toItem(X.preview);
+    const { comment_fingerprint: _c, check_run_fingerprint: _r, ...ids } = X.preview.feedback;
+    expect(E.Preview.fromItem({ ...stored, feedback: { ...ids, fingerprint: 'fp' } })).toEqual({
+      ...X.preview,
+      feedback: { ...ids, comment_fingerprint: null, check_run_fingerprint: null },
+    });
+  });
+
   it('reads health counters that were never written as none', () => {
     const stored = { ...E.ForgeHealth.key, item_type: 'forge_health', processing_failures: 2 };
     expect(E.ForgeHealth.fromItem(stored)).toEqual({ ...E.ForgeHealth.none, processing_failures: 2 });

@@ -56,11 +56,14 @@ const schema = itemSchema(
     last_error: v.nullable(v.object({ code: v.string(), message: v.string() })),
     suppressed: v.boolean(),
     restart_pending: v.boolean(),
+    // Items written before each channel had its fingerprint hold one `fingerprint` for both: it is
+    // dropped, and the next convergence writes both channels once more.
     feedback: v.object({
       comment_id: v.nullable(v.number()),
+      comment_fingerprint: v.optional(nullableString, null),
       check_run_id: v.nullable(v.number()),
       check_run_sha: nullableString,
-      fingerprint: nullableString,
+      check_run_fingerprint: v.optional(nullableString, null),
     }),
     poll_at: nullableString,
     created_at: v.string(),

@@ -10,7 +10,8 @@ import { type CompositionRecord, effectivePhase, isTornDown, Phase } from '../co
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { IdPrefix, newId } from '../names.ts';
 import { type Action, converge, type Decision, type ObservedComposition, Unwanted } from './converge.ts';
-import { commentMarker, feedbackFor } from './feedback.ts';
+import { commentMarker } from './feedback.ts';
+import { type FeedbackPlan, type FeedbackSent, planFeedback, settleFeedback } from './feedback-writes.ts';
 import {
   accountOf,
   ownerSubject,
@@ -82,7 +83,13 @@ function freshRecord(ref: PullRequestRef, pr: PullRequest, now: string): Preview
     last_error: null,
     suppressed: false,
     restart_pending: false,
-    feedback: { comment_id: null, check_run_id: null, check_run_sha: null, fingerprint: null },
+    feedback: {
+      comment_id: null,
+      comment_fingerprint: null,
+      check_run_id: null,
+      check_run_sha: null,
+      check_run_fingerprint: null,
+    },
     poll_at: null,
     created_at: now,
     updated_at: now,
@@ -338,10 +345,10 @@ async function save(
 const claimExpiryMs = 60_000;
 
 /**
- * Writes the check run and the comment when what they would say changed. The new fingerprint is
- * claimed on the record first (a conditional write), so of concurrent convergences only one makes
- * the calls; a first comment or check run is claimed with id 0 until it exists, so two can never be
- * created. Ids are stored afterwards; a lost id is found again by the comment's marker.
+ * Writes the check run and the comment where what they say changed (planFeedback). The channels to
+ * write are claimed on the record first (a conditional write), so of concurrent convergences only
+ * one makes each call; a first comment or check run is claimed with id 0 until it exists, so two
+ * can never be created. Ids are stored afterwards; a lost comment id is found again by its marker.
  */
 async function writeFeedback(
   deps: ForgeDeps,
@@ -353,92 +360,73 @@ async function writeFeedback(
     composition && record.state === PreviewState.Failed && composition.phase === Phase.Failed
       ? composition.observed.blockers
       : [];
-  const feedback = feedbackFor(record, blockers);
-  const claimed = await claimFeedback(deps, record, feedback.fingerprint);
-  if (!claimed) return record;
-  const ids = await sendFeedback(deps, forge, record, claimed, feedback);
-  const stored = await storeFeedbackIds(deps, record, claimed, ids);
+  const now = deps.clock.now();
+  const takeOver = now.getTime() - Date.parse(record.updated_at) > claimExpiryMs;
+  const plan = planFeedback(record.feedback, record, blockers, takeOver);
+  if (!plan) return record;
+  // Stamped, so that a claim is taken over a minute after it was made, not after the last save.
+  const claimed: PreviewRecord = {
+    ...record,
+    feedback: plan.claim,
+    updated_at: now.toISOString(),
+    lock_version: record.lock_version + 1,
+  };
+  // Lost: another convergence moved the record, and writes the feedback of what it moved it to.
+  if (!(await deps.forgeStore.putPreview(claimed, record.lock_version))) return record;
+  const sent = await sendFeedback(forge, record, plan);
+  const stored = await storeFeedback(deps, record, claimed, plan, sent);
+  // A rate limit, say: the job is retried later, and writes what was given back.
+  for (const result of [sent.checkRun, sent.comment]) if (result && 'failed' in result) throw result.failed;
   if (!stored.written) return stored.record;
   // Convergences that moved the preview meanwhile left their feedback to this one.
   const moved = stored.record.state !== record.state || stored.record.head_sha !== record.head_sha;
   return moved ? writeFeedback(deps, forge, stored.record, composition) : stored.record;
 }
 
-type Feedback = ReturnType<typeof feedbackFor>;
-
-/** The record with the new fingerprint claimed, or null when there is nothing to write or another convergence writes it. */
-async function claimFeedback(
-  deps: ForgeDeps,
-  record: PreviewRecord,
-  fingerprint: string,
-): Promise<PreviewRecord | null> {
-  const current = record.feedback;
-  if (fingerprint === current.fingerprint) return null;
-  const stale = deps.clock.now().getTime() - Date.parse(record.updated_at) > claimExpiryMs;
-  // 0: being created by another convergence; leave it to that one unless it died.
-  if ((current.comment_id === 0 || current.check_run_id === 0) && !stale) return null;
-  const sameRun = current.check_run_sha === record.head_sha && current.check_run_id;
-  const claimed: PreviewRecord = {
-    ...record,
-    feedback: {
-      fingerprint,
-      comment_id: current.comment_id || 0,
-      check_run_id: sameRun ? current.check_run_id : 0,
-      check_run_sha: record.head_sha,
-    },
-    lock_version: record.lock_version + 1,
-  };
-  return (await deps.forgeStore.putPreview(claimed, record.lock_version)) ? claimed : null;
-}
-
-/** Creates or edits the check run and the comment; on failure the claim is given back. */
+/** Makes the planned calls side by side; one channel's failure does not undo the other's write. */
 async function sendFeedback(
-  deps: ForgeDeps,
   forge: ForgePort,
   record: PreviewRecord,
-  claimed: PreviewRecord,
-  feedback: Feedback,
-): Promise<{ checkRunId: number; commentId: number }> {
-  try {
-    const [checkRunId, commentId] = await Promise.all([
-      forge.upsertCheckRun(record.repository, claimed.feedback.check_run_id || null, feedback.checkRun),
-      forge.upsertComment(record.repository, record.number, {
-        id: claimed.feedback.comment_id || null,
-        marker: commentMarker(record.id),
-        body: feedback.comment,
-      }),
-    ]);
-    return { checkRunId, commentId };
-  } catch (error) {
-    // Give the claim back, so the retry (after a rate limit, say) writes this feedback again.
-    await deps.forgeStore.putPreview(
-      { ...claimed, feedback: record.feedback, lock_version: claimed.lock_version + 1 },
-      claimed.lock_version,
+  plan: FeedbackPlan,
+): Promise<FeedbackSent> {
+  const settle = (call: Promise<number>) =>
+    call.then(
+      (id) => ({ id }),
+      (failed: unknown) => ({ failed }),
     );
-    throw error;
-  }
+  const { checkRun, comment } = plan;
+  const [runResult, commentResult] = await Promise.all([
+    checkRun ? settle(forge.upsertCheckRun(record.repository, checkRun.id, checkRun.run)) : null,
+    comment
+      ? settle(
+          forge.upsertComment(record.repository, record.number, {
+            id: comment.id,
+            marker: commentMarker(record.id),
+            body: comment.body,
+          }),
+        )
+      : null,
+  ]);
+  return { checkRun: runResult, comment: commentResult };
 }
 
 /**
- * Stores the ids on the latest record (others may have moved it meanwhile): the record written, or
- * the latest read when the races ran out (the claimed one when the preview is gone).
+ * Stores what the calls answered on the latest record (others may have moved it meanwhile): the
+ * record written, or the latest read when the races ran out (the claimed one when the preview is
+ * gone).
  */
-async function storeFeedbackIds(
+async function storeFeedback(
   deps: ForgeDeps,
   record: PreviewRecord,
   claimed: PreviewRecord,
-  ids: { checkRunId: number; commentId: number },
+  plan: FeedbackPlan,
+  sent: FeedbackSent,
 ): Promise<{ written: boolean; record: PreviewRecord }> {
   let latest: PreviewRecord | null = claimed;
   for (let attempt = 0; attempt < maxRaces && latest; attempt++) {
     const next: PreviewRecord = {
       ...latest,
-      feedback: {
-        ...latest.feedback,
-        comment_id: ids.commentId,
-        check_run_id:
-          latest.feedback.check_run_sha === record.head_sha ? ids.checkRunId : latest.feedback.check_run_id,
-      },
+      feedback: settleFeedback(latest.feedback, record.feedback, plan, sent),
       lock_version: latest.lock_version + 1,
     };
     if (await deps.forgeStore.putPreview(next, latest.lock_version)) return { written: true, record: next };

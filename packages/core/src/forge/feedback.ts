@@ -3,8 +3,11 @@
  * Built only from what the service itself knows (state, commit SHA, build ids, its own URL and
  * blockers): nothing the forge sent (titles, branch names) is repeated, so no pull request can
  * smuggle markup or commands into it.
+ *
+ * Each says only what a person needs, so that a state change which tells them nothing new is no
+ * write (feedback-writes.ts): the check run speaks of the head commit in kinds (queued, in
+ * progress, a conclusion), the comment of the preview as it stands at its URL once it settles.
  */
-import { contentHash } from '../canonical.ts';
 import type { Blocker } from '../compositions/model.ts';
 import type { PreviewRecord } from './model.ts';
 import { PreviewState } from './model.ts';
@@ -13,52 +16,92 @@ import type { CheckRunInput } from './ports.ts';
 /** The hidden marker that finds the comment again if its id was lost. */
 export const commentMarker = (previewId: string) => `<!-- svc-preview:${previewId} -->`;
 
-const headline: Record<PreviewState, string> = {
-  waiting_for_build: 'Waiting for the build of this commit',
-  deploying: 'Deploying',
-  ready: 'Ready',
-  failed: 'Failed',
-  stopping: 'Stopping',
-  stopped: 'Stopped',
-  restarting: 'Restarting',
-  expired: 'Expired (TTL reached); push or restart to bring it back',
-};
+/** The states a preview rests in: the comment is written only in these. */
+const settledStates: readonly PreviewState[] = [
+  PreviewState.Ready,
+  PreviewState.Failed,
+  PreviewState.Stopped,
+  PreviewState.Expired,
+];
+
+export const isSettled = (state: PreviewState) => settledStates.includes(state);
+
+const expiredText = 'Expired (TTL reached); push or restart to bring it back';
 
 /** Markdown-inert text: only characters that cannot open markup or links survive. */
 const inert = (text: string) => text.replace(/[^A-Za-z0-9 .,:;=_/@#()'"+-]/g, ' ').slice(0, 300);
 
-function checkRun(preview: PreviewRecord, blockers: readonly Blocker[]): CheckRunInput {
-  const base = { head_sha: preview.head_sha, details_url: preview.url, title: headline[preview.state] };
+/**
+ * The check run on the head commit. A run in progress reads the same whether a fresh composition or
+ * an update is under way, and a stop reads "Stopped" from the moment it is decided, so that neither
+ * restarting → deploying nor stopping → stopped is a call. The preview URL is its details only once
+ * the run concluded on a preview that runs.
+ */
+export function checkRunFor(preview: PreviewRecord, blockers: readonly Blocker[]): CheckRunInput {
+  const base = { head_sha: preview.head_sha, details_url: null };
   switch (preview.state) {
-    case PreviewState.Ready:
-      return { ...base, status: 'completed', conclusion: 'success', summary: `Preview: ${preview.url}` };
-    case PreviewState.Failed:
-      return {
-        ...base,
-        status: 'completed',
-        conclusion: 'failure',
-        summary: blockers.map((b) => `${b.code}: ${inert(b.message)}`).join('\n') || 'The preview failed.',
-      };
     case PreviewState.WaitingForBuild:
       return {
         ...base,
         status: 'queued',
         conclusion: null,
+        title: 'Waiting for the build of this commit',
         summary: 'CI has not published a build for this commit yet.',
       };
     case PreviewState.Deploying:
     case PreviewState.Restarting:
-      return { ...base, status: 'in_progress', conclusion: null, summary: headline[preview.state] };
+      return {
+        ...base,
+        status: 'in_progress',
+        conclusion: null,
+        title: 'Deploying',
+        summary: 'The preview of this commit is being deployed.',
+      };
+    case PreviewState.Ready:
+      return {
+        ...base,
+        details_url: preview.url,
+        status: 'completed',
+        conclusion: 'success',
+        title: 'Ready',
+        summary: `Preview: ${preview.url}`,
+      };
+    case PreviewState.Failed:
+      return {
+        ...base,
+        details_url: preview.url,
+        status: 'completed',
+        conclusion: 'failure',
+        title: 'Failed',
+        summary: blockers.map((b) => `${b.code}: ${inert(b.message)}`).join('\n') || 'The preview failed.',
+      };
+    case PreviewState.Expired:
+      return {
+        ...base,
+        status: 'completed',
+        conclusion: 'neutral',
+        title: expiredText,
+        summary: expiredText,
+      };
     default:
-      return { ...base, status: 'completed', conclusion: 'neutral', summary: headline[preview.state] };
+      return { ...base, status: 'completed', conclusion: 'neutral', title: 'Stopped', summary: 'Stopped' };
   }
 }
 
-function comment(preview: PreviewRecord, blockers: readonly Blocker[]): string {
+const settledHeadline: Partial<Record<PreviewState, string>> = {
+  [PreviewState.Ready]: 'Ready',
+  [PreviewState.Failed]: 'Failed',
+  [PreviewState.Stopped]: 'Stopped',
+  [PreviewState.Expired]: expiredText,
+};
+
+/** The comment: the preview as it stands at its URL. Only settled states have one (`isSettled`). */
+export function commentFor(preview: PreviewRecord, blockers: readonly Blocker[]): string {
   const rows = [
-    `| Phase | ${headline[preview.state]} |`,
+    `| Phase | ${settledHeadline[preview.state] ?? preview.state} |`,
     `| URL | ${preview.url && preview.state === PreviewState.Ready ? preview.url : '—'} |`,
-    `| Commit | \`${preview.head_sha.slice(0, 12)}\` |`,
+    // A stopped preview runs no commit: a push to its pull request changes nothing here.
+    ...(preview.state === PreviewState.Stopped ? [] : [`| Commit | \`${preview.head_sha.slice(0, 12)}\` |`]),
     ...Object.entries(preview.builds).map(
       ([component, build]) => `| Overridden | \`${component}\` ← build \`${build}\` |`,
     ),
@@ -77,11 +120,4 @@ function comment(preview: PreviewRecord, blockers: readonly Blocker[]): string {
         ]
       : [];
   return [commentMarker(preview.id), '### Preview', '', '| | |', '|---|---|', ...rows, ...failure].join('\n');
-}
-
-/** The feedback for a preview, and a fingerprint that tells whether it changed since it was written. */
-export function feedbackFor(preview: PreviewRecord, blockers: readonly Blocker[]) {
-  const run = checkRun(preview, blockers);
-  const body = comment(preview, blockers);
-  return { checkRun: run, comment: body, fingerprint: contentHash([run, body]) };
 }

@@ -91,12 +91,18 @@ interface PreviewError {
   message: string;
 }
 
-/** What was last written back to the pull request, so unchanged feedback costs no API call. */
-interface Feedback {
+/**
+ * What was last written back to the pull request, per channel, so unchanged feedback costs no API
+ * call. An id of 0 is a claim: that comment or check run is being created by a convergence.
+ */
+export interface Feedback {
   comment_id: number | null;
+  /** What the comment says (its hash); null: never written, or written before channels had their own. */
+  comment_fingerprint: string | null;
   check_run_id: number | null;
+  /** The commit the check run is on: a new head commit gets a run of its own. */
   check_run_sha: string | null;
-  fingerprint: string | null;
+  check_run_fingerprint: string | null;
 }
 
 export interface PreviewRecord {

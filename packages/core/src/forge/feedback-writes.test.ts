@@ -1,0 +1,291 @@
+import { describe, expect, it } from 'vitest';
+import type { Blocker } from '../compositions/model.ts';
+import { commentMarker } from './feedback.ts';
+import { type FeedbackPlan, type FeedbackSent, planFeedback, settleFeedback } from './feedback-writes.ts';
+import { type Feedback, type PreviewRecord, PreviewState } from './model.ts';
+
+const sha1 = '1'.repeat(40);
+const sha2 = '2'.repeat(40);
+const sha3 = '3'.repeat(40);
+const url1 = 'http://c-1.preview.localhost/';
+const url2 = 'http://c-2.preview.localhost/';
+
+const nothingWritten: Feedback = {
+  comment_id: null,
+  comment_fingerprint: null,
+  check_run_id: null,
+  check_run_sha: null,
+  check_run_fingerprint: null,
+};
+
+const preview = (changes: Partial<PreviewRecord> = {}): PreviewRecord => ({
+  id: 'pr-x',
+  project: 'demo',
+  repository: 'demo-org/service-b',
+  number: 7,
+  state: PreviewState.Ready,
+  head_sha: sha1,
+  fork: false,
+  builds: { 'service-b': 'b-1' },
+  deployed_sha: sha1,
+  composition_id: 'c-1',
+  url: url1,
+  expires_at: '2026-01-01T08:00:00.000Z',
+  last_error: null,
+  suppressed: false,
+  restart_pending: false,
+  feedback: nothingWritten,
+  poll_at: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  lock_version: 1,
+  ...changes,
+});
+
+/** The preview as it reads in each state of one pull request's life. */
+const waiting = (head: string, running: Partial<PreviewRecord> = {}) =>
+  preview({ state: PreviewState.WaitingForBuild, head_sha: head, builds: {}, url: null, ...running });
+const deploying = (head: string, build: string, url: string | null = url1) =>
+  preview({ state: PreviewState.Deploying, head_sha: head, builds: { 'service-b': build }, url });
+const ready = (head: string, build: string, url = url1) =>
+  preview({ head_sha: head, deployed_sha: head, builds: { 'service-b': build }, url });
+const stopping = (head: string, build: string) =>
+  preview({ state: PreviewState.Stopping, head_sha: head, builds: { 'service-b': build } });
+const stopped = (head: string) =>
+  preview({ state: PreviewState.Stopped, head_sha: head, builds: {}, url: null, expires_at: null });
+
+const crashing: Blocker[] = [
+  { code: 'crash_loop', message: 'service-b crash-loops', component: 'service-b' },
+];
+
+/** The forge numbers what it creates, across every walk. */
+let nextId = 100;
+
+/**
+ * Walks a pull request's preview through `states`, each write succeeding (the forge numbering what
+ * it creates): the calls made at each step, and the feedback recorded at the end.
+ */
+function walk(states: PreviewRecord[], from: Feedback = nothingWritten, blockers: Blocker[] = []) {
+  let feedback = from;
+  const steps = states.map((state) => {
+    const plan = planFeedback(feedback, state, blockers, false);
+    if (!plan) return [];
+    const sent: FeedbackSent = {
+      checkRun: plan.checkRun ? { id: plan.checkRun.id ?? nextId++ } : null,
+      comment: plan.comment ? { id: plan.comment.id ?? nextId++ } : null,
+    };
+    feedback = settleFeedback(plan.claim, feedback, plan, sent);
+    return [
+      ...(plan.checkRun ? [plan.checkRun.id === null ? 'check run created' : 'check run updated'] : []),
+      ...(plan.comment ? [plan.comment.id === null ? 'comment created' : 'comment edited'] : []),
+    ];
+  });
+  return { steps, writes: steps.flat().length, feedback };
+}
+
+/** The feedback once the preview of sha1 (build b-1) is ready, its comment and check run written. */
+const readyWritten = walk([deploying(sha1, 'b-1'), ready(sha1, 'b-1')]).feedback;
+
+describe('which channels a preview change writes', () => {
+  it('opened with its build published: the check run at once, the comment when ready (3 writes)', () => {
+    expect(walk([deploying(sha1, 'b-1', null), deploying(sha1, 'b-1'), ready(sha1, 'b-1')]).steps).toEqual([
+      ['check run created'],
+      [],
+      ['check run updated', 'comment created'],
+    ]);
+  });
+
+  it('opened before its build: queued, in progress, then ready (4 writes)', () => {
+    const opened = walk([waiting(sha1), deploying(sha1, 'b-1', null), ready(sha1, 'b-1')]);
+    expect(opened.steps).toEqual([
+      ['check run created'],
+      ['check run updated'],
+      ['check run updated', 'comment created'],
+    ]);
+  });
+
+  it('a push whose build is published: a new check run, then it and the comment once ready (3 writes)', () => {
+    const pushed = walk([deploying(sha2, 'b-2'), ready(sha2, 'b-2')], readyWritten);
+    expect(pushed.steps).toEqual([['check run created'], ['check run updated', 'comment edited']]);
+    expect(pushed.feedback).toMatchObject({ check_run_sha: sha2, comment_id: readyWritten.comment_id });
+    expect(pushed.feedback.check_run_id).not.toBe(readyWritten.check_run_id);
+  });
+
+  it('a push that waits for its build: the comment keeps saying what is live until the new one is ready (4 writes)', () => {
+    const live = { state: PreviewState.WaitingForBuild, builds: { 'service-b': 'b-1' }, url: url1 };
+    const pushed = walk([waiting(sha2, live), deploying(sha2, 'b-2'), ready(sha2, 'b-2')], readyWritten);
+    expect(pushed.steps).toEqual([
+      ['check run created'],
+      ['check run updated'],
+      ['check run updated', 'comment edited'],
+    ]);
+  });
+
+  it('a pull request with three pushes costs 3 + 3 × 3 + 2 = 14 writes', () => {
+    const life = walk([
+      deploying(sha1, 'b-1'),
+      ready(sha1, 'b-1'),
+      ...[sha2, sha3, '4'.repeat(40)].flatMap((sha, i) => [
+        deploying(sha, `b-${i + 2}`),
+        ready(sha, `b-${i + 2}`),
+      ]),
+      stopping('4'.repeat(40), 'b-4'),
+      stopped('4'.repeat(40)),
+    ]);
+    expect(life.writes).toBe(14);
+  });
+
+  it('a close: the check run says stopped at once, the comment once stopped (2 writes)', () => {
+    const closed = walk([stopping(sha1, 'b-1'), stopped(sha1)], readyWritten);
+    expect(closed.steps).toEqual([['check run updated'], ['comment edited']]);
+  });
+
+  it('pushes to a pull request whose preview is stopped write nothing; labelled again, the new commit gets its run', () => {
+    const closed = walk([stopping(sha1, 'b-1'), stopped(sha1)], readyWritten).feedback;
+    expect(walk([stopped(sha2), stopped(sha3)], closed).writes).toBe(0);
+    expect(walk([waiting(sha3)], closed).steps).toEqual([['check run created']]);
+    // Stopped before any run said so (a push and an unlabel at once): the head commit is told.
+    const waitingWritten = walk([waiting(sha1)]).feedback;
+    expect(walk([stopped(sha2)], waitingWritten).steps).toEqual([['check run created', 'comment created']]);
+  });
+
+  it('a restart on the same commit: in progress once, then ready at the new URL', () => {
+    const restarting = preview({ state: PreviewState.Restarting, restart_pending: true });
+    const restarted = walk(
+      [restarting, deploying(sha1, 'b-1', null), deploying(sha1, 'b-1', url2), ready(sha1, 'b-1', url2)],
+      readyWritten,
+    );
+    expect(restarted.steps).toEqual([['check run updated'], [], [], ['check run updated', 'comment edited']]);
+  });
+
+  it('deploying ↔ restarting on the same commit is no write', () => {
+    const inProgress = walk([deploying(sha1, 'b-1')]).feedback;
+    expect(planFeedback(inProgress, preview({ state: PreviewState.Restarting }), [], false)).toBeNull();
+  });
+
+  it('transitional states never write the comment', () => {
+    for (const state of [
+      PreviewState.WaitingForBuild,
+      PreviewState.Deploying,
+      PreviewState.Restarting,
+      PreviewState.Stopping,
+    ]) {
+      const plan = planFeedback(readyWritten, preview({ state, head_sha: sha2 }), [], false);
+      expect(plan?.comment, state).toBeNull();
+      expect(plan?.checkRun?.id, state).toBeNull();
+    }
+  });
+
+  it('a preview stopped before it ever ran gets its first comment then', () => {
+    const closedEarly = walk([waiting(sha1), stopped(sha1)]);
+    expect(closedEarly.steps).toEqual([['check run created'], ['check run updated', 'comment created']]);
+  });
+
+  it('failed: the check run concludes failure and the comment lists the blockers', () => {
+    const failed = preview({ state: PreviewState.Failed });
+    const plan = planFeedback(walk([deploying(sha1, 'b-1')]).feedback, failed, crashing, false);
+    expect(plan?.checkRun?.run).toMatchObject({
+      status: 'completed',
+      conclusion: 'failure',
+      details_url: url1,
+    });
+    expect(plan?.checkRun?.run.summary).toContain('crash_loop');
+    expect(plan?.comment?.body).toContain('`crash_loop`: service-b crash-loops');
+    expect(plan?.comment?.body.startsWith(commentMarker('pr-x'))).toBe(true);
+  });
+
+  it('expired: the check run and the comment say so once', () => {
+    const expired = walk(
+      [preview({ state: PreviewState.Expired }), preview({ state: PreviewState.Expired })],
+      readyWritten,
+    );
+    expect(expired.steps).toEqual([['check run updated', 'comment edited'], []]);
+  });
+
+  it('the same preview again writes nothing', () => {
+    expect(planFeedback(readyWritten, ready(sha1, 'b-1'), [], false)).toBeNull();
+  });
+
+  it('a record written before channels had fingerprints writes both once more, by their ids', () => {
+    const old: Feedback = { ...nothingWritten, comment_id: 11, check_run_id: 12, check_run_sha: sha1 };
+    const plan = planFeedback(old, ready(sha1, 'b-1'), [], false);
+    expect(plan?.checkRun?.id).toBe(12);
+    expect(plan?.comment?.id).toBe(11);
+    const after = walk([ready(sha1, 'b-1'), ready(sha1, 'b-1')], old);
+    expect(after.steps).toEqual([['check run updated', 'comment edited'], []]);
+    // In a transitional state, only the check run: the comment waits for the preview to settle.
+    expect(planFeedback(old, deploying(sha1, 'b-1'), [], false)?.comment).toBeNull();
+  });
+
+  it('nothing from the forge reaches the feedback: blocker text is reduced to inert characters', () => {
+    const hostile: Blocker[] = [
+      { code: 'crash_loop', message: '<img src=x> [link](http://evil) `x`', component: null },
+    ];
+    const plan = planFeedback(nothingWritten, preview({ state: PreviewState.Failed }), hostile, false);
+    expect(plan?.comment?.body).not.toMatch(/<img|\[link\]|`x`/);
+    expect(plan?.checkRun?.run.summary).not.toMatch(/<img|\[link\]/);
+  });
+});
+
+describe('the claim and what is stored after the calls', () => {
+  it('claims a channel being created with id 0, so no other convergence creates it too', () => {
+    const plan = planFeedback(nothingWritten, ready(sha1, 'b-1'), [], false) as FeedbackPlan;
+    expect(plan.claim).toMatchObject({ comment_id: 0, check_run_id: 0, check_run_sha: sha1 });
+    expect(plan.claim.comment_fingerprint).not.toBeNull();
+    expect(plan.claim.check_run_fingerprint).not.toBeNull();
+  });
+
+  it('leaves a channel another convergence is creating alone, unless that claim is old enough to take over', () => {
+    const creating = planFeedback(nothingWritten, ready(sha1, 'b-1'), [], false) as FeedbackPlan;
+    const later = preview({ state: PreviewState.Failed });
+    expect(planFeedback(creating.claim, later, crashing, false)).toBeNull();
+    const takenOver = planFeedback(creating.claim, later, crashing, true);
+    expect(takenOver?.checkRun?.id).toBeNull();
+    expect(takenOver?.comment?.id).toBeNull();
+  });
+
+  it('takes over a creation claimed by a convergence that died, even when the preview has not changed since', () => {
+    const died = (planFeedback(nothingWritten, ready(sha1, 'b-1'), [], false) as FeedbackPlan).claim;
+    expect(planFeedback(died, ready(sha1, 'b-1'), [], false)).toBeNull();
+    const takenOver = planFeedback(died, ready(sha1, 'b-1'), [], true);
+    expect(takenOver?.checkRun?.id).toBeNull();
+    expect(takenOver?.comment?.id).toBeNull();
+    expect(planFeedback(readyWritten, ready(sha1, 'b-1'), [], true)).toBeNull();
+  });
+
+  it('a check-run update goes on while the first comment is being created', () => {
+    const creatingComment = { ...readyWritten, comment_id: 0 };
+    const plan = planFeedback(creatingComment, preview({ state: PreviewState.Expired }), [], false);
+    expect(plan?.checkRun?.id).toBe(readyWritten.check_run_id);
+    expect(plan?.comment).toBeNull();
+  });
+
+  it('stores the ids the calls answered', () => {
+    const plan = planFeedback(nothingWritten, ready(sha1, 'b-1'), [], false) as FeedbackPlan;
+    const stored = settleFeedback(plan.claim, nothingWritten, plan, {
+      checkRun: { id: 5 },
+      comment: { id: 6 },
+    });
+    expect(stored).toEqual({ ...plan.claim, check_run_id: 5, comment_id: 6 });
+  });
+
+  it('gives a failed channel its claim back and keeps the channel written', () => {
+    const plan = planFeedback(nothingWritten, ready(sha1, 'b-1'), [], false) as FeedbackPlan;
+    const sent = { checkRun: { id: 5 }, comment: { failed: new Error('rate limited') } };
+    const stored = settleFeedback(plan.claim, nothingWritten, plan, sent);
+    expect(stored).toEqual({ ...plan.claim, check_run_id: 5, comment_id: null, comment_fingerprint: null });
+    // The retry writes the comment only.
+    const retry = planFeedback(stored, ready(sha1, 'b-1'), [], false);
+    expect(retry?.checkRun).toBeNull();
+    expect(retry?.comment?.id).toBeNull();
+  });
+
+  it('does not undo a newer claim, nor give an older commit’s run id to a newer head', () => {
+    const plan = planFeedback(readyWritten, deploying(sha2, 'b-2'), [], false) as FeedbackPlan;
+    const newer = (planFeedback(plan.claim, waiting(sha3), [], true) as FeedbackPlan).claim;
+    expect(settleFeedback(newer, readyWritten, plan, { checkRun: { id: 9 }, comment: null })).toEqual(newer);
+    expect(settleFeedback(newer, readyWritten, plan, { checkRun: { failed: 'x' }, comment: null })).toEqual(
+      newer,
+    );
+  });
+});
