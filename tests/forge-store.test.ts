@@ -1,5 +1,5 @@
 /** The forge store on DynamoDB Local: the conditional writes and index queries forge previews rely on. */
-import type { Forge } from '@svc/core';
+import { Forge } from '@svc/core';
 import { useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
 
@@ -27,13 +27,7 @@ const preview = (changes: Partial<Forge.PreviewRecord>): Forge.PreviewRecord => 
   last_error: null,
   suppressed: false,
   restart_pending: false,
-  feedback: {
-    comment_id: null,
-    comment_fingerprint: null,
-    check_run_id: null,
-    check_run_sha: null,
-    check_run_fingerprint: null,
-  },
+  feedback: Forge.noFeedback,
   poll_at: null,
   created_at: at,
   updated_at: at,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Phase } from '../compositions/model.ts';
+import { previewRecord } from '../testing/fixtures.ts';
 import { converge, type Observation, Unwanted } from './converge.ts';
-import { type PreviewPolicy, type PreviewRecord, PreviewState, type PullRequest } from './model.ts';
+import { type PreviewPolicy, PreviewState, type PullRequest } from './model.ts';
 
 const sha1 = '1'.repeat(40);
 const sha2 = '2'.repeat(40);
@@ -31,35 +32,7 @@ const pr = (changes: Partial<PullRequest> = {}): PullRequest => ({
   ...changes,
 });
 
-const preview = (changes: Partial<PreviewRecord> = {}): PreviewRecord => ({
-  id: 'pr-x',
-  project: 'demo',
-  repository: 'demo-org/service-b',
-  number: 7,
-  state: PreviewState.Ready,
-  head_sha: sha1,
-  fork: false,
-  builds: { 'service-b': 'b-1' },
-  deployed_sha: sha1,
-  composition_id: 'c-1',
-  url: 'http://c-1.preview.localhost/',
-  expires_at: null,
-  last_error: null,
-  suppressed: false,
-  restart_pending: false,
-  feedback: {
-    comment_id: null,
-    comment_fingerprint: null,
-    check_run_id: null,
-    check_run_sha: null,
-    check_run_fingerprint: null,
-  },
-  poll_at: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-  lock_version: 1,
-  ...changes,
-});
+const preview = previewRecord;
 
 const observe = (changes: Partial<Observation>): Observation => ({
   policy,

@@ -14,6 +14,7 @@ import { commentMarker } from './feedback.ts';
 import { type FeedbackPlan, type FeedbackSent, planFeedback, settleFeedback } from './feedback-writes.ts';
 import {
   accountOf,
+  noFeedback,
   ownerSubject,
   type PreviewPolicy,
   type PreviewRecord,
@@ -83,13 +84,7 @@ function freshRecord(ref: PullRequestRef, pr: PullRequest, now: string): Preview
     last_error: null,
     suppressed: false,
     restart_pending: false,
-    feedback: {
-      comment_id: null,
-      comment_fingerprint: null,
-      check_run_id: null,
-      check_run_sha: null,
-      check_run_fingerprint: null,
-    },
+    feedback: noFeedback,
     poll_at: null,
     created_at: now,
     updated_at: now,

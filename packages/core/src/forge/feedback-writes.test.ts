@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Blocker } from '../compositions/model.ts';
+import { previewRecord } from '../testing/fixtures.ts';
 import { commentMarker } from './feedback.ts';
 import { type FeedbackPlan, type FeedbackSent, planFeedback, settleFeedback } from './feedback-writes.ts';
-import { type Feedback, type PreviewRecord, PreviewState } from './model.ts';
+import { type Feedback, noFeedback, type PreviewRecord, PreviewState } from './model.ts';
 
 const sha1 = '1'.repeat(40);
 const sha2 = '2'.repeat(40);
@@ -10,37 +11,10 @@ const sha3 = '3'.repeat(40);
 const url1 = 'http://c-1.preview.localhost/';
 const url2 = 'http://c-2.preview.localhost/';
 
-const nothingWritten: Feedback = {
-  comment_id: null,
-  comment_fingerprint: null,
-  check_run_id: null,
-  check_run_sha: null,
-  check_run_fingerprint: null,
-};
+const nothingWritten = noFeedback;
 
-const preview = (changes: Partial<PreviewRecord> = {}): PreviewRecord => ({
-  id: 'pr-x',
-  project: 'demo',
-  repository: 'demo-org/service-b',
-  number: 7,
-  state: PreviewState.Ready,
-  head_sha: sha1,
-  fork: false,
-  builds: { 'service-b': 'b-1' },
-  deployed_sha: sha1,
-  composition_id: 'c-1',
-  url: url1,
-  expires_at: '2026-01-01T08:00:00.000Z',
-  last_error: null,
-  suppressed: false,
-  restart_pending: false,
-  feedback: nothingWritten,
-  poll_at: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-  lock_version: 1,
-  ...changes,
-});
+const preview = (changes: Partial<PreviewRecord> = {}) =>
+  previewRecord({ url: url1, expires_at: '2026-01-01T08:00:00.000Z', ...changes });
 
 /** The preview as it reads in each state of one pull request's life. */
 const waiting = (head: string, running: Partial<PreviewRecord> = {}) =>

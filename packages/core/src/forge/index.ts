@@ -9,6 +9,7 @@ export {
   ForgeStatusView,
   InstallationPage,
   type InstallationSuspension,
+  noFeedback,
   ownerSubject,
   PreviewList,
   type PreviewPolicy,

@@ -105,6 +105,15 @@ export interface Feedback {
   check_run_fingerprint: string | null;
 }
 
+/** A preview's feedback before anything was written to its pull request. */
+export const noFeedback: Feedback = {
+  comment_id: null,
+  comment_fingerprint: null,
+  check_run_id: null,
+  check_run_sha: null,
+  check_run_fingerprint: null,
+};
+
 export interface PreviewRecord {
   id: string;
   project: string;

@@ -15,6 +15,7 @@ import {
   OwnerKind,
   Phase,
 } from '../compositions/model.ts';
+import { noFeedback, type PreviewRecord, PreviewState } from '../forge/model.ts';
 import { newOperation } from '../rollout/operation.ts';
 
 export const now = new Date('2026-03-01T12:00:00.000Z');
@@ -202,5 +203,35 @@ export function waitingPod(
         { name: container, image: podImage, ready: false, restartCount: 3, state: { waiting: { reason } } },
       ],
     },
+  };
+}
+
+/** A head commit's SHA made of one repeated digit: `sha('1')`. */
+const sha = (digit: string) => digit.repeat(40);
+
+/** A ready pull-request preview as stored: demo-org/service-b#7 at `sha('1')`, composition c-1, nothing written back yet. */
+export function previewRecord(changes: Partial<PreviewRecord> = {}): PreviewRecord {
+  return {
+    id: 'pr-x',
+    project: 'demo',
+    repository: 'demo-org/service-b',
+    number: 7,
+    state: PreviewState.Ready,
+    head_sha: sha('1'),
+    fork: false,
+    builds: { 'service-b': 'b-1' },
+    deployed_sha: sha('1'),
+    composition_id: 'c-1',
+    url: 'http://c-1.preview.localhost/',
+    expires_at: null,
+    last_error: null,
+    suppressed: false,
+    restart_pending: false,
+    feedback: noFeedback,
+    poll_at: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    lock_version: 1,
+    ...changes,
   };
 }
