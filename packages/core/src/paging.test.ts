@@ -27,6 +27,15 @@ describe('sealed cursors', () => {
     }
   });
 
+  it('never begin with a dash, which a command line takes for a flag', () => {
+    const sealed = Array.from({ length: 512 }, (_, i) =>
+      seal.seal(events('c-1'), { ...position, sk: `EV#${i}` }),
+    );
+    expect(sealed.filter((cursor) => !/^[A-Za-z0-9]/.test(cursor))).toEqual([]);
+    const unmarked = sealed.map((cursor) => cursor.slice(1));
+    expect(unmarked.filter((cursor) => seal.open(events('c-1'), cursor) !== undefined)).toEqual([]);
+  });
+
   it('need a key of at least 32 characters', () => {
     expect(() => cursors('short')).toThrow(/at least 32/);
   });

@@ -37,6 +37,12 @@ export interface Cursors {
 /** Keys shorter than this are refused: the seal is only as strong as its key. */
 export const minCursorKeyLength = 32;
 const macBytes = 16;
+/**
+ * The first character of every cursor. Base64url may begin with `-`, and `svc … --after -x…` is
+ * then refused by the command line as a flag where a value belongs: one page in 64 could not be
+ * followed.
+ */
+const cursorMark = 'c';
 
 export function cursors(key: string): Cursors {
   if (key.length < minCursorKeyLength) {
@@ -52,11 +58,11 @@ export function cursors(key: string): Cursors {
   return {
     seal(list, position) {
       const bytes = Buffer.from(JSON.stringify(position));
-      return Buffer.concat([mac(list, bytes), bytes]).toString('base64url');
+      return cursorMark + Buffer.concat([mac(list, bytes), bytes]).toString('base64url');
     },
     open(list, cursor) {
-      if (!/^[A-Za-z0-9_-]{1,2048}$/.test(cursor)) return undefined;
-      const raw = Buffer.from(cursor, 'base64url');
+      if (!/^[A-Za-z0-9_-]{1,2048}$/.test(cursor) || !cursor.startsWith(cursorMark)) return undefined;
+      const raw = Buffer.from(cursor.slice(cursorMark.length), 'base64url');
       if (raw.length <= macBytes) return undefined;
       const position = raw.subarray(macBytes);
       if (!timingSafeEqual(raw.subarray(0, macBytes), mac(list, position))) return undefined;
