@@ -226,12 +226,18 @@ describe('pull-request previews', () => {
     await forge.unlabel({ repository, number: pr.number, label: 'preview' });
     await until(pr.number, (p) => p.state === 'stopped');
     const stopped = await quietRequests();
+    // GitHub keeps a completed run as it is: the stop is a new run on the commit, the one shown.
+    const runs = forge.state().pullRequests.find((p) => p.number === pr.number)?.checkRuns ?? [];
+    expect(runs.map((r) => [r.status, r.conclusion, r.title])).toEqual([
+      ['completed', 'success', 'Ready'],
+      ['completed', 'neutral', 'Stopped'],
+    ]);
     const { deliveries } = await forge.push({ repository, number: pr.number });
     await processed(deliveries);
     expect(writesBetween(stopped, await quietRequests())).toEqual({});
   });
 
-  it('a preview stored before per-channel feedback writes once more; a rate-limited comment is given back and retried alone', async () => {
+  it('a preview stored before per-channel feedback writes once more (a new check run: whether the old one is open is not known); a rate-limited comment is given back and retried alone', async () => {
     const pr = await open('feature-old-record');
     await publish(pr.headSha);
     const ready = await until(pr.number, (p) => p.state === 'ready');
@@ -242,7 +248,7 @@ describe('pull-request previews', () => {
     const key = { pk: `PREVIEW#${ready.id}`, sk: 'PREVIEW' };
     const { Item: item } = await stack.clients.documents.send(new GetCommand({ ...table, Key: key }));
     if (!item) throw new Error(`no item of preview ${ready.id}`);
-    const { comment_fingerprint: _c, check_run_fingerprint: _r, ...ids } = item.feedback;
+    const { comment_fingerprint: _c, check_run_fingerprint: _r, check_run_open: _o, ...ids } = item.feedback;
     const old = { ...item, feedback: { ...ids, fingerprint: 'one-for-both' } };
     await stack.clients.documents.send(new PutCommand({ ...table, Item: old }));
 
@@ -266,14 +272,11 @@ describe('pull-request previews', () => {
     let before = forge.requests();
     await expect(converge()).rejects.toThrow(Forge.ForgeRateLimitedError);
     expect(writesBetween(before, forge.requests())).toEqual({
-      'PATCH /repos/demo-org/service-b/check-runs/{n} 200': 1,
+      'POST /repos/demo-org/service-b/check-runs 201': 1,
     });
     const given = (await stack.stores.forgeStore.getPreview(ready.id))?.feedback;
-    expect(given).toMatchObject({
-      comment_id: ids.comment_id,
-      comment_fingerprint: null,
-      check_run_id: ids.check_run_id,
-    });
+    expect(given).toMatchObject({ comment_id: ids.comment_id, comment_fingerprint: null });
+    expect(given?.check_run_id).not.toBe(ids.check_run_id);
     expect(given?.check_run_fingerprint).not.toBeNull();
 
     before = forge.requests();

@@ -237,6 +237,20 @@ describe('feedback: check runs, statuses and comments', () => {
     });
     expect(updated.data.completed_at).not.toBeNull();
 
+    // As GitHub: a completed run keeps its status and conclusion; the rest still changes.
+    const reopened = await octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', {
+      ...repo,
+      check_run_id: created.data.id,
+      status: 'in_progress',
+      output: { title: 'Restarting', summary: 'Again' },
+    });
+    expect(reopened.data).toMatchObject({
+      status: 'completed',
+      conclusion: 'success',
+      completed_at: updated.data.completed_at,
+      output: { title: 'Restarting', summary: 'Again' },
+    });
+
     await octokit.request('POST /repos/{owner}/{repo}/check-runs', {
       ...repo,
       name: 'preview',

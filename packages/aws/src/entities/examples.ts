@@ -371,6 +371,7 @@ export const preview: Forge.PreviewRecord = {
     check_run_id: 12,
     check_run_sha: 'abc0',
     check_run_fingerprint: 'fp-run',
+    check_run_open: true,
   },
   poll_at: at,
   created_at: at,

@@ -64,6 +64,8 @@ const schema = itemSchema(
       check_run_id: v.nullable(v.number()),
       check_run_sha: nullableString,
       check_run_fingerprint: v.optional(nullableString, null),
+      // Unknown on items written before it was kept: the next change on the commit is a new run.
+      check_run_open: v.optional(v.boolean(), false),
     }),
     poll_at: nullableString,
     created_at: v.string(),

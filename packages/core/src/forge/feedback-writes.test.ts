@@ -111,7 +111,21 @@ describe('which channels a preview change writes', () => {
 
   it('a close: the check run says stopped at once, the comment once stopped (2 writes)', () => {
     const closed = walk([stopping(sha1, 'b-1'), stopped(sha1)], readyWritten);
-    expect(closed.steps).toEqual([['check run updated'], ['comment edited']]);
+    // The ready run is completed, and GitHub keeps a completed run as it is: a new run says it.
+    expect(closed.steps).toEqual([['check run created'], ['comment edited']]);
+    expect(closed.feedback.check_run_id).not.toBe(readyWritten.check_run_id);
+  });
+
+  it('edits a run only while it is open: queued and in progress runs are updated, completed ones replaced', () => {
+    const inProgress = walk([deploying(sha1, 'b-1')]).feedback;
+    expect(inProgress.check_run_open).toBe(true);
+    expect(planFeedback(inProgress, ready(sha1, 'b-1'), [], false)?.checkRun?.id).toBe(
+      inProgress.check_run_id,
+    );
+    expect(readyWritten.check_run_open).toBe(false);
+    const failedAfter = planFeedback(readyWritten, preview({ state: PreviewState.Failed }), [], false);
+    expect(failedAfter?.checkRun?.id).toBeNull();
+    expect(failedAfter?.claim).toMatchObject({ check_run_id: 0, check_run_open: false });
   });
 
   it('pushes to a pull request whose preview is stopped write nothing; labelled again, the new commit gets its run', () => {
@@ -129,7 +143,7 @@ describe('which channels a preview change writes', () => {
       [restarting, deploying(sha1, 'b-1', null), deploying(sha1, 'b-1', url2), ready(sha1, 'b-1', url2)],
       readyWritten,
     );
-    expect(restarted.steps).toEqual([['check run updated'], [], [], ['check run updated', 'comment edited']]);
+    expect(restarted.steps).toEqual([['check run created'], [], [], ['check run updated', 'comment edited']]);
   });
 
   it('deploying ↔ restarting on the same commit is no write', () => {
@@ -173,20 +187,21 @@ describe('which channels a preview change writes', () => {
       [preview({ state: PreviewState.Expired }), preview({ state: PreviewState.Expired })],
       readyWritten,
     );
-    expect(expired.steps).toEqual([['check run updated', 'comment edited'], []]);
+    expect(expired.steps).toEqual([['check run created', 'comment edited'], []]);
   });
 
   it('the same preview again writes nothing', () => {
     expect(planFeedback(readyWritten, ready(sha1, 'b-1'), [], false)).toBeNull();
   });
 
-  it('a record written before channels had fingerprints writes both once more, by their ids', () => {
+  it('a record written before channels had fingerprints writes both once more: the comment by its id, a new run', () => {
+    // Whether its run is still open is not known, and a completed one would keep what it says.
     const old: Feedback = { ...nothingWritten, comment_id: 11, check_run_id: 12, check_run_sha: sha1 };
     const plan = planFeedback(old, ready(sha1, 'b-1'), [], false);
-    expect(plan?.checkRun?.id).toBe(12);
+    expect(plan?.checkRun?.id).toBeNull();
     expect(plan?.comment?.id).toBe(11);
     const after = walk([ready(sha1, 'b-1'), ready(sha1, 'b-1')], old);
-    expect(after.steps).toEqual([['check run updated', 'comment edited'], []]);
+    expect(after.steps).toEqual([['check run created', 'comment edited'], []]);
     // In a transitional state, only the check run: the comment waits for the preview to settle.
     expect(planFeedback(old, deploying(sha1, 'b-1'), [], false)?.comment).toBeNull();
   });
@@ -227,10 +242,11 @@ describe('the claim and what is stored after the calls', () => {
     expect(planFeedback(readyWritten, ready(sha1, 'b-1'), [], true)).toBeNull();
   });
 
-  it('a check-run update goes on while the first comment is being created', () => {
-    const creatingComment = { ...readyWritten, comment_id: 0 };
-    const plan = planFeedback(creatingComment, preview({ state: PreviewState.Expired }), [], false);
-    expect(plan?.checkRun?.id).toBe(readyWritten.check_run_id);
+  it('a check-run write goes on while the first comment is being created', () => {
+    const inProgress = walk([deploying(sha1, 'b-1')]).feedback;
+    const creatingComment = { ...inProgress, comment_id: 0 };
+    const plan = planFeedback(creatingComment, ready(sha1, 'b-1'), [], false);
+    expect(plan?.checkRun?.id).toBe(inProgress.check_run_id);
     expect(plan?.comment).toBeNull();
   });
 

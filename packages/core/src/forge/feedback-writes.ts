@@ -5,8 +5,10 @@
  * preview saves is a preview more an hour (docs/capacity.md).
  *
  * - The check run speaks of the head commit: created for a new head commit, updated when what it
- *   says changes (its status, or the conclusion, summary or details of a completed run). A stopped
- *   preview's pushes get none: the stop was told once.
+ *   says changes while it is open (queued, in progress). A completed run is never edited, since
+ *   GitHub keeps its status and conclusion: a change after it (a restart, a stop) is a new run on
+ *   the commit, which the pull request shows in its place. A stopped preview's pushes get none:
+ *   the stop was told once.
  * - The comment speaks of the preview at its URL: written only once the preview settles (ready,
  *   failed, stopped, expired); the first comment is created then.
  *
@@ -64,13 +66,14 @@ export function planFeedback(
   const runPrint = contentHash(run);
   const runDue = due(runPrint, previous.check_run_fingerprint, previous.check_run_id, takeOver);
   if (runDue && !creating(previous.check_run_id, takeOver) && !stopAlreadyTold(previous, preview)) {
-    const sameCommit = previous.check_run_sha === preview.head_sha && previous.check_run_id;
-    const id = sameCommit ? previous.check_run_id : null;
+    const openOnCommit = previous.check_run_sha === preview.head_sha && previous.check_run_open;
+    const id = openOnCommit ? previous.check_run_id : null;
     checkRun = { id, run };
     Object.assign(claim, {
       check_run_id: id ?? 0,
       check_run_sha: preview.head_sha,
       check_run_fingerprint: runPrint,
+      check_run_open: run.status !== 'completed',
     });
   }
 
@@ -92,7 +95,12 @@ export interface FeedbackSent {
   comment: { id: number } | { failed: unknown } | null;
 }
 
-const checkRunFields = (f: Feedback) => [f.check_run_id, f.check_run_sha, f.check_run_fingerprint];
+const checkRunFields = (f: Feedback) => [
+  f.check_run_id,
+  f.check_run_sha,
+  f.check_run_fingerprint,
+  f.check_run_open,
+];
 const commentFields = (f: Feedback) => [f.comment_id, f.comment_fingerprint];
 const same = (a: unknown[], b: unknown[]) => a.every((value, i) => value === b[i]);
 
@@ -116,6 +124,7 @@ export function settleFeedback(
       check_run_id: previous.check_run_id,
       check_run_sha: previous.check_run_sha,
       check_run_fingerprint: previous.check_run_fingerprint,
+      check_run_open: previous.check_run_open,
     });
   }
   if (sent.comment && 'id' in sent.comment) {

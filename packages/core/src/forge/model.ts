@@ -103,6 +103,11 @@ export interface Feedback {
   /** The commit the check run is on: a new head commit gets a run of its own. */
   check_run_sha: string | null;
   check_run_fingerprint: string | null;
+  /**
+   * Whether that run is still open (queued or in progress). GitHub keeps a completed run's status
+   * and conclusion as they are, so any later change on the commit is a new run; false when unknown.
+   */
+  check_run_open: boolean;
 }
 
 /** A preview's feedback before anything was written to its pull request. */
@@ -112,6 +117,7 @@ export const noFeedback: Feedback = {
   check_run_id: null,
   check_run_sha: null,
   check_run_fingerprint: null,
+  check_run_open: false,
 };
 
 export interface PreviewRecord {

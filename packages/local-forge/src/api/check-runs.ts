@@ -108,6 +108,14 @@ export function checkRuns({ store, render }: ApiDeps): Hono<Env> {
     // Applied to a copy first, so a refused body changes nothing.
     const updated = { ...run, output: { ...run.output } };
     applyCheckRun(updated, await jsonBody(c));
+    // As GitHub: once a run is completed, its status and conclusion stay what they are.
+    if (run.status === 'completed') {
+      Object.assign(updated, {
+        status: run.status,
+        conclusion: run.conclusion,
+        completedAt: run.completedAt,
+      });
+    }
     Object.assign(run, updated);
     store.changed();
     return c.json(render.checkRun(run));
