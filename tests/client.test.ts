@@ -71,7 +71,8 @@ describe('the script in docs/ci.md', () => {
     const result = JSON.parse(stdout);
     expect(result).toMatchObject({ passed: true, url: expect.stringContaining(result.id) });
     const composition = await admin.get(`/v1/compositions/${result.id}`);
-    expect(composition.body.phase).toBe('destroying');
+    // The script asked for the destroy; the worker may have finished it already.
+    expect(['destroying', 'destroyed']).toContain(composition.body.phase);
     const checks = await admin.get(`/v1/compositions/${result.id}/verification`);
     expect(checks.body.items[0]).toMatchObject({ status: 'passed', message: 'tests of docs-1' });
   }, 60_000);
