@@ -25,13 +25,16 @@ export function testResourcePrefix(): string {
 }
 
 /**
- * The API, worker and a local cluster in process, on free ports, against the shared emulators and
- * fresh resources; pods get ready in tens of milliseconds, and the failure grace and the delay
- * between looks at a rollout are short. Password hashes cost 4 MiB instead of OWASP's 128: the
- * suite signs in hundreds of times, and no test of it is about the cost (the unit tests are).
+ * The test stacks' password hashes: 4 MiB instead of OWASP's 128. The suite signs in hundreds of
+ * times, and none of its tests is about the cost (the unit tests are).
  */
 export const testPasswordCost: Auth.ScryptCost = { N: 2 ** 12, r: 8, p: 1 };
 
+/**
+ * The API, worker and a local cluster in process, on free ports, against the shared emulators and
+ * fresh resources; pods get ready in tens of milliseconds, the failure grace and the delay between
+ * looks at a rollout are short, and password hashes cost `testPasswordCost`.
+ */
 export type TestStackOptions = Omit<StackOptions, 'emulators' | 'port'>;
 
 export function startTestStack(options: TestStackOptions = {}): Promise<Stack> {
