@@ -20,7 +20,7 @@ import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { startStack } from '../src/stack.ts';
 import { meterDynamoDb, meterQueue, snapshot } from './meters.ts';
-import { listPhases } from './observe.ts';
+import { createComposition, listPhases, phaseOf } from './observe.ts';
 
 const concurrent = Number(process.env.BENCH_CONCURRENT ?? 200);
 const podReadyDelayMs = Number(process.env.BENCH_POD_READY_DELAY_MS ?? 50);
@@ -88,27 +88,8 @@ const poller = startPoller({
   },
 });
 
-async function create(i: number): Promise<string> {
-  const component = ['service-a', 'service-b', 'service-c', 'service-d'][i % 4] as string;
-  const response = await fetch(`${stack.apiUrl}/v1/compositions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      project: 'demo',
-      baseline: 'staging',
-      name: `burst-${i}`,
-      overrides: { [component]: { image: `registry.example.com/demo/${component}:burst-${i}` } },
-    }),
-  });
-  if (response.status !== 202)
-    throw new Error(`create answered ${response.status}: ${await response.text()}`);
-  return ((await response.json()) as { id: string }).id;
-}
-
-async function phase(id: string): Promise<string> {
-  return ((await (await fetch(`${stack.apiUrl}/v1/compositions/${id}/status`)).json()) as { phase: string })
-    .phase;
-}
+const create = (i: number) => createComposition(stack.apiUrl, i, { name: `burst-${i}`, tag: `burst-${i}` });
+const phase = (id: string) => phaseOf(stack.apiUrl, id);
 
 /** user + system jiffies of a process, and of the whole machine (all cores, busy only). */
 function processJiffies(pid: number): number {

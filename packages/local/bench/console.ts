@@ -9,6 +9,7 @@ import { maxPageSize } from '@svc/core';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { startStack } from '../src/stack.ts';
+import { createComposition } from './observe.ts';
 
 const compositions = Number(process.env.BENCH_COMPOSITIONS ?? maxPageSize);
 const samples = Number(process.env.BENCH_SAMPLES ?? 40);
@@ -26,18 +27,9 @@ const stack = await startStack({
 
 const ids: string[] = [];
 const createOne = async (n: number) => {
-  const response = await fetch(`${stack.apiUrl}/v1/compositions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      project: 'demo',
-      baseline: 'staging',
-      name: `bench-${n}`,
-      overrides: { 'service-b': { image: `registry.example.com/demo/service-b:${n}.0.0` } },
-    }),
-  });
-  if (response.status !== 202) throw new Error(`create ${n}: ${response.status} ${await response.text()}`);
-  ids.push(((await response.json()) as { id: string }).id);
+  ids.push(
+    await createComposition(stack.apiUrl, n, { name: `bench-${n}`, tag: `${n}.0.0`, component: 'service-b' }),
+  );
 };
 for (let n = 0; n < compositions; n += 8) {
   await Promise.all(Array.from({ length: Math.min(8, compositions - n) }, (_, k) => createOne(n + k)));

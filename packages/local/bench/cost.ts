@@ -66,14 +66,8 @@ const api = {
 const kube = await meterKubeRequests(stack.clusterUrl);
 const profileDirectory = process.env.BENCH_WORKER_PROFILE;
 const worker = await startWorkerProcess(
-  {
-    region,
-    dynamodbEndpoint: stack.endpoints.dynamodb,
-    sqsEndpoint: stack.endpoints.sqs,
-    tableName: stack.resources.tableName,
-    jobQueueUrl: stack.resources.jobQueueUrl,
-    kubeconfig: stack.kubeconfig,
-  },
+  stack,
+  region,
   profileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`] : [],
 );
 

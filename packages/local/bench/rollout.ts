@@ -7,7 +7,7 @@
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { startStack } from '../src/stack.ts';
-import { listPhases } from './observe.ts';
+import { createComposition, listPhases, phaseOf } from './observe.ts';
 
 const sequential = Number(process.env.BENCH_SEQUENTIAL ?? 50);
 const concurrent = Number(process.env.BENCH_CONCURRENT ?? 200);
@@ -21,28 +21,8 @@ const stack = await startStack({
   resourcePrefix: 'bench-',
 });
 
-const components = ['service-a', 'service-b', 'service-c', 'service-d'];
-async function create(i: number): Promise<string> {
-  const component = components[i % components.length] as string;
-  const response = await fetch(`${stack.apiUrl}/v1/compositions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      project: 'demo',
-      baseline: 'staging',
-      name: `bench-${i}`,
-      overrides: { [component]: { image: `registry.example.com/demo/${component}:bench-${i}` } },
-    }),
-  });
-  if (response.status !== 202)
-    throw new Error(`create answered ${response.status}: ${await response.text()}`);
-  return ((await response.json()) as { id: string }).id;
-}
-
-async function phase(id: string): Promise<string> {
-  return ((await (await fetch(`${stack.apiUrl}/v1/compositions/${id}/status`)).json()) as { phase: string })
-    .phase;
-}
+const create = (i: number) => createComposition(stack.apiUrl, i, { name: `bench-${i}`, tag: `bench-${i}` });
+const phase = (id: string) => phaseOf(stack.apiUrl, id);
 
 async function serverSideMs(id: string): Promise<number> {
   const events = (await (await fetch(`${stack.apiUrl}/v1/compositions/${id}/events?limit=100`)).json()) as {

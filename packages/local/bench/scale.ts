@@ -16,7 +16,7 @@ import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { localCursorKey, startStack } from '../src/stack.ts';
 import { meterDynamoDb, meterQueue, snapshot } from './meters.ts';
-import { listPhases } from './observe.ts';
+import { createComposition, listPhases } from './observe.ts';
 import { measureApi, startFloorServer } from './scale-api.ts';
 import { bareRollouts, clusterContents } from './scale-cluster.ts';
 import { type Level, report, type SweepRun } from './scale-report.ts';
@@ -50,17 +50,7 @@ const stack = await startStack({
   forge: false,
 });
 await stack.scheduler.stop();
-const worker = await startWorkerProcess(
-  {
-    region,
-    dynamodbEndpoint: stack.endpoints.dynamodb,
-    sqsEndpoint: stack.endpoints.sqs,
-    tableName: stack.resources.tableName,
-    jobQueueUrl: stack.resources.jobQueueUrl,
-    kubeconfig: stack.kubeconfig,
-  },
-  ['--expose-gc'],
-);
+const worker = await startWorkerProcess(stack, region, ['--expose-gc']);
 const floor = await startFloorServer(stack);
 
 const sweepClients = createAwsClients({
@@ -98,22 +88,13 @@ const destroys = new Set<Promise<unknown>>();
 let sweeping: Promise<unknown> = Promise.resolve();
 
 async function create(seq: number, kind: Kind): Promise<string> {
-  const component = ['service-a', 'service-b', 'service-c', 'service-d'][seq % 4] as string;
-  const response = await fetch(`${stack.apiUrl}/v1/compositions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      project: 'demo',
-      baseline: 'staging',
-      name: `scale-${seq}`,
-      ...(kind === Kind.Expiring ? { ttl: '1m' } : {}),
-      overrides: { [component]: { image: `registry.example.com/demo/${component}:scale-${seq}` } },
-    }),
+  const id = await createComposition(stack.apiUrl, seq, {
+    name: `scale-${seq}`,
+    tag: `scale-${seq}`,
+    ...(kind === Kind.Expiring ? { ttl: '1m' } : {}),
   });
-  if (response.status !== 202)
-    throw new Error(`create answered ${response.status}: ${await response.text()}`);
   counts.created++;
-  return ((await response.json()) as { id: string }).id;
+  return id;
 }
 
 function destroy(id: string): void {

@@ -1,5 +1,6 @@
 /** Starts cost-worker.ts as a child process and talks to it over IPC. */
 import { type ChildProcess, fork } from 'node:child_process';
+import type { Stack } from '../src/stack.ts';
 import type { Calibration, WorkerBenchSettings, WorkerReport } from './cost-worker.ts';
 
 export interface WorkerProcess {
@@ -25,10 +26,20 @@ function next<T>(child: ChildProcess, type: string): Promise<T> {
   });
 }
 
+/** The worker of `stack` (on its table, queue and cluster) in a process of its own, so its CPU is its own. */
 export async function startWorkerProcess(
-  settings: WorkerBenchSettings,
+  stack: Pick<Stack, 'endpoints' | 'resources' | 'kubeconfig'>,
+  region: string,
   execArgv: string[] = [],
 ): Promise<WorkerProcess> {
+  const settings: WorkerBenchSettings = {
+    region,
+    dynamodbEndpoint: stack.endpoints.dynamodb,
+    sqsEndpoint: stack.endpoints.sqs,
+    tableName: stack.resources.tableName,
+    jobQueueUrl: stack.resources.jobQueueUrl,
+    kubeconfig: stack.kubeconfig,
+  };
   const child = fork(new URL('./cost-worker.ts', import.meta.url), {
     env: { ...process.env, BENCH_WORKER: JSON.stringify(settings) },
     execArgv,
