@@ -5,6 +5,7 @@
 import { deepFreeze } from './json.ts';
 import { type ResourceType, storageKey } from './registry.ts';
 import type { Requirement } from './selectors.ts';
+import { addTo, removeFrom } from './set-map.ts';
 import type { KubeObject } from './types.ts';
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -256,15 +257,8 @@ export class Store {
   private label(t: Table, key: string, previous: KubeObject | undefined, next: KubeObject | undefined): void {
     const before = labelEntries(previous);
     const after = labelEntries(next);
-    for (const entry of before) if (!after.includes(entry)) t.labels.get(entry)?.delete(key);
-    for (const entry of after) {
-      let keys = t.labels.get(entry);
-      if (!keys) {
-        keys = new Set();
-        t.labels.set(entry, keys);
-      }
-      keys.add(key);
-    }
+    for (const entry of before) if (!after.includes(entry)) removeFrom(t.labels, entry, key);
+    for (const entry of after) addTo(t.labels, entry, key);
   }
 
   private index(
@@ -277,15 +271,8 @@ export class Store {
     if (!uid) return;
     if (next) this.uids.set(uid, { table, key });
     else this.uids.delete(uid);
-    for (const ref of previous?.metadata.ownerReferences ?? []) this.owners.get(ref.uid)?.delete(uid);
-    for (const ref of next?.metadata.ownerReferences ?? []) {
-      let set = this.owners.get(ref.uid);
-      if (!set) {
-        set = new Set();
-        this.owners.set(ref.uid, set);
-      }
-      set.add(uid);
-    }
+    for (const ref of previous?.metadata.ownerReferences ?? []) removeFrom(this.owners, ref.uid, uid);
+    for (const ref of next?.metadata.ownerReferences ?? []) addTo(this.owners, ref.uid, uid);
   }
 
   private emit(event: StoreEvent): void {

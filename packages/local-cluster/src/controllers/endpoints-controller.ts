@@ -4,7 +4,8 @@
 import { deepEqual } from '../api/json.ts';
 import type { Api } from '../api/operations.ts';
 import type { ResourceType } from '../api/registry.ts';
-import type { Requirement } from '../api/selectors.ts';
+import { requirementsOf } from '../api/selectors.ts';
+import { addTo, removeFrom } from '../api/set-map.ts';
 import type { StoreEvent } from '../api/store.ts';
 import type { KubeObject, Pod, Service, ServicePort } from '../api/types.ts';
 import { isPodReady, nsKey, ownerRefTo, splitKey } from './owners.ts';
@@ -19,11 +20,6 @@ function matches(
 ): boolean {
   if (!selector || Object.keys(selector).length === 0) return false;
   return Object.entries(selector).every(([k, v]) => labels?.[k] === v);
-}
-
-/** A Service selector as label requirements, for the store's label index. */
-function requirements(selector: Record<string, string>): Requirement[] {
-  return Object.entries(selector).map(([key, value]) => ({ key, op: 'in', values: [value] }));
 }
 
 /** The entry a Service is indexed under: any one of its selector's labels, since a match needs all. */
@@ -73,14 +69,8 @@ export class EndpointsController {
   private index(svc: KubeObject | undefined, previous: KubeObject | undefined): void {
     const before = indexEntry(previous);
     const after = indexEntry(svc);
-    if (before !== undefined && previous) this.bySelector.get(before)?.delete(nsKey(previous));
-    if (after === undefined || !svc) return;
-    let keys = this.bySelector.get(after);
-    if (!keys) {
-      keys = new Set();
-      this.bySelector.set(after, keys);
-    }
-    keys.add(nsKey(svc));
+    if (before !== undefined && previous) removeFrom(this.bySelector, before, nsKey(previous));
+    if (after !== undefined && svc) addTo(this.bySelector, after, nsKey(svc));
   }
 
   private onEvent(e: StoreEvent): void {
@@ -116,7 +106,11 @@ export class EndpointsController {
       }
       return;
     }
-    const candidates = this.api.store.candidates(this.podsRt, namespace, requirements(svc.spec.selector));
+    const candidates = this.api.store.candidates(
+      this.podsRt,
+      namespace,
+      requirementsOf({ matchLabels: svc.spec.selector }),
+    );
     const pods = (candidates as Pod[]).filter(
       (p) =>
         matches(svc.spec.selector, p.metadata.labels) &&

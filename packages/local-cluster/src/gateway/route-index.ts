@@ -4,6 +4,7 @@
 
 import type { Api } from '../api/operations.ts';
 import type { ResourceType } from '../api/registry.ts';
+import { addTo, removeFrom } from '../api/set-map.ts';
 import type { StoreEvent } from '../api/store.ts';
 import type { KubeObject } from '../api/types.ts';
 import { nsKey, splitKey } from '../controllers/owners.ts';
@@ -60,15 +61,8 @@ export class RouteIndex {
     const key = nsKey((next ?? previous) as KubeObject);
     const after = next ? entriesOf(asRoute(next)) : new Set<string>();
     for (const entry of previous ? entriesOf(asRoute(previous)) : [])
-      if (!after.has(entry)) this.keys.get(entry)?.delete(key);
-    for (const entry of after) {
-      let keys = this.keys.get(entry);
-      if (!keys) {
-        keys = new Set();
-        this.keys.set(entry, keys);
-      }
-      keys.add(key);
-    }
+      if (!after.has(entry)) removeFrom(this.keys, entry, key);
+    for (const entry of after) addTo(this.keys, entry, key);
   }
 
   private routes(entries: readonly string[]): HTTPRoute[] {
