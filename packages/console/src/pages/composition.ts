@@ -196,7 +196,7 @@ function liveSection(viewer: Viewer, live: Live, now: Date, forgeWebUrl: string)
       <div class="columns">
         <dl class="facts">
           <dt>Project / baseline</dt><dd>${view.project} / ${view.baseline}</dd>
-          <dt>Cluster / namespace</dt><dd>${view.destination.cluster ?? 'the stage’s only cluster'} / ${view.destination.namespace}</dd>
+          <dt>Cluster / namespace</dt><dd>${live.diagnosis.cluster ?? 'unknown'} / ${view.destination.namespace}</dd>
           <dt>Owner</dt><dd>${owner(view.owner, forgeWebUrl)}</dd>
           <dt>Generation</dt><dd>${view.generation} (observed ${view.observed_generation})</dd>
           <dt>Created</dt><dd><time datetime=${view.created_at} title=${when(view.created_at, now)}>${ago(view.created_at, now)}</time></dd>
