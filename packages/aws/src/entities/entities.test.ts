@@ -346,12 +346,17 @@ describe('items written before their record had its present shape', () => {
     expect(E.Operation.fromItem(stored)).toStrictEqual(operation);
   });
 
-  it('reads a preview stored before each feedback channel had its fingerprint as having none', () => {
+  it('reads a preview stored before each feedback channel had its fingerprint as having none, its run not known open', () => {
     const stored = E.Preview.toItem(X.preview);
-    const { comment_fingerprint: _c, check_run_fingerprint: _r, ...ids } = X.preview.feedback;
+    const {
+      comment_fingerprint: _c,
+      check_run_fingerprint: _r,
+      check_run_open: _o,
+      ...ids
+    } = X.preview.feedback;
     expect(E.Preview.fromItem({ ...stored, feedback: { ...ids, fingerprint: 'fp' } })).toEqual({
       ...X.preview,
-      feedback: { ...ids, comment_fingerprint: null, check_run_fingerprint: null },
+      feedback: { ...ids, comment_fingerprint: null, check_run_fingerprint: null, check_run_open: false },
     });
   });
 

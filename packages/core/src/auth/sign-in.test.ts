@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Grant } from './access.ts';
 import { AuthMode } from './identity.ts';
 import type { User } from './model.ts';
@@ -63,7 +63,21 @@ describe('secrets', () => {
     expect(one).not.toBe(two);
     expect(await passwords.verify('correct horse battery', one)).toBe(true);
     expect(await passwords.verify('correct horse batterY', one)).toBe(false);
-    expect(await passwords.verifyNobody('correct horse battery')).toBe(false);
+  });
+
+  it('refuses a name nobody has after a real check, against one decoy of its own cost', async () => {
+    const cheap = passwordHashing({ N: 2 ** 12, r: 8, p: 1 });
+    const hash = vi.spyOn(cheap, 'hash');
+    const verify = vi.spyOn(cheap, 'verify');
+    await cheap.verifyNobody('first guess');
+    await cheap.verifyNobody('second guess');
+    expect(hash).toHaveBeenCalledTimes(1);
+    const decoy = await hash.mock.results[0]?.value;
+    expect(decoy).toMatch(/^scrypt\$4096\$/);
+    expect(verify.mock.calls).toEqual([
+      ['first guess', decoy],
+      ['second guess', decoy],
+    ]);
   });
 
   it('still verifies an older, cheaper hash, and marks it for a rehash', async () => {
