@@ -19,7 +19,7 @@ import { requireComposition } from '../compositions/reads.ts';
 import { ErrorCode, ProblemError, validationFailed } from '../errors.ts';
 import { IdPrefix, newId } from '../names.ts';
 import { parseOrThrow } from '../validation.ts';
-import { fingerprint } from '../verification/fingerprint.ts';
+import { currentFingerprint } from '../verification/fingerprint.ts';
 import {
   CheckKind,
   type CheckRecord,
@@ -267,11 +267,7 @@ async function fingerprintNow(
   deps: Pick<FrontendDeps, 'catalog' | 'clusters'>,
   record: CompositionRecord,
 ): Promise<Fingerprint | null> {
-  if (isTornDown(record.phase)) return null;
-  const cluster = deps.clusters.lookup(record.cluster);
-  const catalog = await deps.catalog.readProject(record.project);
-  if (!catalog || !cluster.known) return null;
-  return fingerprint(cluster.cluster, catalog, record).catch(() => null);
+  return isTornDown(record.phase) ? null : currentFingerprint(deps, record);
 }
 
 /**

@@ -9,7 +9,7 @@ import { requireComposition } from '../compositions/reads.ts';
 import type { FrontendBinding } from '../frontends/schema.ts';
 import { frontendStaleReasons } from '../frontends/service.ts';
 import type { Page, PageRequest } from '../paging.ts';
-import { fingerprint } from '../verification/fingerprint.ts';
+import { currentFingerprint } from '../verification/fingerprint.ts';
 import {
   CheckKind,
   type CheckRecord,
@@ -19,21 +19,6 @@ import {
   Freshness,
 } from '../verification/model.ts';
 import type { InsightDeps } from './ports.ts';
-
-/** The fingerprint of a composition as it stands now; null when it cannot be read. */
-async function currentFingerprint(
-  deps: Pick<InsightDeps, 'catalog' | 'clusters'>,
-  record: CompositionRecord,
-): Promise<Fingerprint | null> {
-  const cluster = deps.clusters.lookup(record.cluster);
-  const catalog = await deps.catalog.readProject(record.project);
-  if (!catalog || !cluster.known) return null;
-  try {
-    return await fingerprint(cluster.cluster, catalog, record);
-  } catch {
-    return null;
-  }
-}
 
 export async function listVerification(
   deps: InsightDeps,

@@ -5,8 +5,10 @@
  */
 import { contentHash } from '../canonical.ts';
 import type { ProjectVersion } from '../catalog/model.ts';
+import type { CatalogStore } from '../catalog/ports.ts';
 import { type ClusterObject, type Deployment, Label, type Service } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
+import type { ClusterRegistry } from '../cluster/registry.ts';
 import { compositionSelector, forkName } from '../cluster/render.ts';
 import type { CompositionRecord } from '../compositions/model.ts';
 import type { Fingerprint } from './model.ts';
@@ -74,4 +76,15 @@ function imageOf(deployment: Deployment | null, container: string): string | nul
 
 function specOf(object: ClusterObject): unknown {
   return object.spec ?? null;
+}
+
+/** The fingerprint of a composition as it stands now, on its own cluster; null when it cannot be read. */
+export async function currentFingerprint(
+  deps: { catalog: CatalogStore; clusters: ClusterRegistry },
+  record: CompositionRecord,
+): Promise<Fingerprint | null> {
+  const cluster = deps.clusters.lookup(record.cluster);
+  const catalog = await deps.catalog.readProject(record.project);
+  if (!catalog || !cluster.known) return null;
+  return fingerprint(cluster.cluster, catalog, record).catch(() => null);
 }
