@@ -16,8 +16,6 @@ function admin(c: ConsoleContext): Viewer {
   return viewer;
 }
 
-type SignIn = Awaited<ReturnType<typeof Auth.listSignIns>>['items'][number];
-
 /** What the user use cases want besides the console's deps: the installation's auth mode. */
 type PeopleDeps = ConsoleDeps & { mode: Auth.AuthMode };
 
@@ -49,7 +47,7 @@ function endButton(viewer: Viewer, name: string, action: string, label: string, 
   </form>`;
 }
 
-function signInsSection(viewer: Viewer, name: string, signIns: SignIn[], now: Date): Html {
+function signInsSection(viewer: Viewer, name: string, signIns: Auth.SignInView[], now: Date): Html {
   if (signIns.length === 0) return html`<p>No sign-in of theirs works now.</p>`;
   return html`<table>
       <thead><tr><th scope="col">Kind</th><th scope="col">Started</th><th scope="col">Ends at the latest</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>

@@ -90,7 +90,6 @@ async function show(c: ConsoleContext, deps: ConsoleDeps, assets: Assets, viewer
       <thead><tr><th scope="col">Name</th><th scope="col">Grants</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
       <tbody>${tokens.items.map((t) => tokenRow(viewer, t, now))}</tbody>
     </table>`;
-  c.header('cache-control', 'no-store');
   return render(
     c,
     page(assets, { title: 'Tokens', section: 'tokens', viewer, body }),

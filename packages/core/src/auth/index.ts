@@ -71,6 +71,7 @@ export {
   end as endSignIn,
   list as listSignIns,
   SignInList,
+  type SignInView,
 } from './sign-ins.ts';
 export {
   IssuedToken,

@@ -184,10 +184,6 @@ function baselineProblems(
   return problems;
 }
 
-/**
- * A baseline topic the stage does not grant would fail every isolated create (the worker may not
- * subscribe to it) and leave its destroy unable to unsubscribe.
- */
 /** What the installation does not grant a baseline: a cluster it does not know, topics it does not grant. */
 function grantProblems(baseline: Baseline, limits: ManifestLimits, at: string): CatalogProblem[] {
   const cluster: CatalogProblem[] = limits.clusters.includes(baseline.cluster)
@@ -202,6 +198,10 @@ function grantProblems(baseline: Baseline, limits: ManifestLimits, at: string): 
   return [...cluster, ...topicProblems(baseline, limits, at)];
 }
 
+/**
+ * A baseline topic the stage does not grant would fail every isolated create (the worker may not
+ * subscribe to it) and leave its destroy unable to unsubscribe.
+ */
 function topicProblems(baseline: Baseline, limits: ManifestLimits, at: string): CatalogProblem[] {
   return (baseline.messaging?.topics ?? []).flatMap((topic, t) =>
     topicGranted(topic, limits.messageTopics)
