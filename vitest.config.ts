@@ -36,12 +36,12 @@ const unitTests = [
  *
  * Files run one after another in a worker without a fresh module graph each (`isolate: false`):
  * importing the stack costs more CPU than starting one, and every file starts and stops its own
- * stacks, so nothing of one file is left for the next but loaded code. A file that changes
- * process-wide state (the environment) puts it back in its own hooks. SST's `Resource` reads its
+ * stacks, so nothing of one file is left for the next but loaded code. Variables a test sets with
+ * `vi.stubEnv` are put back after it (`unstubEnvs`). SST's `Resource` reads its
  * links once per process: only tests/lambda.test.ts goes through it, the links' unit tests pass
  * their own.
  */
-const workers = { maxWorkers: availableParallelism() + 1, isolate: false };
+const workers = { maxWorkers: availableParallelism() + 1, isolate: false, unstubEnvs: true };
 
 const pkg = (name: string, options: { needsEmulators?: boolean; unitTestsInSrc?: boolean } = {}) => ({
   extends: false as const,

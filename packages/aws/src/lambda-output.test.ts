@@ -1,20 +1,16 @@
 import { ServiceMetric } from '@svc/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { embeddedMetricsSink, lambdaLog, metricsNamespace } from './lambda-output.ts';
 
 describe('Lambda output', () => {
   it('writes one JSON object a line with the service, level and trace id', () => {
     const lines: string[] = [];
-    process.env._X_AMZN_TRACE_ID = 'Root=1-5759e988-bd862e3fe1be46a994272793';
-    try {
-      lambdaLog('worker', (line) => lines.push(line))({
-        level: 'warn',
-        msg: 'job failed',
-        composition_id: 'c-1',
-      });
-    } finally {
-      delete process.env._X_AMZN_TRACE_ID;
-    }
+    vi.stubEnv('_X_AMZN_TRACE_ID', 'Root=1-5759e988-bd862e3fe1be46a994272793');
+    lambdaLog('worker', (line) => lines.push(line))({
+      level: 'warn',
+      msg: 'job failed',
+      composition_id: 'c-1',
+    });
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({
       level: 'warn',

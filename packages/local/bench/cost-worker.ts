@@ -15,7 +15,7 @@ import {
   startPoller,
   type WorkerDeps,
 } from '@svc/worker';
-import { localCursorKey } from '../src/stack.ts';
+import { emulatorTimeouts, localCursorKey } from '../src/stack.ts';
 import {
   type ClusterMeter,
   type DynamoMeter,
@@ -59,10 +59,10 @@ const aws = {
   region: settings.region,
   dynamodbEndpoint: settings.dynamodbEndpoint,
   sqsEndpoint: settings.sqsEndpoint,
-  // The local stack's deadlines (stack.ts): the poller's 10 s long poll must outlast the request
-  // deadline, or a message that arrives late in a poll goes to a request already given up and
-  // stays hidden for its visibility timeout.
-  timeouts: { connectionMs: 5000, requestMs: 20_000 },
+  // The local stack's deadlines: the poller's 10 s long poll must outlast the request deadline, or
+  // a message that arrives late in a poll goes to a request already given up and stays hidden for
+  // its visibility timeout.
+  timeouts: emulatorTimeouts,
 };
 const clients = { ...createAwsClients(aws), sns: createSnsClient(aws) };
 const dynamodb = meterDynamoDb(clients.dynamodb);

@@ -16,7 +16,7 @@ import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { localCursorKey, startStack } from '../src/stack.ts';
 import { meterDynamoDb, meterQueue, snapshot } from './meters.ts';
-import { createComposition, listPhases } from './observe.ts';
+import { createComposition, listPhases, phaseOf } from './observe.ts';
 import { measureApi, startFloorServer } from './scale-api.ts';
 import { bareRollouts, clusterContents } from './scale-cluster.ts';
 import { type Level, report, type SweepRun } from './scale-report.ts';
@@ -200,9 +200,7 @@ async function probeRollouts(): Promise<{ lags: number[]; ids: string[] }> {
   for (let i = 0; i < probes; i++) {
     const id = await create(sequence++, Kind.Kept);
     for (;;) {
-      const { phase } = (await (await fetch(`${stack.apiUrl}/v1/compositions/${id}/status`)).json()) as {
-        phase: string;
-      };
+      const phase = await phaseOf(stack.apiUrl, id);
       if (phase === 'ready') break;
       if (phase === 'failed') throw new Error(`probe ${id} failed`);
       await sleep(10);

@@ -185,7 +185,7 @@ export interface Stack {
 const region = 'us-east-1';
 
 /** Emulators on a busy laptop (or a test run on two cores) answer slower than AWS: longer deadlines. */
-const emulatorTimeouts = { connectionMs: 5000, requestMs: 20_000 };
+export const emulatorTimeouts = { connectionMs: 5000, requestMs: 20_000 };
 
 type Cleanups = (() => Promise<void>)[];
 
