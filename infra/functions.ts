@@ -79,13 +79,15 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
     timeout: apiTimeout,
     ...vpc,
   });
-  const api = new sst.aws.ApiGatewayV2('Api');
+  // SST's default CORS answers every origin, over the app's own (restricted to publicOrigin).
+  const api = new sst.aws.ApiGatewayV2('Api', { cors: false });
   api.route('$default', apiFunction.arn);
 
   const webhook = lambda('Webhook', 'webhook', {
     handler: 'packages/api/src/webhook-lambda.handler',
     timeout: apiTimeout,
-    url: true,
+    // GitHub posts server to server: no browser is answered.
+    url: { cors: false },
   });
 
   const worker = lambda('Worker', 'worker', {

@@ -32,7 +32,8 @@ interface SstFunctionArgs {
   memory?: SstInput<string>;
   environment?: SstInput<Record<string, SstInput<string>>>;
   permissions?: SstInput<SstPermission[]>;
-  url?: SstInput<boolean>;
+  /** SST's `cors` defaults to every origin; `false` leaves the answer's CORS headers to the function. */
+  url?: SstInput<boolean | { cors?: SstInput<boolean> }>;
   /** Retries of asynchronous invocations (the schedules'), 0–2; SST's default is 2. */
   retries?: SstInput<number>;
   vpc?: SstInput<{ privateSubnets: SstInput<string>[]; securityGroups: SstInput<string>[] }>;
@@ -106,7 +107,10 @@ declare namespace sst {
       ): unknown;
     }
     class ApiGatewayV2 {
-      constructor(name: string, args?: { accessLog?: { retention?: SstInput<string> } });
+      constructor(
+        name: string,
+        args?: { accessLog?: { retention?: SstInput<string> }; cors?: SstInput<boolean> },
+      );
       readonly url: SstOutput<string>;
       readonly nodes: { readonly api: { readonly id: SstOutput<string> } };
       route(route: string, handler: SstInput<string>): unknown;

@@ -102,9 +102,16 @@ describe('sst.config.ts wiring', () => {
       // SST's links of the table and queues grant dynamodb:* and sqs:*: only secrets are linked.
       for (const linked of (declared.args.link as unknown[]) ?? []) expect(linked).toBeInstanceOf(sst.Secret);
     }
-    expect(fn(standIns, 'Webhook').args.url).toBe(true);
+    expect(fn(standIns, 'Webhook').args.url).toEqual({ cors: false });
     expect(fn(standIns, 'ApiFunction').args.url).toBeUndefined();
     expect(fn(standIns, 'Worker').args.url).toBeUndefined();
+  });
+
+  it("leaves CORS to the app: neither API Gateway nor the webhook's URL answers other origins", async () => {
+    const { standIns } = await deploy('staging');
+    const api = standIns.declared.find((d) => d.type === 'sst.aws.ApiGatewayV2');
+    expect(api?.args.cors).toBe(false);
+    expect(fn(standIns, 'Webhook').args.url).toEqual({ cors: false });
   });
 
   it('routes the API to the API function only; the webhook is its own URL', async () => {

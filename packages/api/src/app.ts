@@ -21,13 +21,15 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { requestId } from 'hono/request-id';
-import { type AuthDeps, authenticate, browserAuth } from './auth.ts';
+import { type AuthDeps, authenticate, browserAuth, identify } from './auth.ts';
 import type { IdentityProvider } from './auth-oidc.ts';
 import { signInHandlers } from './auth-server.ts';
 import { bindOperations } from './bind.ts';
+import { crossOrigin } from './cross-origin.ts';
 import { docsRoutes } from './docs.ts';
 import type { AppEnv } from './env.ts';
 import { answerHeaders } from './headers.ts';
+import { healthProbe } from './health.ts';
 import { type McpSettings, mcpEndpoint } from './mcp.ts';
 import { onError, problemResponse } from './problem.ts';
 import { catalogHandlers } from './routes/catalog.ts';
@@ -156,10 +158,27 @@ function authenticatedApi(authDeps: AuthDeps): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * Whether the mode identifies the caller of an open route. Any failure (no credential, a bad one,
+ * a token store that does not answer) reads as nobody: the route still answers, with less.
+ */
+function identifiedBy(authDeps: AuthDeps) {
+  return (c: Context<AppEnv>) =>
+    identify(authDeps, c).then(
+      () => true,
+      () => false,
+    );
+}
+
 /** A handler for every operation of the contract, each given the deps it needs. */
 function operationHandlers(deps: AppDeps, authDeps: AuthDeps, release: NonNullable<AppDeps['build']>) {
   return {
-    ...serviceHandlers({ health: deps.health, mode: deps.auth.mode, release }),
+    ...serviceHandlers({
+      health: healthProbe(deps.health, ['dynamodb', 'sqs']),
+      identified: identifiedBy(authDeps),
+      mode: deps.auth.mode,
+      release,
+    }),
     ...signInHandlers({ ...authDeps, provider: deps.identityProvider ?? null }),
     ...compositionHandlers({
       ...deps,
@@ -194,8 +213,10 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv> } {
   app.use(requestId({ limitLength: 128 }));
   app.use(answerHeaders);
   app.use(requestLog(deps.log));
-  app.use('/v1/*', methodNotAllowed({ app, onMethodNotAllowed: methodProblem }));
   if (deps.auth.mode === Auth.AuthMode.Dev) app.use(loopbackOnly);
+  // Before the 405s: a preflight is an OPTIONS, which no route serves.
+  app.use(crossOrigin(authDeps));
+  app.use('/v1/*', methodNotAllowed({ app, onMethodNotAllowed: methodProblem }));
   app.use(payloadLimit);
   app.use('/v1/*', jsonBodiesOnly);
   app.use('/v1/*', authenticatedApi(authDeps));

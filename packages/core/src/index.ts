@@ -28,7 +28,14 @@ export {
 } from './errors.ts';
 export * as Forge from './forge/index.ts';
 export * as Frontends from './frontends/index.ts';
-export { type DependencyCheck, type DependencyReport, DependencyStatus, HealthReport } from './health.ts';
+export {
+  anonymousDependencies,
+  clusterDependency,
+  type DependencyCheck,
+  type DependencyReport,
+  DependencyStatus,
+  HealthReport,
+} from './health.ts';
 export * as Idempotency from './idempotency/index.ts';
 export { componentNamedLike, imageProblem } from './images.ts';
 export * as Insight from './insight/index.ts';

@@ -23,6 +23,7 @@ import {
   type Clock,
   Cluster,
   type Compositions,
+  clusterDependency,
   type DependencyCheck,
   Forge,
   type Jobs,
@@ -123,7 +124,7 @@ function wireClusters(kube: KubeSettings, build: (settings: ClusterSettings) => 
 function clusterChecks(clusters: Cluster.ClusterRegistry): DependencyCheck[] {
   return clusters.names.flatMap((name) => {
     const found = clusters.lookup(name);
-    return found.known ? [{ name: `cluster:${name}`, check: found.cluster.health.check }] : [];
+    return found.known ? [{ name: clusterDependency(name), check: found.cluster.health.check }] : [];
   });
 }
 

@@ -1,24 +1,33 @@
 import type { serviceOperations } from '@svc/contract';
-import type { Auth, DependencyCheck, HealthReport, VersionView } from '@svc/core';
+import { type Auth, anonymousDependencies, type HealthReport, type VersionView } from '@svc/core';
+import type { Context } from 'hono';
 import { authWarning } from '../auth-server.ts';
 import type { HandlersOf } from '../bind.ts';
-import { probeDependencies } from '../health.ts';
+import type { AppEnv } from '../env.ts';
+import type { HealthProbe } from '../health.ts';
 
-/** The probes: each dependency with its latency, and the server's build. */
+/**
+ * The probes: each dependency with its latency, and the server's build. A caller the auth mode
+ * identifies gets a fresh round with each cluster by name; anyone else the last few seconds' round,
+ * with the clusters folded into one entry.
+ */
 export function serviceHandlers(deps: {
-  health: readonly DependencyCheck[];
+  health: HealthProbe;
+  /** Whether the mode identifies the caller (a credential it accepts, or a mode that asks none). */
+  identified: (c: Context<AppEnv>) => Promise<boolean>;
   mode: Auth.AuthMode;
   release: { release: string; commit: string };
 }): HandlersOf<typeof serviceOperations> {
   return {
     async getHealth(c) {
-      const report = await probeDependencies(deps.health, ['dynamodb', 'sqs'], c.get('log'));
+      const identified = await deps.identified(c);
+      const round = await (identified ? deps.health.fresh : deps.health.recent)(c.get('log'));
       const body: HealthReport = {
-        status: report.healthy ? 'ok' : 'degraded',
-        dependencies: report.dependencies,
+        status: round.healthy ? 'ok' : 'degraded',
+        dependencies: identified ? round.dependencies : anonymousDependencies(round.dependencies),
         auth: { mode: deps.mode, warning: authWarning(deps.mode) },
       };
-      return c.json(body, report.healthy ? 200 : 503);
+      return c.json(body, round.healthy ? 200 : 503);
     },
     getVersion: (c) =>
       c.json({ service: 'preview-composition-service', ...deps.release } satisfies VersionView),

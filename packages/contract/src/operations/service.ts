@@ -9,7 +9,8 @@ const tag = 'service';
 const getHealth = {
   method: 'get',
   path: '/healthz',
-  summary: 'Each dependency (DynamoDB, SQS, the clusters) with its latency, and the auth mode.',
+  summary:
+    'Each dependency (DynamoDB, SQS, the clusters) with its latency, and the auth mode. Each cluster by name (cluster:<name>) to a caller with a credential the mode accepts, a fresh round; to anyone else one cluster entry for all, from the round of the last 5 s.',
   tag,
   proof: 'none: open to load balancers and monitors',
   responses: {
