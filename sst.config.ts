@@ -21,6 +21,8 @@ export default $config({
       name: appName,
       home: 'aws',
       removal: settings.retainData ? 'retain' : 'remove',
+      // `sst remove --stage production` refuses: drain it first (docs/deploy.md), then lift this.
+      protect: input.stage === 'production',
       // The stage file's region, not the deployer's AWS_REGION: one stage, one region.
       providers: { aws: { region: settings.region } },
     };

@@ -30,6 +30,7 @@ interface Config {
   app(input: { stage: string }): Promise<{
     home: string;
     removal: string;
+    protect: boolean;
     providers: { aws: { region: string } };
   }>;
   run(): Promise<Record<string, string>>;
@@ -79,6 +80,7 @@ describe('sst.config.ts wiring', () => {
     const { app } = await deploy('staging');
     expect(app.providers.aws.region).toBe(staging.region);
     expect(app.removal).toBe('remove');
+    expect(app.protect).toBe(false);
     expect(app.home).toBe('aws');
   });
 
@@ -594,8 +596,10 @@ describe('sst.config.ts wiring', () => {
     vi.doMock('../stacks/production.ts', () => ({
       default: { ...real, alarmEmail: undefined, alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:pager' },
     }));
-    const { outputs } = await deploy('production');
+    const { app, outputs } = await deploy('production');
     expect(outputs.alarmTopic).toMatch(/:Alarms$/);
+    // sst remove refuses a protected stage.
+    expect(app.protect).toBe(true);
     vi.doUnmock('../stacks/production.ts');
   });
 

@@ -239,6 +239,10 @@ describe('OpenAPI contract', () => {
     const replay = '/v1/admin/dead-letters/replay';
     conforms('post', replay, await http.post(replay, { dry_run: true }));
     conforms('post', replay, await http.post(replay, { limit: 1000 }));
+    const drain = '/v1/admin/drain';
+    conforms('post', drain, await http.post(`${drain}?limit=1`, { cluster: 'local', dry_run: true }));
+    conforms('post', drain, await http.post(drain, { cluster: 'elsewhere', dry_run: true }));
+    conforms('post', drain, await http.post(`${drain}?limit=0`, { dry_run: true }));
 
     conforms('get', '/v1/forge/status', await http.get('/v1/forge/status'));
     conforms('get', '/v1/forge/installations', await http.get('/v1/forge/installations?page=1'));

@@ -9,6 +9,7 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
   return {
     get: (id) => getLive(table, Composition.key(id), clock.now(), Composition.fromItem),
     list: (filter, page) => list(table, filter, page),
+    listOnCluster: (cluster, page) => listOnCluster(table, cluster, page),
     create: (write) => create(table, write),
     replace: (write) => replace(table, write),
     commit: (write) => commit(table, write),
@@ -50,4 +51,28 @@ function list(
   // a page costs the same among 100 compositions as among 100,000 (docs/performance.md, Scale).
   const partitions = filter.projects.map(Composition.ofProject);
   return mergedQueryPage(table, { index: 'gsi2', partitions }, page, Composition.fromItem);
+}
+
+/**
+ * Every live composition, read on past those of other clusters: a drain reads the whole list once
+ * across its pages, a few hundred items per DynamoDB page (docs/data-model.md).
+ */
+function listOnCluster(
+  table: Table,
+  cluster: { name: string; unnamedToo: boolean },
+  page: PageRequest,
+): Promise<Page<Compositions.CompositionRecord>> {
+  const filter = {
+    expression: cluster.unnamedToo
+      ? '#cluster = :cluster OR attribute_not_exists(#cluster)'
+      : '#cluster = :cluster',
+    names: { '#cluster': 'cluster' },
+    values: { ':cluster': cluster.name },
+  };
+  return queryPage(
+    table,
+    { index: 'gsi1', partition: Composition.all, newestFirst: true, filter },
+    page,
+    Composition.fromItem,
+  );
 }

@@ -1,6 +1,8 @@
-/** The operator's routes: the installation check and the dead-letter replay (Admin only). */
+/** The operator's routes: the installation check, the dead-letter replay and the drain (Admin only). */
 import { Compositions, ErrorCode, Installation } from '@svc/core';
+import * as v from 'valibot';
 import type { ApiOperation } from '../operation.ts';
+import { integerParam, pageParams } from '../query.ts';
 
 const tag = 'installation';
 
@@ -49,6 +51,36 @@ export const installationOperations = {
       ErrorCode.Forbidden,
       ErrorCode.MalformedJson,
       ErrorCode.ValidationFailed,
+      ErrorCode.UnsupportedMediaType,
+      ErrorCode.PayloadTooLarge,
+    ],
+  },
+
+  drainCompositions: {
+    method: 'post',
+    path: '/v1/admin/drain',
+    permission: 'installation:drain',
+    summary:
+      "Destroy every live composition of the stage, or of one of its clusters, as DELETE does (Admin only): one page per call, newest first; a composition whose destroy is under way is left alone, so a drain can be run again. With dry_run, only what would be destroyed. Run it before a cluster leaves the stage's settings or the stage is removed.",
+    tag,
+    query: v.object({
+      limit: v.optional(integerParam({ min: 1, max: 100 }, 'Compositions per page (default 50, max 100).')),
+      after: pageParams.after,
+    }),
+    body: Installation.DrainRequest,
+    responses: {
+      200: {
+        description:
+          'The page of live compositions drained, each with what was (or, in a dry run, would be) done, and the next page.',
+        json: Installation.DrainReport,
+      },
+    },
+    errors: [
+      ErrorCode.Forbidden,
+      ErrorCode.InvalidQuery,
+      ErrorCode.MalformedJson,
+      ErrorCode.ValidationFailed,
+      ErrorCode.UnknownReference,
       ErrorCode.UnsupportedMediaType,
       ErrorCode.PayloadTooLarge,
     ],

@@ -82,6 +82,8 @@ const permissions = {
   'user:manage': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   'installation:check': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   'dead_letters:replay': { scope: 'installation', role: GrantRole.Admin, publisher: false },
+  /** Destroys every live composition of the stage or of one of its clusters. */
+  'installation:drain': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   'audit:read': { scope: 'installation', role: GrantRole.Admin, publisher: false },
   /** Any authenticated caller: its own identity, its own credentials. */
   self: { scope: 'none', role: null, publisher: false },

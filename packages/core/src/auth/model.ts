@@ -101,6 +101,7 @@ export const AuditAction = {
   UserSaved: 'user.saved',
   UserDeleted: 'user.deleted',
   UserSignInsEnded: 'user.sign_ins_ended',
+  InstallationDrained: 'installation.drained',
 } as const;
 
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];

@@ -270,7 +270,8 @@ function refuseUpdate(record: CompositionRecord, expectedGeneration: number, now
   }
 }
 
-export type DestroyReason = 'requested' | 'expired';
+/** Recorded on the `destroy_requested` event: a DELETE, the expiry sweep, or an Admin's drain of a cluster or the stage. */
+export type DestroyReason = 'requested' | 'expired' | 'drained';
 
 /**
  * DELETE (and the expiry sweep): accepted in every phase. Starting a destroy bumps the epoch, so
@@ -292,9 +293,7 @@ export async function destroy(
         ? authorizedComposition(caller, known, 'composition:write')
         : await requireComposition(deps, caller, id, 'composition:write');
     const now = deps.clock.now();
-    // Repeats change nothing, except that a destroy which failed (nothing active) is started again.
-    const destroyInFlight = record.phase === Phase.Destroying && record.active_operation !== null;
-    if (record.phase === Phase.Destroyed || destroyInFlight) {
+    if (record.phase === Phase.Destroyed || destroyUnderWay(record)) {
       return { status: 202, body: compositionView(record, now), replayed: false };
     }
     const next = startDestroy(record, actor, reason, now);
@@ -304,6 +303,11 @@ export async function destroy(
     }
   }
   throw new ProblemError(ErrorCode.OperationInProgress, 'The composition kept changing; retry the delete.');
+}
+
+/** Repeating a destroy changes nothing, except that one which failed (nothing active) is started again. */
+export function destroyUnderWay(record: Pick<CompositionRecord, 'phase' | 'active_operation'>): boolean {
+  return record.phase === Phase.Destroying && record.active_operation !== null;
 }
 
 /** The destroy operation, superseding the one in flight, written over the record read. */

@@ -22,6 +22,14 @@ export interface CompositionStore {
     page: PageRequest,
   ): Promise<Page<CompositionRecord>>;
   /**
+   * Compositions not yet destroyed whose objects live on `cluster.name`, newest first (and, with
+   * `unnamedToo`, those recorded before clusters were named, which live on the stage's only one).
+   */
+  listOnCluster(
+    cluster: { name: string; unnamedToo: boolean },
+    page: PageRequest,
+  ): Promise<Page<CompositionRecord>>;
+  /**
    * Writes a new composition with its first operation and events (and the idempotent answer), all
    * or nothing; with `quota`, only while the project has fewer than `quota` live compositions
    * (else a 429 `quota_exceeded`, nothing written). Finishing a destroy gives the place back.

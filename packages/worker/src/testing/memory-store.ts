@@ -152,7 +152,17 @@ function leases(state: State): Pick<Store, 'takeOver' | 'takeLease' | 'releaseLe
 
 function reads(
   state: State,
-): Pick<Store, 'get' | 'list' | 'getOperation' | 'listEvents' | 'listChecks' | 'dueOperations' | 'expired'> {
+): Pick<
+  Store,
+  | 'get'
+  | 'list'
+  | 'listOnCluster'
+  | 'getOperation'
+  | 'listEvents'
+  | 'listChecks'
+  | 'dueOperations'
+  | 'expired'
+> {
   const { compositions, operations } = state;
   const live = (c: Compositions.CompositionRecord) => c.phase !== Compositions.Phase.Destroyed;
   const tornDown: string[] = [Compositions.Phase.Destroying, Compositions.Phase.Destroyed];
@@ -162,6 +172,14 @@ function reads(
       newestFirst(
         [...compositions.values()].filter(
           (c) => live(c) && (filter.project === null || c.project === filter.project),
+        ),
+        (c) => c.created_at,
+        page,
+      ),
+    listOnCluster: async (cluster, page) =>
+      newestFirst(
+        [...compositions.values()].filter(
+          (c) => live(c) && (c.cluster === cluster.name || (cluster.unnamedToo && c.cluster === undefined)),
         ),
         (c) => c.created_at,
         page,
