@@ -3,10 +3,11 @@
  * live composition there is destroyed the way a DELETE destroys it, page by page, and the deploy
  * check refuses a deploy that drops a cluster previews still run on. Two local clusters, token mode.
  */
-import { Auth, Cluster } from '@svc/core';
+import { Auth, Cluster, type Forge, Resources } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { type HttpClient, httpClient, useTestStack } from '@svc/local/testing';
+import type { LocalForge } from '@svc/local-forge';
 import { describe, expect, it } from 'vitest';
 import { checkClusterRemoval } from '../infra/deploy-check.ts';
 import { ensureBuilt, svc } from '../packages/cli/test/helpers.ts';
@@ -184,6 +185,45 @@ describe('POST /v1/admin/drain', () => {
     const long = await drain(['--cluster', 'c'.repeat(101)]);
     expect(long.code).toBe(2);
     expect(long.problem()).toMatchObject({ code: 'invalid_argument', errors: [{ path: '--cluster' }] });
+  });
+});
+
+describe('a pull-request preview on a drained cluster', () => {
+  const repository = 'demo-org/service-b';
+  const previewOf = async (number: number): Promise<Forge.PreviewView | undefined> =>
+    (await admin.get('/v1/forge/previews?project=demo&limit=200')).body.items.find(
+      (p: Forge.PreviewView) => p.pull_request.number === number,
+    );
+  async function until(number: number, done: (preview: Forge.PreviewView) => boolean) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const preview = await previewOf(number);
+      if (preview && done(preview)) return preview;
+      if (Date.now() > deadline) throw new Error(`preview #${number} is ${preview?.state}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('is stopped as a DELETE stops it: destroyed, and not brought back on that cluster by the next push', async () => {
+    const forge = stack.forge as LocalForge;
+    const { pullRequest } = await forge.open({ repository, head: 'feature-drained', labels: ['preview'] });
+    if (!pullRequest) throw new Error('the forge opened no pull request');
+    const ready = await until(pullRequest.number, (p) => p.state === 'ready');
+    const id = ready.composition_id as string;
+
+    const run = await drain(['--cluster', 'local']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json().compositions.map((c: { id: string }) => c.id)).toEqual([id]);
+    expect(await phaseOf(id)).toBe('destroyed');
+    await until(pullRequest.number, (p) => p.state === 'stopped');
+
+    await forge.push({ repository, number: pullRequest.number });
+    await stack.scheduler.run(Resources.ScheduleName.ForgeReconcile);
+    expect((await previewOf(pullRequest.number))?.state).toBe('stopped');
+    const live = (await admin.get('/v1/compositions?project=demo')).body.items;
+    expect(
+      live.filter((c: { destination: { cluster: string } }) => c.destination.cluster === 'local'),
+    ).toEqual([]);
   });
 });
 
