@@ -56,7 +56,10 @@ async function writeKubeconfig(server: string, closed: string): Promise<string> 
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-outside-'));
-  team = await startLocalCluster({ podReadyDelayMs: 20, token });
+  team = await startLocalCluster({
+    podReadyDelayMs: 20,
+    users: [{ token, name: 'team', groups: ['system:masters'] }],
+  });
   kubeconfig = await writeKubeconfig(team.url, `http://127.0.0.1:${await freePort()}`);
   // The team's own baseline, deployed as the team would: through its kubeconfig, not the stack.
   const teamCluster = clusterFromSettings({ kubeconfig, context: 'team-staging' });

@@ -11,6 +11,9 @@ import { Registry, type ResourceDeclaration } from './api/registry.ts';
 import { CRD_GROUP, CRD_RESOURCE, servedDefinitions } from './api/served-definitions.ts';
 import { Store } from './api/store.ts';
 import { WatchHub } from './api/watch.ts';
+import { ensureBootstrapPolicy } from './auth/bootstrap-policy.ts';
+import { type LocalUser, tokenAuthenticator, unauthenticatedAdmin } from './auth/identity.ts';
+import { RbacAuthorizer } from './auth/rbac.ts';
 import { CrdController } from './controllers/crd-controller.ts';
 import { DeploymentController } from './controllers/deployment-controller.ts';
 import { EndpointsController } from './controllers/endpoints-controller.ts';
@@ -39,8 +42,13 @@ export interface LocalClusterOptions {
   dataDir?: string;
   /** How long a healthy virtual pod takes to become Ready; default 1000 ms. */
   podReadyDelayMs?: number;
-  /** When set, Kubernetes paths (and the fault endpoint) require `Authorization: Bearer <token>`. */
-  token?: string;
+  /**
+   * The identities clients authenticate as, each by its bearer token. With any, every request is
+   * authorized by RBAC (the cluster's Roles, ClusterRoles and their bindings; `system:masters` may
+   * do anything), a request without a token is `system:anonymous` and an unknown token is a 401.
+   * Absent or empty: no authentication, every request may do anything.
+   */
+  users?: readonly LocalUser[];
   /** Preview host suffix served by the gateway; default 'preview.localhost'. */
   previewDomain?: string;
   /** Extra types to store generically (CustomResourceDefinitions also work at run time). */
@@ -62,8 +70,11 @@ export interface LocalCluster {
   readonly url: string;
   /** Preview gateway URL, e.g. http://127.0.0.1:GWPORT */
   readonly gatewayUrl: string;
-  /** A kubeconfig (YAML) with cluster, user (with the token, if any) and context, all named `name` (default 'local'). */
-  kubeconfig(name?: string): string;
+  /**
+   * A kubeconfig (YAML) with cluster, user and context, all named `name` (default 'local'), whose
+   * user presents the token of the cluster's user named `user` (default: the first; none without users).
+   */
+  kubeconfig(name?: string, user?: string): string;
   /** Closes servers and watches, stops controllers and flushes persistence. */
   stop(): Promise<void>;
 }
@@ -207,6 +218,14 @@ function ensureGateway(api: Api, previewDomain: string, port: number): void {
   }
 }
 
+/** The token of the user named `name` (default the first); refused for a user the cluster does not have. */
+function tokenOf(users: readonly LocalUser[], name: string | undefined): string | undefined {
+  if (name === undefined) return users[0]?.token;
+  const user = users.find((u) => u.name === name);
+  if (!user) throw new Error(`the cluster has no user "${name}"`);
+  return user.token;
+}
+
 /** Starts the API server, its controllers and the preview gateway. */
 export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
   const host = options.host ?? '127.0.0.1';
@@ -225,7 +244,10 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   }
   const api = new Api(registry, store);
   const crds = new CrdController(api);
+  const authorizer = new RbacAuthorizer(api, store);
+  const authenticator = options.users?.length ? tokenAuthenticator(options.users) : undefined;
   bootstrap(api);
+  ensureBootstrapPolicy(api);
   ensureServedDefinitions(api);
   const hub = new WatchHub(store, options.bookmarkIntervalMs ?? 5000);
   const logs = new PodLogs();
@@ -258,10 +280,14 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
       api,
       hub,
       logs,
-      token: options.token,
+      authenticate: authenticator
+        ? (header) => authenticator.authenticate(header)
+        : () => unauthenticatedAdmin,
+      authorize: (user, request) => authorizer.authorize(user, request),
+      rulesFor: (user, namespace) => authorizer.rulesFor(user, namespace),
       serverAddress: () => `${host}:${apiPort}`,
       beforeRequest: (info) => faults.beforeApiRequest(info),
-      authorize: (attributes) => faults.authorize(attributes),
+      faultDenial: (attributes) => faults.authorize(attributes),
       admin: (req, res, body) => faults.handle(req, res, body),
     }),
   );
@@ -287,7 +313,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   return {
     url,
     gatewayUrl,
-    kubeconfig: (name) => kubeconfigYaml(url, options.token, name),
+    kubeconfig: (name, user) => kubeconfigYaml(url, tokenOf(options.users ?? [], user), name),
     stop() {
       stopped ??= (async () => {
         const controllers = [

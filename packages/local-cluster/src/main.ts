@@ -46,7 +46,8 @@ if (gatewayPort !== undefined) options.gatewayPort = gatewayPort;
 if (values['data-dir']) options.dataDir = values['data-dir'];
 const delay = int('pod-ready-delay-ms', values['pod-ready-delay-ms']);
 if (delay !== undefined) options.podReadyDelayMs = delay;
-if (values.token) options.token = values.token;
+// One identity, an admin (`system:masters`), as the whole cluster's key.
+if (values.token) options.users = [{ token: values.token, name: 'admin', groups: ['system:masters'] }];
 if (values['preview-domain']) options.previewDomain = values['preview-domain'];
 
 const cluster = await startLocalCluster(options);

@@ -678,8 +678,11 @@ describe('authentication and persistence', () => {
     expect(review.status).toMatchObject({ allowed: true });
     expect(review.spec.resourceAttributes?.subresource).toBe('log');
     const resources = (await authorization.getAPIResources()).resources;
-    expect(resources).toEqual([
-      expect.objectContaining({ name: 'selfsubjectaccessreviews', verbs: ['create'] }),
+    expect(resources.map((r) => [r.name, r.namespaced, r.verbs])).toEqual([
+      ['selfsubjectaccessreviews', false, ['create']],
+      ['selfsubjectrulesreviews', false, ['create']],
+      ['subjectaccessreviews', false, ['create']],
+      ['localsubjectaccessreviews', true, ['create']],
     ]);
     const list = await fetch(`${t.cluster.url}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`);
     expect(list.status).toBe(405);
@@ -688,14 +691,25 @@ describe('authentication and persistence', () => {
     });
   });
 
-  it('requires the bearer token on Kubernetes paths when one is set', async () => {
-    const secured = await startTestCluster({ token: 's3cret' });
+  it('requires a known bearer token on Kubernetes paths when the cluster has users', async () => {
+    const secured = await startTestCluster({
+      users: [{ token: 's3cret', name: 'admin', groups: ['system:masters'] }],
+    });
     try {
       const c = secured.kc.makeApiClient(CoreV1Api);
       expect((await c.listNamespace()).items.length).toBeGreaterThan(0);
+      const unknown = await fetch(`${secured.cluster.url}/api/v1/namespaces`, {
+        headers: { authorization: 'Bearer guessed' },
+      });
+      expect(unknown.status).toBe(401);
+      expect(await unknown.json()).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
       const anonymous = await fetch(`${secured.cluster.url}/api/v1/namespaces`);
-      expect(anonymous.status).toBe(401);
-      expect(await anonymous.json()).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+      expect(anonymous.status).toBe(403);
+      expect(await anonymous.json()).toMatchObject({
+        reason: 'Forbidden',
+        message:
+          'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope',
+      });
       expect((await fetch(`${secured.cluster.url}/healthz`)).status).toBe(200);
     } finally {
       await secured.stop();

@@ -3,7 +3,7 @@
 
 import { type FieldCause, invalid } from './errors.ts';
 import { deepEqual, isObject } from './json.ts';
-import type { ResourceType } from './registry.ts';
+import { RBAC_GROUP, type ResourceType } from './registry.ts';
 import { requirementsOf, selectorMatches } from './selectors.ts';
 import type { KubeObject } from './types.ts';
 
@@ -128,6 +128,16 @@ const LABEL_NAMES = new Set(['namespaces', 'services']);
 
 function validateName(rt: ResourceType, name: string, causes: FieldCause[]): void {
   if (rt.group === '' && rt.resource === 'events') return;
+  // RBAC names are path segments only (`system:discovery`), as upstream validates them.
+  if (rt.group === RBAC_GROUP) {
+    if (name === '' || name === '.' || name === '..' || /[/%]/.test(name)) {
+      causes.push({
+        field: 'metadata.name',
+        message: `Invalid value: "${name}": may not be '.' or '..' and may not contain '/' or '%'`,
+      });
+    }
+    return;
+  }
   if (LABEL_NAMES.has(rt.resource) && rt.group === '') {
     if (!DNS_LABEL.test(name) || name.length > 63) {
       causes.push({
@@ -221,6 +231,44 @@ function validateService(object: Rec, causes: FieldCause[]): void {
   }
 }
 
+/** A binding names its role once and for all; a rule says its verbs, and a Role's no paths. */
+function validateRbac(
+  rt: ResourceType,
+  o: Rec,
+  previous: KubeObject | undefined,
+  causes: FieldCause[],
+): void {
+  if (rt.resource.endsWith('bindings')) {
+    const ref = rec(o.roleRef);
+    const kinds = rt.resource === 'rolebindings' ? ['Role', 'ClusterRole'] : ['ClusterRole'];
+    if (!ref || typeof ref.name !== 'string' || ref.name === '' || !kinds.includes(String(ref.kind))) {
+      causes.push({
+        field: 'roleRef',
+        message: `Invalid value: ${JSON.stringify(o.roleRef ?? null)}: names a ${kinds.join(' or ')} by kind and name`,
+      });
+    } else if (previous && !deepEqual(previous.roleRef, o.roleRef)) {
+      causes.push({ field: 'roleRef', message: 'Invalid value: cannot change roleRef' });
+    }
+    return;
+  }
+  const rules = Array.isArray(o.rules) ? o.rules : [];
+  rules.forEach((rule, i) => {
+    const r = rec(rule);
+    if (!Array.isArray(r?.verbs) || r.verbs.length === 0) {
+      causes.push({
+        field: `rules[${i}].verbs`,
+        message: 'Required value: verbs must contain at least one value',
+      });
+    }
+    if (rt.resource === 'roles' && Array.isArray(r?.nonResourceURLs) && r.nonResourceURLs.length > 0) {
+      causes.push({
+        field: `rules[${i}].nonResourceURLs`,
+        message: 'Invalid value: namespaced rules cannot apply to non-resource URLs',
+      });
+    }
+  });
+}
+
 export function validate(rt: ResourceType, object: KubeObject, previous: KubeObject | undefined): void {
   const causes: FieldCause[] = [];
   const name = object.metadata.name ?? '';
@@ -236,6 +284,7 @@ export function validate(rt: ResourceType, object: KubeObject, previous: KubeObj
       });
     }
   } else if (rt.group === '' && rt.resource === 'services') validateService(o, causes);
+  else if (rt.group === RBAC_GROUP) validateRbac(rt, o, previous, causes);
   for (const [key, value] of Object.entries(object.metadata.labels ?? {})) {
     if (typeof value !== 'string')
       causes.push({ field: `metadata.labels.${key}`, message: 'Invalid value: must be a string' });

@@ -1,9 +1,11 @@
 // The HTTP face of the API server: URL layout, verbs, query parameters, content types, Status
 // errors and watch streaming, as kubectl and @kubernetes/client-node speak them. This file routes a
 // request to its room in http-server/: the non-resource paths, the admin paths, discovery, or a
-// resource (collection, object, subresource).
+// resource (collection, object, subresource). Every request is authenticated and authorized first.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { forbiddenRequest } from '../auth/refusal.ts';
+import { requestAttributes } from '../auth/request-info.ts';
 import { ApiError, internal, methodNotAllowed, pathNotFound, unauthorized } from './errors.ts';
 import { readBody } from './http-server/bodies.ts';
 import { type ApiHandlerDeps, type RequestInfo, resourceCall, type Target } from './http-server/context.ts';
@@ -32,10 +34,13 @@ export function createApiHandler(deps: ApiHandlerDeps): (req: IncomingMessage, r
 async function handle(deps: ApiHandlerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://local');
   const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+  const user = deps.authenticate(req.headers.authorization);
+  if (!user) throw unauthorized();
+  const attributes = requestAttributes(req.method ?? 'GET', path, url.searchParams);
+  const decision = deps.authorize(user, attributes);
+  if (!decision.allowed) throw forbiddenRequest(user, attributes, decision.reason);
   if (serveNonResource(deps.api.registry, path, res)) return;
-  const authorized = !deps.token || req.headers.authorization === `Bearer ${deps.token}`;
   if (deps.admin && path.startsWith('/_')) {
-    if (!authorized) throw unauthorized();
     const body = await readBody(req);
     if (await deps.admin(req, res, body)) return;
   }
@@ -44,7 +49,6 @@ async function handle(deps: ApiHandlerDeps, req: IncomingMessage, res: ServerRes
     .filter((s) => s !== '')
     .map(decodeURIComponent);
   if (segments[0] !== 'api' && segments[0] !== 'apis') throw pathNotFound();
-  if (!authorized) throw unauthorized();
   liftWatch(segments, url);
   const { target, discovery } = resolve(deps.api.registry, deps.serverAddress, segments);
   await injectFault(deps, req, path, url, target);
@@ -52,7 +56,7 @@ async function handle(deps: ApiHandlerDeps, req: IncomingMessage, res: ServerRes
     if (req.method !== 'GET') throw methodNotAllowed();
     return sendJson(res, 200, discovery);
   }
-  if (target) return serveResource(resourceCall(deps, req, res, url, target));
+  if (target) return serveResource(resourceCall(deps, req, res, url, target, user));
   throw pathNotFound();
 }
 

@@ -48,6 +48,13 @@ interface BuiltinSpec {
   verbs?: string[];
 }
 
+/** The group of Roles, ClusterRoles and their bindings. */
+export const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+function review(resource: string, kind: string, namespaced: boolean): BuiltinSpec {
+  return { group: 'authorization.k8s.io', version: 'v1', resource, kind, namespaced, verbs: ['create'] };
+}
+
 const BUILTINS: readonly BuiltinSpec[] = [
   {
     group: '',
@@ -152,15 +159,22 @@ const BUILTINS: readonly BuiltinSpec[] = [
     shortNames: ['crd', 'crds'],
     hasStatus: true,
   },
-  // Create-only and never stored: the answer says what the caller may do (kubectl auth can-i).
+  // What identities may do, evaluated by src/auth/rbac.ts.
+  { group: RBAC_GROUP, version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false },
   {
-    group: 'authorization.k8s.io',
+    group: RBAC_GROUP,
     version: 'v1',
-    resource: 'selfsubjectaccessreviews',
-    kind: 'SelfSubjectAccessReview',
+    resource: 'clusterrolebindings',
+    kind: 'ClusterRoleBinding',
     namespaced: false,
-    verbs: ['create'],
   },
+  { group: RBAC_GROUP, version: 'v1', resource: 'roles', kind: 'Role', namespaced: true },
+  { group: RBAC_GROUP, version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true },
+  // Create-only and never stored: the answer says what the caller (or the subject named) may do.
+  review('selfsubjectaccessreviews', 'SelfSubjectAccessReview', false),
+  review('selfsubjectrulesreviews', 'SelfSubjectRulesReview', false),
+  review('subjectaccessreviews', 'SubjectAccessReview', false),
+  review('localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
 ];
 
 // Gateway API types are custom resources on a real cluster, so they are not "builtin" here either.

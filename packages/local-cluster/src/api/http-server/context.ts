@@ -2,6 +2,9 @@
 // injection, and one request to a resource path with what its verbs read from the query.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { UserInfo } from '../../auth/identity.ts';
+import type { Decision } from '../../auth/rbac.ts';
+import type { PolicyRule, RequestAttributes } from '../../auth/rules.ts';
 import type { ApiError } from '../errors.ts';
 import type { Api } from '../operations.ts';
 import type { ResourceType } from '../registry.ts';
@@ -58,12 +61,17 @@ export interface ApiHandlerDeps {
   api: Api;
   hub: WatchHub;
   logs: PodLogSource;
-  token: string | undefined;
+  /** Who sent a request with this `Authorization` header; undefined for a token nobody has (401). */
+  authenticate: (header: string | undefined) => UserInfo | undefined;
+  /** Whether the user may make the request (RBAC, or everything when the cluster has no users). */
+  authorize: (user: UserInfo, request: RequestAttributes) => Decision;
+  /** The rules that apply to a user in a namespace ('' for the cluster's only). */
+  rulesFor: (user: UserInfo, namespace: string) => PolicyRule[];
   serverAddress: () => string;
   /** Fault injection: may delay, and may answer with an error instead of the real handler. */
   beforeRequest?: (info: RequestInfo) => Promise<ApiError | undefined>;
-  /** A SelfSubjectAccessReview's decision (fault injection may deny); undefined = allowed, as there is no RBAC. */
-  authorize?: (attributes: AccessAttributes) => AccessDecision | undefined;
+  /** A `deny` fault's answer to an access review it matches; undefined leaves the review to RBAC. */
+  faultDenial?: (attributes: AccessAttributes) => AccessDecision | undefined;
   /** Non-Kubernetes admin paths (the fault endpoint); returns false when the path is not its own. */
   admin?: (req: IncomingMessage, res: ServerResponse, body: string) => Promise<boolean>;
 }
@@ -84,6 +92,8 @@ interface Selectors {
 /** One request to a resource path, with the query parameters every verb reads. */
 export interface ResourceCall {
   deps: ApiHandlerDeps;
+  /** Who the request acts as. */
+  user: UserInfo;
   api: Api;
   req: IncomingMessage;
   res: ServerResponse;
@@ -113,11 +123,13 @@ export function resourceCall(
   res: ServerResponse,
   url: URL,
   target: Target,
+  user: UserInfo,
 ): ResourceCall {
   const query = url.searchParams;
   const { rt } = target;
   return {
     deps,
+    user,
     api: deps.api,
     req,
     res,

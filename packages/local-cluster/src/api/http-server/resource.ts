@@ -14,9 +14,7 @@ export async function serveResource(call: ResourceCall): Promise<void> {
   const { api, rt, namespace, name, subresource, method } = call;
   if (rt.namespaced && namespace === undefined && name !== undefined) throw pathNotFound();
   if (rt.verbs && !rt.verbs.includes(verbOf(method, name, call.watch))) throw methodNotAllowed();
-  if (rt.group === 'authorization.k8s.io' && rt.resource === 'selfsubjectaccessreviews') {
-    return serveAccessReview(call);
-  }
+  if (rt.group === 'authorization.k8s.io') return serveAccessReview(call);
   if (method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
     refuseServedDefinitionWrite(rt, () =>
       name !== undefined
