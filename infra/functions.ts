@@ -3,7 +3,6 @@ import {
   accessEntries,
   apiTimeout,
   bundling,
-  clusterGroup,
   deployedBuild,
   type FunctionName,
   functionEnvironments,
@@ -112,7 +111,6 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
     new aws.eks.AccessEntry(id, {
       ...entry,
       principalArn: byName[client].nodes.role.arn,
-      kubernetesGroups: [clusterGroup],
       type: 'STANDARD',
     });
   }

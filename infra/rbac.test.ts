@@ -1,48 +1,99 @@
 /**
- * deploy/kubernetes/rbac.yaml against what the installation check reviews and what the access
- * entries grant: the same rules, bound to the group the functions' roles join, in the namespaces
- * of the installation specification example (docs/installation.example.json).
+ * deploy/kubernetes/rbac.yaml against what the code does and what the access entries grant: each
+ * function's group gets its own role, the rules the code's permissions list, bound in the
+ * namespaces of the installation specification example (docs/installation.example.json); only the
+ * worker's role writes.
  */
 import { readFileSync } from 'node:fs';
 import { Installation } from '@svc/core';
 import { describe, expect, it } from 'vitest';
-import { clusterGroup } from './settings.ts';
+import YAML from 'yaml';
+import { clusterGroups } from './settings.ts';
 
-const manifests = readFileSync('deploy/kubernetes/rbac.yaml', 'utf8')
-  .split(/^---$/m)
-  .map((document) => document.replace(/^#.*\n/gm, '').trim())
-  .filter((document) => document.length > 0);
+interface RbacObject {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: { apiGroups: string[]; resources: string[]; resourceNames?: string[]; verbs: string[] }[];
+  subjects?: { kind: string; name: string; apiGroup: string }[];
+  roleRef?: { kind: string; name: string };
+}
+
+const text = readFileSync('deploy/kubernetes/rbac.yaml', 'utf8');
+const objects = YAML.parseAllDocuments(text)
+  .map((document) => document.toJS() as RbacObject | null)
+  .filter((o) => o !== null);
 const example = JSON.parse(readFileSync('docs/installation.example.json', 'utf8')) as {
   targets: { baselines: string[]; gateway: { namespace: string; name: string } }[];
 };
 
-const field = (document: string, name: string) => document.match(new RegExp(`^  ${name}: (.+)$`, 'm'))?.[1];
-const ofKind = (kind: string) => manifests.filter((document) => document.includes(`\nkind: ${kind}\n`));
+const named = (kind: string, name: string, namespace?: string) =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name && o.metadata.namespace === namespace);
+const groupOf = (binding: RbacObject | undefined) => binding?.subjects?.map((s) => `${s.kind}/${s.name}`);
+const writes = ['create', 'update', 'patch', 'delete', 'deletecollection', '*'];
 
 describe('deploy/kubernetes/rbac.yaml', () => {
-  it('grants each baseline namespace of the example exactly what the permissions check reviews', () => {
-    const roles = ofKind('Role').filter((role) => field(role, 'name') === 'preview-composition-service');
-    const namespaces = roles.map((role) => field(role, 'namespace'));
-    expect(namespaces).toEqual(example.targets.flatMap((t) => t.baselines));
-    for (const role of roles) expect(role.endsWith(`rules:\n${Installation.rbacRules()}`)).toBe(true);
+  it("gives the worker's and the API's ClusterRoles exactly the rules the code's permissions list", () => {
+    for (const identity of ['worker', 'api'] as const) {
+      const name = Installation.clusterGroups[identity];
+      expect(named('ClusterRole', name), name).toBeDefined();
+      expect(text).toContain(`  name: ${name}\nrules:\n${Installation.rbacRules(identity)}\n---`);
+    }
   });
 
-  it("lets the check read the example's Gateway, its GatewayClass and the baseline Namespaces", () => {
-    const reader = ofKind('Role').find((role) => role.includes('resources: ["gateways"]'));
-    expect(field(reader ?? '', 'namespace')).toBe(example.targets[0]?.gateway.namespace);
-    const clusterRole = ofKind('ClusterRole')[0] ?? '';
-    expect(clusterRole).toContain('resources: ["namespaces"]\n    verbs: ["get"]');
-    expect(clusterRole).toContain(
-      'apiGroups: ["gateway.networking.k8s.io"]\n    resources: ["gatewayclasses"]\n    verbs: ["get"]',
-    );
+  it('binds each role to its own group in every baseline namespace of the example, and there only', () => {
+    const namespaces = example.targets.flatMap((t) => t.baselines);
+    for (const identity of ['worker', 'api'] as const) {
+      const name = Installation.clusterGroups[identity];
+      const bindings = objects.filter((o) => o.kind === 'RoleBinding' && o.roleRef?.name === name);
+      expect(bindings.map((b) => b.metadata.namespace)).toEqual(namespaces);
+      for (const binding of bindings) {
+        expect(binding.metadata.name).toBe(name);
+        expect(binding.roleRef).toEqual({ kind: 'ClusterRole', name, apiGroup: 'rbac.authorization.k8s.io' });
+        expect(groupOf(binding)).toEqual([`Group/${name}`]);
+      }
+      expect(objects.filter((o) => o.kind === 'ClusterRoleBinding' && o.roleRef?.name === name)).toEqual([]);
+    }
   });
 
-  it('binds every role to the group the API and worker roles join, and nothing else', () => {
-    const bindings = [...ofKind('RoleBinding'), ...ofKind('ClusterRoleBinding')];
-    expect(bindings).toHaveLength(3);
-    for (const binding of bindings) {
-      expect(binding).toContain(`subjects:\n  - kind: Group\n    name: ${clusterGroup}\n`);
-      expect(binding.match(/- kind:/g)).toHaveLength(1);
+  it("lets the API read the example's Gateway, its GatewayClass, the Namespaces and the HTTPRoute definition", () => {
+    const gateway = example.targets[0]?.gateway.namespace;
+    const reader = named('Role', 'preview-composition-gateway-reader', gateway);
+    expect(reader?.rules).toEqual([
+      { apiGroups: ['gateway.networking.k8s.io'], resources: ['gateways'], verbs: ['get'] },
+    ]);
+    expect(groupOf(named('RoleBinding', 'preview-composition-gateway-reader', gateway))).toEqual([
+      `Group/${clusterGroups.api}`,
+    ]);
+    expect(named('ClusterRole', 'preview-composition-installation-check')?.rules).toEqual([
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get'] },
+      { apiGroups: ['gateway.networking.k8s.io'], resources: ['gatewayclasses'], verbs: ['get'] },
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        resourceNames: ['httproutes.gateway.networking.k8s.io'],
+        verbs: ['get'],
+      },
+    ]);
+    expect(groupOf(named('ClusterRoleBinding', 'preview-composition-installation-check'))).toEqual([
+      `Group/${clusterGroups.api}`,
+    ]);
+  });
+
+  it('lets only the worker write, and binds nobody but the groups the access entries give', () => {
+    const bound = objects.filter((o) => o.kind.endsWith('Binding'));
+    for (const binding of bound) {
+      const [subject] = binding.subjects ?? [];
+      expect(binding.subjects).toHaveLength(1);
+      expect(Object.values(clusterGroups)).toContain(subject?.name);
+      const { kind = '', name = '' } = binding.roleRef ?? {};
+      const role = named(kind, name, kind === 'Role' ? binding.metadata.namespace : undefined);
+      expect(role, `${binding.kind} ${binding.metadata.name}`).toBeDefined();
+      const writing = (role?.rules ?? []).filter((r) => r.verbs.some((verb) => writes.includes(verb)));
+      if (subject?.name === clusterGroups.api) {
+        expect(writing.map((r) => r.resources)).toEqual(
+          binding.roleRef?.name === clusterGroups.api ? [['localsubjectaccessreviews']] : [],
+        );
+      }
     }
   });
 });

@@ -3,7 +3,7 @@
  * the stage settings. The files that call SST components stay a few lines each; their inputs are
  * checked here by unit tests, since SST itself cannot run offline.
  */
-import { Resources } from '@svc/core';
+import { Installation, Resources } from '@svc/core';
 import service from '../package.json' with { type: 'json' };
 import consolePackage from '../packages/console/package.json' with { type: 'json' };
 import type { StageSettings } from '../stacks/schema.ts';
@@ -371,11 +371,17 @@ export function functionPermissions<Arn>(arns: PolicyArns<Arn>): Record<Function
   };
 }
 
-/** The Kubernetes group the API's and the worker's roles join (EKS access entries); deploy/kubernetes binds it. */
-export const clusterGroup = 'preview-composition-service';
+/**
+ * The functions whose roles talk to the clusters, each given an EKS access entry on every one, and
+ * the Kubernetes group that entry puts it in: one per function, so deploy/kubernetes/rbac.yaml
+ * grants each the least it needs (only the worker writes).
+ */
+export const clusterGroups = {
+  [FunctionName.Api]: Installation.clusterGroups.api,
+  [FunctionName.Worker]: Installation.clusterGroups.worker,
+} as const;
 
-/** The functions whose roles talk to the clusters, each given an EKS access entry on every one. */
-const clusterClients: readonly FunctionName[] = [FunctionName.Api, FunctionName.Worker];
+const clusterClients = Object.keys(clusterGroups) as (keyof typeof clusterGroups)[];
 
 /**
  * The access entries of the stage: one per cluster client per cluster. The stage's own cluster's
@@ -391,6 +397,7 @@ export function accessEntries(settings: StageSettings) {
       id: `${pascal(client)}ClusterAccess${cluster.name === settings.eksClusterName ? '' : pascal(cluster.name)}`,
       client,
       clusterName: cluster.eksClusterName,
+      kubernetesGroups: [clusterGroups[client]],
       ...(cluster.region === settings.region ? {} : { region: cluster.region }),
     })),
   );

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import YAML from 'yaml';
 import staging from '../stacks/staging.ts';
 import { deployRoleActions, deployRolePolicy, deployRoleTrust } from './ci-role.ts';
-import { clusterGroup, metricsNamespace } from './settings.ts';
+import { clusterGroups, metricsNamespace } from './settings.ts';
 import { installSstStandIns } from './sst-stand-ins.ts';
 
 type StandIns = ReturnType<typeof installSstStandIns>;
@@ -437,26 +437,26 @@ describe('sst.config.ts wiring', () => {
       clusterName: 'prod-us',
       region: 'us-east-1',
       principalArn: 'arn:aws:iam::123456789012:role/WorkerRole',
-      kubernetesGroups: [clusterGroup],
+      kubernetesGroups: [clusterGroups.worker],
       type: 'STANDARD',
     });
     expect(fn(standIns, 'Webhook').environment).not.toHaveProperty('CLUSTERS');
   });
 
-  it("gives the API's and the worker's roles, not the webhook's, an EKS access entry in the RBAC group", async () => {
+  it("gives the API's and the worker's roles, not the webhook's, an EKS access entry each in an RBAC group of its own", async () => {
     const { standIns } = await deploy('staging');
     const entries = standIns.of('aws.eks.AccessEntry');
     expect([...entries.values()]).toEqual([
       {
         clusterName: staging.eksClusterName,
+        kubernetesGroups: ['preview-composition-api'],
         principalArn: 'arn:aws:iam::123456789012:role/ApiFunctionRole',
-        kubernetesGroups: [clusterGroup],
         type: 'STANDARD',
       },
       {
         clusterName: staging.eksClusterName,
+        kubernetesGroups: ['preview-composition-worker'],
         principalArn: 'arn:aws:iam::123456789012:role/WorkerRole',
-        kubernetesGroups: [clusterGroup],
         type: 'STANDARD',
       },
     ]);

@@ -77,15 +77,6 @@ describe('the Kubernetes adapter', () => {
     expect(await hits()).toBe(1);
   });
 
-  it('reports a refused dry run as the refusal', async () => {
-    const refused = await cluster.dryRunApply({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'Not_A_Name', namespace: 'default' },
-    });
-    expect(refused).toMatchObject({ accepted: false, status: expect.toSatisfy((s: number) => s < 500) });
-  });
-
   it('raises DependencyUnavailableError when nothing listens at the API server address', async () => {
     const stopped = await startLocalCluster({ gatewayPort: 0 });
     const config = kubeConfigFromString(stopped.kubeconfig());

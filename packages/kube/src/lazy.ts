@@ -32,7 +32,6 @@ export function lazyCluster(settings: ClusterSettings): Cluster.ClusterPort {
     podLogs: async (namespace, pod, options) => (await cluster()).podLogs(namespace, pod, options),
     serverVersion: async () => (await cluster()).serverVersion(),
     servedResources: async (apiVersion) => (await cluster()).servedResources(apiVersion),
-    dryRunApply: async (object) => (await cluster()).dryRunApply(object),
-    reviewAccess: async (requests) => (await cluster()).reviewAccess(requests),
+    reviewAccess: async (requests, subject) => (await cluster()).reviewAccess(requests, subject),
   };
 }

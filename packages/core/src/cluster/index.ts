@@ -7,7 +7,7 @@ export {
   refOf,
   type Service,
 } from './objects.ts';
-export { type ClusterPort, CompositionKinds, type DryRunResult, type LogOptions } from './ports.ts';
+export { type ClusterPort, CompositionKinds, type LogOptions } from './ports.ts';
 export { type ClusterLookup, type ClusterRegistry, clusterRegistry } from './registry.ts';
 export {
   anchor,

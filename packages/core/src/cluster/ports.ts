@@ -26,7 +26,7 @@ interface ServerVersion {
   platform: string;
 }
 
-/** One SelfSubjectAccessReview question: may our identity do `verb` on `resource` in `namespace`? */
+/** One access review's question: may the identity do `verb` on `resource` in `namespace`? */
 export interface AccessRequest {
   verb: string;
   /** API group; `''` is the core group. */
@@ -41,11 +41,6 @@ interface AccessAnswer {
   /** The authorizer's reason, often empty. */
   reason: string;
 }
-
-/** What a dry-run apply came back with: admitted, or refused by the API server (a 4xx) and why. */
-export type DryRunResult =
-  | { accepted: true; object: ClusterObject }
-  | { accepted: false; status: number; reason: string; message: string };
 
 /**
  * What the service needs from a Kubernetes cluster. Implemented with @kubernetes/client-node in
@@ -93,10 +88,12 @@ export interface ClusterPort {
    */
   servedResources(apiVersion: string): Promise<string[] | null>;
   /**
-   * Server-side apply with `dryRun=All`: validated and admitted exactly as a real apply (schema,
-   * admission webhooks), persisted nowhere. A refusal is an answer, not an error.
+   * Access reviews, one answer per request: of our own identity (SelfSubjectAccessReviews), or of
+   * the identities in `subject.groups` (LocalSubjectAccessReviews in each request's namespace).
+   * Rejects when the cluster cannot answer.
    */
-  dryRunApply(object: ClusterObject): Promise<DryRunResult>;
-  /** SelfSubjectAccessReviews of our own identity, one answer per request; rejects when the cluster cannot answer. */
-  reviewAccess(requests: readonly AccessRequest[]): Promise<AccessAnswer[]>;
+  reviewAccess(
+    requests: readonly AccessRequest[],
+    subject?: { groups: readonly string[] },
+  ): Promise<AccessAnswer[]>;
 }

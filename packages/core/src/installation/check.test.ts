@@ -10,7 +10,7 @@ import { defaultNamespacePolicy } from '../catalog/namespaces.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import { ProjectManifest } from '../catalog/schema.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
-import type { AccessRequest, ClusterPort, DryRunResult } from '../cluster/ports.ts';
+import type { AccessRequest, ClusterPort } from '../cluster/ports.ts';
 import { clusterRegistry } from '../cluster/registry.ts';
 import { ProblemError } from '../errors.ts';
 import { check } from './check.ts';
@@ -161,10 +161,37 @@ const namespace: ClusterObject = {
 interface FakeCluster {
   objects?: ClusterObject[];
   served?: string[] | null;
-  dryRun?: DryRunResult;
-  deny?: (request: AccessRequest) => boolean;
+  deny?: (request: AccessRequest, groups: readonly string[] | undefined) => boolean;
   /** Overrides of single methods: a rejection, a call that never answers. */
   port?: Partial<ClusterPort>;
+}
+
+/** The HTTPRoute CRD, its `v1` allowing these header match types (null: a schemaless definition). */
+function routeDefinition(types: string[] | null, version = 'v1'): ClusterObject {
+  const list = (properties: Record<string, unknown>) => ({
+    type: 'array',
+    items: { type: 'object', properties },
+  });
+  const schema =
+    types === null
+      ? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }
+      : {
+          type: 'object',
+          properties: {
+            spec: {
+              type: 'object',
+              properties: {
+                rules: list({ matches: list({ headers: list({ type: { type: 'string', enum: types } }) }) }),
+              },
+            },
+          },
+        };
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'httproutes.gateway.networking.k8s.io' },
+    spec: { versions: [{ name: version, served: true, schema: { openAPIV3Schema: schema } }] },
+  };
 }
 
 /** A cluster ready for previews, with this GatewayClass, where no mesh route was accepted yet. */
@@ -174,6 +201,7 @@ const routeless = (theClass = gatewayClass(istioFeatures)): ClusterObject[] => [
   ...workload('api'),
   gateway(),
   theClass,
+  routeDefinition(['Exact', 'RegularExpression']),
 ];
 
 /** A cluster where every check passes. */
@@ -213,8 +241,8 @@ function fakeCluster(fake: FakeCluster = {}): ClusterPort {
     serverVersion: async () => ({ version: 'v1.32.1-eks-0', platform: 'linux/arm64' }),
     servedResources: async () =>
       fake.served === undefined ? ['gatewayclasses', 'gateways', 'httproutes', 'grpcroutes'] : fake.served,
-    dryRunApply: async (object) => fake.dryRun ?? { accepted: true, object },
-    reviewAccess: async (requests) => requests.map((r) => ({ allowed: !fake.deny?.(r), reason: '' })),
+    reviewAccess: async (requests, subject) =>
+      requests.map((r) => ({ allowed: !fake.deny?.(r, subject?.groups), reason: '' })),
     ...fake.port,
   };
 }
@@ -366,30 +394,23 @@ describe('installation check', () => {
     });
   });
 
-  it('dry-runs the mesh route the worker renders: Service parent, RegularExpression baggage match, no owner', async () => {
-    const sent: ClusterObject[] = [];
-    await checkWith({
-      port: {
-        dryRunApply: async (object) => {
-          sent.push(object);
-          return { accepted: true, object };
-        },
+  it("reads the HTTPRoute definition's schema instead of dry-running a write", async () => {
+    const { byId } = await checkWith();
+    expect(byId['mesh-route-schema:shop/staging']).toMatchObject({
+      status: 'passed',
+      evidence: {
+        definition: 'httproutes.gateway.networking.k8s.io',
+        parent: 'Service web:80',
+        header_match: { type: 'RegularExpression', name: 'baggage' },
+        served_versions: ['v1'],
+        header_match_types: ['Exact', 'RegularExpression'],
       },
     });
-    expect(sent).toHaveLength(1);
-    const route = sent[0] as ClusterObject & {
-      spec: { parentRefs: unknown[]; rules: { matches?: unknown[] }[] };
-    };
-    expect(route.metadata.ownerReferences).toBeUndefined();
-    expect(route.metadata.namespace).toBe('shop');
-    expect(route.spec.parentRefs).toEqual([{ group: '', kind: 'Service', name: 'web', port: 80 }]);
-    expect(route.spec.rules[0]?.matches).toEqual([
-      {
-        headers: [
-          { type: 'RegularExpression', name: 'baggage', value: expect.stringContaining('preview-route=') },
-        ],
-      },
-    ]);
+    const schemaless = await checkWith({ objects: [...routeless().slice(0, -1), routeDefinition(null)] });
+    expect(schemaless.byId['mesh-route-schema:shop/staging']).toMatchObject({
+      status: 'passed',
+      evidence: { header_match_types: null },
+    });
   });
 
   describe('mesh routing is proven only by a controller', () => {
@@ -442,23 +463,31 @@ describe('installation check', () => {
       expect(report.status).toBe('failed');
     });
 
-    it('fails when the API server refuses the dry run, and is unknown when it is not allowed to ask', async () => {
-      const invalid = await checkWith({
-        dryRun: {
-          accepted: false,
-          status: 422,
-          reason: 'Invalid',
-          message: 'spec.rules[0].matches[0].headers[0].type: Unsupported value: "RegularExpression"',
-        },
-      });
-      expect(invalid.byId['mesh-route-schema:shop/staging']).toMatchObject({
+    it('fails when the definition would refuse the route, and is unknown when it cannot be read', async () => {
+      const withDefinition = (definition: ClusterObject) =>
+        checkWith({ objects: [...routeless().slice(0, -1), meshRoute(), definition] });
+      const exactOnly = await withDefinition(routeDefinition(['Exact']));
+      expect(exactOnly.byId['mesh-route-schema:shop/staging']).toMatchObject({
         status: 'failed',
-        evidence: { refusal: { status: 422, reason: 'Invalid' } },
+        message: expect.stringContaining('allows header match types Exact only'),
+        evidence: { header_match_types: ['Exact'] },
+      });
+      expect(
+        (await withDefinition(routeDefinition(['Exact'], 'v1beta1'))).byId['mesh-route-schema:shop/staging'],
+      ).toMatchObject({
+        status: 'failed',
+        message: 'httproutes.gateway.networking.k8s.io does not serve v1, the version the worker writes',
       });
       const forbidden = await checkWith({
-        dryRun: { accepted: false, status: 403, reason: 'Forbidden', message: 'no' },
+        port: {
+          get: async () => {
+            throw Object.assign(new Error('HTTP-Code: 403'), { code: 403, body: { message: 'forbidden' } });
+          },
+        },
       });
       expect(forbidden.status('mesh-route-schema:shop/staging')).toBe('unknown');
+      const absent = await checkWith({ objects: [...routeless().slice(0, -1), meshRoute()] });
+      expect(absent.status('mesh-route-schema:shop/staging')).toBe('unknown');
     });
   });
 
@@ -580,13 +609,28 @@ describe('installation check', () => {
   });
 
   describe('permissions', () => {
-    it('fails naming each denied verb', async () => {
+    it("reviews the worker's group, not the API's own identity, and fails naming each denied verb", async () => {
       const { byId } = await checkWith({
-        deny: (r) => (r.verb === 'delete' && r.resource === 'deployments') || r.subresource === 'log',
+        deny: (r, groups) =>
+          groups?.join() !== 'preview-composition-worker' ||
+          (r.verb === 'delete' && r.resource === 'deployments') ||
+          r.resource === 'httproutes',
       });
       expect(byId['permissions:shop/staging']).toMatchObject({
         status: 'failed',
-        evidence: { denied: ['delete deployments.apps', 'get pods/log'] },
+        message: expect.stringContaining(
+          "the worker's cluster identity (group preview-composition-worker) may not",
+        ),
+        evidence: {
+          group: 'preview-composition-worker',
+          denied: [
+            'delete deployments.apps',
+            'list httproutes.gateway.networking.k8s.io',
+            'create httproutes.gateway.networking.k8s.io',
+            'patch httproutes.gateway.networking.k8s.io',
+            'delete httproutes.gateway.networking.k8s.io',
+          ],
+        },
       });
     });
 
@@ -642,7 +686,6 @@ describe('installation check', () => {
         getDeployment: refused,
         getService: refused,
         list: refused,
-        dryRunApply: refused,
         reviewAccess: refused,
       },
     });

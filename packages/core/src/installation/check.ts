@@ -28,7 +28,6 @@ import {
   gatewayFeaturesCheck,
   listenerCheck,
   meshControllerVerdict,
-  meshSchemaCheck,
   messagingCheck,
   namespaceCheck,
   type Outcome,
@@ -37,6 +36,7 @@ import {
   unknown,
   workloadCheck,
 } from './checks.ts';
+import { meshSchemaCheck } from './mesh-schema.ts';
 import type { InstallationDeps } from './ports.ts';
 import {
   type GatewayRef,

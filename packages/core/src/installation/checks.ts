@@ -6,21 +6,18 @@
 import type { Baseline, ComponentProfile } from '../catalog/schema.ts';
 import type { ClusterObject, Condition } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
-import { baggageMatch, meshRoute } from '../cluster/render.ts';
 import { topicGranted } from '../messaging/ports.ts';
 import { CheckStatus } from '../verification/model.ts';
-import { accessRequests, describeAccess } from './permissions.ts';
+import { accessRequests, clusterGroups, describeAccess } from './permissions.ts';
 import type { GatewayRef, InstallationCheckView } from './schema.ts';
 
 const gatewayGroup = 'gateway.networking.k8s.io';
 export const gatewayApiVersion = `${gatewayGroup}/v1`;
-/** The name the dry-run mesh route would have; nothing by that name is ever stored. */
-const probeId = 'installation-check';
 
 type Evidence = Record<string, unknown>;
 export type Outcome = Omit<InstallationCheckView, 'id'>;
 
-const passed = (message: string, evidence: Evidence = {}): Outcome => ({
+export const passed = (message: string, evidence: Evidence = {}): Outcome => ({
   status: CheckStatus.Passed,
   message,
   evidence,
@@ -389,43 +386,6 @@ async function listenerVerdict(
   return match ? yes : no(`its namespace selector does not select namespace ${ns}`);
 }
 
-export async function meshSchemaCheck(cluster: ClusterPort, t: Target): Promise<Outcome> {
-  const entry = t.profiles[t.baseline.entry_component];
-  if (!entry) return failed(`entry component ${t.baseline.entry_component} has no profile`);
-  const placeholder = { apiVersion: 'v1', kind: 'ConfigMap', name: probeId, uid: probeId };
-  const rendered = meshRoute({
-    id: probeId,
-    component: entry.name,
-    profile: entry,
-    baseline: t.baseline,
-    owner: placeholder,
-  });
-  const { ownerReferences: _, ...metadata } = rendered.metadata;
-  const route = { ...rendered, metadata };
-  const evidence = {
-    route: `${t.baseline.namespace}/${metadata.name}`,
-    parent: `Service ${entry.service.name}:${entry.service.port}`,
-    header_match: { type: 'RegularExpression', name: 'baggage', value: baggageMatch(probeId) },
-    dry_run: true,
-  };
-  const answer = await cluster.dryRunApply(route);
-  if (answer.accepted) {
-    return passed(
-      'the API server admits a Service-parented HTTPRoute with a RegularExpression baggage header match (server-side dry run; nothing was stored)',
-      evidence,
-    );
-  }
-  const refusal = {
-    ...evidence,
-    refusal: { status: answer.status, reason: answer.reason, message: answer.message },
-  };
-  const said = `${answer.status} ${answer.reason}${answer.message ? `: ${answer.message}` : ''}`;
-  if (answer.status === 400 || answer.status === 404 || answer.status === 422) {
-    return failed(`the API server refuses a mesh route (dry run): ${said}`, refusal);
-  }
-  return unknown(`the dry run of a mesh route was not answered: ${said}`, refusal);
-}
-
 interface ParentRef {
   group?: string;
   kind?: string;
@@ -519,19 +479,20 @@ export function meshControllerVerdict(namespace: string, objects: readonly Clust
   );
 }
 
+/** The worker's permissions, asked of the cluster for its group (LocalSubjectAccessReviews by the API). */
 export async function permissionsCheck(cluster: ClusterPort, namespace: string): Promise<Outcome> {
   const requests = accessRequests(namespace);
-  const answers = await cluster.reviewAccess(requests);
+  const answers = await cluster.reviewAccess(requests, { groups: [clusterGroups.worker] });
   const denied = requests.filter((_, i) => answers[i]?.allowed !== true).map(describeAccess);
-  const evidence = { namespace, reviewed: requests.length, denied };
+  const evidence = { namespace, group: clusterGroups.worker, reviewed: requests.length, denied };
   if (denied.length > 0) {
     return failed(
-      `the server's cluster identity may not, in namespace ${namespace}: ${denied.join(', ')}`,
+      `the worker's cluster identity (group ${clusterGroups.worker}) may not, in namespace ${namespace}: ${denied.join(', ')}`,
       evidence,
     );
   }
   return passed(
-    `the server's cluster identity may do all the worker does in namespace ${namespace} (${requests.length} SelfSubjectAccessReviews)`,
+    `the worker's cluster identity (group ${clusterGroups.worker}) may do all it does in namespace ${namespace} (${requests.length} LocalSubjectAccessReviews)`,
     evidence,
   );
 }

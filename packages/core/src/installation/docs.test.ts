@@ -8,8 +8,9 @@ const docs = new URL('../../../../docs/', import.meta.url);
 const doc = readFileSync(new URL('installation.md', docs), 'utf8');
 
 describe('docs/installation.md', () => {
-  it('shows the RBAC rules the permissions check reviews', () => {
-    expect(doc).toContain(`rules:\n${rbacRules()}\n\`\`\``);
+  it("shows the RBAC rules of the worker's and the API's roles", () => {
+    expect(doc).toContain(`name: preview-composition-worker\nrules:\n${rbacRules('worker')}\n`);
+    expect(doc).toContain(`name: preview-composition-api\nrules:\n${rbacRules('api')}\n`);
   });
 
   it('has an example specification that is valid and shown as it is', () => {

@@ -1,5 +1,5 @@
 export { check } from './check.ts';
 export { DrainReport, DrainRequest, drain } from './drain.ts';
-export { rbacRules } from './permissions.ts';
+export { clusterGroups, rbacRules } from './permissions.ts';
 export type { InstallationDeps } from './ports.ts';
 export { InstallationReport, InstallationSpec, InstallationStatus } from './schema.ts';

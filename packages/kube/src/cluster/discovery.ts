@@ -20,26 +20,39 @@ export async function servedResources(context: ClusterContext, apiVersion: strin
   }
 }
 
+type AccessRequest = Parameters<Cluster.ClusterPort['reviewAccess']>[0][number];
+
+const resourceAttributes = (request: AccessRequest) => ({
+  verb: request.verb,
+  group: request.group,
+  resource: request.resource,
+  namespace: request.namespace,
+  ...(request.subresource ? { subresource: request.subresource } : {}),
+});
+
+/**
+ * One review per request: of the adapter's own identity, or, given groups, of those groups in the
+ * request's namespace (a LocalSubjectAccessReview, which a Role in that namespace can grant).
+ */
 export function reviewAccess(
   context: ClusterContext,
-  requests: Parameters<Cluster.ClusterPort['reviewAccess']>[0],
+  requests: readonly AccessRequest[],
+  subject?: { groups: readonly string[] },
 ): ReturnType<Cluster.ClusterPort['reviewAccess']> {
   return Promise.all(
     requests.map(async (request) => {
       const review = await context.call((c) =>
-        c.authorization.createSelfSubjectAccessReview({
-          body: {
-            spec: {
-              resourceAttributes: {
-                verb: request.verb,
-                group: request.group,
-                resource: request.resource,
-                namespace: request.namespace,
-                ...(request.subresource ? { subresource: request.subresource } : {}),
+        subject
+          ? c.authorization.createNamespacedLocalSubjectAccessReview({
+              namespace: request.namespace,
+              body: {
+                metadata: { namespace: request.namespace },
+                spec: { groups: [...subject.groups], resourceAttributes: resourceAttributes(request) },
               },
-            },
-          },
-        }),
+            })
+          : c.authorization.createSelfSubjectAccessReview({
+              body: { spec: { resourceAttributes: resourceAttributes(request) } },
+            }),
       );
       return { allowed: review.status?.allowed === true, reason: review.status?.reason ?? '' };
     }),

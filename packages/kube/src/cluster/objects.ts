@@ -1,7 +1,6 @@
-/** Reading and writing objects by reference: get, list, server-side apply (real or dry run), delete. */
+/** Reading and writing objects by reference: get, list, server-side apply, delete. */
 import { type KubernetesObject, PatchStrategy } from '@kubernetes/client-node';
 import { Cluster } from '@svc/core';
-import { statusOf, statusText } from '../failures.ts';
 import { type ClusterContext, notFound, plain } from './context.ts';
 
 export async function getObject<T extends Cluster.ClusterObject>(
@@ -41,12 +40,12 @@ export async function listObjects<T extends Cluster.ClusterObject>(
   };
 }
 
-const serverSideApply = (context: ClusterContext, object: Cluster.ClusterObject, dryRun?: 'All') =>
+const serverSideApply = (context: ClusterContext, object: Cluster.ClusterObject) =>
   context.call((c) =>
     c.objects.patch(
       object as unknown as KubernetesObject,
       undefined,
-      dryRun,
+      undefined,
       Cluster.fieldManager,
       true,
       PatchStrategy.ServerSideApply,
@@ -55,34 +54,6 @@ const serverSideApply = (context: ClusterContext, object: Cluster.ClusterObject,
 
 export async function applyObject(context: ClusterContext, object: Cluster.ClusterObject) {
   return plain<Cluster.ClusterObject>(await serverSideApply(context, object));
-}
-
-/** A 4xx the API server answered (not throttling): a refusal to report, not a failure to retry. */
-function refusal(error: unknown): Extract<Cluster.DryRunResult, { accepted: false }> | null {
-  const status = statusOf(error);
-  if (status === undefined || status < 400 || status >= 500 || status === 429) return null;
-  return {
-    accepted: false,
-    status,
-    reason: statusText(error, 'reason'),
-    message: statusText(error, 'message'),
-  };
-}
-
-export async function dryRunApply(
-  context: ClusterContext,
-  object: Cluster.ClusterObject,
-): Promise<Cluster.DryRunResult> {
-  try {
-    return {
-      accepted: true,
-      object: plain<Cluster.ClusterObject>(await serverSideApply(context, object, 'All')),
-    };
-  } catch (error) {
-    const refused = refusal(error);
-    if (refused) return refused;
-    throw error;
-  }
 }
 
 export async function deleteObject(
