@@ -1,12 +1,15 @@
 /**
  * `POST /v1/installation/check` against the local cluster: a Gateway that reports Accepted and
  * Programmed, mesh routes that its controller accepts once a composition is ready, and faults that
- * make the Gateway API vanish, RBAC deny or the API server fail.
+ * make the Gateway API vanish or the API server fail, and the worker's RBAC narrowed.
  */
+import { readFileSync } from 'node:fs';
+import type { Cluster } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { type HttpClient, useTestStack } from '@svc/local/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { createComposition, waitForPhase } from './support/compositions.ts';
 
 let stack: Stack;
@@ -70,9 +73,14 @@ describe('installation check against the local cluster', () => {
         supported_features: expect.arrayContaining(['HTTPRouteResponseHeaderModification']),
       },
     });
-    expect(before.byId['mesh-route-schema:demo/staging']?.evidence).toMatchObject({
-      parent: 'Service service-a:80',
-      dry_run: true,
+    // Read from the HTTPRoute definition, not dry-run: the API's identity may not write (deploy/kubernetes/rbac.yaml).
+    expect(before.byId['mesh-route-schema:demo/staging']).toMatchObject({
+      status: 'passed',
+      evidence: {
+        definition: 'httproutes.gateway.networking.k8s.io',
+        parent: 'Service service-a:80',
+        served_versions: ['v1'],
+      },
     });
     expect(before.checks.filter((c) => c.id.startsWith('workload:')).map((c) => c.id)).toEqual([
       'workload:demo/staging/service-a',
@@ -80,7 +88,7 @@ describe('installation check against the local cluster', () => {
       'workload:demo/staging/service-c',
       'workload:demo/staging/service-d',
     ]);
-    // The dry run stored nothing.
+    // The check stored nothing.
     const routes = await stack.cluster.list(
       'staging',
       [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' }],
@@ -144,7 +152,6 @@ describe('installation check against the local cluster', () => {
       'gateway:demo/staging',
       'gateway-listener:demo/staging',
       'gateway-features:demo/staging',
-      'mesh-route-schema:demo/staging',
       meshController,
     ]) {
       expect(byId[id], id).toMatchObject({
@@ -156,15 +163,37 @@ describe('installation check against the local cluster', () => {
     expect(status).toBe('failed');
   });
 
-  it('fails naming the permissions RBAC denies', async () => {
-    await fault({ type: 'deny', match: { verb: 'delete', group: 'apps', resource: 'deployments' } });
-    await fault({ type: 'deny', match: { verb: 'get', resource: 'pods/log' } });
-    const { status, byId } = await check({ targets: [{ project: 'demo', baselines: ['staging'] }] });
-    expect(byId['permissions:demo/staging']).toMatchObject({
-      status: 'failed',
-      evidence: { namespace: 'staging', denied: ['delete deployments.apps', 'get pods/log'] },
-    });
-    expect(status).toBe('failed');
+  it("fails naming what the cluster's RBAC does not grant the worker", async () => {
+    const manifest = YAML.parseAllDocuments(readFileSync('deploy/kubernetes/rbac.yaml', 'utf8')).map(
+      (document) =>
+        document.toJS() as Cluster.ClusterObject & { rules: { resources: string[]; verbs: string[] }[] },
+    );
+    const role = manifest.find(
+      (o) => o.kind === 'ClusterRole' && o.metadata.name === 'preview-composition-worker',
+    );
+    if (!role) throw new Error('the manifest has no worker role');
+    const narrowed = role.rules
+      .filter((r) => r.resources[0] !== 'pods')
+      .map((r) =>
+        r.resources[0] === 'deployments' ? { ...r, verbs: r.verbs.filter((v) => v !== 'delete') } : r,
+      );
+    await stack.cluster.apply({ ...role, rules: narrowed });
+    try {
+      const { status, byId } = await check({ targets: [{ project: 'demo', baselines: ['staging'] }] });
+      expect(byId['permissions:demo/staging']).toMatchObject({
+        status: 'failed',
+        evidence: {
+          namespace: 'staging',
+          group: 'preview-composition-worker',
+          denied: ['delete deployments.apps', 'list pods'],
+        },
+      });
+      expect(status).toBe('failed');
+    } finally {
+      await stack.cluster.apply(role);
+    }
+    const { byId } = await check({ targets: [{ project: 'demo', baselines: ['staging'] }] });
+    expect(byId['permissions:demo/staging']?.status).toBe('passed');
   });
 
   it('is incomplete, never passed, while the API server fails every request', async () => {

@@ -19,6 +19,8 @@ const run = (name: string, gatewayPort: number): LocalClusterRun => ({
   name,
   cluster: { gatewayUrl: `http://127.0.0.1:${gatewayPort}` } as LocalCluster,
   kubeconfigPath: `/state/kubeconfig-${name}`,
+  kubeconfigs: { api: `/state/kubeconfig-${name}-api`, worker: `/state/kubeconfig-${name}-worker` },
+  users: [],
   dataDir: null,
 });
 
@@ -42,6 +44,7 @@ function kubeconfig(contexts: string[], current: string): string {
 }
 
 describe('the stack’s own clusters', () => {
+  // Each function reaches them with its own identity; an outside cluster with its own kubeconfig.
   it('are local, local-2…, with gateways on the port asked for and two and more above it', () => {
     expect(localClusterNames(3)).toEqual(['local', 'local-2', 'local-3']);
     expect([0, 1, 2].map((i) => gatewayPortOf(8082, i))).toEqual([8082, 8084, 8085]);
@@ -49,14 +52,20 @@ describe('the stack’s own clusters', () => {
   });
 
   it('are one KUBECONFIG alone, as plain npm start always had, and CLUSTERS with each gateway’s URL otherwise', () => {
-    expect(clusterVariables([run('local', 8082)], [])).toEqual({ KUBECONFIG: '/state/kubeconfig-local' });
+    expect(clusterVariables([run('local', 8082)], [], 'api')).toEqual({
+      KUBECONFIG: '/state/kubeconfig-local-api',
+    });
     const several = clusterVariables(
       [run('local', 8082), run('local-2', 8084)],
       [{ name: 'team', kubeconfig: '/home/team/.kube/config', context: 'team' }],
+      'worker',
     );
     expect(JSON.parse(several.CLUSTERS ?? '')).toEqual({
-      local: { kubeconfig: '/state/kubeconfig-local', preview_url: 'http://{id}.{domain}:8082/' },
-      'local-2': { kubeconfig: '/state/kubeconfig-local-2', preview_url: 'http://{id}.{domain}:8084/' },
+      local: { kubeconfig: '/state/kubeconfig-local-worker', preview_url: 'http://{id}.{domain}:8082/' },
+      'local-2': {
+        kubeconfig: '/state/kubeconfig-local-2-worker',
+        preview_url: 'http://{id}.{domain}:8084/',
+      },
       team: { kubeconfig: '/home/team/.kube/config', context: 'team', preview_url: 'http://{id}.{domain}/' },
     });
   });

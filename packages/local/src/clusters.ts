@@ -1,16 +1,19 @@
 /**
  * The stack's clusters: its own local clusters (`local`, and with `clusters: n` also `local-2`…,
- * each with its API server, preview gateway, state and kubeconfig), and clusters from outside,
+ * each with its API server, preview gateway, state, and a kubeconfig per identity: the operator's,
+ * the API's and the worker's, held to deploy/kubernetes/rbac.yaml), and clusters from outside,
  * reached only through a kubeconfig (`npm start -- --kubeconfig FILE`) and taken once the
  * installation check passed for them. What the services' settings say of them is `clusterVariables`.
  */
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Installation } from '@svc/core';
 import { kubeconfigContext } from '@svc/kube';
 import { isClusterName, localClusterName } from '@svc/kube/settings';
-import { type LocalCluster, startLocalCluster } from '@svc/local-cluster';
+import { type LocalCluster, type LocalUser, startLocalCluster } from '@svc/local-cluster';
+import { grantStackAccess } from './cluster-rbac.ts';
 
 /** A cluster of the team's own (kind, k3d, a staging EKS), as `npm start -- --kubeconfig` names it. */
 export interface OutsideCluster {
@@ -21,13 +24,38 @@ export interface OutsideCluster {
   previewUrl?: string;
 }
 
+/** The services' identities on the stack's own clusters, each in its group of deploy/kubernetes/rbac.yaml. */
+export type ServiceIdentity = keyof typeof Installation.clusterGroups;
+
 /** One of the stack's own local clusters, as it runs now (`restart` replaces `cluster`). */
 export interface LocalClusterRun {
   readonly name: string;
   readonly cluster: LocalCluster;
+  /** The operator's kubeconfig (`system:masters`): people, tests, the demo's seeding. */
   readonly kubeconfigPath: string;
+  /** The API's and the worker's kubeconfigs, each with the identity the manifest binds. */
+  readonly kubeconfigs: Readonly<Record<ServiceIdentity, string>>;
+  /** Who may call its API server, by token; kept across a restart so clients keep working. */
+  readonly users: readonly LocalUser[];
   /** Where its state is kept; null: in memory, so it cannot be restarted. */
   readonly dataDir: string | null;
+}
+
+/** The operator (an admin) first, then the API and the worker, each in its own group. */
+function stackUsers(): LocalUser[] {
+  const token = () => randomBytes(24).toString('base64url');
+  const { api, worker } = Installation.clusterGroups;
+  return [
+    { name: 'admin', token: token(), groups: ['system:masters'] },
+    { name: api, token: token(), groups: [api] },
+    { name: worker, token: token(), groups: [worker] },
+  ];
+}
+
+/** Writes a kubeconfig readable by its owner only (`mode` applies to a new file: one kept from an earlier run is made so too). */
+function writeKubeconfig(path: string, content: string): void {
+  writeFileSync(path, content, { mode: 0o600 });
+  chmodSync(path, 0o600);
 }
 
 type Cleanups = (() => Promise<void>)[];
@@ -68,18 +96,27 @@ export async function startLocalClusters(
     names.map(async (name, index): Promise<LocalClusterRun> => {
       const first = index === 0;
       const dataDir = first ? (options.stateDir ? join(dir, 'cluster') : null) : join(dir, `cluster-${name}`);
+      const users = stackUsers();
       const cluster = await startLocalCluster({
         host: options.host,
         port: 0,
         gatewayPort: gatewayPortOf(options.gatewayPort, index),
         podReadyDelayMs: options.podReadyDelayMs,
+        users,
         ...(dataDir ? { dataDir } : {}),
       });
       const kubeconfigPath = join(dir, first ? 'kubeconfig' : `kubeconfig-${name}`);
-      writeFileSync(kubeconfigPath, cluster.kubeconfig(name), { mode: 0o600 });
-      // `mode` applies to a new file only: one kept from an earlier run is made owner-only too.
-      chmodSync(kubeconfigPath, 0o600);
-      return { name, cluster, kubeconfigPath, dataDir };
+      writeKubeconfig(kubeconfigPath, cluster.kubeconfig(name));
+      const kubeconfigs = { api: `${kubeconfigPath}-api`, worker: `${kubeconfigPath}-worker` };
+      for (const identity of ['api', 'worker'] as const) {
+        writeKubeconfig(
+          kubeconfigs[identity],
+          cluster.kubeconfig(name, Installation.clusterGroups[identity]),
+        );
+      }
+      const run = { name, cluster, kubeconfigPath, kubeconfigs, users, dataDir };
+      await grantStackAccess(run);
+      return run;
     }),
   );
   cleanups.push(() => Promise.all(runs.map((run) => run.cluster.stop())).then(() => {}));
@@ -102,6 +139,7 @@ export async function restartLocalCluster(
     port: Number(new URL(run.cluster.url).port),
     gatewayPort: Number(new URL(run.cluster.gatewayUrl).port),
     podReadyDelayMs,
+    users: run.users,
     dataDir: run.dataDir,
   });
   return { ...run, cluster };
@@ -146,19 +184,22 @@ export function nameOutsideClusters(
 }
 
 /**
- * What the services' settings say of the clusters: the one local cluster as `KUBECONFIG` (plain
- * `npm start`, as it always was), or all of them as `CLUSTERS`, each with its own preview URL.
+ * What the settings of the API or the worker say of the clusters: the one local cluster as
+ * `KUBECONFIG` (plain `npm start`, as it always was), or all of them as `CLUSTERS`, each with its
+ * own preview URL. The stack's own clusters are reached with that function's identity; an outside
+ * one with its kubeconfig, whatever it grants (the team's cluster, not ours to hold to the manifest).
  */
 export function clusterVariables(
   local: readonly LocalClusterRun[],
   outside: readonly NamedOutsideCluster[],
+  identity: ServiceIdentity,
 ): Record<string, string> {
   const [first, ...others] = local;
   if (!first) throw new Error('the stack runs at least one local cluster');
-  if (others.length === 0 && outside.length === 0) return { KUBECONFIG: first.kubeconfigPath };
+  if (others.length === 0 && outside.length === 0) return { KUBECONFIG: first.kubeconfigs[identity] };
   const localEntries = local.map((run) => [
     run.name,
-    { kubeconfig: run.kubeconfigPath, preview_url: gatewayTemplate(run.cluster) },
+    { kubeconfig: run.kubeconfigs[identity], preview_url: gatewayTemplate(run.cluster) },
   ]);
   const outsideEntries = outside.map((cluster) => [
     cluster.name,

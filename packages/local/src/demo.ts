@@ -3,6 +3,7 @@ import { CreateTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/c
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { Auth, Catalog, type Cluster } from '@svc/core';
 import { DEPENDENCIES_ANNOTATION } from '@svc/local-cluster';
+import { applyAll, baselineAccess } from './cluster-rbac.ts';
 
 /** The one demo manifest: seeds the local catalog and (with the cluster) the baseline workloads. */
 const demoManifestPath = new URL('../demo/catalog.json', import.meta.url);
@@ -199,7 +200,10 @@ export function deployDemoBaseline(cluster: Cluster.ClusterPort, env: DemoEnv = 
   return deployBaselineOf(cluster, demoManifest(), 'demo', env, timeoutMs);
 }
 
-/** Runs a baseline (default: the default) of `projectName` in `manifest` (a demo-shaped one) and waits for it. */
+/**
+ * Runs a baseline (default: the default) of `projectName` in `manifest` (a demo-shaped one), grants
+ * the service its namespace as deploy/kubernetes/rbac.yaml says an operator does, and waits for it.
+ */
 export async function deployBaselineOf(
   cluster: Cluster.ClusterPort,
   manifest: Catalog.CatalogManifest,
@@ -209,8 +213,8 @@ export async function deployBaselineOf(
   baselineName?: string,
 ): Promise<void> {
   const objects = baselineObjects(manifest, env, projectName, baselineName);
-  for (const object of objects) await cluster.apply(object);
   const namespace = objects.find((o) => o.kind === 'Deployment')?.metadata.namespace ?? 'staging';
+  await applyAll(cluster, [...objects, ...baselineAccess(namespace)]);
   const names = objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
   await cluster.watchDeployments(
     namespace,

@@ -13,7 +13,7 @@ import {
   Auth,
   Catalog,
   type Clock,
-  type Cluster,
+  Cluster,
   Compositions,
   type Forge,
   type Log,
@@ -143,7 +143,7 @@ export interface Stack {
   /** oidc mode's local identity provider. */
   readonly identityProvider: LocalIdentityProvider | null;
   readonly authSettings: Auth.AuthSettings;
-  /** `local`'s preview gateway, API server and kubeconfig (YAML). */
+  /** `local`'s preview gateway, API server and the operator's kubeconfig (YAML, an admin). */
   readonly gatewayUrl: string;
   readonly clusterUrl: string;
   readonly kubeconfig: string;
@@ -154,9 +154,9 @@ export interface Stack {
   readonly stores: AwsStores;
   /** The clients the services use, and an SNS client without the worker's simulated grants. */
   readonly clients: AwsClients & { sns: ReturnType<typeof createSnsClient> };
-  /** The services' port of `local`. */
+  /** `local` as its operator (an admin) reaches it: what a test arranges or inspects there. */
   readonly cluster: Cluster.ClusterPort;
-  /** Every cluster the services use (the local ones, the outside ones), by name. */
+  /** Every cluster the API uses (the local ones with its identity, the outside ones), by name. */
   readonly clusters: Cluster.ClusterRegistry;
   readonly localCluster: LocalCluster;
   /** The stack's own local cluster of that name (`local`, `local-2`…), as it runs now. */
@@ -211,13 +211,22 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const environment = stackEnvironment(options, infrastructure, outside, front.forge, auth.environment);
     const settings = settingsFromEnvironment(ServiceSettings({ allowDev: true }), environment);
     const { services, grantWorkerTopics } = wireStack(options, settings, log);
+    const operator = operatorClusters(infrastructure);
     await checkOutsideClusters(services, outside);
     const clients = { ...services.aws.clients, sns: createSnsClient(services.aws.settings) };
-    await seedBeforeServing(options, services, clients, settings.auth, extraClusters(infrastructure));
+    await seedBeforeServing(
+      options,
+      services,
+      operator,
+      clients,
+      settings.auth,
+      extraClusters(infrastructure),
+    );
     const app = connectFront(front, services, settings.auth, auth.identityProvider);
     // Seeded once the API listens: the demo's log links name the port it actually got.
     if (options.seed !== false) await seedDemoCatalog(services, front.apiUrl, extraClusters(infrastructure));
-    const worker = await startWorker(options, services, cleanups);
+    const workerClusters = workerClusterRegistry(environment, infrastructure, outside);
+    const worker = await startWorker(options, { ...services, clusters: workerClusters }, cleanups);
     front.serve(app);
     const local = infrastructure.localClusters[0]?.cluster;
     if (!local) throw new Error('the stack runs at least one local cluster');
@@ -236,7 +245,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       },
       stores: services.aws.stores,
       clients,
-      cluster: portOf(services, localClusterName),
+      cluster: operator(localClusterName),
       clusters: services.clusters,
       localCluster: local,
       ...localClusterControl(infrastructure, options),
@@ -344,11 +353,35 @@ async function startInfrastructure(
 const extraClusters = (infrastructure: Infrastructure) =>
   infrastructure.localClusters.slice(1).map((r) => r.name);
 
-/** The services' port of a cluster the stack wired. */
-function portOf(services: Pick<StackServices, 'clusters'>, name: string): Cluster.ClusterPort {
-  const found = services.clusters.lookup(name);
-  if (!found.known) throw new Error(found.reason);
-  return found.cluster;
+/** The operator's client of each of the stack's own clusters (an admin): the demo's seeding, tests. */
+function operatorClusters(infrastructure: Infrastructure): (name: string) => Cluster.ClusterPort {
+  const ports = new Map(
+    infrastructure.localClusters.map((run) => [
+      run.name,
+      clusterFromSettings({ kubeconfig: run.kubeconfigPath }),
+    ]),
+  );
+  return (name) => {
+    const port = ports.get(name);
+    if (!port) throw new Error(`the stack has no local cluster "${name}"`);
+    return port;
+  };
+}
+
+/**
+ * The worker's clients of the clusters: the API's settings with the worker's kubeconfigs, so on the
+ * stack's own clusters the worker acts as its own identity (and the API as its), as on EKS.
+ */
+function workerClusterRegistry(
+  environment: Record<string, string>,
+  infrastructure: Infrastructure,
+  outside: readonly NamedOutsideCluster[],
+): Cluster.ClusterRegistry {
+  const { kube } = settingsFromEnvironment(ServiceSettings({ allowDev: true }), {
+    ...environment,
+    ...clusterVariables(infrastructure.localClusters, outside, 'worker'),
+  });
+  return Cluster.clusterRegistry(new Map(kube.clusters.map((c) => [c.name, clusterFromSettings(c.where)])));
 }
 
 /** A test's hold on the stack's local clusters: each as it runs now, and a restart. */
@@ -417,7 +450,7 @@ function stackEnvironment(
     ...(namespaces.allowed ? { PREVIEW_NAMESPACES: namespaces.allowed.join(',') } : {}),
     SERVICE_NAMESPACE: namespaces.serviceNamespace,
     ...(options.build ? { SVC_RELEASE: options.build.release, SVC_COMMIT: options.build.commit } : {}),
-    ...clusterVariables(localClusters, outside),
+    ...clusterVariables(localClusters, outside, 'api'),
     ...(forge ? forgeEnvironment(forge, options.forge || {}) : {}),
     ...auth,
   };
@@ -505,6 +538,7 @@ async function startFront(options: StackOptions, host: string, log: Log, cleanup
 async function seedBeforeServing(
   options: StackOptions,
   services: StackServices,
+  operator: (name: string) => Cluster.ClusterPort,
   clients: Stack['clients'],
   auth: Auth.AuthSettings,
   extras: readonly string[],
@@ -513,9 +547,9 @@ async function seedBeforeServing(
     const messaging = await setUpDemoMessaging(clients);
     const manifest = demoManifest(undefined, extras);
     await Promise.all([
-      deployDemoBaseline(portOf(services, localClusterName), messaging),
+      deployDemoBaseline(operator(localClusterName), messaging),
       ...extras.map((name) =>
-        deployBaselineOf(portOf(services, name), manifest, 'demo', {}, undefined, demoBaselineOn(name)),
+        deployBaselineOf(operator(name), manifest, 'demo', {}, undefined, demoBaselineOn(name)),
       ),
       services.forge ? seedDemoPolicy(services.forgeStore) : null,
     ]);

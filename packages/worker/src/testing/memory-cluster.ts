@@ -167,7 +167,6 @@ export function memoryCluster(seed: readonly ClusterObject[] = []): MemoryCluste
     podLogs: unused('pod logs'),
     serverVersion: unused('the server version'),
     servedResources: unused('discovery'),
-    dryRunApply: unused('dry runs'),
     reviewAccess: unused('access reviews'),
     down(error) {
       state.down = error;
