@@ -55,7 +55,7 @@ export function classified(error: unknown): unknown {
 }
 
 /** A field of the Status object the API server answered with; '' when there is none. */
-export function statusText(error: unknown, field: 'reason' | 'message'): string {
+function statusText(error: unknown, field: 'reason' | 'message'): string {
   let body = (error as { body?: unknown }).body;
   if (typeof body === 'string') {
     try {

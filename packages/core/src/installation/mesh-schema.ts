@@ -9,7 +9,7 @@ import type { ClusterObject } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
 import { failed, gatewayApiVersion, type Outcome, passed, type Target, unknown } from './checks.ts';
 
-export const httpRouteDefinition = 'httproutes.gateway.networking.k8s.io';
+const httpRouteDefinition = 'httproutes.gateway.networking.k8s.io';
 
 type Schema = Record<string, unknown>;
 
@@ -21,7 +21,7 @@ type FieldSchema = { kind: 'enum'; values: string[] } | { kind: 'open' } | { kin
 const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null;
 
 /** What a schema says of the header match type: its enum, anything (no schema there), or no such field. */
-export function headerTypeSchema(root: unknown): FieldSchema {
+function headerTypeSchema(root: unknown): FieldSchema {
   let node: unknown = root;
   const walked: string[] = [];
   for (const step of headerTypePath) {
@@ -45,10 +45,7 @@ interface DefinitionVersion {
 }
 
 /** The verdict on a definition read from the cluster (null: there is none). */
-export function meshSchemaVerdict(
-  definition: ClusterObject | null,
-  evidence: Record<string, unknown>,
-): Outcome {
+function meshSchemaVerdict(definition: ClusterObject | null, evidence: Record<string, unknown>): Outcome {
   if (!definition) {
     return unknown(
       `no CustomResourceDefinition ${httpRouteDefinition} to read, so what the API server admits cannot be seen`,

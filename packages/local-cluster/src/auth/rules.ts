@@ -29,14 +29,14 @@ export interface PolicyRule {
 
 const all = '*';
 
-export const verbMatches = (rule: PolicyRule, verb: string) =>
+const verbMatches = (rule: PolicyRule, verb: string) =>
   (rule.verbs ?? []).some((v) => v === all || v === verb);
 
-export const apiGroupMatches = (rule: PolicyRule, group: string) =>
+const apiGroupMatches = (rule: PolicyRule, group: string) =>
   (rule.apiGroups ?? []).some((g) => g === all || g === group);
 
 /** `pods/log` matches `pods/log`, `*` and `*\/log`; `pods` alone never matches a subresource. */
-export function resourceMatches(rule: PolicyRule, combined: string, subresource: string): boolean {
+function resourceMatches(rule: PolicyRule, combined: string, subresource: string): boolean {
   return (rule.resources ?? []).some(
     (r) =>
       r === all ||
@@ -49,11 +49,11 @@ export function resourceMatches(rule: PolicyRule, combined: string, subresource:
 }
 
 /** No names: every object. Names: only those, so a request naming none (create, list) never matches. */
-export const resourceNameMatches = (rule: PolicyRule, name: string) =>
+const resourceNameMatches = (rule: PolicyRule, name: string) =>
   (rule.resourceNames ?? []).length === 0 || (rule.resourceNames ?? []).includes(name);
 
 /** `*` matches every path, `/apis/*` every path under `/apis/`, anything else itself only. */
-export const nonResourceURLMatches = (rule: PolicyRule, path: string) =>
+const nonResourceURLMatches = (rule: PolicyRule, path: string) =>
   (rule.nonResourceURLs ?? []).some(
     (u) => u === all || u === path || (u.endsWith('*') && path.startsWith(u.replace(/\*+$/, ''))),
   );
