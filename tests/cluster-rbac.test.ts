@@ -55,9 +55,9 @@ describe("the local cluster's RBAC, from deploy/kubernetes/rbac.yaml", () => {
     const apps = clientOf('api').makeApiClient(AppsV1Api);
     const message =
       'deployments.apps is forbidden: User "preview-composition-api" cannot create resource "deployments" in API group "apps" in the namespace "staging"';
-    for (const dryRun of [undefined, 'All']) {
+    for (const dryRun of [{}, { dryRun: 'All' }]) {
       const refused = await refusal(
-        apps.createNamespacedDeployment({ namespace: 'staging', body: deployment('from-api'), dryRun }),
+        apps.createNamespacedDeployment({ namespace: 'staging', body: deployment('from-api'), ...dryRun }),
       );
       expect(refused).toEqual({
         code: 403,

@@ -184,7 +184,7 @@ describe('installation check against the local cluster', () => {
         status: 'failed',
         evidence: {
           namespace: 'staging',
-          group: 'preview-composition-worker',
+          subject: 'group preview-composition-worker',
           denied: ['delete deployments.apps', 'list pods'],
         },
       });

@@ -4,7 +4,7 @@
  */
 import type { Cluster } from '@svc/core';
 import { clusterContext, type KubeConfigSource } from './cluster/context.ts';
-import { reviewAccess, servedResources, serverVersion } from './cluster/discovery.ts';
+import { identity, reviewAccess, servedResources, serverVersion } from './cluster/discovery.ts';
 import { applyObject, deleteObject, getObject, listObjects } from './cluster/objects.ts';
 import { listDeployments, listPods, podLogs } from './cluster/reads.ts';
 import { watchDeployments } from './cluster/watch.ts';
@@ -47,6 +47,7 @@ export function kubeCluster(
       watchDeployments(context, namespace, labelSelector, done, timeoutMs),
     serverVersion: () => serverVersion(context),
     servedResources: (apiVersion) => servedResources(context, apiVersion),
+    identity: () => identity(context),
     reviewAccess: (requests, subject) => reviewAccess(context, requests, subject),
     podLogs: (namespace, pod, options) => podLogs(context, namespace, pod, options),
   };

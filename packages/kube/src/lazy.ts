@@ -32,6 +32,7 @@ export function lazyCluster(settings: ClusterSettings): Cluster.ClusterPort {
     podLogs: async (namespace, pod, options) => (await cluster()).podLogs(namespace, pod, options),
     serverVersion: async () => (await cluster()).serverVersion(),
     servedResources: async (apiVersion) => (await cluster()).servedResources(apiVersion),
+    identity: async () => (await cluster()).identity(),
     reviewAccess: async (requests, subject) => (await cluster()).reviewAccess(requests, subject),
   };
 }

@@ -87,6 +87,8 @@ export interface ClusterPort {
    * afresh; null when the group version is not served at all.
    */
   servedResources(apiVersion: string): Promise<string[] | null>;
+  /** Who the adapter's identity is (a SelfSubjectReview); null when the cluster cannot say (not served). */
+  identity(): Promise<{ user: string; groups: string[] } | null>;
   /**
    * Access reviews, one answer per request: of our own identity (SelfSubjectAccessReviews), or of
    * the identities in `subject.groups` (LocalSubjectAccessReviews in each request's namespace).

@@ -241,6 +241,10 @@ function fakeCluster(fake: FakeCluster = {}): ClusterPort {
     serverVersion: async () => ({ version: 'v1.32.1-eks-0', platform: 'linux/arm64' }),
     servedResources: async () =>
       fake.served === undefined ? ['gatewayclasses', 'gateways', 'httproutes', 'grpcroutes'] : fake.served,
+    identity: async () => ({
+      user: 'arn:aws:sts::1:assumed-role/api/s',
+      groups: ['preview-composition-api'],
+    }),
     reviewAccess: async (requests, subject) =>
       requests.map((r) => ({ allowed: !fake.deny?.(r, subject?.groups), reason: '' })),
     ...fake.port,
@@ -622,7 +626,7 @@ describe('installation check', () => {
           "the worker's cluster identity (group preview-composition-worker) may not",
         ),
         evidence: {
-          group: 'preview-composition-worker',
+          subject: 'group preview-composition-worker',
           denied: [
             'delete deployments.apps',
             'list httproutes.gateway.networking.k8s.io',
@@ -631,6 +635,26 @@ describe('installation check', () => {
             'delete httproutes.gateway.networking.k8s.io',
           ],
         },
+      });
+    });
+
+    it('reviews the identity itself where the API and the worker share one (no API group)', async () => {
+      const asked: (readonly string[] | undefined)[] = [];
+      const { byId } = await checkWith({
+        port: {
+          identity: async () => ({ user: 'kind-admin', groups: ['system:masters', 'system:authenticated'] }),
+          reviewAccess: async (requests, subject) => {
+            asked.push(subject?.groups);
+            return requests.map((r) => ({ allowed: r.verb !== 'watch', reason: '' }));
+          },
+        },
+      });
+      expect(asked).toEqual([undefined]);
+      expect(byId['permissions:shop/staging']).toMatchObject({
+        status: 'failed',
+        message:
+          'the cluster identity the API and the worker share (user kind-admin) may not, in namespace shop: watch deployments.apps',
+        evidence: { subject: 'user kind-admin' },
       });
     });
 
@@ -682,6 +706,7 @@ describe('installation check', () => {
       port: {
         serverVersion: refused,
         servedResources: refused,
+        identity: refused,
         get: refused,
         getDeployment: refused,
         getService: refused,

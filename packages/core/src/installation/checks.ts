@@ -479,20 +479,31 @@ export function meshControllerVerdict(namespace: string, objects: readonly Clust
   );
 }
 
-/** The worker's permissions, asked of the cluster for its group (LocalSubjectAccessReviews by the API). */
+/**
+ * The worker's permissions. Where the API runs as its own group (the access entries, the local
+ * stack's own clusters), the worker is another identity, so its group is reviewed
+ * (LocalSubjectAccessReviews); where the API's identity is in no such group (one kubeconfig for
+ * both, e.g. a team's own cluster), that identity is the worker's too and reviews itself.
+ */
 export async function permissionsCheck(cluster: ClusterPort, namespace: string): Promise<Outcome> {
   const requests = accessRequests(namespace);
-  const answers = await cluster.reviewAccess(requests, { groups: [clusterGroups.worker] });
+  const self = await cluster.identity();
+  const shared = self !== null && !self.groups.includes(clusterGroups.api);
+  const answers = await cluster.reviewAccess(
+    requests,
+    shared ? undefined : { groups: [clusterGroups.worker] },
+  );
   const denied = requests.filter((_, i) => answers[i]?.allowed !== true).map(describeAccess);
-  const evidence = { namespace, group: clusterGroups.worker, reviewed: requests.length, denied };
+  const subject = shared ? `user ${self.user}` : `group ${clusterGroups.worker}`;
+  const evidence = { namespace, subject, reviewed: requests.length, denied };
+  const who = shared
+    ? `the cluster identity the API and the worker share (${subject})`
+    : `the worker's cluster identity (${subject})`;
   if (denied.length > 0) {
-    return failed(
-      `the worker's cluster identity (group ${clusterGroups.worker}) may not, in namespace ${namespace}: ${denied.join(', ')}`,
-      evidence,
-    );
+    return failed(`${who} may not, in namespace ${namespace}: ${denied.join(', ')}`, evidence);
   }
   return passed(
-    `the worker's cluster identity (group ${clusterGroups.worker}) may do all it does in namespace ${namespace} (${requests.length} LocalSubjectAccessReviews)`,
+    `${who} may do all the worker does in namespace ${namespace} (${requests.length} access reviews)`,
     evidence,
   );
 }

@@ -5,6 +5,7 @@
  */
 import {
   AppsV1Api,
+  AuthenticationV1Api,
   AuthorizationV1Api,
   CoreV1Api,
   CustomObjectsApi,
@@ -34,6 +35,7 @@ interface Clients {
   core: CoreV1Api;
   custom: CustomObjectsApi;
   authorization: AuthorizationV1Api;
+  authentication: AuthenticationV1Api;
   version: VersionApi;
   watch: Watch;
 }
@@ -58,6 +60,7 @@ export function clusterContext(source: KubeConfigSource, retry: RetryPolicy = de
         core: routed.makeApiClient(CoreV1Api),
         custom: routed.makeApiClient(CustomObjectsApi),
         authorization: routed.makeApiClient(AuthorizationV1Api),
+        authentication: routed.makeApiClient(AuthenticationV1Api),
         version: routed.makeApiClient(VersionApi),
         watch: new Watch(routed),
       };

@@ -20,6 +20,17 @@ export async function servedResources(context: ClusterContext, apiVersion: strin
   }
 }
 
+export async function identity(context: ClusterContext): Promise<{ user: string; groups: string[] } | null> {
+  try {
+    const review = await context.call((c) => c.authentication.createSelfSubjectReview({ body: {} }));
+    const info = review.status?.userInfo;
+    return { user: info?.username ?? '', groups: info?.groups ?? [] };
+  } catch (error) {
+    if (notFound(error)) return null;
+    throw error;
+  }
+}
+
 type AccessRequest = Parameters<Cluster.ClusterPort['reviewAccess']>[0][number];
 
 const resourceAttributes = (request: AccessRequest) => ({

@@ -175,6 +175,15 @@ const BUILTINS: readonly BuiltinSpec[] = [
   review('selfsubjectrulesreviews', 'SelfSubjectRulesReview', false),
   review('subjectaccessreviews', 'SubjectAccessReview', false),
   review('localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
+  // Who the caller is (kubectl auth whoami); create only, never stored.
+  {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    resource: 'selfsubjectreviews',
+    kind: 'SelfSubjectReview',
+    namespaced: false,
+    verbs: ['create'],
+  },
 ];
 
 // Gateway API types are custom resources on a real cluster, so they are not "builtin" here either.

@@ -29,6 +29,7 @@ const roles: Record<string, PolicyRule[]> = {
       resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'],
       verbs: ['create'],
     },
+    { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
   ],
   'system:public-info-viewer': [{ nonResourceURLs: publicInfo, verbs: ['get'] }],
 };

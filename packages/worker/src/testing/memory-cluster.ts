@@ -167,6 +167,7 @@ export function memoryCluster(seed: readonly ClusterObject[] = []): MemoryCluste
     podLogs: unused('pod logs'),
     serverVersion: unused('the server version'),
     servedResources: unused('discovery'),
+    identity: unused('identities'),
     reviewAccess: unused('access reviews'),
     down(error) {
       state.down = error;

@@ -1,7 +1,8 @@
 // The authorization.k8s.io reviews, answered by the same authorizer every request goes through and
 // never stored: SelfSubjectAccessReview (may I?), SubjectAccessReview and LocalSubjectAccessReview
 // (may this user or these groups?, the latter in the namespace of its path), and
-// SelfSubjectRulesReview (what may I do in this namespace?). A `deny` fault overrides an allowed
+// SelfSubjectRulesReview (what may I do in this namespace?); and authentication.k8s.io's
+// SelfSubjectReview (who am I?). A `deny` fault overrides an allowed
 // resource review, as an explicit deny of another authorizer would.
 
 import type { UserInfo } from '../../auth/identity.ts';
@@ -117,5 +118,16 @@ export async function serveAccessReview(call: ResourceCall): Promise<void> {
     metadata: { ...(call.namespace ? { namespace: call.namespace } : {}), creationTimestamp: null },
     spec,
     status,
+  });
+}
+
+/** SelfSubjectReview (authentication.k8s.io): who the caller is authenticated as. */
+export async function serveSelfSubjectReview(call: ResourceCall): Promise<void> {
+  await readObject(call.req);
+  return sendJson(call.res, 201, {
+    kind: 'SelfSubjectReview',
+    apiVersion: 'authentication.k8s.io/v1',
+    metadata: { creationTimestamp: null },
+    status: { userInfo: { username: call.user.name, groups: call.user.groups } },
   });
 }

@@ -2,7 +2,7 @@
 
 import { methodNotAllowed, pathNotFound } from '../errors.ts';
 import { refuseServedDefinitionWrite } from '../served-definitions.ts';
-import { serveAccessReview } from './access-review.ts';
+import { serveAccessReview, serveSelfSubjectReview } from './access-review.ts';
 import { serveCollection } from './collection.ts';
 import type { ResourceCall } from './context.ts';
 import { serveObject } from './object.ts';
@@ -15,6 +15,7 @@ export async function serveResource(call: ResourceCall): Promise<void> {
   if (rt.namespaced && namespace === undefined && name !== undefined) throw pathNotFound();
   if (rt.verbs && !rt.verbs.includes(verbOf(method, name, call.watch))) throw methodNotAllowed();
   if (rt.group === 'authorization.k8s.io') return serveAccessReview(call);
+  if (rt.group === 'authentication.k8s.io') return serveSelfSubjectReview(call);
   if (method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
     refuseServedDefinitionWrite(rt, () =>
       name !== undefined
