@@ -382,6 +382,22 @@ describe('kubectl', () => {
     }
   });
 
+  it('lists the default RBAC roles, and answers auth can-i --list and auth whoami from them', async () => {
+    const roles = await ok('get', 'clusterroles', '-o', 'jsonpath={.items[*].metadata.name}');
+    expect(roles.split(' ')).toEqual(
+      expect.arrayContaining([
+        'cluster-admin',
+        'system:basic-user',
+        'system:discovery',
+        'system:public-info-viewer',
+      ]),
+    );
+    // Without users the cluster authenticates nobody: kubectl acts as an admin, as system:masters.
+    const list = await ok('auth', 'can-i', '--list', '-n', 'made');
+    expect(list.split('\n')[1]).toMatch(/^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/);
+    expect(await ok('auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}')).toBe('system:admin');
+  });
+
   it('lists the Gateway API definitions with get crd and keeps them read-only', async () => {
     const table = await ok('get', 'crd');
     expect(table.split('\n')[0]).toMatch(/^NAME\s+CREATED AT$/);

@@ -390,6 +390,23 @@ const SOURCES: Record<string, string> = {
       optional string path = 1;
       optional string verb = 2;
     }
+
+    message SelfSubjectRulesReview {
+      optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+      optional SelfSubjectRulesReviewSpec spec = 2;
+    }
+
+    message SelfSubjectRulesReviewSpec {
+      optional string namespace = 1;
+    }
+  `,
+
+  'k8s.io/api/authentication/v1/generated.proto': `
+    package k8s.io.api.authentication.v1;
+
+    message SelfSubjectReview {
+      optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+    }
   `,
 };
 
@@ -404,6 +421,8 @@ const TOP_LEVEL: Record<string, string> = {
   'apps/v1/Deployment': 'k8s.io.api.apps.v1.Deployment',
   'apps/v1/ReplicaSet': 'k8s.io.api.apps.v1.ReplicaSet',
   'authorization.k8s.io/v1/SelfSubjectAccessReview': 'k8s.io.api.authorization.v1.SelfSubjectAccessReview',
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': 'k8s.io.api.authorization.v1.SelfSubjectRulesReview',
+  'authentication.k8s.io/v1/SelfSubjectReview': 'k8s.io.api.authentication.v1.SelfSubjectReview',
 };
 
 function buildRoot(): protobuf.Root {
