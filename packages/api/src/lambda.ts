@@ -6,7 +6,7 @@ import { appFromEnvironment } from './runtime.ts';
 const { app } = appFromEnvironment(process.env, {
   allowDev: false,
   log: lambdaLog('api'),
-  metrics: embeddedMetricsSink('api'),
+  metrics: embeddedMetricsSink('api', process.env),
 });
 
 export const handler = handle(app);

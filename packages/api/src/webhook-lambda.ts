@@ -6,7 +6,7 @@ import { handle } from 'hono/aws-lambda';
 import { createWebhookApp } from './webhook.ts';
 
 const settings = settingsFromEnvironment(WebhookSettings, process.env);
-const metrics = embeddedMetricsSink('webhook');
+const metrics = embeddedMetricsSink('webhook', process.env);
 const app = createWebhookApp(wireWebhook(settings, { log: lambdaLog('webhook') }));
 const serve = handle(app);
 

@@ -21,18 +21,35 @@ describe('Lambda output', () => {
     });
   });
 
-  it('writes metrics in the embedded metric format, dimensioned by service', () => {
+  it('writes metrics in the embedded metric format, dimensioned by service and stage', () => {
     const lines: string[] = [];
-    const sink = embeddedMetricsSink('api', (line) => lines.push(line));
+    const sink = embeddedMetricsSink('api', { SVC_STAGE: 'production' }, (line) => lines.push(line));
     sink.milliseconds(ServiceMetric.RolloutDuration, 1234);
     const line = JSON.parse(lines[0] ?? '');
     expect(line._aws.CloudWatchMetrics).toEqual([
       {
         Namespace: metricsNamespace,
-        Dimensions: [['service']],
+        Dimensions: [['service', 'stage']],
         Metrics: [{ Name: 'RolloutDuration', Unit: 'Milliseconds' }],
       },
     ]);
-    expect(line).toMatchObject({ service: 'api', RolloutDuration: 1234 });
+    expect(line).toMatchObject({ service: 'api', stage: 'production', RolloutDuration: 1234 });
+  });
+
+  it("adds a metric's own dimensions: a sweep's schedule", () => {
+    const lines: string[] = [];
+    const sink = embeddedMetricsSink('worker', { SVC_STAGE: 'staging' }, (line) => lines.push(line));
+    sink.count(ServiceMetric.SweepHeartbeat, { schedule: 'expiry-sweep' });
+    const line = JSON.parse(lines[0] ?? '');
+    expect(line._aws.CloudWatchMetrics[0]).toMatchObject({
+      Dimensions: [['service', 'stage', 'schedule']],
+      Metrics: [{ Name: 'SweepHeartbeat', Unit: 'Count' }],
+    });
+    expect(line).toMatchObject({
+      service: 'worker',
+      stage: 'staging',
+      schedule: 'expiry-sweep',
+      SweepHeartbeat: 1,
+    });
   });
 });

@@ -30,12 +30,19 @@ export function lambdaLog(service: string, write: (line: string) => void = stdou
     );
 }
 
-/** Metrics in CloudWatch's embedded metric format, one line each, with a `service` dimension. */
+/**
+ * Metrics in CloudWatch's embedded metric format, one line each, dimensioned by `service` and
+ * `stage` (the function's SVC_STAGE: stages sharing an account never share a metric), and by
+ * their own dimensions (a sweep's `schedule`). The alarms (infra/alarms.ts) name the same set.
+ */
 export function embeddedMetricsSink(
   service: string,
+  env: Record<string, string | undefined>,
   write: (line: string) => void = stdoutLine,
 ): MetricsSink {
-  const emit = (metric: string, unit: 'Count' | 'Milliseconds', value: number) =>
+  const stage = env.SVC_STAGE ?? 'local';
+  const emit = (metric: string, unit: 'Count' | 'Milliseconds', value: number, own = {}) => {
+    const dimensions: Record<string, string> = { service, stage, ...own };
     write(
       JSON.stringify({
         _aws: {
@@ -43,17 +50,18 @@ export function embeddedMetricsSink(
           CloudWatchMetrics: [
             {
               Namespace: metricsNamespace,
-              Dimensions: [['service']],
+              Dimensions: [Object.keys(dimensions)],
               Metrics: [{ Name: metric, Unit: unit }],
             },
           ],
         },
-        service,
+        ...dimensions,
         [metric]: value,
       }),
     );
+  };
   return {
-    count: (metric) => emit(metric, 'Count', 1),
-    milliseconds: (metric, value) => emit(metric, 'Milliseconds', value),
+    count: (metric, dimensions) => emit(metric, 'Count', 1, dimensions),
+    milliseconds: (metric, value, dimensions) => emit(metric, 'Milliseconds', value, dimensions),
   };
 }

@@ -58,6 +58,8 @@ export const AwsEnvironment = v.object({
     v.pipe(v.string(), v.regex(/^[a-z0-9-]{1,63}$/, 'must be a namespace name')),
     'svc-system',
   ),
+  /** The stage the function runs in: every metric's `stage` dimension (packages/aws lambda-output). */
+  SVC_STAGE: v.optional(v.string(), 'local'),
   /** What `/version` reports: the release and the commit deployed (infra/settings.ts `deployedBuild`). */
   SVC_RELEASE: v.optional(v.string(), 'dev'),
   SVC_COMMIT: v.optional(v.string(), 'unknown'),

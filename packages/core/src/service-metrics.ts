@@ -7,6 +7,7 @@
 
 import { type CompositionEvent, EventType, type Operation } from './compositions/model.ts';
 import type { CompositionStore } from './compositions/ports.ts';
+import type { ScheduleName } from './resources.ts';
 
 export const ServiceMetric = {
   CompositionsAccepted: 'CompositionsAccepted',
@@ -14,17 +15,24 @@ export const ServiceMetric = {
   CompositionsFailed: 'CompositionsFailed',
   /** From the operation's creation to its `ready` event, milliseconds. */
   RolloutDuration: 'RolloutDuration',
-  /** How late a scheduled sweep started after its scheduled time, milliseconds. */
+  /** How late a scheduled sweep started after its scheduled time, milliseconds; by schedule. */
   SweepLag: 'SweepLag',
+  /** A scheduled sweep ran to its end, one per run, by schedule: its silence is what the alarms see. */
+  SweepHeartbeat: 'SweepHeartbeat',
   WebhookDeliveriesAccepted: 'WebhookDeliveriesAccepted',
   /** Refused for a missing or wrong signature (401). */
   WebhookDeliveriesRejected: 'WebhookDeliveriesRejected',
 } as const;
 export type ServiceMetric = (typeof ServiceMetric)[keyof typeof ServiceMetric];
 
+/** A metric's own dimensions, besides the service and the stage every one carries. */
+interface MetricDimensions {
+  schedule?: ScheduleName;
+}
+
 export interface MetricsSink {
-  count(metric: ServiceMetric): void;
-  milliseconds(metric: ServiceMetric, value: number): void;
+  count(metric: ServiceMetric, dimensions?: MetricDimensions): void;
+  milliseconds(metric: ServiceMetric, value: number, dimensions?: MetricDimensions): void;
 }
 
 const counted: Partial<Record<EventType, ServiceMetric>> = {

@@ -44,10 +44,14 @@ export function lambdaHandler(
     if ('schedule' in event) {
       const sweep = sweeps[event.schedule];
       if (!sweep) throw new Error(`unknown schedule "${event.schedule}"`);
+      const schedule = { schedule: event.schedule };
       const due = Date.parse(event.scheduled_at ?? '');
       if (Number.isFinite(due))
-        metrics?.milliseconds(ServiceMetric.SweepLag, deps.clock.now().getTime() - due);
-      return { swept: await sweep() };
+        metrics?.milliseconds(ServiceMetric.SweepLag, deps.clock.now().getTime() - due, schedule);
+      const swept = await sweep();
+      // Only a run that finished beats: a sweep that throws every time goes as silent as a stopped schedule.
+      metrics?.count(ServiceMetric.SweepHeartbeat, schedule);
+      return { swept };
     }
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     await Promise.all(

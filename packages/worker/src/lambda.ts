@@ -9,7 +9,7 @@ import { httpProbe } from './prober.ts';
 import { sweeps } from './sweeps.ts';
 
 const settings = settingsFromEnvironment(WorkerSettings, process.env);
-const metrics = embeddedMetricsSink('worker');
+const metrics = embeddedMetricsSink('worker', process.env);
 const services = wireServices(settings, {
   cluster: clusterFromSettings,
   messaging: (aws) => snsSqsMessaging({ sqs: aws.clients.sqs, sns: createSnsClient(aws.settings) }),
