@@ -28,29 +28,7 @@ export default $config({
     };
   },
   async run() {
-    const settings = await stageSettings($app.stage);
-    const { storage } = await import('./infra/storage.ts');
-    const { queues } = await import('./infra/queues.ts');
-    const { functions } = await import('./infra/functions.ts');
-    const { alarms } = await import('./infra/alarms.ts');
-    const { table } = storage(settings);
-    const { jobs, deadLetter } = queues();
-    const { api, apiFunction, webhook, worker } = functions(settings, { table, jobs, deadLetter });
-    const { topic } = alarms(settings, { api, apiFunction, webhook, worker, jobs, deadLetter });
-    // Everything docs/runbooks.md and docs/deploy.md name by its output.
-    return {
-      api: api.url,
-      webhook: webhook.url,
-      table: table.name,
-      jobQueue: jobs.url,
-      deadLetterQueue: deadLetter.url,
-      apiFunction: apiFunction.name,
-      workerFunction: worker.name,
-      webhookFunction: webhook.name,
-      apiRole: apiFunction.nodes.role.arn,
-      workerRole: worker.nodes.role.arn,
-      webhookRole: webhook.nodes.role.arn,
-      alarmTopic: topic.arn,
-    };
+    const { stack } = await import('./infra/stack.ts');
+    return stack(await stageSettings($app.stage));
   },
 });

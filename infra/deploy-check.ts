@@ -135,14 +135,17 @@ async function answer(url: string, init: RequestInit = {}): Promise<{ status: nu
 
 /** The stage file's clusters, and the running stage's URL (its public origin unless told). */
 async function beforeDeploy(stage: string, url: string | undefined): Promise<void> {
-  const { stageClusters } = await import('./settings.ts');
+  const { publicOrigin, stageClusters } = await import('./settings.ts');
   const { default: settings } = (await import(`../stacks/${stage}.ts`)) as {
     default: import('../stacks/schema.ts').StageSettings;
   };
   const token = process.env.SVC_API_TOKEN;
   if (!token) throw new Error('SVC_API_TOKEN must hold an Admin token of the running stage');
+  // Without a publicOrigin or a domain the stage answers at its API's own URL: the caller knows it.
+  const running = url ?? publicOrigin(settings);
+  if (!running) throw new Error(`stage "${stage}" names neither publicOrigin nor domain: pass --url <api>`);
   await checkClusterRemoval({
-    url: (url ?? settings.publicOrigin).replace(/\/$/, ''),
+    url: running.replace(/\/$/, ''),
     token,
     clusters: stageClusters(settings).map((c) => c.name),
   });

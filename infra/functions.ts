@@ -1,6 +1,7 @@
 import type { StageSettings } from '../stacks/schema.ts';
 import {
   accessEntries,
+  apiArgs,
   apiTimeout,
   bundling,
   deployedBuild,
@@ -9,8 +10,11 @@ import {
   functionPermissions,
   functionSecrets,
   lambdaRuntime,
+  permissionsBoundaryName,
   previewQueuePrefix,
+  publicOrigin,
   scheduleArgs,
+  scheduledEventMaximumAgeSeconds,
   scheduledRetries,
   stageClusters,
   workerSubscription,
@@ -47,18 +51,28 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
     topics,
     topicSubscriptions: settings.messageTopics.map((topic) => arn('sns', `${topic}:*`)),
   });
+  const api = new sst.aws.ApiGatewayV2('Api', apiArgs(settings));
   const environments = functionEnvironments(
     settings,
-    { tableName: table.name, jobQueueUrl: jobs.url, deadLetterQueueUrl: deadLetter.url },
+    {
+      tableName: table.name,
+      jobQueueUrl: jobs.url,
+      deadLetterQueueUrl: deadLetter.url,
+      publicOrigin: publicOrigin(settings) ?? api.url,
+    },
     deployedBuild(process.env),
     $app.stage,
+    $jsonStringify,
   );
   const linked = linkedSecrets(settings);
+  // Every role the deploy creates is bounded (infra/ci-role.ts): the deploy role may create no other.
+  const bounded = { permissionsBoundary: arn('iam', `policy/${permissionsBoundaryName($app.stage)}`, '') };
 
   const lambda = (
     id: string,
     name: FunctionName,
-    args: Pick<SstFunctionArgs, 'handler' | 'timeout' | 'url' | 'retries' | 'vpc'>,
+    args: Pick<SstFunctionArgs, 'handler' | 'timeout' | 'url' | 'retries' | 'vpc' | 'concurrency'>,
+    transform: SstFunctionArgs['transform'] = {},
   ) =>
     new sst.aws.Function(id, {
       ...args,
@@ -69,7 +83,7 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
       permissions: permissions[name],
       logging: { format: 'json' },
       nodejs: { minify: true, ...bundling[name] },
-      transform: { function: { tracingConfig: { mode: 'Active' } } },
+      transform: { function: { tracingConfig: { mode: 'Active' } }, role: bounded, ...transform },
     });
   const vpc = settings.vpc ? { vpc: settings.vpc } : {};
 
@@ -78,23 +92,29 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
     timeout: apiTimeout,
     ...vpc,
   });
-  // SST's default CORS answers every origin, over the app's own (restricted to publicOrigin).
-  const api = new sst.aws.ApiGatewayV2('Api', { cors: false });
   api.route('$default', apiFunction.arn);
+  // A route of its own, so the API's per-route metrics leave /healthz out of the 5xx alarm (infra/alarms.ts).
+  api.route('GET /healthz', apiFunction.arn);
 
   const webhook = lambda('Webhook', 'webhook', {
     handler: 'packages/api/src/webhook-lambda.handler',
     timeout: apiTimeout,
     // GitHub posts server to server: no browser is answered.
     url: { cors: false },
+    concurrency: { reserved: settings.webhookConcurrency },
   });
 
-  const worker = lambda('Worker', 'worker', {
-    handler: 'packages/worker/src/lambda.handler',
-    timeout: workerTimeout,
-    retries: scheduledRetries.function,
-    ...vpc,
-  });
+  const worker = lambda(
+    'Worker',
+    'worker',
+    {
+      handler: 'packages/worker/src/lambda.handler',
+      timeout: workerTimeout,
+      retries: scheduledRetries.function,
+      ...vpc,
+    },
+    { eventInvokeConfig: { maximumEventAgeInSeconds: scheduledEventMaximumAgeSeconds } },
+  );
   jobs.subscribe(worker.arn, workerSubscription(settings));
 
   for (const schedule of scheduleArgs()) {
@@ -103,6 +123,7 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
       function: worker.arn,
       event: schedule.event,
       retries: scheduledRetries.schedule,
+      transform: { role: bounded },
     });
   }
 

@@ -7,11 +7,13 @@ import production from '../stacks/production.ts';
 import { defineStage, deployProblems, StageSettings } from '../stacks/schema.ts';
 import staging from '../stacks/staging.ts';
 import {
+  apiArgs,
   deployedBuild,
   functionEnvironments,
   functionPermissions,
   functionSecrets,
   lambdaRuntime,
+  publicOrigin,
   queueArgs,
   rateExpression,
   scheduleArgs,
@@ -69,7 +71,12 @@ describe('infra settings', () => {
   });
 
   const build = { release: '0.1.0', commit: 'a'.repeat(40) };
-  const names = { tableName: 't', jobQueueUrl: 'q', deadLetterQueueUrl: 'd' };
+  const names = {
+    tableName: 't',
+    jobQueueUrl: 'q',
+    deadLetterQueueUrl: 'd',
+    publicOrigin: 'https://svc.acme.io',
+  };
 
   it('passes the stage auth mode, names and build to the functions, and which linked secret fills which variable', () => {
     const { api } = functionEnvironments(staging, names, build, 'staging');
@@ -90,7 +97,7 @@ describe('infra settings', () => {
     const required = Object.entries(AwsEnvironment.entries)
       .filter(([name, schema]) => schema.type !== 'optional' && name !== 'AWS_REGION')
       .map(([name]) => name);
-    const common = [...required, 'SVC_RELEASE', 'SVC_COMMIT', 'SVC_SECRETS'];
+    const common = [...required, 'SVC_STAGE', 'SVC_RELEASE', 'SVC_COMMIT', 'SVC_SECRETS'];
     expect(Object.keys(environments.webhook).sort()).toEqual(common.sort());
     expect(Object.keys(environments.worker).sort()).toEqual(
       [...common, 'CLUSTERS', 'PREVIEW_QUEUE_PREFIX'].sort(),
@@ -168,7 +175,7 @@ describe('infra settings', () => {
       const parsed = parseEnvironment(Auth.authEnvironment({ allowDev: false }), api);
       expect(parsed.mode).toBe(stage.authMode);
       // Browsers' Origin is checked against the stage's public origin, never a Host-derived one.
-      expect(parsed).toMatchObject({ publicOrigin: stage.publicOrigin });
+      expect(parsed).toMatchObject({ publicOrigin: names.publicOrigin });
     }
   });
 
@@ -185,9 +192,13 @@ describe('infra settings', () => {
     ).toBe(false);
   });
 
-  it('needs the public origin browsers reach the API at, over https', () => {
+  it('takes the public origin from the stage, else its custom domain, else leaves it to the API URL; over https', () => {
     const { publicOrigin: _none, ...without } = production;
-    expect(v.safeParse(StageSettings, without).success).toBe(false);
+    expect(publicOrigin(v.parse(StageSettings, without))).toBeUndefined();
+    expect(publicOrigin(v.parse(StageSettings, { ...without, domain: 'svc.acme.io' }))).toBe(
+      'https://svc.acme.io',
+    );
+    expect(publicOrigin(production)).toBe(production.publicOrigin);
     expect(v.safeParse(StageSettings, { ...production, publicOrigin: 'http://svc.acme.io' }).success).toBe(
       false,
     );
@@ -244,5 +255,72 @@ describe("the stage's clusters", () => {
     expect(() => defineStage({ ...stage, clusters: { 'not a name': { eksClusterName: 'x' } } })).toThrow(
       /a cluster name/,
     );
+  });
+
+  it('refuse the same EKS cluster in the same region named twice, since EKS refuses its second access entries', () => {
+    expect(() => defineStage({ ...stage, clusters: { again: { eksClusterName: 'prod-eu' } } })).toThrow(
+      'clusters lists the EKS cluster prod-eu@eu-west-1 more than once (with eksClusterName): name each EKS cluster once',
+    );
+    expect(() =>
+      defineStage({
+        ...stage,
+        clusters: {
+          a: { eksClusterName: 'prod-us', region: 'us-east-1' },
+          b: { eksClusterName: 'prod-us', region: 'us-east-1' },
+        },
+      }),
+    ).toThrow(/prod-us@us-east-1 more than once/);
+    // The same name in another region is another cluster.
+    expect(() =>
+      defineStage({ ...stage, clusters: { us: { eksClusterName: 'prod-eu', region: 'us-east-1' } } }),
+    ).not.toThrow();
+  });
+});
+
+describe("a stage's alarms and description", () => {
+  const stage = {
+    ...production,
+    eksClusterName: 'prod-eu',
+    previewDomain: 'preview.acme.io',
+    publicOrigin: 'https://svc.acme.io',
+  };
+
+  it("take an alarm topic in the stage's region only: CloudWatch notifies no other", () => {
+    expect(() =>
+      defineStage({ ...stage, alarmTopicArn: 'arn:aws:sns:us-east-1:123456789012:pager' }),
+    ).toThrow(
+      "alarmTopicArn must be a topic in the stage's region eu-west-1: CloudWatch alarms notify topics of their own region only",
+    );
+    expect(
+      defineStage({ ...stage, alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:pager' }).alarmTopicArn,
+    ).toMatch(/pager$/);
+  });
+
+  it('hold a described stage to no example value and someone to alarm; a stage tried by hand may keep them', () => {
+    expect(deployProblems('staging', staging)).toEqual([]);
+    expect(deployProblems('staging', staging, { described: true })).toEqual([
+      'previewDomain "preview.staging.example.com" is a placeholder: set the domain previews answer on',
+      'publicOrigin "https://svc.staging.example.com" is a placeholder: set the origin people reach the API at, or leave it out',
+      'alarmEmail "preview-alarms@example.com" is a placeholder: set on-call\'s address, or use alarmTopicArn',
+    ]);
+    const described = defineStage({ ...stage, alarmEmail: 'oncall@acme.io', domain: 'svc.acme.io' });
+    expect(deployProblems('staging', described, { described: true })).toEqual([]);
+    expect(
+      deployProblems('staging', { ...described, domain: 'svc.example.com' }, { described: true }),
+    ).toEqual(['domain "svc.example.com" is a placeholder: set the API\'s domain, or leave it out']);
+  });
+
+  it('give the API a throttle and the webhook reserved concurrency by default', () => {
+    expect(defineStage(stage)).toMatchObject({
+      apiThrottle: { rate: 50, burst: 100 },
+      webhookConcurrency: 5,
+    });
+    expect(apiArgs(defineStage({ ...stage, apiThrottle: { rate: 20, burst: 40 } })).transform.stage).toEqual({
+      defaultRouteSettings: {
+        throttlingRateLimit: 20,
+        throttlingBurstLimit: 40,
+        detailedMetricsEnabled: true,
+      },
+    });
   });
 });

@@ -70,10 +70,16 @@ export function workerSubscription(settings: StageSettings) {
 
 /**
  * The worker's invocations by the schedules are asynchronous: neither Scheduler nor Lambda retries
- * them (a sweep runs again at its next period; a retry would only overlap it), and a schedule that
- * stops is what the SweepsSilent alarm sees.
+ * them (a sweep runs again at its next period; a retry would only overlap it), and one left in
+ * Lambda's queue (a throttled worker) is dropped after two minutes instead of Lambda's six hours,
+ * so a backlog of stale sweeps never runs at once. A schedule that stops is what its
+ * SweepSilent alarm sees.
  */
 export const scheduledRetries = { function: 0, schedule: 0 } as const;
+export const scheduledEventMaximumAgeSeconds = 120;
+
+/** The customer managed policy that bounds every role the stage's deploy creates (infra/ci-role.ts). */
+export const permissionsBoundaryName = (stage: string) => `${appName}-${stage}-boundary`;
 
 /** An EventBridge rate expression for a period in seconds (whole minutes, singular unit for 1). */
 export function rateExpression(periodSeconds: number): string {
@@ -94,7 +100,30 @@ export function scheduleArgs() {
     schedule: rateExpression(schedule.periodSeconds),
     // Scheduler fills in the time the run was due: the worker reports how late the sweep started.
     event: { schedule: schedule.name, scheduled_at: '<aws.scheduler.scheduled-time>' },
+    periodSeconds: schedule.periodSeconds,
+    description: schedule.description,
   }));
+}
+
+/**
+ * The HTTP API: its custom domain, and its stage's throttling (every route, every caller) with
+ * per-route metrics, so the 5xx alarm can leave `GET /healthz`, a route of its own, out.
+ */
+export function apiArgs(settings: StageSettings) {
+  return {
+    ...(settings.domain ? { domain: settings.domain } : {}),
+    // SST's default CORS answers every origin, over the app's own (restricted to publicOrigin).
+    cors: false,
+    transform: {
+      stage: {
+        defaultRouteSettings: {
+          throttlingRateLimit: settings.apiThrottle.rate,
+          throttlingBurstLimit: settings.apiThrottle.burst,
+          detailedMetricsEnabled: true,
+        },
+      },
+    },
+  };
 }
 
 /** One cluster of the stage: the name baselines give it, and the EKS cluster it is. */
@@ -151,11 +180,21 @@ export function deployedBuild(env: Record<string, string | undefined>): Build {
   return { release: env.SVC_RELEASE?.trim() || service.version, commit };
 }
 
-/** What the functions need to find the table and the queues: deploy-time values (`V`) in SST. */
+/** What the functions need to find the table, the queues and themselves: deploy-time values (`V`) in SST. */
 export interface ResourceNames<V = string> {
   tableName: V;
   jobQueueUrl: V;
   deadLetterQueueUrl: V;
+  /** Where browsers reach the API ({@link publicOrigin}, else the API's own URL). */
+  publicOrigin: V;
+}
+
+/**
+ * Where people and browsers reach the API when the stage says so: its `publicOrigin`, else its
+ * custom `domain`. Without either it is the API's own URL, known once the API exists at deploy.
+ */
+export function publicOrigin(settings: StageSettings): string | undefined {
+  return settings.publicOrigin ?? (settings.domain ? `https://${settings.domain}` : undefined);
 }
 
 export const FunctionName = { Api: 'api', Worker: 'worker', Webhook: 'webhook' } as const;
@@ -186,8 +225,10 @@ function functionEnvironment<V = string>(
   names: ResourceNames<V>,
   build: Build,
   secrets: Record<string, SecretVariable>,
+  stage: string,
 ): Record<string, V | string> {
   return {
+    SVC_STAGE: stage,
     TABLE_NAME: names.tableName,
     JOB_QUEUE_URL: names.jobQueueUrl,
     PREVIEW_URL_TEMPLATE: `https://{id}.${settings.previewDomain}/`,
@@ -202,13 +243,15 @@ function functionEnvironment<V = string>(
 /**
  * Each function's environment, parsed once by its entry (packages/wiring `ServiceSettings`): the
  * API reads the auth mode, replays dead jobs and, with the worker, reaches the cluster; the worker
- * names the stage's isolated queues; the webhook needs none of it.
+ * names the stage's isolated queues; the webhook needs none of it. `json` encodes a value holding
+ * deploy-time values (SST's `$jsonStringify`).
  */
 export function functionEnvironments<V = string>(
   settings: StageSettings,
   names: ResourceNames<V>,
   build: Build,
   stage: string,
+  json: (value: Record<string, unknown>) => V | string = JSON.stringify,
 ): Record<FunctionName, Record<string, V | string>> {
   const secrets = functionSecrets(settings);
   const cluster = { CLUSTERS: clustersVariable(settings) };
@@ -216,20 +259,20 @@ export function functionEnvironments<V = string>(
   const topics = { MESSAGE_TOPICS: JSON.stringify(settings.messageTopics) };
   return {
     api: {
-      ...functionEnvironment(settings, names, build, secrets.api),
+      ...functionEnvironment(settings, names, build, secrets.api, stage),
       ...cluster,
       ...topics,
       DEAD_LETTER_QUEUE_URL: names.deadLetterQueueUrl,
       AUTH_MODE: settings.authMode,
-      AUTH_SETTINGS: JSON.stringify({ ...settings.authSettings, public_origin: settings.publicOrigin }),
+      AUTH_SETTINGS: json({ ...settings.authSettings, public_origin: names.publicOrigin }),
       ...(settings.previewNamespaces ? { PREVIEW_NAMESPACES: settings.previewNamespaces.join(',') } : {}),
     },
     worker: {
-      ...functionEnvironment(settings, names, build, secrets.worker),
+      ...functionEnvironment(settings, names, build, secrets.worker, stage),
       ...cluster,
       PREVIEW_QUEUE_PREFIX: previewQueuePrefix(stage),
     },
-    webhook: functionEnvironment(settings, names, build, secrets.webhook),
+    webhook: functionEnvironment(settings, names, build, secrets.webhook, stage),
   };
 }
 

@@ -46,10 +46,18 @@ interface SstFunctionArgs {
     /** Packages installed beside the bundle, at these versions (SST 4.17 takes a record). */
     install?: SstInput<Record<string, string>>;
   }>;
+  /** `reserved`: Lambda reserved concurrency. */
+  concurrency?: SstInput<{ reserved?: SstInput<number> }>;
   transform?: {
     function?: Record<string, unknown> | ((args: Record<string, unknown>) => void);
-    role?: Record<string, unknown> | ((args: Record<string, unknown>) => void);
+    role?: SstRoleTransform;
+    eventInvokeConfig?: { maximumEventAgeInSeconds?: SstInput<number> };
   };
+}
+
+/** What the components' `transform.role` sets here (Pulumi `aws.iam.RoleArgs`). */
+interface SstRoleTransform {
+  permissionsBoundary?: SstInput<string>;
 }
 
 interface SstRole {
@@ -109,7 +117,21 @@ declare namespace sst {
     class ApiGatewayV2 {
       constructor(
         name: string,
-        args?: { accessLog?: { retention?: SstInput<string> }; cors?: SstInput<boolean> },
+        args?: {
+          accessLog?: { retention?: SstInput<string> };
+          cors?: SstInput<boolean>;
+          /** A domain of a Route 53 hosted zone of the account: SST makes its certificate and alias record. */
+          domain?: SstInput<string>;
+          transform?: {
+            stage?: {
+              defaultRouteSettings?: {
+                throttlingRateLimit?: SstInput<number>;
+                throttlingBurstLimit?: SstInput<number>;
+                detailedMetricsEnabled?: SstInput<boolean>;
+              };
+            };
+          };
+        },
       );
       readonly url: SstOutput<string>;
       readonly nodes: { readonly api: { readonly id: SstOutput<string> } };
@@ -123,6 +145,7 @@ declare namespace sst {
           function: SstInput<string>;
           event?: unknown;
           retries?: SstInput<number>;
+          transform?: { role?: SstRoleTransform };
         },
       );
     }
@@ -201,6 +224,8 @@ declare namespace aws {
   }
 }
 
+/** JSON of a value holding deploy-time values, once they are known. */
+declare function $jsonStringify(value: unknown): $util.Output<string>;
 declare function $interpolate(strings: TemplateStringsArray, ...values: unknown[]): $util.Output<string>;
 declare const $app: { readonly name: string; readonly stage: string };
 declare function $config<T>(input: T): T;

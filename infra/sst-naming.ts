@@ -29,7 +29,7 @@ export const physicalNameLimits = {
 } as const;
 
 /** `physicalName`'s random part: `hashStringToPrettyString(randomBytes(8), 8)`. */
-export const randomSuffixLength = 8;
+const randomSuffixLength = 8;
 
 /**
  * `<app>-<stage>-<name>` within `max` characters, `name` stripped to letters and digits: the app is

@@ -7,6 +7,22 @@
  * the component's name, so assertions can say which resource a value came from.
  */
 
+import { appName } from './settings.ts';
+import {
+  type AwsResource,
+  apiResources,
+  apiRouteResources,
+  createSynthesis,
+  cronResources,
+  directResource,
+  functionResources,
+  queueResources,
+  queueSubscriptionResources,
+  type Synthesis,
+  tableResources,
+  topicResources,
+} from './sst-resources.ts';
+
 interface Declared {
   type: string;
   name: string;
@@ -79,6 +95,51 @@ const accepted: Record<string, readonly string[]> = {
   ],
   'sst.aws.ApiGatewayV2': ['link', 'domain', 'cors', 'accessLog', 'vpc', 'transform'],
   'sst.aws.ApiGatewayV2.route': ['auth', 'name', 'transform'],
+  'sst.aws.ApiGatewayV2.transform': ['api', 'stage', 'domainName', 'vpcLink', 'logGroup', 'route'],
+  'sst.aws.CronV2.transform': ['schedule', 'role'],
+  // The Pulumi arguments the transforms above set (@pulumi/aws RoleArgs, FunctionEventInvokeConfigArgs, StageArgs).
+  'aws.iam.Role': [
+    'assumeRolePolicy',
+    'description',
+    'forceDetachPolicies',
+    'inlinePolicies',
+    'managedPolicyArns',
+    'maxSessionDuration',
+    'name',
+    'namePrefix',
+    'path',
+    'permissionsBoundary',
+    'tags',
+  ],
+  'aws.lambda.FunctionEventInvokeConfig': [
+    'destinationConfig',
+    'functionName',
+    'maximumEventAgeInSeconds',
+    'maximumRetryAttempts',
+    'qualifier',
+    'region',
+  ],
+  'aws.apigatewayv2.Stage': [
+    'accessLogSettings',
+    'apiId',
+    'autoDeploy',
+    'clientCertificateId',
+    'defaultRouteSettings',
+    'deploymentId',
+    'description',
+    'name',
+    'region',
+    'routeSettings',
+    'stageVariables',
+    'tags',
+  ],
+  'aws.apigatewayv2.Stage.defaultRouteSettings': [
+    'dataTraceEnabled',
+    'detailedMetricsEnabled',
+    'loggingLevel',
+    'throttlingBurstLimit',
+    'throttlingRateLimit',
+  ],
   'sst.aws.CronV2': [
     'job',
     'function',
@@ -168,13 +229,11 @@ function check(type: string, args: unknown): void {
   }
 }
 
-const account = '123456789012';
-
 /**
  * Puts the stand-ins on `globalThis` for one stage; `declared` fills as the config runs. The
  * region is the one the config's `app()` gave its AWS provider (set it before `run()`).
  */
-export function installSstStandIns(stage: string) {
+export function installSstStandIns(stage: string, account = '123456789012') {
   const declared: Declared[] = [];
   const state = { region: 'unset-region' };
   const arn = (service: string, resource: string) =>
@@ -182,6 +241,23 @@ export function installSstStandIns(stage: string) {
   const declare = (type: string, name: string, args: unknown) => {
     check(type, args);
     declared.push({ type, name, args: (args ?? {}) as Record<string, unknown> });
+  };
+  // The AWS resources behind the components, once the config's app() has set the region.
+  let synthesis: Synthesis | undefined;
+  const synth = () => {
+    synthesis ??= createSynthesis({ name: appName, stage }, account, state.region);
+    return synthesis;
+  };
+  /**
+   * The physical ARN behind a stand-in's output, or behind the output it starts (`<table>/index/*`),
+   * or the value itself (an ARN the config wrote).
+   */
+  const physical = (value: unknown) => {
+    const text = String(value);
+    for (const [output, arn] of synth().physical) {
+      if (text === output || text.startsWith(`${output}/`)) return arn + text.slice(output.length);
+    }
+    return text;
   };
 
   class LambdaFunction {
@@ -194,6 +270,9 @@ export function installSstStandIns(stage: string) {
       check('sst.aws.Function.nodejs', args.nodejs);
       check('sst.aws.Function.logging', args.logging);
       check('sst.aws.Function.transform', args.transform);
+      const transform = (args.transform ?? {}) as Record<string, unknown>;
+      check('aws.iam.Role', transform.role);
+      check('aws.lambda.FunctionEventInvokeConfig', transform.eventInvokeConfig);
       for (const permission of (args.permissions as unknown[] | undefined) ?? []) {
         check('sst.aws.Function.permissions', permission);
       }
@@ -201,6 +280,13 @@ export function installSstStandIns(stage: string) {
       this.name = `${name}-function-name`;
       this.url = args.url ? `https://${name.toLowerCase()}.lambda-url.${state.region}.on.aws/` : '';
       this.nodes = { role: { arn: `arn:aws:iam::${account}:role/${name}Role`, name: `${name}Role` } };
+      const { fn, role } = functionResources(synth(), name, args);
+      synth().physical.set(this.arn, fn.arn);
+      synth().physical.set(this.nodes.role.arn, role.arn);
+      // What its role's inline policy grants, on the physical resources.
+      role.props.permissions = (
+        (args.permissions as { actions: string[]; resources: unknown[] }[]) ?? []
+      ).map((p) => ({ actions: p.actions, resources: p.resources.map(physical) }));
     }
   }
   class Queue {
@@ -208,17 +294,21 @@ export function installSstStandIns(stage: string) {
     readonly arn: string;
     readonly url: string;
     readonly nodes: { queue: { name: string } };
+    readonly #queue: AwsResource;
     constructor(name: string, args: Record<string, unknown> = {}) {
       declare('sst.aws.Queue', name, args);
       this.name = name;
       this.arn = arn('sqs', name);
       this.url = `https://sqs.${state.region}.amazonaws.com/${account}/${name}`;
       this.nodes = { queue: { name: `${name}-queue-name` } };
+      this.#queue = queueResources(synth(), name, args);
+      synth().physical.set(this.arn, this.#queue.arn);
     }
     subscribe(subscriber: string, args: Record<string, unknown> = {}) {
       check('sst.aws.Queue.subscribe', args);
       check('sst.aws.Queue.subscribe.transform', args.transform);
       declared.push({ type: 'sst.aws.Queue.subscribe', name: this.name, args: { ...args, subscriber } });
+      queueSubscriptionResources(synth(), this.#queue, physical(subscriber), args);
     }
   }
   class Dynamo {
@@ -228,17 +318,24 @@ export function installSstStandIns(stage: string) {
       declare('sst.aws.Dynamo', name, args);
       this.arn = arn('dynamodb', `table/${name}`);
       this.name = `${name}-table-name`;
+      synth().physical.set(this.arn, tableResources(synth(), name).arn);
     }
   }
   class ApiGatewayV2 {
     readonly name: string;
     readonly url: string;
     readonly nodes: { api: { id: string } };
+    readonly #api: AwsResource;
     constructor(name: string, args: Record<string, unknown> = {}) {
       declare('sst.aws.ApiGatewayV2', name, args);
+      check('sst.aws.ApiGatewayV2.transform', args.transform);
+      const stageArgs = (args.transform as { stage?: Record<string, unknown> } | undefined)?.stage;
+      check('aws.apigatewayv2.Stage', stageArgs);
+      check('aws.apigatewayv2.Stage.defaultRouteSettings', stageArgs?.defaultRouteSettings);
       this.name = name;
       this.url = `https://${name.toLowerCase()}.execute-api.${state.region}.amazonaws.com`;
       this.nodes = { api: { id: `${name}-api-id` } };
+      this.#api = apiResources(synth(), name, args);
     }
     route(route: string, handler: string, args: Record<string, unknown> = {}) {
       check('sst.aws.ApiGatewayV2.route', args);
@@ -247,6 +344,7 @@ export function installSstStandIns(stage: string) {
         name: this.name,
         args: { ...args, route, handler },
       });
+      apiRouteResources(synth(), this.#api, route, physical(handler));
     }
   }
   class Secret {
@@ -258,12 +356,18 @@ export function installSstStandIns(stage: string) {
       this.value = `secret:${name}`;
     }
   }
-  const recorder = (type: string, service: string) =>
+  /** A component or resource whose stand-in has only an ARN; `create` adds what it makes. */
+  const recorder = (
+    type: string,
+    service: string,
+    create: (name: string, args: Record<string, unknown>) => AwsResource,
+  ) =>
     class {
       readonly arn: string;
       constructor(name: string, args: Record<string, unknown> = {}) {
         declare(type, name, args);
         this.arn = arn(service, name);
+        synth().physical.set(this.arn, create(name, args).arn);
       }
     };
   class MetricAlarm {
@@ -273,12 +377,48 @@ export function installSstStandIns(stage: string) {
         check('aws.cloudwatch.MetricAlarm.metricQueries', query);
         check('aws.cloudwatch.MetricAlarm.metricQueries.metric', query.metric);
       }
+      directResource(synth(), 'aws:cloudwatch/metricAlarm:MetricAlarm', name, args, (alarm, region) =>
+        arnIn(region, 'cloudwatch', `alarm:${alarm}`),
+      );
     }
   }
+  const arnIn = (region: string, service: string, resource: string) =>
+    `arn:aws:${service}:${region}:${account}:${resource}`;
+  const cron = (name: string, args: Record<string, unknown>) => {
+    check('sst.aws.CronV2.transform', args.transform);
+    check('aws.iam.Role', (args.transform as { role?: unknown } | undefined)?.role);
+    return cronResources(synth(), name, args, physical(args.function));
+  };
+  const accessEntry = (name: string, args: Record<string, unknown>) => {
+    const principal = physical(args.principalArn);
+    return directResource(
+      synth(),
+      'aws:eks/accessEntry:AccessEntry',
+      name,
+      { ...args, principalArn: principal },
+      (_, region) =>
+        arnIn(
+          region,
+          'eks',
+          `access-entry/${args.clusterName}/role/${account}/${principal.split('/').at(-1)}/${name}`,
+        ),
+    );
+  };
+  const subscription = (name: string, args: Record<string, unknown>) => {
+    const topic = physical(args.topic);
+    return directResource(
+      synth(),
+      'aws:sns/topicSubscription:TopicSubscription',
+      name,
+      { ...args, topic },
+      () => `${topic}:${name}`,
+    );
+  };
 
   const globals: Record<string, unknown> = {
     $config: <T>(input: T) => input,
     $app: { name: 'preview-composition', stage },
+    $jsonStringify: (value: unknown) => JSON.stringify(value),
     $interpolate: (strings: TemplateStringsArray, ...values: unknown[]) =>
       strings.reduce((text, part, i) => text + part + (i < values.length ? String(values[i]) : ''), ''),
     sst: {
@@ -288,15 +428,15 @@ export function installSstStandIns(stage: string) {
         Queue,
         Dynamo,
         ApiGatewayV2,
-        CronV2: recorder('sst.aws.CronV2', 'scheduler'),
-        SnsTopic: recorder('sst.aws.SnsTopic', 'sns'),
+        CronV2: recorder('sst.aws.CronV2', 'scheduler', cron),
+        SnsTopic: recorder('sst.aws.SnsTopic', 'sns', (name) => topicResources(synth(), name)),
       },
     },
     aws: {
       getCallerIdentityOutput: () => ({ accountId: account }),
       getPartitionOutput: () => ({ partition: 'aws' }),
-      eks: { AccessEntry: recorder('aws.eks.AccessEntry', 'eks') },
-      sns: { TopicSubscription: recorder('aws.sns.TopicSubscription', 'sns') },
+      eks: { AccessEntry: recorder('aws.eks.AccessEntry', 'eks', accessEntry) },
+      sns: { TopicSubscription: recorder('aws.sns.TopicSubscription', 'sns', subscription) },
       cloudwatch: { MetricAlarm },
     },
   };
@@ -309,6 +449,8 @@ export function installSstStandIns(stage: string) {
     of(type: string): Map<string, Record<string, unknown>> {
       return new Map(declared.filter((d) => d.type === type).map((d) => [d.name, d.args]));
     },
+    /** Every AWS resource the declared components create (infra/sst-resources.ts). */
+    synthesis: synth,
     restore() {
       Object.assign(globalThis, previous);
     },

@@ -17,8 +17,10 @@ const dnsName = v.pipe(
   ),
 );
 
-/** Per-stage deployment settings, checked once when `sst.config.ts` loads the stage. */
-export const StageSettings = v.strictObject({
+/** An SNS topic ARN; its region is the fourth field. */
+const snsTopicArn = /^arn:aws[a-z-]*:sns:([a-z0-9-]+):\d{12}:[A-Za-z0-9_-]{1,256}$/;
+
+const StageFields = v.strictObject({
   region: awsRegion,
   /**
    * The stage's EKS cluster, in its region, reached through DescribeCluster + an STS-presigned
@@ -43,10 +45,33 @@ export const StageSettings = v.strictObject({
   /** Previews answer at https://<composition-id>.<previewDomain>/. */
   previewDomain: dnsName,
   /**
-   * Where people and browsers reach the API (`https://svc.example.com`: a custom domain, or the API
-   * Gateway URL after the first deploy). Browsers' `Origin` must be it on every change (AUTH_SETTINGS.public_origin).
+   * The API's custom domain (`svc.acme.io`), with its certificate and alias record in the
+   * account's Route 53 hosted zone for it (SST's `domain` on the API). Without one the API answers
+   * at its API Gateway URL.
    */
-  publicOrigin: v.pipe(v.string(), v.url(), v.startsWith('https://', 'an https:// origin')),
+  domain: v.optional(dnsName),
+  /**
+   * Where people and browsers reach the API, when it is neither `https://<domain>` nor the API
+   * Gateway URL (a proxy in front): browsers' `Origin` must be it on every change
+   * (AUTH_SETTINGS.public_origin). Default: `https://<domain>`, else the API's own URL.
+   */
+  publicOrigin: v.optional(v.pipe(v.string(), v.url(), v.startsWith('https://', 'an https:// origin'))),
+  /**
+   * Requests per second the API takes across all callers (API Gateway's stage throttling:
+   * `rate` steady, `burst` at once); more answer 429 before reaching the function.
+   */
+  apiThrottle: v.optional(
+    v.strictObject({
+      rate: v.pipe(v.number(), v.minValue(1), v.maxValue(10_000)),
+      burst: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5_000)),
+    }),
+    { rate: 50, burst: 100 },
+  ),
+  /**
+   * Invocations reserved for the public webhook (Lambda reserved concurrency): what a flood of
+   * requests to its URL can take of the account's concurrency, and what it always has.
+   */
+  webhookConcurrency: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 5),
   authMode: v.picklist(cloudAuthModes),
   /**
    * The mode's settings besides its secrets (AUTH_SETTINGS: limits, oidc issuer and claim mapping,
@@ -76,13 +101,8 @@ export const StageSettings = v.strictObject({
   ),
   /** Where the alarms (docs/runbooks.md) are mailed (confirm the subscription mail once). */
   alarmEmail: v.optional(v.pipe(v.string(), v.email())),
-  /** An SNS topic of the operator's (a pager, a chat bridge) the alarms notify as well. */
-  alarmTopicArn: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/, 'an SNS topic ARN'),
-    ),
-  ),
+  /** An SNS topic of the operator's (a pager, a chat bridge), in the stage's region, the alarms notify as well. */
+  alarmTopicArn: v.optional(v.pipe(v.string(), v.regex(snsTopicArn, 'an SNS topic ARN'))),
   /**
    * Worker invocations the job queue may run at once (the event source's maximum concurrency,
    * 2–1000): a burst cannot take the account's concurrency from the API and the webhook, or send
@@ -106,6 +126,38 @@ export const StageSettings = v.strictObject({
     }),
   ),
 });
+
+/** Every EKS cluster the stage names, as `<name>@<region>`, its own first. */
+const eksClusters = (settings: v.InferOutput<typeof StageFields>) => [
+  `${settings.eksClusterName}@${settings.region}`,
+  ...Object.values(settings.clusters).map((c) => `${c.eksClusterName}@${c.region ?? settings.region}`),
+];
+
+/** Per-stage deployment settings, checked once when `sst.config.ts` loads the stage. */
+export const StageSettings = v.pipe(
+  StageFields,
+  // CloudWatch alarms notify topics of their own region only.
+  v.forward(
+    v.check(
+      (s) => !s.alarmTopicArn || s.alarmTopicArn.match(snsTopicArn)?.[1] === s.region,
+      (issue) =>
+        `alarmTopicArn must be a topic in the stage's region ${(issue.input as { region: string }).region}: CloudWatch alarms notify topics of their own region only`,
+    ),
+    ['alarmTopicArn'],
+  ),
+  // Each cluster gets the functions' access entries: EKS refuses a second entry for the same role.
+  v.forward(
+    v.check(
+      (s) => new Set(eksClusters(s)).size === eksClusters(s).length,
+      (issue) => {
+        const all = eksClusters(issue.input as v.InferOutput<typeof StageFields>);
+        const twice = all.filter((c, i) => all.indexOf(c) !== i);
+        return `clusters lists the EKS cluster ${[...new Set(twice)].join(', ')} more than once (with eksClusterName): name each EKS cluster once`;
+      },
+    ),
+    ['clusters'],
+  ),
+);
 export type StageSettings = v.InferOutput<typeof StageSettings>;
 
 export function defineStage(input: v.InferInput<typeof StageSettings>): StageSettings {
@@ -116,7 +168,7 @@ export function defineStage(input: v.InferInput<typeof StageSettings>): StageSet
 const placeholderDomain = /(^|\.)(example\.(com|org|net)|example|test|invalid|localhost)$/;
 const placeholderClusterNames = new Set(['change-me', 'example', 'my-cluster']);
 
-/** The stage whose settings must be real: no example domain, no placeholder cluster name. */
+/** The stage that is always held to its description: no example domain, no placeholder, someone alarmed. */
 const productionStage = 'production';
 
 /**
@@ -126,11 +178,17 @@ const productionStage = 'production';
 const stageName = /^[a-z0-9][a-z0-9-]{0,19}$/;
 
 /**
- * Why these settings cannot be deployed to this stage (empty when they can). Only the production
- * stage is strict about placeholders: a staging stage on an example domain still answers on its API
- * URL. Every stage needs a name that fits its queue names.
+ * Why these settings cannot be deployed to this stage (empty when they can). Every stage needs a
+ * name that fits its queue names. A stage that serves people must also be `described`: an alarm
+ * recipient, and no value left as the repository's example. Production always is; the deploy
+ * workflow checks every stage it deploys the same way (stacks/check.ts, docs/deploy.md), while a
+ * stage deployed by hand to try things out may keep the examples and answer on its API URL.
  */
-export function deployProblems(stage: string, settings: StageSettings): string[] {
+export function deployProblems(
+  stage: string,
+  settings: StageSettings,
+  { described = stage === productionStage }: { described?: boolean } = {},
+): string[] {
   const named = [
     ...(stageName.test(stage)
       ? []
@@ -143,18 +201,30 @@ export function deployProblems(stage: string, settings: StageSettings): string[]
         ]
       : []),
   ];
-  if (stage !== productionStage) return named;
+  if (!described) return named;
+  const placeholder = (field: string, domain: string | undefined, what: string) =>
+    domain !== undefined && placeholderDomain.test(domain) ? [`${field} is a placeholder: ${what}`] : [];
   return [
     ...named,
     ...(settings.alarmEmail || settings.alarmTopicArn
       ? []
       : ['no alarm recipient: set alarmEmail or alarmTopicArn, or alarms reach nobody']),
-    ...(placeholderDomain.test(settings.previewDomain)
-      ? [`previewDomain "${settings.previewDomain}" is a placeholder: set the domain previews answer on`]
-      : []),
-    ...(placeholderDomain.test(new URL(settings.publicOrigin).hostname)
-      ? [`publicOrigin "${settings.publicOrigin}" is a placeholder: set the origin people reach the API at`]
-      : []),
+    ...placeholder(
+      `previewDomain "${settings.previewDomain}"`,
+      settings.previewDomain,
+      'set the domain previews answer on',
+    ),
+    ...placeholder(
+      `publicOrigin "${settings.publicOrigin}"`,
+      settings.publicOrigin && new URL(settings.publicOrigin).hostname,
+      'set the origin people reach the API at, or leave it out',
+    ),
+    ...placeholder(`domain "${settings.domain}"`, settings.domain, "set the API's domain, or leave it out"),
+    ...placeholder(
+      `alarmEmail "${settings.alarmEmail}"`,
+      settings.alarmEmail?.split('@')[1],
+      "set on-call's address, or use alarmTopicArn",
+    ),
     ...(placeholderClusterNames.has(settings.eksClusterName)
       ? [
           `eksClusterName "${settings.eksClusterName}" is a placeholder: set the EKS cluster running the baselines`,

@@ -144,6 +144,7 @@ const environments = functionEnvironments(
     tableName: 'bench',
     jobQueueUrl: 'http://127.0.0.1:9/queue/jobs',
     deadLetterQueueUrl: 'http://127.0.0.1:9/queue/dead',
+    publicOrigin: 'https://svc.acme.io',
   },
   { release: 'bench', commit: 'unknown' },
   'staging',
