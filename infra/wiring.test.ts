@@ -702,6 +702,19 @@ describe('the deploy workflows', () => {
       const deployed = runs.indexOf(`npx sst deploy --stage ${stage}`);
       expect(deployed).toBeGreaterThan(-1);
       expect(runs.slice(deployed + 1)).toContain('node infra/deploy-check.ts --commit "$SVC_COMMIT"');
+      // Credentials come after the install scripts and the stage's description check, right before the deploy.
+      const credentials = job.steps.findIndex((step) =>
+        step.uses?.startsWith('aws-actions/configure-aws-credentials@'),
+      );
+      expect(credentials, stage).toBe(deployed - 1);
+      for (const before of [
+        'npm ci --no-audit --no-fund',
+        `node stacks/check.ts ${stage} --described`,
+        'npx sst install',
+      ])
+        expect(runs.indexOf(before), `${stage}: ${before}`).toBeGreaterThan(-1);
+      expect(runs.indexOf(`node stacks/check.ts ${stage} --described`)).toBeLessThan(credentials);
+      expect(runs.indexOf('npm ci --no-audit --no-fund')).toBeLessThan(credentials);
     }
     expect(existsSync('infra/deploy-check.ts')).toBe(true);
   });
