@@ -393,8 +393,10 @@ function apiStatements(s: Synthesis, settings: StageSettings): Statement[] {
   if (!domain) return [api];
   return [
     api,
+    // ForAllValues holds of a request without the key: Null makes each name the domain's.
     allow('DomainCertificateRequest', ['acm:RequestCertificate'], ['*'], {
       'ForAllValues:StringEquals': { 'acm:DomainNames': [domain] },
+      Null: { 'acm:DomainNames': 'false' },
     }),
     allow(
       'DomainCertificate',
@@ -417,6 +419,7 @@ function apiStatements(s: Synthesis, settings: StageSettings): Statement[] {
       'ForAllValues:StringLike': {
         'route53:ChangeResourceRecordSetsNormalizedRecordNames': [domain, `*.${domain}`],
       },
+      Null: { 'route53:ChangeResourceRecordSetsNormalizedRecordNames': 'false' },
     }),
     allow('DomainChanges', ['route53:GetChange'], ['arn:aws:route53:::change/*']),
   ];
@@ -439,6 +442,7 @@ function clusterStatements(s: Synthesis, settings: StageSettings): Statement[] {
       {
         ArnLike: { 'eks:principalArn': rolePatterns.map((role) => `arn:aws:iam::${s.account}:role/${role}`) },
         'ForAllValues:StringEquals': { 'eks:kubernetesGroups': [clusterGroup] },
+        Null: { 'eks:kubernetesGroups': 'false' },
         StringEquals: { 'eks:accessEntryType': 'STANDARD' },
       },
     ),

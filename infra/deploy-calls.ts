@@ -282,7 +282,7 @@ function callsOf(s: Synthesis, r: AwsResource): [string, string, Context?][] {
     }
     case 'aws:acm/certificate:Certificate':
       return [
-        ['acm:RequestCertificate', '*', tagged],
+        ['acm:RequestCertificate', '*', { ...tagged, 'acm:DomainNames': [String(p.domainName)] }],
         ['acm:AddTagsToCertificate', r.arn, tagged],
         ['acm:DescribeCertificate', r.arn],
         ['acm:ListTagsForCertificate', r.arn],
@@ -292,7 +292,11 @@ function callsOf(s: Synthesis, r: AwsResource): [string, string, Context?][] {
       return [
         ['route53:ListHostedZones', '*'],
         ['route53:GetHostedZone', r.arn],
-        ['route53:ChangeResourceRecordSets', r.arn],
+        [
+          'route53:ChangeResourceRecordSets',
+          r.arn,
+          { 'route53:ChangeResourceRecordSetsNormalizedRecordNames': [String(p.name)] },
+        ],
         ['route53:ListResourceRecordSets', r.arn],
         ['route53:GetChange', 'arn:aws:route53:::change/CSTANDIN'],
       ];

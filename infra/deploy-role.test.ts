@@ -198,6 +198,28 @@ describe('the deploy role', () => {
     expect(allowed).toEqual([]);
   });
 
+  it("touches no DNS record or certificate but its domain's", async () => {
+    const { policies } = roleOf(shapes[5] as (typeof shapes)[number]);
+    const zone = 'arn:aws:route53:::hostedzone/ZSTANDINZONE01';
+    const names = 'route53:ChangeResourceRecordSetsNormalizedRecordNames';
+    const attempts: Pick<DeployCall, 'action' | 'resource' | 'context'>[] = [
+      { action: 'route53:ChangeResourceRecordSets', resource: zone, context: { [names]: ['acme.io'] } },
+      {
+        action: 'route53:ChangeResourceRecordSets',
+        resource: zone,
+        context: { [names]: ['svc.acme.io', 'www.acme.io'] },
+      },
+      { action: 'route53:ChangeResourceRecordSets', resource: zone, context: {} },
+      { action: 'acm:RequestCertificate', resource: '*', context: { 'acm:DomainNames': ['acme.io'] } },
+      { action: 'acm:RequestCertificate', resource: '*', context: {} },
+    ];
+    const allowed = [];
+    for (const attempt of attempts)
+      if ((await decide(policies, attempt, principal('edge'))) === 'Allowed')
+        allowed.push(JSON.stringify(attempt));
+    expect(allowed).toEqual([]);
+  });
+
   it("bounds the stage's roles by a boundary that holds every permission their functions are given", async () => {
     for (const shape of shapes) {
       const synthesis: Synthesis = synthesize(shape.stage, shape.settings, account);

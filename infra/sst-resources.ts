@@ -290,7 +290,8 @@ export function apiResources(s: Synthesis, name: string, args: Record<string, un
       logical: `${name}SslRecord`,
       arn: 'arn:aws:route53:::hostedzone/ZSTANDINZONE01',
       tags: {},
-      props: { name: args.domain },
+      // ACM's DNS validation record.
+      props: { name: `_${random(`${name}Ssl`, 12)}.${args.domain}` },
     });
     add(s, {
       type: 'aws:apigatewayv2/domainName:DomainName',
