@@ -7,8 +7,10 @@
  * follows — and checked by infra/deploy-role.test.ts with a policy simulator against every call
  * the deploy makes, for every shape of stage.
  *
- * It cannot rewrite itself: its own role and the boundary are denied to it, it creates and changes
- * only roles bounded by that boundary, and attaches only the AWS managed policies SST attaches.
+ * It cannot rewrite itself: its own role, its policies and the boundary are denied to it, it
+ * creates and changes only roles bounded by that boundary, attaches only the AWS managed policies
+ * SST attaches, passes each of the stage's roles only to its service, and creates EKS access
+ * entries only for the stage's roles in the service's Kubernetes group.
  *
  * `npm run -s ci-role -- --repository <owner>/<repo> --account <id> --stage <stage>` prints
  * `{ role: { name, trust, policies: [{ name, policy }] }, boundary: { name, policy } }` for
