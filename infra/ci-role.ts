@@ -19,13 +19,7 @@
 import { parseArgs } from 'node:util';
 import { deployProblems, type StageSettings } from '../stacks/schema.ts';
 import { alarmName } from './alarms.ts';
-import {
-  appName,
-  clusterGroup,
-  permissionsBoundaryName,
-  previewQueuePrefix,
-  stageClusters,
-} from './settings.ts';
+import { appName, permissionsBoundaryName, previewQueuePrefix, stageClusters } from './settings.ts';
 import type { AwsResource, Synthesis } from './sst-resources.ts';
 import { synthesize } from './synth.ts';
 
@@ -427,26 +421,31 @@ function apiStatements(s: Synthesis, settings: StageSettings): Statement[] {
   ];
 }
 
-/** Access entries on each of the stage's clusters, for the stage's own roles in the service's group only. */
+/**
+ * Access entries on each of the stage's clusters, for the stage's own roles only, each role into
+ * its own function's group (the API's role never into the worker's, which writes).
+ */
 function clusterStatements(s: Synthesis, settings: StageSettings): Statement[] {
-  const principals = ofType(s, 'aws:eks/accessEntry:AccessEntry').map((entry) => {
+  const byGroup = new Map<string, Set<string>>();
+  for (const entry of ofType(s, 'aws:eks/accessEntry:AccessEntry')) {
     const role = s.resources.find((r) => r.arn === entry.props.principalArn);
     if (!role) throw new Error(`${entry.logical} names no role of the stage`);
-    return role;
-  });
-  const rolePatterns = [...new Set(principals.map(pattern))];
+    for (const group of entry.props.kubernetesGroups as string[]) {
+      byGroup.set(group, (byGroup.get(group) ?? new Set()).add(pattern(role)));
+    }
+  }
+  const rolePatterns = [...new Set([...byGroup.values()].flatMap((roles) => [...roles]))];
   const clusters = stageClusters(settings);
+  const clusterArns = clusters.map((c) => arnIn(s, 'eks', `cluster/${c.eksClusterName}`, c.region));
+  const roleArn = (role: string) => `arn:aws:iam::${s.account}:role/${role}`;
   return [
-    allow(
-      'ClusterAccessEntries',
-      ['eks:CreateAccessEntry'],
-      clusters.map((c) => arnIn(s, 'eks', `cluster/${c.eksClusterName}`, c.region)),
-      {
-        ArnLike: { 'eks:principalArn': rolePatterns.map((role) => `arn:aws:iam::${s.account}:role/${role}`) },
-        'ForAllValues:StringEquals': { 'eks:kubernetesGroups': [clusterGroup] },
+    ...[...byGroup].map(([group, roles]) =>
+      allow(`ClusterAccessEntries${pascal(group)}`, ['eks:CreateAccessEntry'], clusterArns, {
+        ArnLike: { 'eks:principalArn': [...roles].map(roleArn) },
+        'ForAllValues:StringEquals': { 'eks:kubernetesGroups': [group] },
         Null: { 'eks:kubernetesGroups': 'false' },
         StringEquals: { 'eks:accessEntryType': 'STANDARD' },
-      },
+      }),
     ),
     allow(
       'ClusterAccessEntriesManage',
@@ -465,6 +464,9 @@ function clusterStatements(s: Synthesis, settings: StageSettings): Statement[] {
     ),
   ];
 }
+
+const pascal = (name: string) =>
+  name.replace(/(^|[-_:])([a-zA-Z0-9])/g, (_, __, c: string) => c.toUpperCase());
 
 /** SST's own: its bootstrap parameters, the stage's state, and the functions' code in the asset bucket. */
 function sstStatements(s: Synthesis): Statement[] {

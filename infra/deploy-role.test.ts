@@ -143,6 +143,8 @@ describe('the deploy role', () => {
     const self = principal('production');
     const boundary = `arn:aws:iam::${account}:policy/${role.boundary.name}`;
     const stageRole = synthesis.resources.find((r) => r.logical === 'WorkerRole')?.arn ?? '';
+    const apiRole = synthesis.resources.find((r) => r.logical === 'ApiFunctionRole')?.arn;
+    expect(apiRole).toMatch(/^arn:aws:iam::/);
     const admin = 'arn:aws:iam::aws:policy/AdministratorAccess';
     const attempts: [string, string, DeployCall['context']][] = [
       ['iam:PutRolePolicy', self, {}],
@@ -181,6 +183,16 @@ describe('the deploy role', () => {
         {
           'eks:principalArn': stageRole,
           'eks:kubernetesGroups': ['system:masters'],
+          'eks:accessEntryType': 'STANDARD',
+        },
+      ],
+      // The API's role into the worker's group, which writes.
+      [
+        'eks:CreateAccessEntry',
+        `arn:aws:eks:eu-west-1:${account}:cluster/prod-eu`,
+        {
+          'eks:principalArn': apiRole ?? '',
+          'eks:kubernetesGroups': ['preview-composition-worker'],
           'eks:accessEntryType': 'STANDARD',
         },
       ],
