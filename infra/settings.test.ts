@@ -2,7 +2,7 @@ import { AwsEnvironment } from '@svc/aws';
 import { Auth, parseEnvironment, Resources } from '@svc/core';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import service from '../package.json' with { type: 'json' };
+import service from '../packages/api/package.json' with { type: 'json' };
 import production from '../stacks/production.ts';
 import { defineStage, deployProblems, StageSettings } from '../stacks/schema.ts';
 import staging from '../stacks/staging.ts';

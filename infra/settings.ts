@@ -4,7 +4,7 @@
  * checked here by unit tests, since SST itself cannot run offline.
  */
 import { Installation, Resources } from '@svc/core';
-import service from '../package.json' with { type: 'json' };
+import service from '../packages/api/package.json' with { type: 'json' };
 import consolePackage from '../packages/console/package.json' with { type: 'json' };
 import type { StageSettings } from '../stacks/schema.ts';
 
@@ -167,8 +167,9 @@ export interface Build {
 
 /**
  * The build being deployed, from the deploy's environment: the deploy workflow sets SVC_COMMIT to
- * the commit it deploys. Without SVC_RELEASE the release is the service's package version; without
- * SVC_COMMIT (a deploy by hand that did not set it) the commit is `unknown` rather than a guess.
+ * the commit it deploys. Without SVC_RELEASE the release is the API package's version (the line
+ * changesets keeps for the CLI and the client too); without SVC_COMMIT (a deploy by hand that did
+ * not set it) the commit is `unknown` rather than a guess.
  */
 export function deployedBuild(env: Record<string, string | undefined>): Build {
   const commit = env.SVC_COMMIT?.trim() || 'unknown';

@@ -4,8 +4,11 @@
  * the GitLab template, each run from its own file), the same steps through the `svc` executable,
  * and the `svc pr-preview` commands against a pull request of the local forge.
  */
+
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Auth, Verification } from '@svc/core';
 import type { Stack } from '@svc/local';
@@ -14,6 +17,7 @@ import { gatewayFetch } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
 import { describe, expect, it } from 'vitest';
 import { ensureBuilt, svc } from '../packages/cli/test/helpers.ts';
+import { actionBundle, actionScript } from '../packages/client/scripts/build.ts';
 import { repoRoot, runAction, runGitlabJob } from './support/ci-runners.ts';
 
 let stack: Stack;
@@ -76,9 +80,10 @@ async function liveCount(): Promise<number> {
 }
 
 describe('the packaged step', () => {
-  it('the script the action and the template run needs nothing but Node itself', () => {
-    const script = readFileSync(join(action, 'preview.ts'), 'utf8');
-    const imports = [...script.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+  it('the script the action and the template run is preview.ts bundled with @svc/client, as the build makes it', async () => {
+    const committed = readFileSync(actionScript, 'utf8');
+    expect(committed, 'run npm run build:client and commit preview.mjs').toBe(await actionBundle());
+    const imports = [...committed.matchAll(/\bfrom\s*"([^"]+)"/g)].map((m) => m[1]);
     expect(imports.length).toBeGreaterThan(0);
     expect(imports.filter((name) => !name?.startsWith('node:'))).toEqual([]);
   });
@@ -190,6 +195,44 @@ describe('the packaged step', () => {
     expect((await admin.get(`/v1/compositions/${job.dotenv.SVC_COMPOSITION_ID}/status`)).body.phase).toMatch(
       /^destroy/,
     );
+  });
+});
+
+describe('the GitLab template, fetching the step at SVC_CI_REF', () => {
+  /** A repository holding the step's script at one commit, tagged as a release is. */
+  function releaseRepository() {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-ci-repository-'));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=ci', '-c', 'user.email=ci@example.com', ...args], {
+        cwd: dir,
+        encoding: 'utf8',
+      }).trim();
+    git('init', '--quiet');
+    mkdirSync(join(dir, '.github', 'actions', 'preview'), { recursive: true });
+    copyFileSync(actionScript, join(dir, '.github', 'actions', 'preview', 'preview.mjs'));
+    git('add', '-A');
+    git('commit', '--quiet', '-m', 'release');
+    git('tag', 'v1.0.0');
+    const sha = git('rev-parse', 'HEAD');
+    // A later commit, so the tag and the SHA name something other than the branch's head.
+    writeFileSync(join(dir, 'later.txt'), 'later');
+    git('add', '-A');
+    git('commit', '--quiet', '-m', 'later');
+    return { dir, sha };
+  }
+
+  it.each(['commit SHA', 'release tag'])('runs the script of the %s it was given', async (kind) => {
+    const repository = releaseRepository();
+    const job = await runGitlabJob(gitlabTemplate, '.svc-preview-destroy', {
+      SVC_API_URL: stack.apiUrl,
+      SVC_API_TOKEN: ciToken,
+      SVC_CI_REPOSITORY: repository.dir,
+      SVC_CI_REF: kind === 'commit SHA' ? repository.sha : 'v1.0.0',
+      SVC_CI_DIR: join(mkdtempSync(join(tmpdir(), 'svc-ci-')), 'checkout'),
+      SVC_COMPOSITION_ID: 'c-never-created',
+    });
+    expect(job.code, job.stderr).toBe(0);
+    expect(JSON.parse(job.stdout)).toEqual({ composition_id: 'c-never-created', phase: 'gone' });
   });
 });
 

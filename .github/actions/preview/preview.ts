@@ -3,14 +3,17 @@
  * preview overriding one component with it under an idempotency key derived from the run, waits
  * until it is ready and reports its id and URL; `destroy` removes it. The GitHub Action beside this
  * file (and its `destroy` companion) and the GitLab template `.gitlab/preview.gitlab-ci.yml` run
- * it; docs/ci.md says how. Node built-ins only: it runs from the action's checkout, where nothing
- * is installed.
+ * `preview.mjs`, this file bundled with `@svc/client` (`npm run build:client`): the action's
+ * checkout has nothing installed, and the calls are the typed client's, checked against the
+ * contract like the CLI's.
  *
  * Exit codes as the svc CLI's: 0 done, 1 refused or failed, 2 a bad input (named, nothing sent),
- * 3 not ready in time, 4 a conflict, 5 authentication.
+ * 3 not ready in time, 4 a conflict, 5 authentication, 8 forbidden.
  */
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
+import { ApiError, ClientCode, createClient, type ServiceClient } from '@svc/client';
+import { parseDuration } from '@svc/core/duration';
 
 type Env = Record<string, string | undefined>;
 
@@ -27,8 +30,6 @@ const usage = (message: string) => new StepError(message, 2);
 
 /** The settings of `create`, read from the environment the action or template maps its inputs to. */
 interface CreateSettings {
-  apiUrl: string;
-  token: string | null;
   project: string;
   baseline: string;
   component: string;
@@ -46,14 +47,12 @@ function required(env: Env, name: string, input: string): string {
   return value;
 }
 
-/** `30s`, `5m`, `1h` or a number of seconds. */
-function durationSeconds(text: string, input: string): number {
-  const match = /^(\d{1,5})(s|m|h)?$/.exec(text.trim());
-  if (!match)
-    throw usage(`input ${input} must be a duration such as 90s, 5m or 1h (got ${JSON.stringify(text)})`);
-  const factor = { s: 1, m: 60, h: 3600 }[match[2] ?? 's'] ?? 1;
-  const seconds = Number(match[1]) * factor;
-  if (seconds < 1 || seconds > 3600) throw usage(`input ${input} must be from 1s to 1h`);
+/** A duration as the CLI reads one (`90s`, `5m`, `1h`), from 1s to 1h. */
+function waitSeconds(text: string): number {
+  const seconds = parseDuration(text);
+  if (seconds === null)
+    throw usage(`input wait-timeout must be a duration such as 90s, 5m or 1h (got ${JSON.stringify(text)})`);
+  if (seconds < 1 || seconds > 3600) throw usage('input wait-timeout must be from 1s to 1h');
   return seconds;
 }
 
@@ -86,124 +85,90 @@ function createSettings(env: Env): CreateSettings {
   const component = required(env, 'PREVIEW_COMPONENT', 'component');
   const run = required(env, 'PREVIEW_RUN', 'run');
   return {
-    apiUrl: required(env, 'SVC_API_URL', 'api-url').replace(/\/+$/, ''),
-    token: env.SVC_API_TOKEN?.trim() || null,
     project,
     baseline: env.PREVIEW_BASELINE?.trim() || 'staging',
     component,
     name: env.PREVIEW_NAME?.trim() || `ci-${env.PREVIEW_RUN_NUMBER?.trim() || 'run'}`,
     ttl: env.PREVIEW_TTL?.trim() || '2h',
-    waitSeconds: durationSeconds(env.PREVIEW_WAIT_TIMEOUT?.trim() || '5m', 'wait-timeout'),
+    waitSeconds: waitSeconds(env.PREVIEW_WAIT_TIMEOUT?.trim() || '5m'),
     idempotencyKey: env.PREVIEW_IDEMPOTENCY_KEY?.trim() || runIdempotencyKey(run, project, component),
     selection: selectionOf(env),
   };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are JSON read field by field
-type Json = any;
-
-/** A problem answer as one line: its code, detail and each field it names (all untrusted text). */
-function problemLine(status: number, body: Json): string {
-  const fields = Array.isArray(body?.errors)
-    ? body.errors.map((e: Json) => ` ${String(e?.path)}: ${String(e?.message)}`).join(';')
-    : '';
-  return `${status} ${String(body?.code ?? 'error')}: ${String(body?.detail ?? body ?? '')}${fields}`;
+function clientOf(env: Env): ServiceClient {
+  return createClient({
+    baseUrl: required(env, 'SVC_API_URL', 'api-url'),
+    token: env.SVC_API_TOKEN?.trim() || null,
+  });
 }
 
-/** JSON, or the text itself when something other than the API answered (a proxy's error page). */
-function parsed(text: string): Json {
-  try {
-    return text ? JSON.parse(text) : null;
-  } catch {
-    return text.slice(0, 200);
-  }
+/** The exit code of a refusal, as the CLI's: 401 → 5, 403 → 8, 409 → 4, a refused input → 2. */
+function exitCodeOf(error: ApiError): number {
+  if (error.code === ClientCode.InvalidInput) return 2;
+  if (error.status === 401) return 5;
+  if (error.status === 403) return 8;
+  return error.status === 409 ? 4 : 1;
 }
 
-function exitCodeOf(status: number): number {
-  if (status === 401) return 5;
-  if (status === 403) return 8;
-  return status === 409 ? 4 : 1;
+/** A problem as one line: its status, code, detail and each field it names (all untrusted text). */
+function problemLine(error: ApiError): string {
+  const fields = error.problem.errors.map((e) => ` ${e.path}: ${e.message}`).join(';');
+  return `${error.status ?? ''} ${error.code}: ${error.problem.detail}${fields}`.trim();
 }
 
-/** One call; a 429, a 5xx or a lost connection is retried (every call here is safe to repeat). */
-async function call(
-  settings: Pick<CreateSettings, 'apiUrl' | 'token'>,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-) {
-  for (let attempt = 1; ; attempt++) {
-    let response: Response | null = null;
+const retried = new Set<string>([ClientCode.ApiUnreachable, ClientCode.ApiTimeout]);
+
+/** One call, retried twice after a 429, a 5xx or no answer (every call here is safe to repeat). */
+async function attempt<T>(what: string, call: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
     try {
-      response = await fetch(`${settings.apiUrl}${path}`, {
-        method,
-        headers: {
-          accept: 'application/json',
-          ...(settings.token ? { authorization: `Bearer ${settings.token}` } : {}),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...headers,
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(30_000),
-      });
+      return await call();
     } catch (error) {
-      if (attempt >= 3)
-        throw new StepError(`cannot reach the API at ${settings.apiUrl}: ${(error as Error).message}`, 1);
+      if (!(error instanceof ApiError)) throw error;
+      const transient = error.status === 429 || (error.status ?? 0) >= 500 || retried.has(error.code);
+      if (!transient || tries >= 3)
+        throw new StepError(`${what} refused: ${problemLine(error)}`, exitCodeOf(error));
+      await new Promise((resolve) => setTimeout(resolve, 1000 * tries));
     }
-    if (response && response.status !== 429 && response.status < 500) {
-      return { status: response.status, body: parsed(await response.text()) };
-    }
-    if (response && attempt >= 3)
-      throw new StepError(`${method} ${path}: ${problemLine(response.status, await response.text())}`, 1);
-    await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
   }
 }
 
-function expectOk(what: string, answer: { status: number; body: Json }) {
-  if (answer.status >= 400)
-    throw new StepError(
-      `${what} refused: ${problemLine(answer.status, answer.body)}`,
-      exitCodeOf(answer.status),
-    );
-  return answer.body;
-}
-
-async function buildIdOf(settings: CreateSettings): Promise<string> {
+async function buildIdOf(svc: ServiceClient, settings: CreateSettings): Promise<string> {
   const { selection } = settings;
   if ('buildId' in selection) return selection.buildId;
-  const published = await call(
-    settings,
-    'POST',
-    `/v1/projects/${encodeURIComponent(settings.project)}/builds`,
-    {
-      component: settings.component,
-      repository: selection.repository,
-      commit_sha: selection.commit,
-      ref: selection.ref,
-      image: selection.image,
-    },
+  const build = await attempt('publishing the build', () =>
+    svc.call('publishBuild', {
+      path: { project: settings.project },
+      body: {
+        component: settings.component,
+        repository: selection.repository,
+        commit_sha: selection.commit,
+        ref: selection.ref,
+        image: selection.image,
+      },
+    }),
   );
-  return expectOk('publishing the build', published).id;
+  return build.id;
 }
 
+const ended = new Set(['failed', 'destroying', 'destroyed', 'expired']);
+
 /** Polls the status until ready; failed, destroyed or expired end it at once, with the recorded blockers. */
-async function waitUntilReady(settings: CreateSettings, id: string): Promise<void> {
+async function waitUntilReady(svc: ServiceClient, settings: CreateSettings, id: string): Promise<void> {
   const deadline = Date.now() + settings.waitSeconds * 1000;
   let phase = 'unknown';
   while (Date.now() < deadline) {
-    const status = expectOk(
-      'reading the status',
-      await call(settings, 'GET', `/v1/compositions/${id}/status`),
-    );
-    phase = String(status.phase);
+    ({ phase } = await attempt('reading the status', () =>
+      svc.call('getCompositionStatus', { path: { id } }),
+    ));
     if (phase === 'ready') return;
-    if (['failed', 'destroying', 'destroyed', 'expired'].includes(phase)) {
-      const diagnosis = await call(settings, 'GET', `/v1/compositions/${id}/diagnosis`);
-      const blockers = (diagnosis.body?.blockers ?? []).map(
-        (b: Json) => `${String(b?.code)}: ${String(b?.message)}`,
+    if (ended.has(phase)) {
+      const { blockers } = await attempt('reading the diagnosis', () =>
+        svc.call('getDiagnosis', { path: { id } }),
       );
-      throw new StepError(`preview ${id} is ${phase}${blockers.length ? `: ${blockers.join('; ')}` : ''}`, 1);
+      const reasons = blockers.map((b) => `${b.code}: ${b.message}`);
+      throw new StepError(`preview ${id} is ${phase}${reasons.length ? `: ${reasons.join('; ')}` : ''}`, 1);
     }
     await new Promise((resolve) => setTimeout(resolve, Math.min(2000, Math.max(0, deadline - Date.now()))));
   }
@@ -241,66 +206,57 @@ function report(
 
 async function create(env: Env): Promise<void> {
   const settings = createSettings(env);
-  const buildId = await buildIdOf(settings);
-  const body = {
-    project: settings.project,
-    baseline: settings.baseline,
-    name: settings.name,
-    ttl: settings.ttl,
-    overrides: { [settings.component]: { build_id: buildId } },
-  };
-  const created = expectOk(
-    'creating the preview',
-    await call(settings, 'POST', '/v1/compositions', body, { 'idempotency-key': settings.idempotencyKey }),
+  const svc = clientOf(env);
+  const buildId = await buildIdOf(svc, settings);
+  const created = await attempt('creating the preview', () =>
+    svc.call('createComposition', {
+      body: {
+        project: settings.project,
+        baseline: settings.baseline,
+        name: settings.name,
+        ttl: settings.ttl,
+        overrides: { [settings.component]: { build_id: buildId } },
+      },
+      headers: { 'Idempotency-Key': settings.idempotencyKey },
+    }),
   );
-  const id = String(created.id);
   process.stderr.write(
-    `preview ${id} created (key ${settings.idempotencyKey}); waiting up to ${settings.waitSeconds}s\n`,
+    `preview ${created.id} created (key ${settings.idempotencyKey}); waiting up to ${settings.waitSeconds}s\n`,
   );
-  await waitUntilReady(settings, id);
-  const endpoints = expectOk(
-    'reading the endpoints',
-    await call(settings, 'GET', `/v1/compositions/${id}/endpoints`),
+  await waitUntilReady(svc, settings, created.id);
+  const { endpoints } = await attempt('reading the endpoints', () =>
+    svc.call('getCompositionEndpoints', { path: { id: created.id } }),
   );
   report(env, {
-    composition_id: id,
-    preview_url: String(endpoints.endpoints.public.url),
+    composition_id: created.id,
+    preview_url: endpoints.public.url,
     build_id: buildId,
-    expires_at: String(created.expires_at),
+    expires_at: created.expires_at,
   });
 }
 
 async function destroy(env: Env): Promise<void> {
-  const settings = {
-    apiUrl: required(env, 'SVC_API_URL', 'api-url').replace(/\/+$/, ''),
-    token: env.SVC_API_TOKEN?.trim() || null,
-  };
+  const svc = clientOf(env);
   const id = required(env, 'PREVIEW_COMPOSITION_ID', 'composition-id');
-  if (!/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/.test(id))
-    throw usage(`input composition-id is not a composition id (got ${JSON.stringify(id)})`);
-  const answer = await call(settings, 'DELETE', `/v1/compositions/${id}`);
   // Gone already (destroyed, expired and swept, or never created) is what this step wants.
-  if (answer.status !== 404 && answer.status >= 400)
-    throw new StepError(
-      `destroying ${id} refused: ${problemLine(answer.status, answer.body)}`,
-      exitCodeOf(answer.status),
-    );
-  process.stdout.write(
-    `${JSON.stringify({ composition_id: id, phase: answer.status === 404 ? 'gone' : String(answer.body.phase) })}\n`,
+  const destroyed = await attempt(`destroying ${id}`, () =>
+    svc.call('destroyComposition', { path: { id } }).catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    }),
   );
+  process.stdout.write(`${JSON.stringify({ composition_id: id, phase: destroyed?.phase ?? 'gone' })}\n`);
 }
 
 const commands: Record<string, (env: Env) => Promise<void>> = { create, destroy };
 
-if (import.meta.main) {
-  const command = commands[process.argv[2] ?? ''];
-  try {
-    if (!command)
-      throw usage(`usage: node preview.ts create|destroy (got ${JSON.stringify(process.argv[2] ?? '')})`);
-    await command(process.env);
-  } catch (error) {
-    const known = error instanceof StepError;
-    process.stderr.write(`preview: ${known ? error.message : String((error as Error).stack ?? error)}\n`);
-    process.exitCode = known ? error.exitCode : 1;
-  }
+const command = commands[process.argv[2] ?? ''];
+try {
+  if (!command)
+    throw usage(`usage: node preview.mjs create|destroy (got ${JSON.stringify(process.argv[2] ?? '')})`);
+  await command(process.env);
+} catch (error) {
+  const known = error instanceof StepError;
+  process.stderr.write(`preview: ${known ? error.message : String((error as Error).stack ?? error)}\n`);
+  process.exitCode = known ? error.exitCode : 1;
 }

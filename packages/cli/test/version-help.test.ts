@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { type Stack, sourceBuild } from '@svc/local';
 import { useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
-import { ensureBuilt, type Json, svc } from './helpers.ts';
+import { ensureBuilt, type Json, recordingServer, svc } from './helpers.ts';
 
 /** The build `npm start` reports: this checkout's version and commit. */
 const build = sourceBuild();
@@ -19,14 +19,31 @@ describe('svc version', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.json()).toEqual({
       cli: {
-        release: '0.1.0',
+        // One version line (changesets' fixed group): the CLI's release is the server's.
+        release: build.release,
         commit: build.commit === 'unknown' ? 'unknown' : build.commit.slice(0, 12),
         node: process.version,
       },
       api_url: stack.apiUrl,
       server: { service: 'preview-composition-service', ...build },
       server_problem: null,
+      compatible: true,
     });
+  });
+
+  it('says when the server is of another major, on stderr and as compatible: false', async () => {
+    const other = await recordingServer(() => ({
+      status: 200,
+      body: { service: 'preview-composition-service', release: '999.0.0', commit: 'abc1234' },
+    }));
+    try {
+      const result = await svc(['version'], { apiUrl: other.url });
+      expect(result.code).toBe(0);
+      expect(result.json()).toMatchObject({ server: { release: '999.0.0' }, compatible: false });
+      expect(result.stderr).toContain('of different majors');
+    } finally {
+      await other.close();
+    }
   });
 
   it('still prints the CLI build when the server is unreachable, exit 0', async () => {

@@ -1,7 +1,8 @@
 /**
- * What `npm start` reports on `/version`: the service's package version and the commit checked out,
- * so a report from a local run says what it ran. Outside a git checkout (an unpacked archive, no
- * git installed) the commit is `unknown`.
+ * What `npm start` reports on `/version`: the service's release and the commit checked out, so a
+ * report from a local run says what it ran. The release is `@svc/api`'s version, which changesets
+ * keeps on one line with the published CLI and client (.changeset/config.json). Outside a git
+ * checkout (an unpacked archive, no git installed) the commit is `unknown`.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -11,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 export function sourceBuild(root = repoRoot): { release: string; commit: string } {
-  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  const manifest = join(root, 'packages', 'api', 'package.json');
+  const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
   return { release: version, commit: headCommit(root) };
 }
 
