@@ -7,7 +7,7 @@
 import { text } from 'node:stream/consumers';
 import { parseArgs } from 'node:util';
 import { Auth, systemClock } from '@svc/core';
-import { ScriptSettings, settingsFromEnvironment, wireStorage } from '@svc/wiring';
+import { operatorStores } from './operator-stores.ts';
 
 const { values } = parseArgs({
   options: { username: { type: 'string' }, admin: { type: 'boolean', default: false } },
@@ -22,7 +22,7 @@ if (password.length < 12) {
   console.error('the password (standard input) must be at least 12 characters');
   process.exit(2);
 }
-const { stores } = wireStorage(settingsFromEnvironment(ScriptSettings, process.env).aws, {});
+const stores = operatorStores('user:create');
 await Auth.provisionUser(
   { users: stores.users, passwords: Auth.passwordHashing() },
   {

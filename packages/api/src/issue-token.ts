@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Auth, addSeconds, systemClock } from '@svc/core';
-import { ScriptSettings, settingsFromEnvironment, wireStorage } from '@svc/wiring';
+import { operatorStores } from './operator-stores.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,7 +24,7 @@ if (
   );
   process.exit(2);
 }
-const { stores } = wireStorage(settingsFromEnvironment(ScriptSettings, process.env).aws, {});
+const stores = operatorStores('token:issue');
 const now = systemClock.now();
 const days = values['expires-in-days'] ? Number(values['expires-in-days']) : null;
 const issued = await Auth.mintToken(stores.tokens, {
