@@ -124,7 +124,7 @@ export default {
       from: {
         path: workspace('api', 'worker'),
         pathNot: [
-          '^packages/api/src/(runtime|issue-token|create-user|lambda|webhook-lambda)\\.ts$',
+          '^packages/api/src/(runtime|issue-token|create-user|operator-stores|lambda|webhook-lambda)\\.ts$',
           '^packages/worker/src/lambda\\.ts$',
           testCode,
         ],
