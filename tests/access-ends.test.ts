@@ -63,9 +63,19 @@ async function signedIn(username: string, password = `${username}-first-password
   };
 }
 
+/** 401 `sign_in_ended`: what happened, said to whoever holds the ended credential. */
+async function expectSignInEnded(client: HttpClient) {
+  const answer = await client.get('/v1/auth/identity');
+  expect(answer.status).toBe(401);
+  expect(answer.body).toMatchObject({
+    code: 'sign_in_ended',
+    detail: expect.stringContaining('sign in again'),
+  });
+}
+
 async function expectEnded(access: Awaited<ReturnType<typeof signedIn>>) {
-  expect((await access.session.get('/v1/auth/identity')).status).toBe(401);
-  expect((await access.cli.get('/v1/auth/identity')).status).toBe(401);
+  await expectSignInEnded(access.session);
+  await expectSignInEnded(access.cli);
   const refreshed = await access.refresh();
   expect(refreshed.status).toBe(400);
   expect(refreshed.body.error).toBe('invalid_grant');
@@ -132,14 +142,14 @@ describe('an Admin ending a person’s access', () => {
     const cli = listed.body.items.find((item: { kind: string }) => item.kind === 'cli');
     expect(cli).toMatchObject({ client_id: 'svc-cli' });
     expect((await admin.delete(`/v1/users/list-me/sign-ins/${cli.id}`)).status).toBe(204);
-    expect((await access.cli.get('/v1/auth/identity')).status).toBe(401);
+    await expectSignInEnded(access.cli);
     expect((await access.refresh()).body.error).toBe('invalid_grant');
     expect((await access.session.get('/v1/auth/identity')).status).toBe(200);
     const left = await admin.get('/v1/users/list-me/sign-ins');
     expect(left.body.items.map((item: { kind: string }) => item.kind)).toEqual(['browser_session']);
 
     expect((await admin.delete('/v1/users/list-me/sign-ins')).status).toBe(204);
-    expect((await access.session.get('/v1/auth/identity')).status).toBe(401);
+    await expectSignInEnded(access.session);
     expect((await admin.get('/v1/users/list-me/sign-ins')).body.items).toEqual([]);
     const audit = await admin.get('/v1/audit-events?limit=5');
     expect(audit.body.items.map((event: { action: string }) => event.action)).toContain(

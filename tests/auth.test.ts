@@ -17,7 +17,7 @@ const bearer = (token: string) => httpClient(stack.apiUrl, { authorization: `Bea
 const developerOfDemo = [{ role: 'developer', project: 'demo', repository: null }];
 
 describe('bearer token auth', () => {
-  it('answers 401 without credentials on every /v1 route, with the same body for each failure', async () => {
+  it('answers 401 without credentials on every /v1 route, the same body for each failure, offering no sign-in in token mode', async () => {
     const http = httpClient(stack.apiUrl);
     const bodies = new Set<string>();
     for (const path of ['/v1/compositions', '/v1/projects', '/v1/compositions/c-x', '/v1/tokens']) {
@@ -32,7 +32,7 @@ describe('bearer token auth', () => {
       bodies.add(`${answer.body.code}|${answer.body.detail}`);
     }
     expect([...bodies]).toEqual([
-      'unauthenticated|Send Authorization: Bearer <token>, or sign in (svc auth login).',
+      'unauthenticated|Send Authorization: Bearer <token> (svc reads it from SVC_API_TOKEN); this installation has no sign-in.',
     ]);
   });
 
@@ -127,7 +127,10 @@ describe('bearer token auth', () => {
     const revoked = await admin.delete(`/v1/tokens/${issued.id}`);
     expect(revoked.status).toBe(200);
     expect(revoked.body.revoked_at).toMatch(/Z$/);
-    expect((await bearer(issued.token).get('/v1/projects')).status).toBe(401);
+    const refused = await bearer(issued.token).get('/v1/projects');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer');
+    expect(refused.body).toMatchObject({ code: 'token_revoked', title: 'Token revoked' });
     expect((await admin.delete(`/v1/tokens/${issued.id}`)).status).toBe(200);
     expect((await admin.delete('/v1/tokens/tok-nothing')).status).toBe(404);
 
@@ -146,7 +149,9 @@ describe('bearer token auth', () => {
       now: new Date(),
       expiresAt: new Date(Date.now() - 1000).toISOString(),
     });
-    expect((await bearer(token).get('/v1/projects')).status).toBe(401);
+    const refused = await bearer(token).get('/v1/projects');
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe('unauthenticated');
   });
 
   it('reads a token issued before grants existed as admin or developer on every project', async () => {

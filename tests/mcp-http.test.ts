@@ -104,7 +104,10 @@ describe('/mcp over Streamable HTTP', () => {
     const answer = await post({});
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toBe('Bearer');
-    expect(await answer.json()).toMatchObject({ code: 'unauthenticated' });
+    expect(await answer.json()).toMatchObject({
+      code: 'unauthenticated',
+      detail: expect.stringContaining('This endpoint takes a bearer token only'),
+    });
     await expect(httpAgent(mcpUrl())).rejects.toThrow();
   });
 
@@ -113,6 +116,9 @@ describe('/mcp over Streamable HTTP', () => {
     expect(browser.cookies.size).toBeGreaterThan(0);
     const answer = await post({ cookie: browser.cookieHeader(), origin: stack.apiUrl });
     expect(answer.status).toBe(401);
+    expect(((await answer.json()) as { detail: string }).detail).toContain(
+      'a browser session does not reach it',
+    );
   });
 
   it('refuses pages of another origin, and the stateless GET and DELETE', async () => {

@@ -31,14 +31,34 @@ export const sessionCookieOptions = {
 const bearer = /^Bearer\s+([\x21-\x7e]{1,4096})$/i;
 const mutating = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** The same answer for a missing, unknown, expired or revoked credential: nothing to learn from it. */
-function unauthenticated(): ProblemError {
-  return new ProblemError(
-    ErrorCode.Unauthenticated,
-    'Send Authorization: Bearer <token>, or sign in (svc auth login).',
-    { headers: { 'www-authenticate': 'Bearer' } },
-  );
+const challenge = { headers: { 'www-authenticate': 'Bearer' } };
+
+/**
+ * The same answer for a missing, unknown or expired credential: nothing to learn from it but what
+ * this endpoint and mode accept. A sign-in is offered only where people sign in.
+ */
+function unauthenticated(deps: AuthDeps, options: { cookies: boolean }): ProblemError {
+  const detail = !options.cookies
+    ? 'This endpoint takes a bearer token only: send Authorization: Bearer <token>; a browser session does not reach it.'
+    : Auth.signInModes.includes(deps.settings.mode)
+      ? 'Send Authorization: Bearer <token>, or sign in (svc auth login).'
+      : 'Send Authorization: Bearer <token> (svc reads it from SVC_API_TOKEN); this installation has no sign-in.';
+  return new ProblemError(ErrorCode.Unauthenticated, detail, challenge);
 }
+
+/** Said only to whoever holds the secret of a credential that was good: they learn nothing new. */
+const tokenRevoked = () =>
+  new ProblemError(
+    ErrorCode.TokenRevoked,
+    'This machine token was revoked; ask an Admin for a new one (svc admin tokens issue).',
+    challenge,
+  );
+const signInEnded = () =>
+  new ProblemError(
+    ErrorCode.SignInEnded,
+    'This sign-in was ended (signed out, by an Admin, or by a password change, a disable or a deletion): sign in again (svc auth login).',
+    challenge,
+  );
 
 export function signInDeps(deps: AuthDeps): Auth.SignInDeps {
   return { signIns: deps.signIns, users: deps.users, clock: deps.clock, mode: deps.settings.mode };
@@ -91,8 +111,10 @@ async function bearerIdentity(deps: AuthDeps, token: string): Promise<Auth.Ident
     return Auth.sharedIdentity(settings.grants);
   }
   if (token.startsWith(Auth.SecretPrefix.MachineToken)) {
-    const machine = await deps.tokens.verify(token, deps.clock.now());
-    return machine ? Auth.machineIdentity(machine) : null;
+    const machine = await deps.tokens.find(token);
+    const standing = machine ? Auth.tokenStanding(machine, deps.clock.now()) : null;
+    if (standing === Auth.TokenStanding.Revoked) throw tokenRevoked();
+    return machine && standing === Auth.TokenStanding.Live ? Auth.machineIdentity(machine) : null;
   }
   if (Auth.signInModes.includes(settings.mode) && token.startsWith(Auth.SecretPrefix.AccessToken)) {
     return Auth.accessTokenIdentity(signInDeps(deps), token);
@@ -116,18 +138,29 @@ export async function identify(
   if (header !== undefined) {
     const token = bearer.exec(header)?.[1];
     const identity = token ? await bearerIdentity(deps, token) : null;
-    if (!identity) throw unauthenticated();
+    if (!identity) throw await refusal(deps, options, token);
     return identity;
   }
   const cookies = options.cookies && Auth.signInModes.includes(settings.mode);
   const session = cookies ? getCookie(c, sessionCookie, 'host') : undefined;
   if (session) {
     const identity = await Auth.sessionIdentity(signInDeps(deps), session);
-    if (!identity) throw unauthenticated();
+    if (!identity) throw await refusal(deps, options, session);
     if (mutating.has(c.req.method)) requireCsrf(deps, c, session);
     return identity;
   }
-  throw unauthenticated();
+  throw unauthenticated(deps, options);
+}
+
+/** Why a sign-in's credential gives no identity: ended, or unknown and expired alike. */
+async function refusal(
+  deps: AuthDeps,
+  options: { cookies: boolean },
+  secret: string | undefined,
+): Promise<ProblemError> {
+  const signIn = secret && Auth.signInModes.includes(deps.settings.mode);
+  if (signIn && (await Auth.signInWasEnded(signInDeps(deps), secret))) return signInEnded();
+  return unauthenticated(deps, options);
 }
 
 async function limitChanges(deps: AuthDeps, identity: Auth.Identity): Promise<void> {

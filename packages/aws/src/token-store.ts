@@ -9,7 +9,7 @@ type Store = Auth.TokenStore;
 export function dynamoTokenStore(table: Table): Store {
   return {
     issue: (token, secret, now) => issue(table, token, secret, now),
-    verify: (secret, now) => verify(table, secret, now),
+    find: (secret) => find(table, secret),
     list: (page) =>
       queryPage(table, { index: 'gsi1', partition: Token.all, newestFirst: true }, page, Token.fromItem),
     revoke: (id, now) => revoke(table, id, now),
@@ -47,12 +47,9 @@ async function issue(table: Table, token: Auth.MachineToken, secret: string, now
   }
 }
 
-async function verify(table: Table, secret: string, now: Date): Promise<Auth.MachineToken | null> {
+async function find(table: Table, secret: string): Promise<Auth.MachineToken | null> {
   if (!secret.startsWith(Auth.SecretPrefix.MachineToken)) return null;
-  const token = await getItem(table, Token.key(secret), Token.fromItem, { consistent: false });
-  if (!token || token.revoked_at) return null;
-  if (token.expires_at && Date.parse(token.expires_at) <= now.getTime()) return null;
-  return token;
+  return getItem(table, Token.key(secret), Token.fromItem, { consistent: false });
 }
 
 async function revoke(table: Table, id: string, now: Date): ReturnType<Store['revoke']> {

@@ -59,6 +59,8 @@ const problemSchema: Json = {
 /** Problem codes any authenticated operation may answer with. */
 const commonErrors: readonly ErrorCode[] = [
   ErrorCode.Unauthenticated,
+  ErrorCode.SignInEnded,
+  ErrorCode.TokenRevoked,
   ErrorCode.Forbidden,
   ErrorCode.Internal,
   ErrorCode.DependencyUnavailable,

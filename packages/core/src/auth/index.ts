@@ -60,6 +60,7 @@ export {
   revokeToken,
   type SignInDeps,
   sessionIdentity,
+  signInWasEnded,
   startSession,
 } from './sign-in.ts';
 export {
@@ -81,7 +82,9 @@ export {
   mintToken,
   revoke as revokeMachineToken,
   TokenList,
+  TokenStanding,
   TokenView,
+  tokenStanding,
 } from './tokens.ts';
 export {
   checkPassword,

@@ -60,8 +60,11 @@ export interface TokenStore {
    * a live token (not expired, not revoked) already has its name.
    */
   issue(token: MachineToken, secret: string, now: Date): Promise<boolean>;
-  /** The live token `secret` belongs to: null when unknown, expired or revoked. */
-  verify(secret: string, now: Date): Promise<MachineToken | null>;
+  /**
+   * The token `secret` belongs to, live or not (`tokenStanding` says which): null when none does,
+   * or once a revoked or expired token's record is gone.
+   */
+  find(secret: string): Promise<MachineToken | null>;
   /** Newest first, revoked and expired ones included. */
   list(page: PageRequest): Promise<Page<MachineToken>>;
   /** Marks the token revoked (`changed` false when it already was); null when no token has that id. */

@@ -250,6 +250,28 @@ async function liveGrant(deps: SignInDeps, id: string): Promise<SignInGrant | nu
   return grant;
 }
 
+/**
+ * Whether a session or access token that no longer gives an identity was ended (signed out, ended
+ * by an Admin, or its person's credentials moved on) rather than unknown or expired: asked only
+ * after the identity came back null, so a credential still on record and unexpired was ended. The
+ * API says so to whoever holds the secret (401 `sign_in_ended`), who can sign in again.
+ */
+export async function signInWasEnded(deps: SignInDeps, secret: string): Promise<boolean> {
+  const now = deps.clock.now();
+  const at = now.getTime();
+  if (secret.startsWith(SecretPrefix.AccessToken)) {
+    const access = await deps.signIns.getAccess(hashSecret(secret), now);
+    return access !== null && Date.parse(access.expires_at) > at;
+  }
+  if (!secret.startsWith(SecretPrefix.Session)) return false;
+  const session = await deps.signIns.getSession(hashSecret(secret), now);
+  if (!session) return false;
+  return (
+    session.revoked_at !== null ||
+    (Date.parse(session.expires_at) > at && Date.parse(session.idle_expires_at) > at)
+  );
+}
+
 /** The identity a sign-in access token carries, while it and its grant are live. */
 export async function accessTokenIdentity(deps: SignInDeps, token: string): Promise<Identity | null> {
   const now = deps.clock.now();

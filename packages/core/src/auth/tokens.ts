@@ -57,6 +57,16 @@ export const IssuedToken = v.object({
   token: v.string(),
 });
 
+export const TokenStanding = { Live: 'live', Expired: 'expired', Revoked: 'revoked' } as const;
+export type TokenStanding = (typeof TokenStanding)[keyof typeof TokenStanding];
+
+/** Whether a token may act now; a revoked one says so to whoever holds its secret (401 token_revoked). */
+export function tokenStanding(token: MachineToken, now: Date): TokenStanding {
+  if (token.revoked_at) return TokenStanding.Revoked;
+  if (token.expires_at && Date.parse(token.expires_at) <= now.getTime()) return TokenStanding.Expired;
+  return TokenStanding.Live;
+}
+
 export interface TokenDeps {
   tokens: TokenStore;
   audit: AuditStore;
