@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { CliError, ExitCode, LocalCode, localProblem } from './errors.ts';
 
-/** The JSON in `--file` (or standard input for `-`); a missing file or bad JSON names the flag. */
-export async function readJsonFile(path: string, flag = '--file'): Promise<unknown> {
-  let text: string;
+/** The text of a file flag (standard input for `-`); a missing or unreadable file names the flag. */
+export async function readTextFile(path: string, flag: string): Promise<string> {
   try {
-    text = path === '-' ? await readStdin() : await readFile(path, 'utf8');
+    return path === '-' ? await readStdin() : await readFile(path, 'utf8');
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
@@ -16,6 +15,11 @@ export async function readJsonFile(path: string, flag = '--file'): Promise<unkno
       ExitCode.Usage,
     );
   }
+}
+
+/** The JSON in `--file` (or standard input for `-`); a missing file or bad JSON names the flag. */
+export async function readJsonFile(path: string, flag = '--file'): Promise<unknown> {
+  const text = await readTextFile(path, flag);
   try {
     return JSON.parse(text);
   } catch (error) {

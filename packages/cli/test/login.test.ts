@@ -103,6 +103,12 @@ describe('svc auth login', () => {
     expect(replay.body.error).toBe('invalid_grant');
     const refused = await svc(['composition', 'list'], { apiUrl: stack.apiUrl, env });
     expect(refused.code).toBe(5);
+    // What docs/cli.md says the CLI shows: what happened, and what to do.
+    expect(refused.problem()).toMatchObject({
+      status: 401,
+      code: 'sign_in_ended',
+      detail: expect.stringContaining('sign in again (svc auth login)'),
+    });
   });
 
   it('its loopback listener answers only its own sign-in: another path 404, another state 400, and it keeps waiting', async () => {
@@ -183,6 +189,12 @@ describe('svc admin users', () => {
     expect(ended.json()).toEqual({ username: 'bob', ended: cli?.id });
     const refused = await svc(['composition', 'list'], { apiUrl: stack.apiUrl, env });
     expect(refused.code).toBe(5);
+    // What docs/cli.md says the CLI shows: what happened, and what to do.
+    expect(refused.problem()).toMatchObject({
+      status: 401,
+      code: 'sign_in_ended',
+      detail: expect.stringContaining('sign in again (svc auth login)'),
+    });
 
     expect((await login(env, 'bob')).code).toBe(0);
     const all = await svc(['admin', 'users', 'end-sign-ins', 'bob'], asAdmin);
@@ -201,5 +213,125 @@ describe('svc admin users', () => {
     const unknown = await svc(['admin', 'users', 'sign-ins', 'nobody'], asAdmin);
     expect(unknown.code).toBe(1);
     expect(unknown.problem().status).toBe(404);
+  });
+});
+
+describe('svc admin users: people, from a terminal', () => {
+  const asAdmin = () => ({ apiUrl: stack.apiUrl, env: { SVC_API_TOKEN: adminToken } });
+  const admin = (...args: string[]) => svc(['admin', 'users', ...args], asAdmin());
+
+  it('set creates a person with grants and a password read from a file; they sign in with it', async () => {
+    const created = await svc(
+      ['admin', 'users', 'set', 'dora', '--grant', 'developer:demo', '--password-file', '-'],
+      { ...asAdmin(), stdin: 'dora-local-password\n' },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.json()).toMatchObject({
+      username: 'dora',
+      grants: [{ role: 'developer', project: 'demo' }],
+      has_password: true,
+      disabled: false,
+    });
+    const listed = await admin('list', '--limit', '200');
+    expect(listed.json().items.map((user: { username: string }) => user.username)).toContain('dora');
+    const env = configDir();
+    expect((await login(env, 'dora')).code).toBe(0);
+    expect((await svc(['auth', 'status'], { apiUrl: stack.apiUrl, env })).json()).toMatchObject({
+      identity: { subject: 'user:dora' },
+    });
+
+    const disabled = await admin('disable', 'dora');
+    expect(disabled.code, disabled.stderr).toBe(0);
+    expect(disabled.json()).toMatchObject({
+      disabled: true,
+      grants: [{ role: 'developer', project: 'demo' }],
+    });
+    const ended = await svc(['composition', 'list'], { apiUrl: stack.apiUrl, env });
+    expect(ended.code).toBe(5);
+    expect(ended.problem().code).toBe('sign_in_ended');
+
+    const deleted = await admin('delete', 'dora');
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.json()).toEqual({ username: 'dora', deleted: true });
+    expect((await admin('delete', 'dora')).problem()).toMatchObject({ status: 404 });
+    const unknown = await admin('disable', 'dora');
+    expect(unknown.code).toBe(1);
+    expect(unknown.problem()).toMatchObject({ code: 'unknown_reference' });
+  });
+
+  it('refuses a bad grant or a short password before sending anything', async () => {
+    const grant = await admin('set', 'erin', '--grant', 'owner:demo');
+    expect(grant.code).toBe(2);
+    expect(grant.problem().errors[0].path).toBe('--grant');
+    const short = await svc(['admin', 'users', 'set', 'erin', '--password-file', '-'], {
+      ...asAdmin(),
+      stdin: 'short',
+    });
+    expect(short.code).toBe(2);
+    expect(short.problem().errors[0].path).toBe('--password-file');
+    expect(
+      (await admin('list')).json().items.map((user: { username: string }) => user.username),
+    ).not.toContain('erin');
+  });
+});
+
+describe('svc admin tokens', () => {
+  const admin = (...args: string[]) =>
+    svc(['admin', 'tokens', ...args], { apiUrl: stack.apiUrl, env: { SVC_API_TOKEN: adminToken } });
+
+  it('issues a token with the grants given, lists it without its secret, revokes it; its holder is told', async () => {
+    const issued = await admin(
+      'issue',
+      '--name',
+      'ci-service-b',
+      '--grant',
+      'publisher:demo:acme/service-b',
+      '--grant',
+      'developer:demo',
+      '--expires-in-days',
+      '30',
+    );
+    expect(issued.code, issued.stderr).toBe(0);
+    const token = issued.json();
+    expect(token).toMatchObject({
+      name: 'ci-service-b',
+      subject: 'token:ci-service-b',
+      grants: [
+        { role: 'publisher', project: 'demo', repository: 'acme/service-b' },
+        { role: 'developer', project: 'demo', repository: null },
+      ],
+      token: expect.stringMatching(/^svc_/),
+    });
+    const asCi = { apiUrl: stack.apiUrl, env: { SVC_API_TOKEN: token.token } };
+    expect((await svc(['composition', 'list'], asCi)).code).toBe(0);
+
+    const listed = await admin('list');
+    expect(listed.json().items.find((t: { id: string }) => t.id === token.id)).toMatchObject({
+      revoked_at: null,
+    });
+    expect(listed.stdout).not.toContain(token.token);
+
+    const revoked = await admin('revoke', token.id);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.json().revoked_at).toMatch(/Z$/);
+    const refused = await svc(['composition', 'list'], asCi);
+    expect(refused.code).toBe(5);
+    expect(refused.problem()).toMatchObject({ status: 401, code: 'token_revoked' });
+  });
+
+  it('takes the whole body from --file, and refuses flags beside it or a bad grant, sending nothing', async () => {
+    const body = { name: 'from-file', grants: [{ role: 'viewer', project: 'demo' }], expires_in_days: 1 };
+    const issued = await svc(['admin', 'tokens', 'issue', '--file', '-'], {
+      apiUrl: stack.apiUrl,
+      env: { SVC_API_TOKEN: adminToken },
+      stdin: JSON.stringify(body),
+    });
+    expect(issued.code, issued.stderr).toBe(0);
+    expect(issued.json()).toMatchObject({ name: 'from-file', grants: [{ role: 'viewer', project: 'demo' }] });
+    expect((await admin('issue', '--file', '-', '--name', 'x')).code).toBe(2);
+    const bad = await admin('issue', '--name', 'x', '--grant', 'developer');
+    expect(bad.code).toBe(2);
+    expect(bad.problem().errors[0].path).toBe('--grant');
+    expect((await admin('issue', '--name', 'x')).code).toBe(2);
   });
 });
