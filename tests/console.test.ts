@@ -7,7 +7,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { type HttpClient, httpClient, launchChromium, useTestStack } from '@svc/local/testing';
+import {
+  authorizeUrl,
+  type HttpClient,
+  httpClient,
+  launchChromium,
+  pkce,
+  useTestStack,
+} from '@svc/local/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createComposition, waitForPhase } from './support/compositions.ts';
@@ -326,5 +333,39 @@ describe('refusals', () => {
     await carol.goto(`${stack.apiUrl}/console/people`);
     expect(await carol.locator('main').textContent()).toContain('forbidden');
     await Promise.all([alice.close(), bob.close(), carol.close()]);
+  });
+
+  it('reads as sentences: a space wherever a template line breaks, counts in words, only what the mode has', async () => {
+    const alice = await signedIn('alice');
+    const text = async (selector = 'main') =>
+      (await alice.locator(selector).first().textContent())?.replace(/\s+/g, ' ');
+    await alice.goto(`${stack.apiUrl}/console/people`);
+    const people = await text();
+    expect(people).toContain(
+      'Manage people with svc admin users set, disable and delete; end their sign-ins',
+    );
+    expect(people).not.toContain('identity provider');
+
+    await alice.goto(`${stack.apiUrl}/console/compositions/new`);
+    expect(await text()).toContain('Build id instead of an image: a build CI published');
+    expect(await text()).not.toContain('or a build id');
+
+    await alice.goto(`${stack.apiUrl}/console/catalog`);
+    expect(await text()).toMatch(/previews at http:\/\/\*\.preview\.localhost:\d+\//);
+
+    // The svc CLI's sign-in, as its browser sees it: the cancel offer, then the consent.
+    const cli = await (await browser.newContext()).newPage();
+    await cli.goto(authorizeUrl(stack.apiUrl, 'http://127.0.0.1:9/callback', pkce()));
+    expect((await cli.locator('main').textContent())?.replace(/\s+/g, ' ')).toContain(
+      'Signing in the svc command line? Cancel the sign-in to stop it waiting.',
+    );
+    await cli.getByLabel('User name').fill('bob');
+    await cli.getByLabel('Password').fill('bob-local-password');
+    await cli.getByRole('button', { name: 'Sign in' }).click();
+    await cli.getByRole('button', { name: 'Allow' }).waitFor();
+    expect((await cli.locator('main').textContent())?.replace(/\s+/g, ' ')).toContain(
+      'asks to act as user:bob (developer on demo) for up to 30 days',
+    );
+    await Promise.all([alice.close(), cli.close()]);
   });
 });

@@ -13,6 +13,7 @@ function projectSection(
   components: Catalog.ComponentView[],
   baselines: Catalog.BaselineView[],
   now: Date,
+  previewUrl: ConsoleDeps['previewUrl'],
 ): Html {
   return html`<section aria-labelledby=${`project-${project.name}`}>
     <h2 id=${`project-${project.name}`}>${project.name}</h2>
@@ -33,7 +34,7 @@ function projectSection(
     </table>
     ${baselines.map(
       (b) => html`<table>
-        <caption>Baseline ${b.name}: namespace <code>${b.namespace}</code> on ${b.cluster}, previews at <code>*.${b.preview_domain}</code>, entry ${b.entry_component}${b.messaging ? ', messaging set up' : ''}</caption>
+        <caption>Baseline ${b.name}: namespace <code>${b.namespace}</code> on ${b.cluster}, previews at <code>${previewUrl('*', b.preview_domain, b.cluster)}</code>, entry ${b.entry_component}${b.messaging ? ', messaging set up' : ''}</caption>
         <thead><tr><th scope="col">Component</th><th scope="col">Baseline image</th><th scope="col">Replicas</th></tr></thead>
         <tbody>${Object.entries(b.components)
           .sort(([x], [y]) => x.localeCompare(y))
@@ -59,7 +60,7 @@ export function catalogPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets)
             Catalog.listComponents(deps, p.name, all),
             Catalog.listBaselines(deps, p.name, all),
           ]);
-          return projectSection(p, components.items, baselines.items, deps.clock.now());
+          return projectSection(p, components.items, baselines.items, deps.clock.now(), deps.previewUrl);
         }),
     );
     const body = html`<h1>Catalog</h1>

@@ -39,12 +39,12 @@ function overridesFieldset(fields: Fields, components: string[]): Html {
           `override-image-${n}`,
           'Image',
           html`<input type="text" id=${`override-image-${n}`} name=${`override_image_${n}`} value=${row.image} size="48" placeholder="registry.example.com/team/app:1.2.3" />`,
-          'or a build id',
         )}
         ${field(
           `override-build-${n}`,
           'Build id',
           html`<input type="text" id=${`override-build-${n}`} name=${`override_build_id_${n}`} value=${row.build_id} />`,
+          'instead of an image: a build CI published',
         )}
       </div>`,
     )}
@@ -286,7 +286,7 @@ function editForm(
   return html`
     <p><a href=${`${base}/compositions/${view.id}`}>← ${view.name}</a></p>
     <h1>Update ${view.name}</h1>
-    <p>The new override set replaces the current one completely. It applies to generation
+    <p>The new override set replaces the current one completely. It applies to generation${' '}
       <strong>${fields.expected_generation}</strong>; if someone changed the composition since, the update is refused.</p>
     ${problem ? problemNotice(problem) : null}
     <form method="post" action=${`${base}/compositions/${view.id}/update`}>

@@ -23,9 +23,9 @@ export function errorsDocument(): Promise<string> {
     <p>Every error is an RFC 9457 <code>application/problem+json</code> body with <code>type</code> (a
       link to its entry below), <code>title</code>, <code>status</code>, <code>detail</code> (what went
       wrong this time), <code>code</code>, <code>errors</code> (each offending field as a JSON pointer,
-      the name of a query parameter or a header) and <code>instance</code> (the request id, also the
+      the name of a query parameter or a header) and <code>instance</code> (the request id, also the${' '}
       <code>x-request-id</code> header).</p>
-    <p><code>code</code> is stable: program against it, not against <code>title</code> or
+    <p><code>code</code> is stable: program against it, not against <code>title</code> or${' '}
       <code>detail</code>. A 500 carries nothing but the request id to report.</p>
     <table>
       <thead><tr><th scope="col">code</th><th scope="col">status</th><th scope="col">title</th><th scope="col">meaning</th></tr></thead>

@@ -22,9 +22,11 @@ type PeopleDeps = ConsoleDeps & { mode: Auth.AuthMode };
 async function people(c: ConsoleContext, deps: PeopleDeps, assets: Assets) {
   const viewer = admin(c);
   const listed = await deps.users.list({ limit: 200, after: null });
+  // Only an oidc installation has an identity provider whose groups grant anything.
+  const providerNote =
+    deps.mode === Auth.AuthMode.Oidc ? "Grants here add to what the identity provider's groups give. " : '';
   const body = html`<h1>People</h1>
-    <p class="hint">Grants here add to what an identity provider's groups give. Manage people with
-      <code>PUT /v1/users/{name}</code>; end their sign-ins on their page.</p>
+    <p class="hint">${providerNote}Manage people with <code>svc admin users set</code>, <code>disable</code> and <code>delete</code>; end their sign-ins on their page.</p>
     <table>
       <thead><tr><th scope="col">Name</th><th scope="col">Grants</th><th scope="col">Signs in with</th><th scope="col">State</th></tr></thead>
       <tbody>${listed.items.map(

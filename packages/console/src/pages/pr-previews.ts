@@ -7,7 +7,7 @@ import { Forge, isDnsLabel, maxPageSize, type ProblemError } from '@svc/core';
 import { can } from '../access.ts';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
-import { pullRequestUrl, readable } from '../format.ts';
+import { count, pullRequestUrl, readable } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { base, csrfField, page } from '../layout.ts';
 import { asProblem, countdown, problemNotice, render } from '../parts.ts';
@@ -120,7 +120,7 @@ export function prPreviewPages(app: ConsoleApp, deps: ConsoleDeps, assets: Asset
       <p>A pull request carrying its repository's preview label gets a preview from the build CI published for its head commit (see the repository's preview policy). Stop leaves the pull request alone until a restart; restart gives a fresh URL and lifetime.</p>
       ${problem ? problemNotice(problem) : null}
       <table>
-        <caption>${list.items.length} previews${project ? ` of ${project}` : ''}; states refresh every ${refreshEvery} while scripts run.</caption>
+        <caption>${count(list.items.length, 'preview')}${project ? ` of ${project}` : ''}; states refresh every ${refreshEvery} while scripts run.</caption>
         <thead><tr><th scope="col">Pull request</th><th scope="col">State</th><th scope="col">Head commit</th><th scope="col">Preview</th><th scope="col">Expires in</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         ${rows(viewer, list.items, queryOf(project), deps.clock.now(), forgeWebUrl)}
       </table>`;

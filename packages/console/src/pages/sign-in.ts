@@ -44,7 +44,7 @@ function passwordForm(form: SignInForm): Html {
     </form>
     ${
       cancel
-        ? html`<p class="hint">Signing in the <code>svc</code> command line?
+        ? html`<p class="hint">Signing in the <code>svc</code> command line?${' '}
             <a href=${cancel}>Cancel the sign-in</a> to stop it waiting.</p>`
         : null
     }`;
@@ -84,7 +84,7 @@ function consentBody(consent: Consent): Html {
   const listener = new URL(consent.redirectUri);
   return html`<h1>Sign in the svc CLI on this computer?</h1>
     <p>The <strong>svc command-line client</strong>, waiting on port <strong>${listener.port}</strong> of
-      this computer (${listener.hostname}), asks to act as <strong>${consent.subject}</strong>
+      this computer (${listener.hostname}), asks to act as <strong>${consent.subject}</strong>${' '}
       (${consent.roles}) for up to 30 days.</p>
     <p class="hint">Allow only if you ran <code>svc auth login</code> on this computer just now: whatever
       listens on that port gets your access.</p>
