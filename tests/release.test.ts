@@ -76,7 +76,8 @@ async function startRegistry(): Promise<Registry> {
     },
   );
   const url = `http://127.0.0.1:${port}/`;
-  const deadline = Date.now() + 20_000;
+  // Seconds on an idle machine; a loaded one (the suite's other files) takes longer.
+  const deadline = Date.now() + 45_000;
   for (;;) {
     const ready = await fetch(`${url}-/ping`).then(
       (answer) => answer.ok,
