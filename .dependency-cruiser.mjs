@@ -163,6 +163,22 @@ export default {
       to: { path: workspace('core'), dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'local-iam-stands-alone',
+      comment:
+        'The IAM stand-in is AWS’s rules (the Service Authorization Reference, a policy simulator) over whatever policy it is given: it knows nothing of the service; the local stack hands it each function’s policy.',
+      severity: 'error',
+      from: { path: workspace('local-iam') },
+      to: { path: ['^packages/', '^infra/'], pathNot: workspace('local-iam') },
+    },
+    {
+      name: 'only-the-local-stack-reads-the-deploy',
+      comment:
+        'infra/ is what the deploy synthesizes. Of the packages only the local stack reads it, for each function’s IAM policy (`functionPermissions`), so what runs locally is held to what is deployed; the deployed code never imports its own deploy.',
+      severity: 'error',
+      from: { path: '^packages/', pathNot: ['^packages/local/', testCode] },
+      to: { path: '^infra/' },
+    },
+    {
       name: 'local-forge-stands-alone',
       comment: 'The forge is a GitHub API stand-in; it knows nothing of the service.',
       severity: 'error',

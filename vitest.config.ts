@@ -22,6 +22,7 @@ const unitTests = [
   'packages/github/src/**/*.test.ts',
   'packages/wiring/src/**/*.test.ts',
   'packages/local-cluster/src/**/*.test.ts',
+  'packages/local-iam/src/**/*.test.ts',
   'infra/**/*.test.ts',
   'stacks/**/*.test.ts',
 ];

@@ -49,7 +49,6 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
     clusters: stageClusters(settings).map((c) => arn('eks', `cluster/${c.eksClusterName}`, c.region)),
     previewQueues: arn('sqs', `${previewQueuePrefix($app.stage)}*`),
     topics,
-    topicSubscriptions: settings.messageTopics.map((topic) => arn('sns', `${topic}:*`)),
   });
   const api = new sst.aws.ApiGatewayV2('Api', apiArgs(settings));
   const environments = functionEnvironments(

@@ -135,7 +135,6 @@ describe('infra settings', () => {
       clusters: ['cluster'],
       previewQueues: 'preview_production_*',
       topics: ['topic'],
-      topicSubscriptions: ['topic:*'],
     });
     const unscoped = new Set([
       'sqs:ListQueues',

@@ -329,8 +329,6 @@ export interface PolicyArns<Arn> {
   previewQueues: Arn;
   /** The operator's topics (stage `messageTopics`). */
   topics: Arn[];
-  /** Their subscriptions (`<topic ARN>:*`): what the worker unsubscribes and looks at. */
-  topicSubscriptions: Arn[];
 }
 
 /** Item reads and writes; TransactWriteItems is authorised per item as these. */
@@ -376,13 +374,19 @@ export function functionPermissions<Arn>(arns: PolicyArns<Arn>): Record<Function
     },
     // Listing names no resource: ListQueues (filtered by the preview prefix) and ListTopics.
     { actions: ['sqs:ListQueues', 'sns:ListTopics'], resources: ['*'] },
-    // A subscription's ARN is its topic's and one more field: scoped to the granted topics' own.
+    // AWS authorizes a subscription's calls on its topic's ARN (the Service Authorization Reference
+    // gives Unsubscribe and GetSubscriptionAttributes the `topic` resource type), not on the
+    // subscription's own ARN.
     ...(arns.topics.length > 0
       ? [
-          { actions: ['sns:Subscribe', 'sns:ListSubscriptionsByTopic'], resources: arns.topics },
           {
-            actions: ['sns:GetSubscriptionAttributes', 'sns:Unsubscribe'],
-            resources: arns.topicSubscriptions,
+            actions: [
+              'sns:Subscribe',
+              'sns:ListSubscriptionsByTopic',
+              'sns:GetSubscriptionAttributes',
+              'sns:Unsubscribe',
+            ],
+            resources: arns.topics,
           },
         ]
       : []),

@@ -342,14 +342,16 @@ describe('sst.config.ts wiring', () => {
         'arn:aws:sqs:us-east-2:123456789012:preview_staging_*',
       ]);
     }
-    expect(resourcesOf(permissions, 'sns:Subscribe')).toEqual([
-      'arn:aws:sns:us-east-2:123456789012:orders',
-      'arn:aws:sns:us-east-2:123456789012:billing-*',
-    ]);
-    for (const action of ['sns:Unsubscribe', 'sns:GetSubscriptionAttributes']) {
+    // A subscription's calls are authorized on its topic, like the subscribing.
+    for (const action of [
+      'sns:Subscribe',
+      'sns:ListSubscriptionsByTopic',
+      'sns:Unsubscribe',
+      'sns:GetSubscriptionAttributes',
+    ]) {
       expect(resourcesOf(permissions, action)).toEqual([
-        'arn:aws:sns:us-east-2:123456789012:orders:*',
-        'arn:aws:sns:us-east-2:123456789012:billing-*:*',
+        'arn:aws:sns:us-east-2:123456789012:orders',
+        'arn:aws:sns:us-east-2:123456789012:billing-*',
       ]);
     }
     expect(resourcesOf(permissions, 'eks:DescribeCluster')).toEqual([

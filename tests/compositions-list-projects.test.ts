@@ -22,7 +22,7 @@ useTestStack({ authMode: Auth.AuthMode.Token, forge: false, worker: false }, asy
 /** Items the table's Queries read (before any filter), counted on the SDK client the API uses. */
 let scanned = 0;
 beforeAll(() => {
-  stack.clients.dynamodb.middlewareStack.add(
+  stack.functionClients.api.dynamodb.middlewareStack.add(
     (next, context) => async (args) => {
       const result = await next(args);
       const count = (result.output as { ScannedCount?: number }).ScannedCount;

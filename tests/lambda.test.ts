@@ -111,7 +111,7 @@ describe('the worker on Lambda', () => {
       };
       const handler = lambdaHandler(
         deps,
-        quiet.clients.sqs,
+        quiet.functionClients.worker.sqs,
         quiet.resources.jobQueueUrl,
         sweeps(deps),
         metrics.sink,

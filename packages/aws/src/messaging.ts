@@ -1,4 +1,5 @@
 import {
+  FilterPolicyLimitExceededException,
   GetSubscriptionAttributesCommand,
   ListSubscriptionsByTopicCommand,
   ListTopicsCommand,
@@ -90,26 +91,25 @@ async function ensureIsolatedQueue(
     return { name: input.name, queue_url: QueueUrl, ready: await subscribe(clients, arn, QueueUrl, input) };
   } catch (error) {
     // A queue no topic may feed is of no use to anyone: it goes with the refusal.
-    if (error instanceof Messaging.MessagingAccessDeniedError) await deleteQueue(clients.sqs, QueueUrl);
+    if (
+      error instanceof Messaging.MessagingAccessDeniedError ||
+      error instanceof Messaging.FilterPolicyQuotaError
+    )
+      await deleteQueue(clients.sqs, QueueUrl);
     throw error;
   }
 }
 
 /**
- * Unsubscribes the doomed queues from each topic; a topic that refuses is a leftover, said in
- * words, and a topic that no longer exists has nothing left to unsubscribe.
+ * Unsubscribes from each topic the subscriptions delivering to a doomed queue; a topic that refuses
+ * is a leftover, said in words, and a topic that no longer exists has nothing left to unsubscribe.
  */
 async function unsubscribeFromTopics(
-  clients: Clients,
+  sns: SNSClient,
   arnOf: TopicArnOf,
   topics: readonly string[],
-  doomed: string[],
+  doomed: Doomed,
 ): Promise<Messaging.Leftover[]> {
-  const endpoints = new Set(
-    (await Promise.all(doomed.map((url) => queueArn(clients.sqs, url).catch(() => null)))).filter(
-      (a): a is string => a !== null,
-    ),
-  );
   const leftovers: Messaging.Leftover[] = [];
   for (const topic of topics) {
     const arn = await arnOf(topic).catch((error: unknown) => {
@@ -118,16 +118,22 @@ async function unsubscribeFromTopics(
     });
     if (!arn) continue;
     try {
-      await unsubscribeAll(clients.sns, arn, endpoints);
+      await unsubscribeAll(sns, arn, doomed);
     } catch (error) {
       if (!(error instanceof Messaging.MessagingAccessDeniedError)) throw error;
       leftovers.push({
         resource: topic,
-        message: `subscriptions of ${doomed.map(queueNameOf).join(', ')} to topic "${topic}" may be left: ${error.message}`,
+        message: `subscriptions of queues ${doomed.describe} to topic "${topic}" may be left: ${error.message}`,
       });
     }
   }
   return leftovers;
+}
+
+/** The queues a removal takes: by name, so a queue already deleted is still recognised by its subscription. */
+interface Doomed {
+  has(queueName: string): boolean;
+  describe: string;
 }
 
 async function removeIsolatedQueues(
@@ -135,11 +141,14 @@ async function removeIsolatedQueues(
   arnOf: TopicArnOf,
   { prefix, topics, keep = [] }: Parameters<Port['removeIsolatedQueues']>[0],
 ): ReturnType<Port['removeIsolatedQueues']> {
-  const doomed = (await listQueues(clients.sqs, prefix)).filter((url) => !keep.includes(queueNameOf(url)));
-  if (doomed.length === 0) return { removed: [], leftovers: [] };
-  const leftovers = await unsubscribeFromTopics(clients, arnOf, topics, doomed);
-  for (const url of doomed) await deleteQueue(clients.sqs, url);
-  return { removed: doomed.map(queueNameOf), leftovers };
+  const doomed: Doomed = {
+    has: (name) => name.startsWith(prefix) && !keep.includes(name),
+    describe: `${prefix}*${keep.length > 0 ? ` (but ${keep.join(', ')})` : ''}`,
+  };
+  const queues = (await listQueues(clients.sqs, prefix)).filter((url) => doomed.has(queueNameOf(url)));
+  const leftovers = await unsubscribeFromTopics(clients.sns, arnOf, topics, doomed);
+  for (const url of queues) await deleteQueue(clients.sqs, url);
+  return { removed: queues.map(queueNameOf), leftovers };
 }
 
 /** Message isolation on SNS and SQS (fauxqs locally). */
@@ -166,8 +175,8 @@ async function findTopic(sns: SNSClient, topic: string): Promise<string> {
 }
 
 async function queueArn(sqs: SQSClient, url: string): Promise<string> {
-  const { Attributes } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+  const { Attributes } = await permitted('sqs:GetQueueAttributes', queueNameOf(url), () =>
+    sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] })),
   );
   if (!Attributes?.QueueArn) throw new Error(`queue ${url} has no ARN`);
   return Attributes.QueueArn;
@@ -178,7 +187,7 @@ async function subscribe(
   { sns, sqs }: Clients,
   topicArn: string,
   queueUrl: string,
-  input: { name: string; filterPolicy: Record<string, unknown> },
+  input: { name: string; topic: string; filterPolicy: Record<string, unknown> },
 ): Promise<boolean> {
   const endpoint = await queueArn(sqs, queueUrl);
   const policy = {
@@ -209,12 +218,46 @@ async function subscribe(
         Attributes: { FilterPolicy: JSON.stringify(input.filterPolicy), RawMessageDelivery: 'true' },
       }),
     ),
-  );
+  ).catch((error: unknown) => {
+    if (error instanceof FilterPolicyLimitExceededException)
+      throw new Messaging.FilterPolicyQuotaError(input.topic, { cause: error });
+    throw error;
+  });
   if (!SubscriptionArn || SubscriptionArn === 'pending confirmation') return false;
-  const { Attributes } = await permitted('sns:GetSubscriptionAttributes', SubscriptionArn, () =>
-    sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn })),
+  try {
+    const { Attributes } = await permitted('sns:GetSubscriptionAttributes', topicArn, () =>
+      sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn })),
+    );
+    return Attributes?.PendingConfirmation !== 'true';
+  } catch (error) {
+    if (!(error instanceof Messaging.MessagingAccessDeniedError)) throw error;
+    throw await withdrawn(sns, topicArn, SubscriptionArn, error);
+  }
+}
+
+/**
+ * A subscription made just before a refusal is taken back, so the queue's removal leaves no
+ * filtered subscription on the operator's topic; the refusal says what is left if that is refused too.
+ */
+async function withdrawn(
+  sns: SNSClient,
+  topicArn: string,
+  subscriptionArn: string,
+  refusal: Messaging.MessagingAccessDeniedError,
+): Promise<Messaging.MessagingAccessDeniedError> {
+  const left = await permitted('sns:Unsubscribe', topicArn, () =>
+    sns.send(new UnsubscribeCommand({ SubscriptionArn: subscriptionArn })),
+  ).then(
+    () => undefined,
+    (error: unknown) => {
+      if (!(error instanceof Messaging.MessagingAccessDeniedError)) throw error;
+      return `subscription ${subscriptionArn} (${error.message})`;
+    },
   );
-  return Attributes?.PendingConfirmation !== 'true';
+  return new Messaging.MessagingAccessDeniedError(refusal.action, refusal.resource, {
+    cause: refusal.cause,
+    ...(left ? { left } : {}),
+  });
 }
 
 async function listQueues(sqs: SQSClient, prefix: string): Promise<string[]> {
@@ -228,21 +271,24 @@ async function listQueues(sqs: SQSClient, prefix: string): Promise<string[]> {
   return urls;
 }
 
-/** Unsubscribes from the topic every subscription delivering to one of `endpoints`. */
-async function unsubscribeAll(
-  sns: SNSClient,
-  topicArn: string,
-  endpoints: ReadonlySet<string>,
-): Promise<void> {
+/** Unsubscribes from the topic every subscription delivering to a doomed queue, gone or not. */
+async function unsubscribeAll(sns: SNSClient, topicArn: string, doomed: Doomed): Promise<void> {
   let token: string | undefined;
   do {
     const next = token;
     const page = await permitted('sns:ListSubscriptionsByTopic', topicArn, () =>
       sns.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn, NextToken: next })),
     );
-    for (const { SubscriptionArn, Endpoint } of page.Subscriptions ?? []) {
-      if (!SubscriptionArn || !Endpoint || !endpoints.has(Endpoint)) continue;
-      await permitted('sns:Unsubscribe', SubscriptionArn, () =>
+    for (const { SubscriptionArn, Endpoint, Protocol } of page.Subscriptions ?? []) {
+      // An SQS endpoint is the queue's ARN, whose last field is its name.
+      if (
+        !SubscriptionArn ||
+        Protocol !== 'sqs' ||
+        !Endpoint ||
+        !doomed.has(Endpoint.split(':').at(-1) ?? '')
+      )
+        continue;
+      await permitted('sns:Unsubscribe', topicArn, () =>
         sns.send(new UnsubscribeCommand({ SubscriptionArn })),
       );
     }

@@ -1,5 +1,6 @@
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   type DynamoDBClient,
   ResourceInUseException,
   UpdateTimeToLiveCommand,
@@ -12,6 +13,10 @@ export interface ProvisionedResources {
   tableName: string;
   jobQueueUrl: string;
   deadLetterQueueUrl: string;
+  /** Their ARNs as the emulators answer them: what the functions' IAM policies name. */
+  tableArn: string;
+  jobQueueArn: string;
+  deadLetterQueueArn: string;
 }
 
 /**
@@ -24,21 +29,30 @@ export async function provision(
 ): Promise<ProvisionedResources> {
   const tableName = `${prefix}${Resources.table.name}`;
   await createTable(clients.dynamodb, tableName);
+  const { Table } = await clients.dynamodb.send(new DescribeTableCommand({ TableName: tableName }));
+  if (!Table?.TableArn) throw new Error(`table ${tableName} has no ARN`);
   const dlq = Resources.deadLetterQueue;
   const deadLetterQueueUrl = await createQueue(clients.sqs, `${prefix}${dlq.name}`, {
     MessageRetentionPeriod: String(dlq.messageRetentionSeconds),
   });
-  const deadLetterArn = await queueArn(clients.sqs, deadLetterQueueUrl);
+  const deadLetterQueueArn = await queueArn(clients.sqs, deadLetterQueueUrl);
   const job = Resources.jobQueue;
   const jobQueueUrl = await createQueue(clients.sqs, `${prefix}${job.name}`, {
     VisibilityTimeout: String(job.visibilityTimeoutSeconds),
     MessageRetentionPeriod: String(job.messageRetentionSeconds),
     RedrivePolicy: JSON.stringify({
-      deadLetterTargetArn: deadLetterArn,
+      deadLetterTargetArn: deadLetterQueueArn,
       maxReceiveCount: job.maxReceiveCount,
     }),
   });
-  return { tableName, jobQueueUrl, deadLetterQueueUrl };
+  return {
+    tableName,
+    jobQueueUrl,
+    deadLetterQueueUrl,
+    tableArn: Table.TableArn,
+    jobQueueArn: await queueArn(clients.sqs, jobQueueUrl),
+    deadLetterQueueArn,
+  };
 }
 
 async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {

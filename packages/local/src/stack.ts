@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SNSClient } from '@aws-sdk/client-sns';
 import { createWebhookApp, listenNode, serviceApp } from '@svc/api';
 import {
   type AwsClients,
@@ -13,7 +14,7 @@ import {
   Auth,
   Catalog,
   type Clock,
-  Cluster,
+  type Cluster,
   Compositions,
   type Forge,
   type Log,
@@ -25,7 +26,13 @@ import { clusterFromSettings } from '@svc/kube';
 import { localClusterName } from '@svc/kube/settings';
 import type { LocalCluster } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
-import { ServiceSettings, type Services, settingsFromEnvironment, wireServices } from '@svc/wiring';
+import {
+  ServiceSettings,
+  type Services,
+  settingsFromEnvironment,
+  wireServices,
+  wireWebhook,
+} from '@svc/wiring';
 import {
   countingMetrics,
   defaultWorkerSettings,
@@ -63,9 +70,10 @@ import {
 import { startDynamoDbLocal } from './dynamodb-local.ts';
 import { startSqsEmulator } from './fauxqs.ts';
 import { type LocalForgeOptions, seedDemoPolicy, startStackForge } from './forge.ts';
+import { FunctionName, type FunctionPolicies, functionPolicies } from './function-policies.ts';
 import type { LocalIdentityProvider } from './identity-provider.ts';
-import { enforceTopicGrants } from './messaging-grants.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
+import { enforceSnsQuotas } from './sns-quotas.ts';
 
 export interface StackOptions {
   host?: string;
@@ -122,8 +130,8 @@ export interface StackOptions {
   /** Seals page cursors (default: {@link localCursorKey}). */
   cursorKey?: string;
   /**
-   * The stage's `messageTopics`: what the catalog may name and the worker may subscribe to
-   * (default: the demo's topic). The worker is refused the others the way IAM refuses them.
+   * The stage's `messageTopics`: what the catalog may name and the worker's policy grants (default:
+   * the demo's topic).
    */
   messageTopics?: readonly string[];
 }
@@ -150,10 +158,17 @@ export interface Stack {
   readonly resources: ProvisionedResources;
   readonly endpoints: { dynamodb: string; sqs: string };
   readonly scheduler: Scheduler;
-  /** Every store as built, before the test's wrappers. */
+  /** Every store as the API built it, before the test's wrappers. */
   readonly stores: AwsStores;
-  /** The clients the services use, and an SNS client without the worker's simulated grants. */
+  /**
+   * The emulators as the operator reaches them, held to no function's policy: what tests publish,
+   * drain, seed and look with. (SNS's quotas hold all the same.)
+   */
   readonly clients: AwsClients & { sns: ReturnType<typeof createSnsClient> };
+  /** The clients each function's services run on, each held to that function's IAM policy. */
+  readonly functionClients: FunctionClients;
+  /** Who each function is to IAM, and the policy it is held to (a test may narrow one). */
+  readonly policies: Pick<FunctionPolicies, 'identity' | 'edit'>;
   /** `local` as its operator (an admin) reaches it: what a test arranges or inspects there. */
   readonly cluster: Cluster.ClusterPort;
   /** Every cluster the API uses (the local ones with its identity, the outside ones), by name. */
@@ -175,8 +190,8 @@ export interface Stack {
   /** Runs one job message the way the poller does; tests use it to deliver a message twice. */
   handle(body: string, receiveCount?: number): Promise<void>;
   /**
-   * What the worker's simulated IAM policy grants from now on, leaving the catalog's view alone:
-   * a stage redeployed with other `messageTopics` after the catalog was applied.
+   * The topics the worker's IAM policy grants from now on, leaving the catalog's view alone: a
+   * stage redeployed with other `messageTopics` after the catalog was applied.
    */
   grantWorkerTopics(topics: readonly string[]): void;
   stop(): Promise<void>;
@@ -210,23 +225,34 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const auth = await startAuth(options, host, front.apiUrl, cleanups);
     const environment = stackEnvironment(options, infrastructure, outside, front.forge, auth.environment);
     const settings = settingsFromEnvironment(ServiceSettings({ allowDev: true }), environment);
-    const { services, grantWorkerTopics } = wireStack(options, settings, log);
+    // The worker's differs in its clusters' kubeconfigs: on the stack's own clusters it acts as its
+    // own identity (and the API as its), as on EKS.
+    const workerSettings = settingsFromEnvironment(ServiceSettings({ allowDev: true }), {
+      ...environment,
+      ...clusterVariables(infrastructure.localClusters, outside, 'worker'),
+    });
     const operator = operatorClusters(infrastructure);
-    await checkOutsideClusters(services, outside);
-    const clients = { ...services.aws.clients, sns: createSnsClient(services.aws.settings) };
-    await seedBeforeServing(
+    const clients = operatorClients(infrastructure.endpoints);
+    const policies = functionPolicies({
+      ...infrastructure.resources,
+      previewQueuePrefix: settings.aws.previewQueuePrefix,
+      messageTopics: settings.aws.manifestLimits.messageTopics,
+      clusters: settings.kube.clusters.map((c) => c.name),
+    });
+    const functions = wireFunctions(
       options,
-      services,
-      operator,
-      clients,
-      settings.auth,
-      extraClusters(infrastructure),
+      { api: settings, worker: workerSettings },
+      log,
+      policies,
+      clients.sns,
     );
-    const app = connectFront(front, services, settings.auth, auth.identityProvider);
+    const { api } = functions;
+    await checkOutsideClusters(api, outside);
+    await seedBeforeServing(options, api, operator, clients, settings.auth, extraClusters(infrastructure));
+    const app = connectFront(front, functions, settings.auth, auth.identityProvider);
     // Seeded once the API listens: the demo's log links name the port it actually got.
-    if (options.seed !== false) await seedDemoCatalog(services, front.apiUrl, extraClusters(infrastructure));
-    const workerClusters = workerClusterRegistry(environment, infrastructure, outside);
-    const worker = await startWorker(options, { ...services, clusters: workerClusters }, cleanups);
+    if (options.seed !== false) await seedDemoCatalog(api, front.apiUrl, extraClusters(infrastructure));
+    const worker = await startWorker(options, functions.worker, cleanups);
     front.serve(app);
     const local = infrastructure.localClusters[0]?.cluster;
     if (!local) throw new Error('the stack runs at least one local cluster');
@@ -243,14 +269,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         dynamodb: infrastructure.endpoints.dynamodbEndpoint,
         sqs: infrastructure.endpoints.sqsEndpoint,
       },
-      stores: services.aws.stores,
+      stores: api.aws.stores,
       clients,
+      functionClients: functions.clients,
+      policies,
       cluster: operator(localClusterName),
-      clusters: services.clusters,
+      clusters: api.clusters,
       localCluster: local,
       ...localClusterControl(infrastructure, options),
       ...worker,
-      grantWorkerTopics,
+      grantWorkerTopics: (topics) => policies.grantWorkerTopics(topics),
       stop,
     };
   } catch (error) {
@@ -270,52 +298,101 @@ async function startAuth(options: StackOptions, host: string, publicOrigin: stri
   return auth;
 }
 
-/** The deployed wiring, with the stack's adapters: its SNS behind the worker's simulated grants, the emulators' deadlines, the test's clock and wrappers. */
-function wireStack(
+/** Each function's clients; the worker's SNS client is message isolation's. */
+type FunctionClients = Readonly<Record<FunctionName, AwsClients> & { worker: { sns: SNSClient } }>;
+
+/** What each function runs on, wired apart as each is deployed: its own clients, held to its own policy. */
+interface StackFunctions {
+  api: Services<null>;
+  worker: StackServices;
+  webhook: ReturnType<typeof wireWebhook>;
+  clients: FunctionClients;
+}
+
+/**
+ * The deployed wiring of each function, with the stack's adapters: its clients held to its IAM
+ * policy, the emulators' deadlines, the test's clock and wrappers, the worker's SNS client.
+ */
+function wireFunctions(
   options: StackOptions,
-  settings: ServiceSettings,
+  settings: { api: ServiceSettings; worker: ServiceSettings },
   log: Log,
-): { services: StackServices; grantWorkerTopics: Stack['grantWorkerTopics'] } {
-  let workerTopics = settings.aws.manifestLimits.messageTopics;
-  const services = wireServices(settings, {
-    cluster: clusterFromSettings,
-    messaging: (aws) => {
-      const sns = createSnsClient(aws.settings);
-      enforceTopicGrants(sns, () => workerTopics);
-      return snsSqsMessaging({ sqs: aws.clients.sqs, sns });
+  policies: FunctionPolicies,
+  operatorSns: SNSClient,
+): StackFunctions {
+  const held = (name: FunctionName, keep: (clients: AwsClients) => void = () => {}) => ({
+    instrumentClients: (clients: AwsClients) => {
+      policies.hold(name, clients.dynamodb);
+      policies.hold(name, clients.sqs);
+      keep(clients);
     },
+  });
+  const shared = {
     log,
     timeouts: emulatorTimeouts,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.wrapJobs ? { wrapJobs: options.wrapJobs } : {}),
     forgeSettings: { pollSeconds: 1, ...options.forgeSettings },
     ...(options.passwordCost ? { passwordCost: options.passwordCost } : {}),
-  });
-  return {
-    services,
-    grantWorkerTopics: (topics) => {
-      workerTopics = topics;
-    },
   };
+  const api = wireServices(settings.api, {
+    ...shared,
+    ...held(FunctionName.Api),
+    cluster: clusterFromSettings,
+    messaging: () => null,
+  });
+  const sns = createSnsClient({ ...settings.worker.aws.client, timeouts: emulatorTimeouts });
+  policies.hold(FunctionName.Worker, sns);
+  enforceSnsQuotas(sns, operatorSns);
+  const worker = wireServices(settings.worker, {
+    ...shared,
+    ...held(FunctionName.Worker),
+    cluster: clusterFromSettings,
+    messaging: (aws) => snsSqsMessaging({ sqs: aws.clients.sqs, sns }),
+  });
+  let webhookClients: AwsClients | undefined;
+  const webhook = wireWebhook(settings.api, {
+    ...shared,
+    ...held(FunctionName.Webhook, (clients) => {
+      webhookClients = clients;
+    }),
+  });
+  if (!webhookClients) throw new Error('the webhook was wired without clients');
+  const wrap = options.wrapJobs;
+  return {
+    api,
+    worker,
+    // The stack's forge timings hold for the webhook too (a delivery's dispatch grace is its).
+    webhook: { ...webhook, forgeSettings: api.forgeSettings, jobs: wrap ? wrap(webhook.jobs) : webhook.jobs },
+    clients: { api: api.aws.clients, worker: { ...worker.aws.clients, sns }, webhook: webhookClients },
+  };
+}
+
+/** The emulators as the operator reaches them: held to no function's policy, to SNS's quotas all the same. */
+function operatorClients(endpoints: Infrastructure['endpoints']): Stack['clients'] {
+  const settings = { region, ...endpoints, timeouts: emulatorTimeouts };
+  const sns = createSnsClient(settings);
+  enforceSnsQuotas(sns, sns);
+  return { ...createAwsClients(settings), sns };
 }
 
 /** The API and the webhook behind the listening server, and the local forge and provider told where they are. */
 function connectFront(
   front: Front,
-  services: StackServices,
+  functions: Pick<StackFunctions, 'api' | 'webhook'>,
   auth: Auth.AuthSettings,
   identityProvider: LocalIdentityProvider | null,
 ): ReturnType<typeof serviceApp>['app'] {
-  const { app } = serviceApp(services, auth, {
+  const { app } = serviceApp(functions.api, auth, {
     // One API process: a secret of its own for the agents' confirmations.
     mcp: { secret: randomBytes(32).toString('base64url') },
     // The console links a pull request to the local forge's page of it, not to github.com.
     ...(front.forge ? { forgeWebUrl: front.forge.url } : {}),
   });
-  front.serveWebhook(createWebhookApp(services));
+  front.serveWebhook(createWebhookApp(functions.webhook));
   identityProvider?.register(`${front.apiUrl}/auth/callback`);
   front.forge?.setWebhookUrl(`${front.apiUrl}/webhooks/forge`);
-  front.mintCiTokens(services);
+  front.mintCiTokens(functions.api);
   return app;
 }
 
@@ -366,22 +443,6 @@ function operatorClusters(infrastructure: Infrastructure): (name: string) => Clu
     if (!port) throw new Error(`the stack has no local cluster "${name}"`);
     return port;
   };
-}
-
-/**
- * The worker's clients of the clusters: the API's settings with the worker's kubeconfigs, so on the
- * stack's own clusters the worker acts as its own identity (and the API as its), as on EKS.
- */
-function workerClusterRegistry(
-  environment: Record<string, string>,
-  infrastructure: Infrastructure,
-  outside: readonly NamedOutsideCluster[],
-): Cluster.ClusterRegistry {
-  const { kube } = settingsFromEnvironment(ServiceSettings({ allowDev: true }), {
-    ...environment,
-    ...clusterVariables(infrastructure.localClusters, outside, 'worker'),
-  });
-  return Cluster.clusterRegistry(new Map(kube.clusters.map((c) => [c.name, clusterFromSettings(c.where)])));
 }
 
 /** A test's hold on the stack's local clusters: each as it runs now, and a restart. */
@@ -476,7 +537,7 @@ interface Front {
   /** Locally the webhook is mounted on the API's server; on AWS it is a function of its own. */
   serveWebhook(webhook: { fetch(request: Request): Response | Promise<Response> }): void;
   /** Outside dev mode the stand-in CI publishes with a machine token of its own, as CI does. */
-  mintCiTokens(services: Pick<StackServices, 'tokens' | 'clock'>): void;
+  mintCiTokens(services: Pick<Services<unknown>, 'tokens' | 'clock'>): void;
   serve(app: ReturnType<typeof serviceApp>['app']): void;
 }
 
@@ -537,7 +598,7 @@ async function startFront(options: StackOptions, host: string, log: Log, cleanup
 /** The demo's queues, baselines (one on each local cluster) and preview policy, and password mode's people. */
 async function seedBeforeServing(
   options: StackOptions,
-  services: StackServices,
+  services: Services<unknown>,
   operator: (name: string) => Cluster.ClusterPort,
   clients: Stack['clients'],
   auth: Auth.AuthSettings,
@@ -559,7 +620,7 @@ async function seedBeforeServing(
   }
 }
 
-/** The worker on the job queue and the schedules on timers, over the same services as the API. */
+/** The worker on the job queue and the schedules on timers, over the worker's services. */
 async function startWorker(
   options: StackOptions,
   services: StackServices,

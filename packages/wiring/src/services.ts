@@ -55,6 +55,8 @@ export interface StorageAdapters {
   timeouts?: AwsTimeouts;
   /** Default the system's; tests move one of their own. */
   clock?: Clock;
+  /** Sees every AWS client as it is built: the local stack holds each to its function's IAM policy. */
+  instrumentClients?: (clients: AwsClients) => void;
 }
 
 export interface Adapters<TMessaging extends Messaging.MessagingPort | null> extends StorageAdapters {
@@ -102,6 +104,7 @@ export interface Services<TMessaging> extends AwsStores, Forge.ForgeDeps {
 export function wireStorage(settings: AwsServiceSettings, adapters: StorageAdapters): Storage {
   const aws = { ...settings.client, ...(adapters.timeouts ? { timeouts: adapters.timeouts } : {}) };
   const clients = createAwsClients(aws);
+  adapters.instrumentClients?.(clients);
   // Without CURSOR_KEY the process hands out no cursor, so one of its own seals any it pages with.
   const cursorKey = settings.cursorKey ?? randomBytes(48).toString('base64');
   const stores = awsStores(clients, settings.names, adapters.clock ?? systemClock, cursorKey);

@@ -75,15 +75,25 @@ export async function isolate(
   return isolation;
 }
 
-/** A missing topic or a refused permission is a recorded blocker; anything else is retried. */
+/** A missing topic, a refused permission or a full topic is a recorded blocker; anything else is retried. */
 function messagingBlocker(error: unknown, topic: string, component: string): Compositions.Blocker {
   if (error instanceof Messaging.TopicMissingError) {
     return Rollout.rolloutBlocker(Rollout.RolloutBlockerCode.MessagingTopicMissing, error.message, component);
   }
+  if (error instanceof Messaging.FilterPolicyQuotaError) {
+    return Rollout.rolloutBlocker(
+      Rollout.RolloutBlockerCode.MessagingQuotaExceeded,
+      error.message,
+      component,
+    );
+  }
   if (error instanceof Messaging.MessagingAccessDeniedError) {
+    const left = error.left
+      ? `; still on topic "${topic}": ${error.left}`
+      : `; nothing of it is left on topic "${topic}"`;
     return Rollout.rolloutBlocker(
       Rollout.RolloutBlockerCode.MessagingAccessDenied,
-      `${error.message}: the stage does not grant topic "${topic}" (messageTopics in stacks/<stage>.ts), so its messages cannot be isolated`,
+      `${error.message}: the worker's IAM policy does not allow it (the stage grants its topics through messageTopics in stacks/<stage>.ts), so the messages of topic "${topic}" cannot be isolated${left}`,
       component,
     );
   }

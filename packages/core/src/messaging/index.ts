@@ -1,4 +1,6 @@
 export {
+  FilterPolicyQuotaError,
+  filterPoliciesPerTopic,
   isolatedQueueName,
   isolatedQueuePrefix,
   type Leftover,
@@ -6,5 +8,4 @@ export {
   type MessagingPort,
   routedFilterPolicy,
   TopicMissingError,
-  topicGranted,
 } from './ports.ts';

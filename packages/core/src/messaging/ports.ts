@@ -13,17 +13,40 @@ export class TopicMissingError extends Error {
 }
 
 /**
- * AWS refused a messaging call for want of a permission: a topic the stage does not grant. Retrying
- * changes nothing, so it is a recorded blocker naming the action and the resource.
+ * AWS refused a messaging call for want of a permission: the worker's policy does not allow that
+ * action on that resource. Retrying changes nothing, so it is a recorded blocker naming both, and
+ * what the refusal left behind (a subscription made before it that could not be taken back).
  */
 export class MessagingAccessDeniedError extends Error {
   override name = 'MessagingAccessDeniedError';
   readonly action: string;
   readonly resource: string;
-  constructor(action: string, resource: string, options?: { cause?: unknown }) {
+  /** What is left on the operator's side because of the refusal, in words; null: nothing. */
+  readonly left: string | null;
+  constructor(action: string, resource: string, options?: { cause?: unknown; left?: string }) {
     super(`the worker may not ${action} on ${resource}`, options);
     this.action = action;
     this.resource = resource;
+    this.left = options?.left ?? null;
+  }
+}
+
+/** SNS's default quota: filter policies on one topic (AWS refuses the next Subscribe with one). */
+export const filterPoliciesPerTopic = 200;
+
+/**
+ * The topic holds as many filter policies as SNS allows it: every isolated subscription has one,
+ * so no more previews with message isolation on it until some go. A recorded blocker, not a retry.
+ */
+export class FilterPolicyQuotaError extends Error {
+  override name = 'FilterPolicyQuotaError';
+  readonly topic: string;
+  constructor(topic: string, options?: { cause?: unknown }) {
+    super(
+      `topic "${topic}" already has the most filter policies SNS allows on one topic (${filterPoliciesPerTopic} by default, the operator's baseline subscriptions included): no more previews with message isolation on it until some are destroyed, or the quota is raised`,
+      options,
+    );
+    this.topic = topic;
   }
 }
 
@@ -45,7 +68,8 @@ export interface Leftover {
 export interface MessagingPort {
   /**
    * Creates the queue (if absent) and subscribes it to the topic with the filter policy (if not
-   * yet). A refused subscription (MessagingAccessDeniedError) leaves no queue behind.
+   * yet). A refusal (MessagingAccessDeniedError, FilterPolicyQuotaError) leaves no queue behind,
+   * and no subscription unless taking it back was refused too (the error's `left` says so).
    */
   ensureIsolatedQueue(input: {
     name: string;
@@ -53,8 +77,10 @@ export interface MessagingPort {
     filterPolicy: Record<string, unknown>;
   }): Promise<IsolatedQueue>;
   /**
-   * Unsubscribes and deletes every queue whose name starts with `prefix`, except those in `keep`.
-   * Queues go even when a topic refuses the unsubscribing: the topics that did are the leftovers.
+   * Unsubscribes from `topics` every subscription delivering to a queue whose name starts with
+   * `prefix` (found by its endpoint, so a queue already gone leaves none behind), and deletes those
+   * queues, except the ones in `keep`. Queues go even when a topic refuses the unsubscribing: what
+   * it refused is the leftovers.
    */
   removeIsolatedQueues(input: {
     prefix: string;
@@ -93,8 +119,8 @@ const topicName = (topic: string) => (topic.startsWith('arn:') ? (topic.split(':
 
 /**
  * Whether the stage's `messageTopics` (names, `*` for any run of characters, as the worker's IAM
- * policy reads them) cover a topic, given by name or ARN. The same rule decides the catalog, the
- * installation check and the local stack's stand-in for IAM.
+ * policy reads them) cover a topic, given by name or ARN. The same rule decides the catalog and the
+ * installation check; the worker's calls are held to the policy itself.
  */
 export function topicGranted(topic: string, grants: readonly string[]): boolean {
   const name = topicName(topic);

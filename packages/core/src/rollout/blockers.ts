@@ -11,6 +11,7 @@ export const RolloutBlockerCode = {
   MessagingNotConfigured: 'messaging_not_configured',
   MessagingTopicMissing: 'messaging_topic_missing',
   MessagingAccessDenied: 'messaging_access_denied',
+  MessagingQuotaExceeded: 'messaging_quota_exceeded',
   MessagingCleanupFailed: 'messaging_cleanup_failed',
   AnchorMissing: 'anchor_missing',
   ProgressDeadlineExceeded: 'progress_deadline_exceeded',
