@@ -133,7 +133,10 @@ async function subscriptionsOf(id: string): Promise<string[]> {
 }
 
 describe('a topic the stage does not grant the worker', () => {
-  afterEach(() => stack.grantWorkerTopics(['demo-events']));
+  afterEach(() => {
+    stack.grantWorkerTopics(['demo-events']);
+    stack.policies.edit('worker', null);
+  });
 
   it('fails the create at once with a named blocker, and the destroy leaves no pod and no queue', async () => {
     stack.grantWorkerTopics([]);
@@ -195,5 +198,65 @@ describe('a topic the stage does not grant the worker', () => {
     );
     // What the event says is left: the subscription, delivering to a queue that no longer exists.
     expect(await subscriptionsOf(created.id)).toHaveLength(1);
+  });
+
+  it('takes back a subscription the next call is refused after: the blocker names that call and says nothing is left', async () => {
+    stack.policies.edit('worker', (granted) =>
+      granted.map((s) => ({ ...s, actions: s.actions.filter((a) => a !== 'sns:GetSubscriptionAttributes') })),
+    );
+    const created = await createComposition(
+      http,
+      { 'service-d': { image: image('service-d', '3.0.2') } },
+      { message_isolation: true },
+    );
+    const failed = await waitForPhase(http, created.id, ['failed', 'ready']);
+    expect(failed.observed.blockers).toEqual([
+      {
+        code: 'messaging_access_denied',
+        message: expect.stringMatching(
+          /^the worker may not sns:GetSubscriptionAttributes on arn:aws:sns:[^ ]+:demo-events: .*; nothing of it is left on topic "demo-events"$/,
+        ),
+        component: 'service-d',
+      },
+    ]);
+    expect(await subscriptionsOf(created.id)).toEqual([]);
+    expect(await previewQueues(created.id)).toEqual([]);
+  });
+
+  it('under the grant on <topic>:* AWS never honoured, says which subscription is left; the corrected grant removes it on destroy though its queue is gone', async () => {
+    // Unsubscribe and GetSubscriptionAttributes granted on the subscriptions' ARNs, as before issue 31.
+    const bySubscription = ['sns:Unsubscribe', 'sns:GetSubscriptionAttributes'];
+    stack.policies.edit('worker', (granted) =>
+      granted.flatMap((s) =>
+        s.actions.includes('sns:Unsubscribe')
+          ? [
+              { ...s, actions: s.actions.filter((a) => !bySubscription.includes(a)) },
+              { actions: bySubscription, resources: s.resources.map((r) => `${r}:*`) },
+            ]
+          : [s],
+      ),
+    );
+    const created = await createComposition(
+      http,
+      { 'service-d': { image: image('service-d', '3.0.3') } },
+      { message_isolation: true },
+    );
+    const failed = await waitForPhase(http, created.id, ['failed', 'ready']);
+    expect(failed.observed.blockers).toEqual([
+      {
+        code: 'messaging_access_denied',
+        message: expect.stringMatching(
+          /^the worker may not sns:GetSubscriptionAttributes on arn:aws:sns:[^ ]+:demo-events: .*; still on topic "demo-events": subscription arn:aws:sns:[^ ]+:demo-events:[0-9a-f-]+ \(the worker may not sns:Unsubscribe on arn:aws:sns:[^ ]+:demo-events\)$/,
+        ),
+        component: 'service-d',
+      },
+    ]);
+    expect(await previewQueues(created.id)).toEqual([]);
+    expect(await subscriptionsOf(created.id)).toHaveLength(1);
+
+    stack.policies.edit('worker', null);
+    expect((await http.delete(`/v1/compositions/${created.id}`)).status).toBe(202);
+    expect((await waitForPhase(http, created.id, ['destroyed'])).phase).toBe('destroyed');
+    expect(await subscriptionsOf(created.id)).toEqual([]);
   });
 });

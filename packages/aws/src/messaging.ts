@@ -30,7 +30,10 @@ export function createSnsClient(settings: AwsSettings): SNSClient {
   return sns;
 }
 
-/** What SNS and SQS answer for want of a permission (SNS: AuthorizationError; SQS: AccessDenied). */
+/**
+ * What SNS and SQS answer for want of a permission (SNS: AuthorizationError; SQS: AccessDenied), by
+ * name: SNS answers its quotas with a 403 too (FilterPolicyLimitExceeded), which no grant fixes.
+ */
 const accessDeniedNames = new Set([
   'AuthorizationErrorException',
   'AuthorizationError',
@@ -38,11 +41,7 @@ const accessDeniedNames = new Set([
   'AccessDeniedException',
 ]);
 
-function isAccessDenied(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  return accessDeniedNames.has(error.name) || status === 403;
-}
+const isAccessDenied = (error: unknown) => error instanceof Error && accessDeniedNames.has(error.name);
 
 /** Runs one call; a refusal for want of a permission becomes MessagingAccessDeniedError naming it. */
 async function permitted<T>(action: string, resource: string, call: () => Promise<T>): Promise<T> {
