@@ -1,6 +1,6 @@
 /** GET /v1/forge/status: is the app configured and working, are webhooks arriving and being processed, did reconciliation find drift, how much rate limit is left. Never a secret, only whether it is there. */
 import { addSeconds } from '../clock.ts';
-import type { ForgeStatusView } from './model.ts';
+import type { ForgeStatusView, RateBudget } from './model.ts';
 import type { ForgeDeps } from './ports.ts';
 
 export interface ForgeConfiguration {
@@ -45,6 +45,19 @@ export async function status(
       forge_failed_deliveries: forgeFailures ?? null,
     },
     reconciliation,
-    rate_limits: budgets,
+    rate_limits: newestBudgets(budgets, deps.forge?.budgets() ?? []),
   };
+}
+
+/**
+ * Per installation, the newest of what the worker stored and what this process saw itself: the
+ * API's own calls to the forge (this status's among them) meet rate limits the worker never did.
+ */
+function newestBudgets(stored: readonly RateBudget[], seen: readonly RateBudget[]): RateBudget[] {
+  const newest = new Map<string, RateBudget>();
+  for (const budget of [...stored, ...seen]) {
+    const known = newest.get(budget.installation);
+    if (!known || budget.observed_at > known.observed_at) newest.set(budget.installation, budget);
+  }
+  return [...newest.values()];
 }
