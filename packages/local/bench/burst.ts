@@ -50,22 +50,26 @@ const account = () => {
   inFlightArea += inFlight * (now - inFlightSince);
   inFlightSince = now;
 };
-const dynamo = meterDynamoDb(stack.clients.dynamodb);
-const queue = meterQueue(stack.clients.sqs, 'benchSqsMeter');
-(stack.clients.sqs.middlewareStack as unknown as { add: (m: unknown, o: unknown) => void }).add(
-  (
-    next: (args: { input: { MessageBody?: string } }) => Promise<unknown>,
-    context: { commandName?: string },
-  ) =>
-    async (args: { input: { MessageBody?: string } }) => {
-      if (context.commandName === 'SendMessageCommand' && args.input.MessageBody)
-        sentAt.set(args.input.MessageBody, performance.now());
-      return next(args);
-    },
-  { step: 'initialize', name: 'benchSentAt' },
-);
+// The API's calls and the worker's, each function's clients.
+const { api, worker } = stack.functionClients;
+const dynamo = meterDynamoDb([api.dynamodb, worker.dynamodb]);
+const queue = meterQueue([api.sqs, worker.sqs], 'benchSqsMeter');
+for (const sqs of [api.sqs, worker.sqs]) {
+  (sqs.middlewareStack as unknown as { add: (m: unknown, o: unknown) => void }).add(
+    (
+      next: (args: { input: { MessageBody?: string } }) => Promise<unknown>,
+      context: { commandName?: string },
+    ) =>
+      async (args: { input: { MessageBody?: string } }) => {
+        if (context.commandName === 'SendMessageCommand' && args.input.MessageBody)
+          sentAt.set(args.input.MessageBody, performance.now());
+        return next(args);
+      },
+    { step: 'initialize', name: 'benchSentAt' },
+  );
+}
 const poller = startPoller({
-  sqs: stack.clients.sqs,
+  sqs: worker.sqs,
   queueUrl: stack.resources.jobQueueUrl,
   concurrency: pollerConcurrency,
   async handle(body, receiveCount) {

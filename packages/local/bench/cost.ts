@@ -58,10 +58,15 @@ const stack = await startStack({
 // The sweeps run on their own clock; they are measured once each at the end, not per preview.
 await stack.scheduler.stop();
 
+// The API's calls, and the sweeps' (run in this process on the worker's clients, measured apart).
+const inProcess = [stack.functionClients.api, stack.functionClients.worker];
 const api = {
-  dynamodb: meterDynamoDb(stack.clients.dynamodb),
-  sqs: meterQueue(stack.clients.sqs, 'benchSqsMeter'),
-  sns: meterQueue(stack.clients.sns, 'benchSnsMeter'),
+  dynamodb: meterDynamoDb(inProcess.map((c) => c.dynamodb)),
+  sqs: meterQueue(
+    inProcess.map((c) => c.sqs),
+    'benchSqsMeter',
+  ),
+  sns: meterQueue(stack.functionClients.worker.sns, 'benchSnsMeter'),
 };
 const kube = await meterKubeRequests(stack.clusterUrl);
 const profileDirectory = process.env.BENCH_WORKER_PROFILE;

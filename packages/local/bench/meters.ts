@@ -109,7 +109,7 @@ type MiddlewareStack = {
 };
 
 function addMeter(
-  client: MeteredClient,
+  clients: MeteredClient | readonly MeteredClient[],
   name: string,
   measure: (
     operation: string,
@@ -119,22 +119,24 @@ function addMeter(
     done(output: Record<string, unknown> | undefined, ms: number): void;
   },
 ): void {
-  (client.middlewareStack as MiddlewareStack).add(
-    (next, context) => async (args) => {
-      const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-      const meter = measure(operation, args.input);
-      const started = performance.now();
-      try {
-        const result = await next(meter.input ? { ...args, input: meter.input } : args);
-        meter.done(result.output, performance.now() - started);
-        return result;
-      } catch (error) {
-        meter.done(undefined, performance.now() - started);
-        throw error;
-      }
-    },
-    { step: 'initialize', name, priority: 'high' },
-  );
+  for (const client of [clients].flat()) {
+    (client.middlewareStack as MiddlewareStack).add(
+      (next, context) => async (args) => {
+        const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
+        const meter = measure(operation, args.input);
+        const started = performance.now();
+        try {
+          const result = await next(meter.input ? { ...args, input: meter.input } : args);
+          meter.done(result.output, performance.now() - started);
+          return result;
+        } catch (error) {
+          meter.done(undefined, performance.now() - started);
+          throw error;
+        }
+      },
+      { step: 'initialize', name, priority: 'high' },
+    );
+  }
 }
 
 const capacityOperations = new Set([
@@ -230,7 +232,7 @@ export interface DynamoMeter {
  * Counts the client's requests by operation and call site, asking each for its consumed capacity
  * (DynamoDB Local reports it for successful requests; failed ones report none and are counted apart).
  */
-export function meterDynamoDb(client: MeteredClient): DynamoMeter {
+export function meterDynamoDb(clients: MeteredClient | readonly MeteredClient[]): DynamoMeter {
   const meter: DynamoMeter = {
     operations: new Tally(),
     sites: new Tally(),
@@ -243,7 +245,7 @@ export function meterDynamoDb(client: MeteredClient): DynamoMeter {
       this.indexes.reset();
     },
   };
-  addMeter(client, 'benchDynamoMeter', (operation, input) => {
+  addMeter(clients, 'benchDynamoMeter', (operation, input) => {
     const site = `${callSite('aws')} ${operation}`;
     const shape = operation === 'TransactWriteItems' ? transactionShape(input) : undefined;
     return {
@@ -304,7 +306,7 @@ export interface QueueMeter {
 }
 
 /** Counts SQS or SNS requests by operation and call site, with messages sent and received. */
-export function meterQueue(client: MeteredClient, name: string): QueueMeter {
+export function meterQueue(clients: MeteredClient | readonly MeteredClient[], name: string): QueueMeter {
   const meter: QueueMeter = {
     operations: new Tally(),
     sites: new Tally(),
@@ -313,7 +315,7 @@ export function meterQueue(client: MeteredClient, name: string): QueueMeter {
       this.sites.reset();
     },
   };
-  addMeter(client, name, (operation, input) => {
+  addMeter(clients, name, (operation, input) => {
     const site = `${callSite('aws')} ${operation}`;
     return {
       done(output, ms) {
