@@ -225,26 +225,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const auth = await startAuth(options, host, front.apiUrl, cleanups);
     const environment = stackEnvironment(options, infrastructure, outside, front.forge, auth.environment);
     const settings = settingsFromEnvironment(ServiceSettings({ allowDev: true }), environment);
-    // The worker's differs in its clusters' kubeconfigs: on the stack's own clusters it acts as its
-    // own identity (and the API as its), as on EKS.
-    const workerSettings = settingsFromEnvironment(ServiceSettings({ allowDev: true }), {
-      ...environment,
-      ...clusterVariables(infrastructure.localClusters, outside, 'worker'),
-    });
+    const workerSettings = workerSettingsOf(environment, infrastructure, outside);
     const operator = operatorClusters(infrastructure);
-    const clients = operatorClients(infrastructure.endpoints);
-    const policies = functionPolicies({
-      ...infrastructure.resources,
-      previewQueuePrefix: settings.aws.previewQueuePrefix,
-      messageTopics: settings.aws.manifestLimits.messageTopics,
-      clusters: settings.kube.clusters.map((c) => c.name),
-    });
-    const functions = wireFunctions(
+    const { clients, policies, functions } = wireAccess(
       options,
       { api: settings, worker: workerSettings },
       log,
-      policies,
-      clients.sns,
+      infrastructure,
+      cleanups,
     );
     const { api } = functions;
     await checkOutsideClusters(api, outside);
@@ -368,6 +356,33 @@ function wireFunctions(
   };
 }
 
+/**
+ * The operator's clients, each function's identity over the resources as the emulators name them,
+ * and the functions wired on clients held to it; the clients are closed with the stack.
+ */
+function wireAccess(
+  options: StackOptions,
+  settings: { api: ServiceSettings; worker: ServiceSettings },
+  log: Log,
+  infrastructure: Infrastructure,
+  cleanups: Cleanups,
+) {
+  const clients = operatorClients(infrastructure.endpoints);
+  const policies = functionPolicies({
+    ...infrastructure.resources,
+    previewQueuePrefix: settings.worker.aws.previewQueuePrefix,
+    messageTopics: settings.api.aws.manifestLimits.messageTopics,
+    clusters: settings.api.kube.clusters.map((c) => c.name),
+  });
+  const functions = wireFunctions(options, settings, log, policies, clients.sns);
+  // Cleanups run last first: the worker's poller and the schedules stop before their clients do.
+  cleanups.push(async () => {
+    const { api, worker, webhook } = functions.clients;
+    for (const client of [clients, api, worker, webhook].flatMap((c) => Object.values(c))) client.destroy();
+  });
+  return { clients, policies, functions };
+}
+
 /** The emulators as the operator reaches them: held to no function's policy, to SNS's quotas all the same. */
 function operatorClients(endpoints: Infrastructure['endpoints']): Stack['clients'] {
   const settings = { region, ...endpoints, timeouts: emulatorTimeouts };
@@ -429,6 +444,21 @@ async function startInfrastructure(
 /** The names of the stack's local clusters after `local`: each has a demo baseline of its own. */
 const extraClusters = (infrastructure: Infrastructure) =>
   infrastructure.localClusters.slice(1).map((r) => r.name);
+
+/**
+ * The worker's settings: the API's with the worker's kubeconfigs, so on the stack's own clusters it
+ * acts as its own identity (and the API as its), as on EKS.
+ */
+function workerSettingsOf(
+  environment: Record<string, string>,
+  infrastructure: Infrastructure,
+  outside: readonly NamedOutsideCluster[],
+): ServiceSettings {
+  return settingsFromEnvironment(ServiceSettings({ allowDev: true }), {
+    ...environment,
+    ...clusterVariables(infrastructure.localClusters, outside, 'worker'),
+  });
+}
 
 /** The operator's client of each of the stack's own clusters (an admin): the demo's seeding, tests. */
 function operatorClusters(infrastructure: Infrastructure): (name: string) => Cluster.ClusterPort {
