@@ -54,21 +54,25 @@ describe('svc version', () => {
 });
 
 describe('--help', () => {
+  /** Each command's help, asked once for the whole file: a process start costs a third of a second. */
+  const answers = new Map<string, ReturnType<typeof svc>>();
+  const help = (path: string[]) => {
+    const key = path.join(' ');
+    if (!answers.has(key)) answers.set(key, svc([...path, '--help']));
+    return answers.get(key) as ReturnType<typeof svc>;
+  };
+
   /** Every command, found by walking the tree the way a program would: from `svc --help`. */
   async function commands(): Promise<string[][]> {
-    const found: string[][] = [];
-    const walk = async (path: string[]) => {
-      const result = await svc([...path, '--help']);
+    const walk = async (path: string[]): Promise<string[][]> => {
+      const result = await help(path);
       expect(result.code, result.stderr).toBe(0);
       const described = result.json();
-      if (!described.commands) {
-        found.push(path);
-        return;
-      }
-      for (const child of described.commands as { name: string }[]) await walk(child.name.split(' '));
+      if (!described.commands) return [path];
+      const children = described.commands as { name: string }[];
+      return (await Promise.all(children.map((child) => walk(child.name.split(' '))))).flat();
     };
-    await walk([]);
-    return found;
+    return walk([]);
   }
 
   it('every command describes its flags with defaults: text on stderr, JSON on stdout', async () => {
@@ -98,7 +102,7 @@ describe('--help', () => {
       ]),
     );
     for (const path of all) {
-      const result = await svc([...path, '--help']);
+      const result = await help(path);
       expect(result.code).toBe(0);
       expect(result.stderr).toContain(`svc ${path.join(' ')} — `);
       expect(result.stderr).toContain('Exit codes:');
@@ -106,11 +110,12 @@ describe('--help', () => {
       expect(described.command).toBe(`svc ${path.join(' ')}`);
       for (const flag of described.flags as Json[]) expect(result.stderr).toContain(flag.name);
     }
-  });
+    // One process per command and group (about 70): the time grows with the command set.
+  }, 120_000);
 
   it("a group lists each command with that command's own summary", async () => {
     const walk = async (path: string[]): Promise<Json> => {
-      const result = await svc([...path, '--help']);
+      const result = await help(path);
       const described = result.json();
       for (const child of (described.commands ?? []) as Json[]) {
         const own = await walk(child.name.split(' '));
