@@ -16,6 +16,16 @@ useTestStack({ authMode: Auth.AuthMode.Token }, async (started) => {
 const bearer = (token: string) => httpClient(stack.apiUrl, { authorization: `Bearer ${token}` });
 const developerOfDemo = [{ role: 'developer', project: 'demo', repository: null }];
 
+/** A problem without its request id, the one part of a body that differs per request. */
+const sameAcrossRequests = ({ instance: _, ...body }: Record<string, unknown>) => body;
+const unknownOrExpired =
+  'Bearer error="invalid_token", error_description="The credential sent is unknown or has expired."';
+
+/** The body every refused credential gets in token mode, whatever was wrong with it. */
+async function noCredentialBody() {
+  return sameAcrossRequests((await httpClient(stack.apiUrl).get('/v1/projects')).body);
+}
+
 describe('bearer token auth', () => {
   it('answers 401 without credentials on every /v1 route, the same body for each failure, offering no sign-in in token mode', async () => {
     const http = httpClient(stack.apiUrl);
@@ -24,15 +34,30 @@ describe('bearer token auth', () => {
       const { status, headers, body } = await http.get(path);
       expect(status).toBe(401);
       expect(headers.get('www-authenticate')).toBe('Bearer');
-      bodies.add(`${body.code}|${body.detail}`);
+      bodies.add(JSON.stringify(sameAcrossRequests(body)));
     }
-    for (const header of ['Bearer svc_not-a-real-token', 'Bearer svca_unknown', 'Basic abc', 'Bearer']) {
+    // A credential sent and refused is named invalid in the challenge (RFC 6750 §3.1); another scheme is no attempt at ours.
+    for (const [header, challenge] of [
+      ['Bearer svc_not-a-real-token', unknownOrExpired],
+      ['Bearer svca_unknown', unknownOrExpired],
+      ['Basic abc', 'Bearer'],
+      ['Bearer', 'Bearer'],
+    ] as const) {
       const answer = await httpClient(stack.apiUrl, { authorization: header }).get('/v1/projects');
       expect(answer.status).toBe(401);
-      bodies.add(`${answer.body.code}|${answer.body.detail}`);
+      expect(answer.headers.get('www-authenticate'), header).toBe(challenge);
+      bodies.add(JSON.stringify(sameAcrossRequests(answer.body)));
     }
-    expect([...bodies]).toEqual([
-      'unauthenticated|Send Authorization: Bearer <token> (svc reads it from SVC_API_TOKEN); this installation has no sign-in.',
+    expect([...bodies].map((body) => JSON.parse(body))).toEqual([
+      {
+        type: '/docs/errors.md#unauthenticated',
+        title: 'Unauthenticated',
+        status: 401,
+        code: 'unauthenticated',
+        detail:
+          'Send Authorization: Bearer <token> (svc reads it from SVC_API_TOKEN); this installation has no sign-in.',
+        errors: [],
+      },
     ]);
   });
 
@@ -127,10 +152,13 @@ describe('bearer token auth', () => {
     const revoked = await admin.delete(`/v1/tokens/${issued.id}`);
     expect(revoked.status).toBe(200);
     expect(revoked.body.revoked_at).toMatch(/Z$/);
+    // The same body as any refusal; why, only in the challenge its holder gets.
     const refused = await bearer(issued.token).get('/v1/projects');
     expect(refused.status).toBe(401);
-    expect(refused.headers.get('www-authenticate')).toBe('Bearer');
-    expect(refused.body).toMatchObject({ code: 'token_revoked', title: 'Token revoked' });
+    expect(sameAcrossRequests(refused.body)).toEqual(await noCredentialBody());
+    expect(refused.headers.get('www-authenticate')).toBe(
+      'Bearer error="invalid_token", error_description="This machine token was revoked; ask an Admin for a new one (svc admin tokens issue)."',
+    );
     expect((await admin.delete(`/v1/tokens/${issued.id}`)).status).toBe(200);
     expect((await admin.delete('/v1/tokens/tok-nothing')).status).toBe(404);
 
@@ -151,7 +179,8 @@ describe('bearer token auth', () => {
     });
     const refused = await bearer(token).get('/v1/projects');
     expect(refused.status).toBe(401);
-    expect(refused.body.code).toBe('unauthenticated');
+    expect(sameAcrossRequests(refused.body)).toEqual(await noCredentialBody());
+    expect(refused.headers.get('www-authenticate')).toBe(unknownOrExpired);
   });
 
   it('reads a token issued before grants existed as admin or developer on every project', async () => {

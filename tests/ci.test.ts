@@ -155,6 +155,15 @@ describe('the packaged step', () => {
     );
     expect(otherRepository.stderr).toContain('publishing the build refused: 403 forbidden');
     expect(otherRepository.code).toBe(8);
+    const issued = (
+      await admin.post('/v1/tokens', { name: 'ci-revoked', grants: [{ role: 'developer', project: 'demo' }] })
+    ).body;
+    expect((await admin.delete(`/v1/tokens/${issued.id}`)).status).toBe(200);
+    const revoked = await runAction(action, { ...base, token: issued.token, image }, githubRun(commit));
+    expect(revoked.stderr).toContain(
+      'publishing the build refused: 401 unauthenticated: Send Authorization: Bearer <token> (svc reads it from SVC_API_TOKEN); this installation has no sign-in. This machine token was revoked; ask an Admin for a new one (svc admin tokens issue).',
+    );
+    expect(revoked.code).toBe(5);
     expect(await liveCount()).toBe(before);
   });
 

@@ -111,6 +111,37 @@ describe('/mcp over Streamable HTTP', () => {
     await expect(httpAgent(mcpUrl())).rejects.toThrow();
   });
 
+  it('answers a revoked token and an ended sign-in as it answers no token, saying why in the challenge only', async () => {
+    const { instance: _, ...anonymous } = (await (await post({})).json()) as Record<string, unknown>;
+    const admin = httpClient(stack.apiUrl, bearer(await issue('agent-admin', grant('admin', '*'))));
+    const revoked = (await admin.post('/v1/tokens', { name: 'agent-revoked', grants: grant('developer') }))
+      .body;
+    expect((await admin.delete(`/v1/tokens/${revoked.id}`)).status).toBe(200);
+    const { tokens } = await signIn('bob');
+    const loggedOut = await fetch(`${stack.apiUrl}/auth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: 'svc-cli', token: tokens.refresh_token }).toString(),
+    });
+    expect(loggedOut.status).toBe(200);
+    for (const [token, why] of [
+      [revoked.token, 'This machine token was revoked; ask an Admin for a new one (svc admin tokens issue).'],
+      [
+        tokens.access_token,
+        'This sign-in was ended (signed out, by an Admin, or by a password change, a disable or a deletion); sign in again (svc auth login).',
+      ],
+      ['svc_never-issued', 'The credential sent is unknown or has expired.'],
+    ]) {
+      const answer = await post(bearer(token));
+      expect(answer.status).toBe(401);
+      const { instance: __, ...body } = (await answer.json()) as Record<string, unknown>;
+      expect(body).toEqual(anonymous);
+      expect(answer.headers.get('www-authenticate')).toBe(
+        `Bearer error="invalid_token", error_description="${why}"`,
+      );
+    }
+  });
+
   it('takes no session cookie: a signed-in browser authorizes nothing here', async () => {
     const { browser } = await signIn('bob');
     expect(browser.cookies.size).toBeGreaterThan(0);
@@ -226,20 +257,34 @@ describe('/mcp over Streamable HTTP', () => {
 });
 
 describe('svc mcp with the CLI credentials', () => {
-  it('sends the token file, and without any credential the tools answer the 401', async () => {
+  it('sends the token file; without any credential the tools answer the 401, and a revoked token the same 401 saying why', async () => {
     const dir = freshConfigDir();
     const file = join(dir, 'token');
     writeFileSync(file, `${developer}\n`, { mode: 0o600 });
+    const admin = httpClient(stack.apiUrl, bearer(await issue('agent-admin-stdio', grant('admin', '*'))));
+    const revoked = (await admin.post('/v1/tokens', { name: 'stdio-revoked', grants: grant('developer') }))
+      .body;
+    expect((await admin.delete(`/v1/tokens/${revoked.id}`)).status).toBe(200);
     const withToken = await stdioAgent(stack.apiUrl, { env: { SVC_API_TOKEN_FILE: file } });
     const without = await stdioAgent(stack.apiUrl);
+    const withRevoked = await stdioAgent(stack.apiUrl, { env: { SVC_API_TOKEN: revoked.token } });
     try {
       const listed = await withToken.call('catalog_read');
       expect(listed.isError, listed.text).toBe(false);
       expect(listed.structured.items.map((p: { name: string }) => p.name)).toContain('demo');
       const refused = await without.call('catalog_read');
-      expect(refused.structured.problem).toMatchObject({ status: 401, code: 'unauthenticated' });
+      expect(refused.structured).toEqual({
+        problem: expect.objectContaining({ status: 401, code: 'unauthenticated' }),
+      });
+      const ended = await withRevoked.call('catalog_read');
+      const { instance: _, ...body } = ended.structured.problem;
+      const { instance: __, ...anonymous } = refused.structured.problem;
+      expect(body).toEqual(anonymous);
+      const why = 'This machine token was revoked; ask an Admin for a new one (svc admin tokens issue).';
+      expect(ended.structured.challenge).toEqual({ error: 'invalid_token', error_description: why });
+      expect(ended.text).toBe(`unauthenticated: ${anonymous.detail} ${why}`);
     } finally {
-      await Promise.all([withToken.close(), without.close()]);
+      await Promise.all([withToken.close(), without.close(), withRevoked.close()]);
     }
   });
 

@@ -111,10 +111,14 @@ function exitCodeOf(error: ApiError): number {
   return error.status === 409 ? 4 : 1;
 }
 
-/** A problem as one line: its status, code, detail and each field it names (all untrusted text). */
+/**
+ * A problem as one line: its status, code, detail, each field it names, and why a 401 refused the
+ * token (revoked, expired), which only its challenge says (all untrusted text).
+ */
 function problemLine(error: ApiError): string {
   const fields = error.problem.errors.map((e) => ` ${e.path}: ${e.message}`).join(';');
-  return `${error.status ?? ''} ${error.code}: ${error.problem.detail}${fields}`.trim();
+  const why = error.challenge?.error_description ? ` ${error.challenge.error_description}` : '';
+  return `${error.status ?? ''} ${error.code}: ${error.problem.detail}${fields}${why}`.trim();
 }
 
 const retried = new Set<string>([ClientCode.ApiUnreachable, ClientCode.ApiTimeout]);

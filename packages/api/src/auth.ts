@@ -31,34 +31,21 @@ export const sessionCookieOptions = {
 const bearer = /^Bearer\s+([\x21-\x7e]{1,4096})$/i;
 const mutating = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-const challenge = { headers: { 'www-authenticate': 'Bearer' } };
-
 /**
- * The same answer for a missing, unknown or expired credential: nothing to learn from it but what
- * this endpoint and mode accept. A sign-in is offered only where people sign in.
+ * The one answer to every refused credential, whatever its state: its detail says only what this
+ * endpoint and mode accept (a sign-in only where people sign in). Why this credential was refused
+ * goes in the challenge (RFC 6750 §3), which only whoever presented it receives.
  */
-function unauthenticated(deps: AuthDeps, options: { cookies: boolean }): ProblemError {
+function unauthenticated(deps: AuthDeps, options: { cookies: boolean }, refusal: Auth.Refusal): ProblemError {
   const detail = !options.cookies
     ? 'This endpoint takes a bearer token only: send Authorization: Bearer <token>; a browser session does not reach it.'
     : Auth.signInModes.includes(deps.settings.mode)
       ? 'Send Authorization: Bearer <token>, or sign in (svc auth login).'
       : 'Send Authorization: Bearer <token> (svc reads it from SVC_API_TOKEN); this installation has no sign-in.';
-  return new ProblemError(ErrorCode.Unauthenticated, detail, challenge);
+  return new ProblemError(ErrorCode.Unauthenticated, detail, {
+    headers: { 'www-authenticate': Auth.bearerChallenge(refusal) },
+  });
 }
-
-/** Said only to whoever holds the secret of a credential that was good: they learn nothing new. */
-const tokenRevoked = () =>
-  new ProblemError(
-    ErrorCode.TokenRevoked,
-    'This machine token was revoked; ask an Admin for a new one (svc admin tokens issue).',
-    challenge,
-  );
-const signInEnded = () =>
-  new ProblemError(
-    ErrorCode.SignInEnded,
-    'This sign-in was ended (signed out, by an Admin, or by a password change, a disable or a deletion): sign in again (svc auth login).',
-    challenge,
-  );
 
 export function signInDeps(deps: AuthDeps): Auth.SignInDeps {
   return { signIns: deps.signIns, users: deps.users, clock: deps.clock, mode: deps.settings.mode };
@@ -105,7 +92,15 @@ export function requireCsrf(deps: AuthDeps, c: Context, sessionSecret: string, f
   }
 }
 
-async function bearerIdentity(deps: AuthDeps, token: string): Promise<Auth.Identity | null> {
+/** Why a sign-in's credential gives no identity: ended, or unknown and expired alike. */
+async function signInRefusal(deps: AuthDeps, secret: string): Promise<Auth.Refusal> {
+  return (await Auth.signInWasEnded(signInDeps(deps), secret))
+    ? Auth.Refusal.SignInEnded
+    : Auth.Refusal.Invalid;
+}
+
+/** The identity a bearer token gives, or why it gives none. */
+async function bearerIdentity(deps: AuthDeps, token: string): Promise<Auth.Identity | Auth.Refusal> {
   const { settings } = deps;
   if (settings.mode === Auth.AuthMode.SharedToken && Auth.sameSecret(token, settings.sharedToken)) {
     return Auth.sharedIdentity(settings.grants);
@@ -113,13 +108,14 @@ async function bearerIdentity(deps: AuthDeps, token: string): Promise<Auth.Ident
   if (token.startsWith(Auth.SecretPrefix.MachineToken)) {
     const machine = await deps.tokens.find(token);
     const standing = machine ? Auth.tokenStanding(machine, deps.clock.now()) : null;
-    if (standing === Auth.TokenStanding.Revoked) throw tokenRevoked();
-    return machine && standing === Auth.TokenStanding.Live ? Auth.machineIdentity(machine) : null;
+    if (machine && standing === Auth.TokenStanding.Live) return Auth.machineIdentity(machine);
+    return standing === Auth.TokenStanding.Revoked ? Auth.Refusal.Revoked : Auth.Refusal.Invalid;
   }
   if (Auth.signInModes.includes(settings.mode) && token.startsWith(Auth.SecretPrefix.AccessToken)) {
-    return Auth.accessTokenIdentity(signInDeps(deps), token);
+    const identity = await Auth.accessTokenIdentity(signInDeps(deps), token);
+    return identity ?? (await signInRefusal(deps, token));
   }
-  return null;
+  return Auth.Refusal.Invalid;
 }
 
 /**
@@ -136,31 +132,21 @@ export async function identify(
   if (settings.mode === Auth.AuthMode.Anonymous) return Auth.anonymousIdentity(settings.grants);
   const header = c.req.header('authorization');
   if (header !== undefined) {
+    // Another scheme (Basic…) is no attempt at ours: the bare challenge (RFC 6750 §3.1).
     const token = bearer.exec(header)?.[1];
-    const identity = token ? await bearerIdentity(deps, token) : null;
-    if (!identity) throw await refusal(deps, options, token);
+    const identity = token ? await bearerIdentity(deps, token) : Auth.Refusal.Missing;
+    if (typeof identity === 'string') throw unauthenticated(deps, options, identity);
     return identity;
   }
   const cookies = options.cookies && Auth.signInModes.includes(settings.mode);
   const session = cookies ? getCookie(c, sessionCookie, 'host') : undefined;
   if (session) {
     const identity = await Auth.sessionIdentity(signInDeps(deps), session);
-    if (!identity) throw await refusal(deps, options, session);
+    if (!identity) throw unauthenticated(deps, options, await signInRefusal(deps, session));
     if (mutating.has(c.req.method)) requireCsrf(deps, c, session);
     return identity;
   }
-  throw unauthenticated(deps, options);
-}
-
-/** Why a sign-in's credential gives no identity: ended, or unknown and expired alike. */
-async function refusal(
-  deps: AuthDeps,
-  options: { cookies: boolean },
-  secret: string | undefined,
-): Promise<ProblemError> {
-  const signIn = secret && Auth.signInModes.includes(deps.settings.mode);
-  if (signIn && (await Auth.signInWasEnded(signInDeps(deps), secret))) return signInEnded();
-  return unauthenticated(deps, options);
+  throw unauthenticated(deps, options, Auth.Refusal.Missing);
 }
 
 async function limitChanges(deps: AuthDeps, identity: Auth.Identity): Promise<void> {

@@ -36,7 +36,11 @@ function fromClient(error: ApiError): CliError {
 export function cliError(error: unknown): unknown {
   if (!(error instanceof ApiError)) return error;
   if (error.problem.status !== null && error.problem.code !== ClientCode.UnexpectedResponse) {
-    return new CliError(error.problem, exitCodeForStatus(error.problem.status), { cause: error });
+    // The server's body as received; what its challenge said goes beside it, for the person.
+    return new CliError(error.problem, exitCodeForStatus(error.problem.status), {
+      cause: error,
+      hint: error.challenge?.error_description ?? null,
+    });
   }
   return fromClient(error);
 }

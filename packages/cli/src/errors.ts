@@ -120,17 +120,20 @@ export class CliError extends Error {
   readonly output: unknown;
   /** The command's own verdict (`installation check`): its exit code is never remapped. */
   readonly verdict: boolean;
+  /** A line for the person, on stderr before the problem: why a 401 refused the credential. */
+  readonly hint: string | null;
 
   constructor(
     problem: Problem,
     exitCode: ExitCode,
-    options: { output?: unknown; cause?: unknown; verdict?: boolean } = {},
+    options: { output?: unknown; cause?: unknown; verdict?: boolean; hint?: string | null } = {},
   ) {
     super(problem.detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.problem = problem;
     this.exitCode = exitCode;
     this.output = options.output;
     this.verdict = options.verdict ?? false;
+    this.hint = options.hint ?? null;
   }
 }
 

@@ -76,6 +76,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   } catch (error) {
     if (error instanceof CliError) {
       if (error.output !== undefined) writeJson(error.output);
+      if (error.hint) process.stderr.write(`svc: ${error.hint}\n`);
       writeProblem(error.problem);
       return error.verdict ? error.exitCode : exitCode(error.exitCode);
     }

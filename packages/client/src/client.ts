@@ -18,6 +18,7 @@ import {
 import type { FieldError } from '@svc/core';
 import { parseFields } from '@svc/core/validation';
 import * as v from 'valibot';
+import { bearerChallenge } from './challenge.ts';
 import { ApiError, ClientCode, clientProblem, isProblem, type RequestSummary } from './errors.ts';
 
 type WireMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -155,12 +156,15 @@ function bodyOf(
   return { json: input.body };
 }
 
+/** Why the answer refused the credential, where it says (a 401's challenge). */
+const challengeOf = (answer: WireAnswer) => bearerChallenge(answer.headers['www-authenticate']);
+
 function unexpected(request: WireRequest, answer: WireAnswer, got: string): ApiError {
   const problem = clientProblem(
     ClientCode.UnexpectedResponse,
     `${request.method} ${request.path} answered ${answer.status} with ${got}`,
   );
-  return new ApiError({ ...problem, status: answer.status }, { request });
+  return new ApiError({ ...problem, status: answer.status }, { request, challenge: challengeOf(answer) });
 }
 
 /** Binds the operations of `table` to `transport`. */
@@ -180,7 +184,8 @@ export function bindClient<const T extends OperationTable>(table: T, transport: 
     };
     const answer = await transport(request);
     const summary = { operationId, method: request.method, path: request.path };
-    if (answer.status >= 400 && isProblem(answer.body)) throw new ApiError(answer.body, { request: summary });
+    if (answer.status >= 400 && isProblem(answer.body))
+      throw new ApiError(answer.body, { request: summary, challenge: challengeOf(answer) });
     const documented = operation.responses[answer.status];
     const success = answer.status >= 200 && answer.status < 300;
     if (!documented && !success)

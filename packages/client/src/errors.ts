@@ -3,6 +3,7 @@
  * one the client found itself (`status: null`), with the request it concerns.
  */
 import type { FieldError, ProblemBody } from '@svc/core';
+import type { Challenge } from './challenge.ts';
 
 /** Codes of the problems the client finds itself; each is described in docs/ci.md. */
 export const ClientCode = {
@@ -51,11 +52,20 @@ export class ApiError extends Error {
 
   readonly problem: ProblemBody;
   readonly request: RequestSummary | null;
+  /**
+   * What the answer's `WWW-Authenticate` Bearer challenge said: on a 401, why the credential was
+   * refused (its `error_description`), which the problem's body never says. Null without one.
+   */
+  readonly challenge: Challenge | null;
 
-  constructor(problem: ProblemBody, options: { request?: RequestSummary; cause?: unknown } = {}) {
+  constructor(
+    problem: ProblemBody,
+    options: { request?: RequestSummary; challenge?: Challenge | null; cause?: unknown } = {},
+  ) {
     super(problem.detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.problem = problem;
     this.request = options.request ?? null;
+    this.challenge = options.challenge ?? null;
   }
 
   /** The HTTP status the server answered; null for a problem the client found itself. */

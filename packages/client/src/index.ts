@@ -11,6 +11,7 @@ import { type Operations, operations } from '@svc/contract';
 import { bindClient, type Client } from './client.ts';
 import { type FetchTransportOptions, fetchTransport } from './fetch-transport.ts';
 
+export type { Challenge } from './challenge.ts';
 export {
   bindClient,
   type Client,

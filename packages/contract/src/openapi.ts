@@ -59,8 +59,6 @@ const problemSchema: Json = {
 /** Problem codes any authenticated operation may answer with. */
 const commonErrors: readonly ErrorCode[] = [
   ErrorCode.Unauthenticated,
-  ErrorCode.SignInEnded,
-  ErrorCode.TokenRevoked,
   ErrorCode.Forbidden,
   ErrorCode.Internal,
   ErrorCode.DependencyUnavailable,
@@ -75,6 +73,15 @@ function securityOf(method: string): Json[] {
   return method === 'get' ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }, { session: [], csrf: [] }];
 }
 
+/** Every 401 carries the same body; why a presented credential was refused is said here. */
+const challengeHeader: Json = {
+  'WWW-Authenticate': {
+    description:
+      'Bearer; when a credential was sent and refused, also error="invalid_token" and an error_description saying why (unknown or expired, revoked, sign-in ended), as RFC 6750 section 3 defines them.',
+    schema: { type: 'string' },
+  },
+};
+
 /** Problem answers by status, each naming its codes. */
 function problemResponses(codes: readonly ErrorCode[]): Record<string, Json> {
   const responses: Record<string, Json> = {};
@@ -82,6 +89,7 @@ function problemResponses(codes: readonly ErrorCode[]): Record<string, Json> {
     const names = codes.filter((code) => errorCatalog[code].status === status);
     responses[String(status)] = {
       description: `Problem: ${names.join(', ')}`,
+      ...(names.includes(ErrorCode.Unauthenticated) ? { headers: challengeHeader } : {}),
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };
   }

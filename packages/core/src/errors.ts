@@ -32,8 +32,6 @@ export const ErrorCode = {
   InvalidQuery: 'invalid_query',
   InvalidIdempotencyKey: 'invalid_idempotency_key',
   Unauthenticated: 'unauthenticated',
-  SignInEnded: 'sign_in_ended',
-  TokenRevoked: 'token_revoked',
   Forbidden: 'forbidden',
   NotFound: 'not_found',
   GenerationMismatch: 'generation_mismatch',
@@ -84,17 +82,6 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     status: 401,
     title: 'Unauthenticated',
     description: 'Credentials are missing or invalid.',
-  },
-  sign_in_ended: {
-    status: 401,
-    title: 'Sign-in ended',
-    description:
-      'The session or CLI sign-in was ended (signed out, by an Admin, a password change, a disable or a deletion): sign in again.',
-  },
-  token_revoked: {
-    status: 401,
-    title: 'Token revoked',
-    description: 'This machine token was revoked; an Admin issues a new one.',
   },
   forbidden: { status: 403, title: 'Forbidden', description: 'The caller may not do this.' },
   csrf_rejected: {

@@ -15,7 +15,7 @@ import {
   type Tool as ListedTool,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError, ClientCode, clientOver, type Transport } from '@svc/client';
+import { ApiError, type Challenge, ClientCode, clientOver, type Transport } from '@svc/client';
 import { bodyLimits, bodyProblems, type ProblemBody, parseFields } from '@svc/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type { Confirmations } from './confirmation.ts';
@@ -87,11 +87,13 @@ function listed(tool: Tool): ListedTool {
   };
 }
 
-function failure(problem: ProblemBody): CallToolResult {
+/** A tool error: the problem as answered, and why a 401 refused the credential where its challenge says. */
+function failure(problem: ProblemBody, challenge: Challenge | null = null): CallToolResult {
+  const why = challenge?.error_description;
   return {
     isError: true,
-    content: [{ type: 'text', text: `${problem.code}: ${problem.detail}` }],
-    structuredContent: { problem },
+    content: [{ type: 'text', text: `${problem.code}: ${problem.detail}${why ? ` ${why}` : ''}` }],
+    structuredContent: why ? { problem, challenge } : { problem },
   };
 }
 
@@ -141,7 +143,7 @@ async function callTool(
     if (error instanceof ApiError && error.code === ClientCode.InvalidInput) {
       return failure(mcpProblem(McpCode.InvalidArguments, error.problem.detail, error.problem.errors));
     }
-    if (error instanceof ApiError) return failure(error.problem);
+    if (error instanceof ApiError) return failure(error.problem, error.challenge);
     options.onInternalError(error);
     return failure(
       mcpProblem(McpCode.Internal, `${name} failed on a bug in the MCP adapter; it has been logged`),

@@ -1,5 +1,6 @@
 export { authorize, Grant, GrantRole, type Permission, permissionNames, permissionRule } from './access.ts';
 export { auditRetentionDays } from './audit.ts';
+export { bearerChallenge, Refusal, refusalDescriptions } from './challenge.ts';
 export {
   AuthMode,
   anonymousIdentity,

@@ -254,7 +254,7 @@ async function liveGrant(deps: SignInDeps, id: string): Promise<SignInGrant | nu
  * Whether a session or access token that no longer gives an identity was ended (signed out, ended
  * by an Admin, or its person's credentials moved on) rather than unknown or expired: asked only
  * after the identity came back null, so a credential still on record and unexpired was ended. The
- * API says so to whoever holds the secret (401 `sign_in_ended`), who can sign in again.
+ * API's 401 says so in its challenge to whoever holds the secret, who can sign in again.
  */
 export async function signInWasEnded(deps: SignInDeps, secret: string): Promise<boolean> {
   const now = deps.clock.now();

@@ -60,7 +60,7 @@ export const IssuedToken = v.object({
 export const TokenStanding = { Live: 'live', Expired: 'expired', Revoked: 'revoked' } as const;
 export type TokenStanding = (typeof TokenStanding)[keyof typeof TokenStanding];
 
-/** Whether a token may act now; a revoked one says so to whoever holds its secret (401 token_revoked). */
+/** Whether a token may act now; a revoked one's 401 says so to whoever holds its secret (its challenge). */
 export function tokenStanding(token: MachineToken, now: Date): TokenStanding {
   if (token.revoked_at) return TokenStanding.Revoked;
   if (token.expires_at && Date.parse(token.expires_at) <= now.getTime()) return TokenStanding.Expired;

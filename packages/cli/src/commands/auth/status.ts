@@ -63,5 +63,5 @@ export default defineCommand({
 function refused(error: CliError, report: { server: null | { accepted: boolean; status: number } }): never {
   const status = error.problem.status;
   if (status !== null) report.server = { accepted: error.exitCode !== ExitCode.Auth, status };
-  throw new CliError(error.problem, error.exitCode, { output: report });
+  throw new CliError(error.problem, error.exitCode, { output: report, hint: error.hint });
 }
