@@ -158,13 +158,18 @@ describe('what a viewer is offered', () => {
 });
 
 describe('a 390 px wide screen', () => {
-  it('every page fits its width; a long digest-pinned image wraps inside its table', async () => {
-    const long = await createComposition(
+  let long: { id: string };
+  beforeAll(async () => {
+    // A name as long as the one whose id used to break after "c-" at this width.
+    long = await createComposition(
       admin,
       { 'service-b': { image: digestImage } },
-      { name: 'long-image' },
+      { name: 'digest-pinned-image' },
     );
     await waitForPhase(admin, long.id, ['ready']);
+  });
+
+  it('every page fits its width; a long digest-pinned image wraps inside its table', async () => {
     const page = await signedIn('alice', 390);
     for (const path of [
       '/console/compositions',
@@ -187,6 +192,31 @@ describe('a 390 px wide screen', () => {
     ]);
     expect(box && table && box.x + box.width <= table.x + table.width + 1).toBe(true);
     expect(box?.height ?? 0).toBeGreaterThan(30);
+    await page.close();
+  });
+
+  it("one composition: its id and its preview URL's host never break inside, its values line up, its curl box has room", async () => {
+    const page = await signedIn('alice', 390);
+    await page.goto(`${stack.apiUrl}/console/compositions/${long.id}`);
+    /** How many lines `selector`'s box spans. */
+    const lines = (selector: string): Promise<number> =>
+      page.evaluate(`(() => {
+        const element = document.querySelector(${JSON.stringify(selector)});
+        return element.getBoundingClientRect().height / parseFloat(getComputedStyle(element).lineHeight);
+      })()`);
+    // Phones from 320 px up: wherever the name ends, the id moves to a line of its own whole.
+    for (let width = 320; width <= 390; width += 5) {
+      await page.setViewportSize({ width, height: 900 });
+      expect(await lines('h1 code'), `the id at ${width} px`).toBeLessThan(1.5);
+    }
+    // At 390 px the host fits a line: it is not broken after its "c-".
+    expect(await lines('a[data-preview-url] .unbroken')).toBeLessThan(1.5);
+    const starts = await page.evaluate(
+      `[...document.querySelectorAll('#live .columns dd')].map((dd) => Math.round(dd.getBoundingClientRect().x))`,
+    );
+    expect(new Set(starts as number[]).size, `values start at ${starts}`).toBe(1);
+    const curl = await page.locator('pre[id^=curl-]').boundingBox();
+    expect(curl?.width ?? 0).toBeGreaterThanOrEqual(250);
     await page.close();
   });
 });

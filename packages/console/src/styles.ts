@@ -17,6 +17,7 @@ header.top nav a[aria-current=page]{font-weight:700;color:var(--ink);text-decora
 .who form{margin:0}
 main{padding:1rem 1.5rem 3rem;max-width:76rem}
 h1{font-size:1.5rem;margin:.6rem 0}
+.unbroken{display:inline-block;max-width:100%;text-decoration:inherit}
 h2{font-size:1.15rem;margin:1.6rem 0 .5rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}
 table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
@@ -68,6 +69,8 @@ table,table tbody,table tr,table th,table td,table caption{display:block}
 table tr{border:1px solid var(--line);border-radius:4px;margin:0 0 .6rem;padding:.3rem .6rem}
 table th,table td{border:0;padding:.15rem 0;background:none}
 table td[data-label]::before{content:attr(data-label) ": ";color:var(--muted);font-weight:600}
+dl.facts{grid-template-columns:minmax(0,1fr);gap:0}
+dl.facts dt{margin-top:.5rem;font-size:.85rem}
 input[type=text],input[type=password],input[type=number],select{min-width:0;width:100%;box-sizing:border-box}
 }
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

@@ -63,6 +63,11 @@ try {
   await page.getByRole('button', { name: 'Show logs' }).click();
   await page.locator('pre[data-logs=service-b]').first().waitFor();
   await shoot('composition', true);
+  // A phone's width, tall enough for the facts down to the curl line: each value under its label.
+  await page.setViewportSize({ width: 390, height: 1060 });
+  await page.evaluate('window.scrollTo(0, 0)');
+  await shoot('composition-phone');
+  await page.setViewportSize({ width: 1280, height: 860 });
 
   await open('/console/compositions');
   await page.locator('[data-phase=failed]').waitFor({ timeout: 30_000 });

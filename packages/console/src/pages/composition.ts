@@ -156,6 +156,12 @@ function eventsSection(
   </section>`;
 }
 
+/** A URL that wraps after its scheme, the host whole on the next line, rather than after its `c-`. */
+function urlText(url: string): Html {
+  const scheme = /^[a-z]+:\/\//.exec(url)?.[0] ?? '';
+  return html`${scheme}<span class="unbroken">${url.slice(scheme.length)}</span>`;
+}
+
 /** Lifetime and where to reach the preview, while there is one. */
 function reachFacts(view: Compositions.CompositionView, now: Date): Html {
   if (ended(view)) {
@@ -169,7 +175,7 @@ function reachFacts(view: Compositions.CompositionView, now: Date): Html {
   return html`<dl class="facts">
     <dt>Expires in</dt><dd>${countdown(view.expires_at, now)} <span class="hint">(TTL ${view.ttl}, at ${when(view.expires_at, now)})</span></dd>
     <dt>Preview URL</dt>
-    <dd><a href=${url} data-preview-url="">${url}</a> ${readyBadge(view.endpoints.public.ready)}</dd>
+    <dd><a href=${url} data-preview-url="">${urlText(url)}</a> ${readyBadge(view.endpoints.public.ready)}</dd>
     <dt>With curl</dt>
     <dd class="copy">
       <pre id=${curlId}>${curlCommand(url, view.id)}</pre>
@@ -323,7 +329,7 @@ export function compositionPages(app: ConsoleApp, deps: ConsoleDeps, assets: Ass
     const now = deps.clock.now();
     const body = html`
       <p><a href=${`${base}/compositions`}>← All compositions</a></p>
-      <h1>${view.name} <code class="hint">${view.id}</code></h1>
+      <h1>${view.name} <code class="hint unbroken">${view.id}</code></h1>
       ${liveSection(viewer, live, now, forgeWebUrl)}
       ${logsSection(view, query, logs)}
       ${eventsSection(view, events, now)}`;
