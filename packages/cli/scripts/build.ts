@@ -22,8 +22,11 @@ const cliDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(cliDir, 'dist');
 const outFile = join(outDir, 'svc.cjs');
 const stampFile = join(cliDir, 'dist', 'inputs.sha256');
+/** Every package the bundles carry: an edit to any of them makes the bundle stale. */
 const inputDirs = [
   join(cliDir, 'src'),
+  join(cliDir, '..', 'client', 'src'),
+  join(cliDir, '..', 'contract', 'src'),
   join(cliDir, '..', 'core', 'src'),
   join(cliDir, '..', 'mcp', 'src'),
   join(cliDir, 'scripts'),
