@@ -34,8 +34,24 @@ describe('safeReturnPath', () => {
     ['data', 'data:text/html,hi'],
     ['bad escape', '/console/%E0%A4%A'],
     ['too long', `/${'a'.repeat(2048)}`],
+    ['a dot segment before the scheme-relative part', '/.//evil.example'],
+    ['a parent segment before it', '/..//evil.example'],
+    ['an encoded dot segment', '/%2e//evil.example'],
+    ['an encoded parent segment', '/%2E%2e//evil.example'],
+    ['a parent segment after a real one', '/console/..//evil.example'],
+    ['parent segments past the root', '/console/../..//evil.example'],
+    ['a dot segment and a backslash', '/.\\evil.example'],
+    ['a dot segment and an encoded slash', '/./%2fevil.example'],
+    ['a dot segment and a tab', '/.\t//evil.example'],
+    ['a dot segment and a line feed', '/./\n/evil.example'],
+    ['dot segments ending in a scheme-relative host with a port', '/././/127.0.0.1:9/'],
   ])('refuses %s', (_name, value) => {
     expect(safeReturnPath(value)).toBe(homePath);
+  });
+
+  it('answers the path as normalised, so a browser reads it as we checked it', () => {
+    expect(safeReturnPath('/console/../console/catalog')).toBe('/console/catalog');
+    expect(safeReturnPath('/console/./%2e/../catalog?x=1')).toBe('/catalog?x=1');
   });
 
   it('falls back to what the caller names', () => {
