@@ -17,6 +17,7 @@ import {
   type SignInDeps,
   startSession,
 } from './sign-in.ts';
+import { checkPassword, type PasswordDeps } from './users.ts';
 
 describe('isLoopbackRedirect', () => {
   it('takes only http loopback IP literals with a port (RFC 8252 7.3)', () => {
@@ -67,17 +68,50 @@ describe('secrets', () => {
 
   it('refuses a name nobody has after a real check, against one decoy of its own cost', async () => {
     const cheap = passwordHashing({ N: 2 ** 12, r: 8, p: 1 });
-    const hash = vi.spyOn(cheap, 'hash');
     const verify = vi.spyOn(cheap, 'verify');
     await cheap.verifyNobody('first guess');
     await cheap.verifyNobody('second guess');
-    expect(hash).toHaveBeenCalledTimes(1);
-    const decoy = await hash.mock.results[0]?.value;
+    const decoy = verify.mock.calls[0]?.[1];
     expect(decoy).toMatch(/^scrypt\$4096\$/);
     expect(verify.mock.calls).toEqual([
       ['first guess', decoy],
       ['second guess', decoy],
     ]);
+  });
+
+  /** The scrypt work a sign-in check did: the N of every hash verified, summed (r and p are fixed). */
+  async function workOf(check: () => Promise<unknown>, hashing: ReturnType<typeof passwordHashing>) {
+    const verify = vi.spyOn(hashing, 'verify');
+    await check();
+    const work = verify.mock.calls.reduce((sum, [, stored]) => sum + Number(stored.split('$')[1]), 0);
+    verify.mockRestore();
+    return work;
+  }
+
+  it('does the current cost’s work for every name: a known one, one with an older hash, nobody', async () => {
+    const current = passwordHashing({ N: 2 ** 12, r: 8, p: 1 });
+    const older = await passwordHashing({ N: 2 ** 10, r: 8, p: 1 }).hash('correct horse battery');
+    const today = await current.hash('correct horse battery');
+    const people = new Map<string, User>([
+      ['old', { ...bob, username: 'old', password_hash: older }],
+      ['new', { ...bob, username: 'new', password_hash: today }],
+    ]);
+    const deps = {
+      users: { get: async (name: string) => people.get(name) ?? null, setPasswordHash: async () => {} },
+      passwords: current,
+    } as unknown as PasswordDeps;
+    for (const [name, password] of [
+      ['old', 'wrong guess'],
+      ['old', 'correct horse battery'],
+      ['new', 'wrong guess'],
+      ['nobody', 'wrong guess'],
+    ] as const) {
+      const work = await workOf(() => checkPassword(deps, name, password), current);
+      expect(work, `${name} / ${password}`).toBe(2 ** 12);
+    }
+    // A dearer hash (the cost was lowered) is checked at its own cost, with no decoy on top.
+    const dearer = await passwordHashing({ N: 2 ** 13, r: 8, p: 1 }).hash('x');
+    expect(await workOf(() => current.check('y', dearer), current)).toBe(2 ** 13);
   });
 
   it('still verifies an older, cheaper hash, and marks it for a rehash', async () => {

@@ -119,7 +119,7 @@ export async function checkPassword(
     await passwords.verifyNobody(password);
     return null;
   }
-  if (!(await passwords.verify(password, user.password_hash))) return null;
+  if (!(await passwords.check(password, user.password_hash))) return null;
   if (passwords.needsRehash(user.password_hash)) {
     await users.setPasswordHash(username, user.password_hash, await passwords.hash(password));
   }
