@@ -4,7 +4,7 @@
  * composition; a dry run changes nothing; jobs with nothing to replay are discarded, unreadable
  * ones kept; only the installation's Admin may replay.
  */
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { type HttpClient, httpClient, useTestStack } from '@svc/local/testing';
@@ -80,12 +80,30 @@ describe('the dead-letter replay', () => {
     expect(events).toContainEqual(
       expect.objectContaining({
         type: 'replayed',
-        actor: { kind: 'user', subject: 'token:ops' },
+        actor: { kind: 'machine', subject: 'token:ops' },
         operation_id: created.latest_operation.id,
         message: 'create from apply replayed from the dead-letter queue: configmaps fixed (INC-42)',
         data: { reason: 'configmaps fixed (INC-42)', message_id: dead[0].message_id, step: 'apply' },
       }),
     );
+    const audit = (await admin.get('/v1/audit-events?limit=100')).body.items;
+    expect(audit.filter((e: { action: string }) => e.action === 'dead_letters.replayed')).toEqual([
+      expect.objectContaining({
+        actor: { subject: 'token:ops', kind: 'machine', credential: 'machine_token' },
+        project: null,
+        data: {
+          reason: 'configmaps fixed (INC-42)',
+          jobs: [
+            {
+              message_id: dead[0].message_id,
+              kind: 'step',
+              composition_id: created.id,
+              action: 'resume',
+            },
+          ],
+        },
+      }),
+    ]);
     expect(await deadJobs(0, 0)).toEqual([]);
   }, 120_000);
 
@@ -113,6 +131,27 @@ describe('the dead-letter replay', () => {
     expect((await deadJobs(1, 0)).map((j: { action: string }) => j.action)).toEqual(['keep']);
     const events = (await admin.get(`/v1/compositions/${created.id}/events?limit=100`)).body.items;
     expect(events.filter((e: { type: string }) => e.type === 'replayed')).toEqual([]);
+  });
+
+  it('waits for dead jobs the queue has not shown yet instead of stopping at the first empty answer', async () => {
+    await sendDead('not json either');
+    // Another reader holds every dead job for a second: a short poll now answers nothing.
+    const held = await stack.clients.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: stack.resources.deadLetterQueueUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 1,
+        WaitTimeSeconds: 1,
+      }),
+    );
+    const heldIds = (held.Messages ?? []).map((m) => m.MessageId);
+    expect(held.Messages?.map((m) => m.Body)).toContain('not json either');
+    const { body } = await replay({ dry_run: true });
+    expect(body.jobs.map((j: { message_id: string }) => j.message_id).sort()).toEqual(heldIds.sort());
+    await replay({ reason: 'cleanup' });
+    const audit = (await admin.get('/v1/audit-events?limit=100')).body.items;
+    // Kept jobs change nothing, but the replay is recorded with what it took; a dry run is not.
+    expect(audit[0]).toMatchObject({ action: 'dead_letters.replayed', data: { reason: 'cleanup' } });
   });
 
   it('is for the installation Admin only, and names a bad field', async () => {

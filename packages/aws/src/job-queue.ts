@@ -23,6 +23,11 @@ export function sqsJobQueue(sqs: SQSClient, queueUrl: string): Compositions.JobQ
 
 /** How long a received dead job stays hidden from other readers while a replay decides. */
 const replayVisibilitySeconds = 60;
+/**
+ * A long poll: SQS then asks all its servers (a short poll samples some, and may answer nothing
+ * while jobs wait), so an empty answer means the queue has none to give, and the replay stops.
+ */
+const replayWaitSeconds = 2;
 
 /** The job queue's dead-letter queue, for the replay (`POST /v1/admin/dead-letters/replay`). */
 export function sqsDeadLetterQueue(sqs: SQSClient, queueUrl: string): Jobs.DeadLetterQueue {
@@ -33,7 +38,7 @@ export function sqsDeadLetterQueue(sqs: SQSClient, queueUrl: string): Jobs.DeadL
           QueueUrl: queueUrl,
           MaxNumberOfMessages: Math.min(10, max),
           VisibilityTimeout: replayVisibilitySeconds,
-          WaitTimeSeconds: 0,
+          WaitTimeSeconds: replayWaitSeconds,
         }),
       );
       return Messages.flatMap(({ MessageId, Body, ReceiptHandle }) =>

@@ -56,7 +56,7 @@ const schema = itemSchema(
     composition_id: v.string(),
     type: v.enum(Compositions.EventType),
     at: v.string(),
-    actor: v.object({ kind: v.picklist(['user', 'forge', 'system']), subject: v.string() }),
+    actor: v.object({ kind: v.enum(Compositions.EventActorKind), subject: v.string() }),
     operation_id: v.nullable(v.string()),
     generation: v.number(),
     message: v.string(),

@@ -102,6 +102,7 @@ export const AuditAction = {
   UserDeleted: 'user.deleted',
   UserSignInsEnded: 'user.sign_ins_ended',
   InstallationDrained: 'installation.drained',
+  DeadLettersReplayed: 'dead_letters.replayed',
 } as const;
 
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];

@@ -4,6 +4,7 @@ export {
   type Blocker,
   type CompositionEvent,
   type CompositionRecord,
+  EventActorKind,
   EventType,
   holdsQuotaPlace,
   type MessageSubscriptionState,

@@ -186,12 +186,16 @@ export const EventType = {
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
+/** Who an event says acted. `machine`: a machine token (so far only on `replayed`; other events name it as a user). */
+export const EventActorKind = { User: 'user', Machine: 'machine', Forge: 'forge', System: 'system' } as const;
+export type EventActorKind = (typeof EventActorKind)[keyof typeof EventActorKind];
+
 export interface CompositionEvent {
   id: string;
   composition_id: string;
   type: EventType;
   at: string;
-  actor: { kind: 'user' | 'forge' | 'system'; subject: string };
+  actor: { kind: EventActorKind; subject: string };
   operation_id: string | null;
   generation: number;
   message: string;

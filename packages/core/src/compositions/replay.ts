@@ -3,11 +3,15 @@
  * go back to the job queue with the operator's reason recorded on each composition. A step job
  * whose operation failed when its message died takes the operation up again at that step; one whose
  * operation still runs is sent again; one with nothing left to do is discarded; an unreadable one
- * stays for a person to read. A dry run says what would happen and changes nothing.
+ * stays for a person to read. A dry run says what would happen and changes nothing; a replay is
+ * audited (`dead_letters.replayed`) with what it took and did.
  */
 import * as v from 'valibot';
 import { authorize } from '../auth/access.ts';
-import type { Identity } from '../auth/identity.ts';
+import { recordAudit } from '../auth/audit.ts';
+import { type Identity, IdentityKind } from '../auth/identity.ts';
+import { AuditAction } from '../auth/model.ts';
+import type { AuditStore } from '../auth/ports.ts';
 import type { Clock } from '../clock.ts';
 import { type Job, parse } from '../jobs/job.ts';
 import type { DeadJob, DeadLetterQueue } from '../jobs/ports.ts';
@@ -15,7 +19,7 @@ import type { Log } from '../log.ts';
 import { isUnfinished, notResumable, replayedEvent, resumeOperation } from '../rollout/operation.ts';
 import { parseOrThrow } from '../validation.ts';
 import { enqueueNextStep } from './dispatch.ts';
-import type { CompositionRecord, Operation } from './model.ts';
+import { type CompositionEvent, type CompositionRecord, EventActorKind, type Operation } from './model.ts';
 import type { CompositionStore, JobQueue } from './ports.ts';
 
 export const ReplayRequest = v.strictObject({
@@ -66,6 +70,7 @@ export interface ReplayDeps {
   compositions: CompositionStore;
   jobs: JobQueue;
   deadLetters: DeadLetterQueue;
+  audit: AuditStore;
   clock: Clock;
   log: Log;
 }
@@ -102,10 +107,32 @@ export async function replayDeadJobs(
     }
     report.jobs.push(plan.entry);
   }
+  if (!request.dry_run && report.jobs.length > 0) {
+    await recordAudit(deps, caller, {
+      action: AuditAction.DeadLettersReplayed,
+      project: null,
+      target: 'dead-letter-queue',
+      data: {
+        reason: request.reason,
+        jobs: report.jobs.map(({ message_id, kind, composition_id, action }) => ({
+          message_id,
+          kind,
+          composition_id,
+          action,
+        })),
+      },
+    });
+  }
   return report;
 }
 
-/** The queue answers at most 10 at a time: asks until `limit` or until it has none. */
+/** Who replayed, as a composition's events name them: a machine token is not a person. */
+function replayActor(caller: Identity): CompositionEvent['actor'] {
+  const kind = caller.kind === IdentityKind.Machine ? EventActorKind.Machine : EventActorKind.User;
+  return { kind, subject: caller.subject };
+}
+
+/** The queue answers at most 10 at a time: asks until `limit`, or until a (long-polled) answer is empty. */
 async function receiveUpTo(queue: DeadLetterQueue, limit: number): Promise<DeadJob[]> {
   const received: DeadJob[] = [];
   while (received.length < limit) {
@@ -162,7 +189,7 @@ async function planStep(
     object: `composition "${composition.id}"`,
   });
   const replay = {
-    actor: { kind: 'user' as const, subject: caller.subject },
+    actor: replayActor(caller),
     reason,
     message_id: dead.message_id,
   };

@@ -9,6 +9,7 @@ import { CompositionName, Id, ResourceName } from '../names.ts';
 import { pageSchema } from '../paging.ts';
 import {
   type CompositionRecord,
+  EventActorKind,
   EventType,
   effectivePhase,
   OperationKind,
@@ -171,7 +172,7 @@ const EventView = v.object({
   composition_id: v.string(),
   type: v.enum(EventType),
   at: timestamp,
-  actor: v.object({ kind: v.picklist(['user', 'forge', 'system']), subject: v.string() }),
+  actor: v.object({ kind: v.enum(EventActorKind), subject: v.string() }),
   operation_id: nullableString,
   generation: v.number(),
   message: v.string(),
