@@ -230,7 +230,7 @@ describe('leases', () => {
 
 describe('resuming a failed operation (a dead job replayed)', () => {
   const replay = {
-    actor: { kind: 'user' as const, subject: 'token:ops' },
+    actor: { kind: 'machine' as const, subject: 'token:ops' },
     reason: 'fixed',
     message_id: 'm-1',
   };
