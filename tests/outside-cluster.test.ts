@@ -7,6 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Verification } from '@svc/core';
@@ -167,5 +169,117 @@ describe('a cluster of the team’s own', () => {
     expect(stderr.trim()).toBe(
       `kubeconfig ${kubeconfig} has no context "prod" (it has "team-staging", "broken")`,
     );
+  });
+});
+
+describe('what a cluster’s address and answers carry', () => {
+  /** Passes requests to the team's cluster, or answers each as a hostile one would: echoing our token. */
+  let proxy: Server;
+  let echoing = false;
+  let file: string;
+  const password = 'a-password-inside-the-address';
+
+  beforeAll(async () => {
+    proxy = createServer((incoming, outgoing) => {
+      if (echoing) {
+        incoming.resume();
+        outgoing.writeHead(503, { 'content-type': 'application/json' });
+        outgoing.end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: 'ServiceUnavailable',
+            message: `upstream refused ${incoming.headers.authorization}`,
+            code: 503,
+          }),
+        );
+        return;
+      }
+      const upstream = new URL(team.url);
+      const out = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: incoming.method,
+          path: incoming.url,
+          headers: incoming.headers,
+        },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      out.on('error', () => outgoing.destroy());
+      incoming.pipe(out);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const teamAddress = new URL(team.url);
+    const servers = {
+      proxied: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      'with-userinfo': `http://ops:${password}@${teamAddress.host}`,
+    };
+    file = join(dir, 'kubeconfig-more');
+    await writeFile(
+      file,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        ...Object.entries(servers).flatMap(([name, server]) => [
+          `  - name: ${name}`,
+          `    cluster: { server: "${server}", insecure-skip-tls-verify: true }`,
+        ]),
+        'users:',
+        '  - name: team',
+        `    user: { token: ${token} }`,
+        'contexts:',
+        ...Object.keys(servers).map(
+          (name) => `  - { name: ${name}, context: { cluster: ${name}, user: team } }`,
+        ),
+        'current-context: proxied',
+        '',
+      ].join('\n'),
+      { mode: 0o600 },
+    );
+  });
+  afterAll(() => new Promise((resolve) => proxy?.close(resolve)));
+
+  it('refuses a server address holding credentials without repeating them', async () => {
+    const refused = await startTestStack({
+      outsideClusters: [{ kubeconfig: file, context: 'with-userinfo' }],
+    }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'OutsideClusterRefused' });
+    expect((refused as Error).message).toContain(
+      'the server address of cluster "with-userinfo" carries credentials',
+    );
+    expect((refused as Error).message).not.toContain(password);
+  });
+
+  it('never quotes a cluster echoing our token, in the health log or in the installation check’s refusal', async () => {
+    const logged: string[] = [];
+    const stack = await startTestStack({
+      outsideClusters: [{ kubeconfig: file, context: 'proxied' }],
+      log: (entry) => logged.push(JSON.stringify(entry)),
+    });
+    try {
+      echoing = true;
+      const health = await httpClient(stack.apiUrl).get('/healthz');
+      expect(health.body.dependencies['cluster:proxied']).toMatchObject({ status: 'error' });
+      const said = logged.filter(
+        (line) => line.includes('dependency check failed') && line.includes('proxied'),
+      );
+      expect(said).toEqual([expect.stringContaining('HTTP 503 ServiceUnavailable')]);
+      expect(logged.filter((line) => line.includes(token))).toEqual([]);
+    } finally {
+      await stack.stop();
+    }
+    const refused = await startTestStack({
+      outsideClusters: [{ kubeconfig: file, context: 'proxied' }],
+    }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'OutsideClusterRefused' });
+    expect((refused as Error).message).toContain('HTTP 503 ServiceUnavailable');
+    expect((refused as Error).message).not.toContain(token);
+    echoing = false;
   });
 });

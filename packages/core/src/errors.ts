@@ -301,6 +301,7 @@ type ErrorLike = {
   code?: unknown;
   status?: unknown;
   statusCode?: unknown;
+  reason?: unknown;
   body?: unknown;
   cause?: unknown;
   $metadata?: { httpStatusCode?: unknown };
@@ -322,8 +323,9 @@ function httpStatusOf(e: ErrorLike): number | undefined {
   return status as number | undefined;
 }
 
-/** The `reason` of a Kubernetes Status body (`Forbidden`, `NotFound`…): a fixed word, or nothing. */
+/** The `reason` of a Kubernetes Status (`Forbidden`, `NotFound`…), the error's or its body's: a fixed word, or nothing. */
 function statusReasonOf(e: ErrorLike): string {
+  if (typeof e.reason === 'string' && wordOnly.test(e.reason)) return e.reason;
   let body = e.body;
   if (typeof body === 'string') {
     try {

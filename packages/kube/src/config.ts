@@ -2,18 +2,42 @@ import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 
 /**
+ * A server address with credentials in it (`https://user:password@host`) is refused, naming its
+ * cluster and never quoting the address: fetch refuses such an address anyway, with an error that
+ * quotes it whole, into refusals and logs.
+ */
+function refuseCredentialsInServer(config: KubeConfig, path: string): void {
+  const cluster = config.getCurrentCluster();
+  let server: URL;
+  try {
+    server = new URL(cluster?.server ?? '');
+  } catch {
+    return;
+  }
+  if (server.username || server.password) {
+    throw new Error(
+      `kubeconfig ${path}: the server address of cluster "${cluster?.name}" carries credentials (its user info, not repeated here); give them as the context's user instead`,
+    );
+  }
+}
+
+/**
  * A kubeconfig file (the local stack writes `.svc/kubeconfig`) at `context`, or at its current
  * context. A context it does not have is refused by name; the file's content is never quoted.
  */
 export function kubeConfigFromFile(path: string, context?: string): KubeConfig {
   const config = new KubeConfig();
   config.loadFromString(readFileSync(path, 'utf8'));
-  if (context === undefined) return config;
-  if (!config.getContextObject(context)) {
-    const known = config.getContexts().map((c) => `"${c.name}"`);
-    throw new Error(`kubeconfig ${path} has no context "${context}" (it has ${known.join(', ') || 'none'})`);
+  if (context !== undefined) {
+    if (!config.getContextObject(context)) {
+      const known = config.getContexts().map((c) => `"${c.name}"`);
+      throw new Error(
+        `kubeconfig ${path} has no context "${context}" (it has ${known.join(', ') || 'none'})`,
+      );
+    }
+    config.setCurrentContext(context);
   }
-  config.setCurrentContext(context);
+  refuseCredentialsInServer(config, path);
   return config;
 }
 
@@ -39,6 +63,8 @@ export function kubeconfigContext(path: string, context?: string): string {
     const known = config.getContexts().map((c) => `"${c.name}"`);
     throw new Error(`kubeconfig ${path} has no context "${name}" (it has ${known.join(', ') || 'none'})`);
   }
+  config.setCurrentContext(name);
+  refuseCredentialsInServer(config, path);
   return name;
 }
 

@@ -54,7 +54,7 @@ describe('the Kubernetes adapter', () => {
       const error = await failure(cluster.getDeployment('default', 'web'));
       expect(error).toBeInstanceOf(DependencyUnavailableError);
       expect(error).toMatchObject({ dependency: Dependency.Cluster });
-      expect((error as Error).message).toMatch(new RegExp(`^HTTP ${status}: `));
+      expect((error as Error).message).toMatch(new RegExp(`^HTTP ${status} [A-Za-z]+$`));
       expect(await hits()).toBe(retry.attempts);
     },
   );
@@ -88,6 +88,81 @@ describe('the Kubernetes adapter', () => {
     expect(await failure(unreachable.health.check(AbortSignal.timeout(2000)))).toBeInstanceOf(
       DependencyUnavailableError,
     );
+  });
+});
+
+describe('an API server that echoes what it was sent', () => {
+  /** A hostile server, or a proxy before one, cannot be caused with the local cluster: this one answers so. */
+  let echo: Server;
+  let status = 503;
+  beforeAll(async () => {
+    echo = createServer((request, response) => {
+      request.resume().on('end', () => {
+        response.writeHead(status, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            kind: 'Status',
+            apiVersion: 'v1',
+            status: 'Failure',
+            reason: status === 422 ? 'Invalid' : 'ServiceUnavailable',
+            message: `you sent ${request.headers.authorization}`,
+            details: {
+              causes: [
+                {
+                  reason: 'FieldValueInvalid',
+                  field: 'metadata.name',
+                  message: request.headers.authorization,
+                },
+                { reason: `${request.headers.authorization}`, field: 'spec' },
+              ],
+            },
+            code: status,
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => echo.close(() => resolve())));
+
+  const echoed = () =>
+    kubeCluster(
+      fixedKubeConfig(
+        kubeConfigFromString(
+          [
+            'apiVersion: v1',
+            'kind: Config',
+            'clusters:',
+            `- name: echo`,
+            `  cluster: { server: "http://127.0.0.1:${(echo.address() as AddressInfo).port}", insecure-skip-tls-verify: true }`,
+            'users: [ { name: echo, user: { token: the-cluster-bearer-token } } ]',
+            'contexts: [ { name: echo, context: { cluster: echo, user: echo } } ]',
+            'current-context: echo',
+          ].join('\n'),
+        ),
+      ),
+      { retry },
+    );
+
+  it('says the status and the reason of a failure, never the body that quotes our token', async () => {
+    status = 503;
+    const error = await failure(echoed().serverVersion());
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect(String(error)).toBe(
+      'DependencyUnavailableError: HTTP 503 ServiceUnavailable (metadata.name: FieldValueInvalid)',
+    );
+    expect(String((error as Error).cause)).not.toContain('the-cluster-bearer-token');
+  });
+
+  it('leaves a refusal to the caller by its status, reason and causes’ words, never their prose', async () => {
+    status = 422;
+    const refused = await failure(
+      echoed().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default' } }),
+    );
+    expect(refused).not.toBeInstanceOf(DependencyUnavailableError);
+    expect(refused).toMatchObject({ code: 422, reason: 'Invalid', causes: ['metadata.name: FieldValueInvalid'] });
+    expect(String(refused)).toBe('KubernetesAnswerError: HTTP 422 Invalid (metadata.name: FieldValueInvalid)');
+    expect(JSON.stringify(refused)).not.toContain('the-cluster-bearer-token');
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Kubernetes API failures classified where client-node answers: the API server throttling or
  * failing (429, 5xx), or no connection to it, becomes core's DependencyUnavailableError. Any other
- * answer (404, 409, 422, a 403 from RBAC) is the cluster's reply and passes unchanged.
+ * answer (404, 409, 422, a 403 from RBAC) is the cluster's reply, a KubernetesAnswerError.
  */
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { SdkError } from '@smithy/types';
@@ -35,33 +35,64 @@ function isEksUnavailable(error: unknown): boolean {
   return isThrottlingError(sdkError) || isTransientError(sdkError) || isServerError(sdkError);
 }
 
-/** The error to throw for a failed Kubernetes API call. */
-export function classified(error: unknown): unknown {
-  const status = statusOf(error);
-  if (status !== undefined) {
-    if (status !== 429 && status < 500) return error;
-    const said = statusText(error, 'message');
-    return new DependencyUnavailableError(
-      Dependency.Cluster,
-      `HTTP ${status}${said ? `: ${said}` : ''}`,
-      error,
-    );
+/** A word of the API server's own vocabulary (a Status `reason`, a cause's `reason`), or ''. */
+const word = (value: unknown) => (typeof value === 'string' && /^[A-Za-z]{1,64}$/.test(value) ? value : '');
+const fieldPath = (value: unknown) =>
+  typeof value === 'string' && /^[\w.[\]/-]{1,200}$/.test(value) ? value : '';
+
+/**
+ * An answer of the API server other than success, as far as it may be repeated: its HTTP status,
+ * the Status object's `reason` (`Forbidden`, `Invalid`) and the field paths and reasons of its
+ * causes, each checked to be such a word or path. Never the Status's message, nor client-node's
+ * text of the answer (its body and headers): a proxy or a hostile server can echo what we sent,
+ * our Authorization header included, into them, and these errors end up in refusals and logs.
+ */
+export class KubernetesAnswerError extends Error {
+  override name = 'KubernetesAnswerError';
+  /** The HTTP status, where client-node keeps it (`statusOf` reads both). */
+  readonly code: number;
+  readonly reason: string;
+  /** `field: Reason` of each cause of a refusal (422), at most five. */
+  readonly causes: readonly string[];
+  constructor(code: number, reason: string, causes: readonly string[]) {
+    super(`HTTP ${code}${reason ? ` ${reason}` : ''}${causes.length ? ` (${causes.join('; ')})` : ''}`);
+    this.code = code;
+    this.reason = reason;
+    this.causes = causes;
   }
-  const code = connectionErrorCodeOf(error);
-  if (code === undefined && !isFetchFailure(error) && !isEksUnavailable(error)) return error;
-  const message = String((error as Error).message).split('\n')[0] ?? '';
-  const detail = code === undefined || message.includes(code) ? message : `${message} (${code})`;
-  return new DependencyUnavailableError(Dependency.Cluster, detail, error);
 }
 
-/** A field of the Status object the API server answered with; '' when there is none. */
-function statusText(error: unknown, field: 'reason' | 'message'): string {
+function answerError(error: unknown, status: number): KubernetesAnswerError {
   let body = (error as { body?: unknown }).body;
   if (typeof body === 'string') {
     try {
       body = JSON.parse(body);
     } catch {}
   }
-  const value = (body as Record<string, unknown> | null | undefined)?.[field];
-  return typeof value === 'string' ? value : '';
+  const answered = body as { reason?: unknown; details?: { causes?: unknown } } | null | undefined;
+  const causes = Array.isArray(answered?.details?.causes) ? (answered.details.causes as unknown[]) : [];
+  return new KubernetesAnswerError(
+    status,
+    word(answered?.reason),
+    causes.slice(0, 5).flatMap((c) => {
+      const { field, reason } = (c ?? {}) as { field?: unknown; reason?: unknown };
+      const [path, said] = [fieldPath(field), word(reason)];
+      return path && said ? [`${path}: ${said}`] : said ? [said] : [];
+    }),
+  );
+}
+
+/** The error to throw for a failed Kubernetes API call: never one quoting what the server sent. */
+export function classified(error: unknown): unknown {
+  const status = statusOf(error);
+  if (status !== undefined) {
+    const answer = answerError(error, status);
+    if (status !== 429 && status < 500) return answer;
+    return new DependencyUnavailableError(Dependency.Cluster, answer.message, answer);
+  }
+  const code = connectionErrorCodeOf(error);
+  if (code === undefined && !isFetchFailure(error) && !isEksUnavailable(error)) return error;
+  const message = String((error as Error).message).split('\n')[0] ?? '';
+  const detail = code === undefined || message.includes(code) ? message : `${message} (${code})`;
+  return new DependencyUnavailableError(Dependency.Cluster, detail, error);
 }

@@ -664,15 +664,17 @@ describe('installation check', () => {
           reviewAccess: async () => {
             throw Object.assign(new Error('HTTP-Code: 404'), {
               code: 404,
-              body: { message: 'the server could not find the requested resource' },
+              reason: 'NotFound',
+              body: { message: 'no such thing (Authorization: Bearer cluster-secret)' },
             });
           },
         },
       });
       expect(byId['permissions:shop/staging']).toMatchObject({
         status: 'unknown',
-        message: 'could not ask the cluster: HTTP 404: the server could not find the requested resource',
+        message: 'could not ask the cluster: HTTP 404 NotFound',
       });
+      expect(JSON.stringify(report)).not.toContain('cluster-secret');
       expect(report.status).toBe('incomplete');
     });
   });

@@ -42,16 +42,14 @@ export interface Target {
   gatewaySource: 'catalog' | 'specification';
 }
 
+/**
+ * A failure to ask a cluster, as a check says it: the HTTP status and the Status's reason word, or
+ * the error's first line (the adapter's, which quotes nothing the server sent); never a body.
+ */
 export function describeFailure(error: unknown): string {
-  const e = error as { code?: unknown; body?: unknown; message?: unknown; cause?: { code?: unknown } };
-  let body = e?.body;
-  if (typeof body === 'string') {
-    try {
-      body = JSON.parse(body);
-    } catch {}
-  }
-  const status = (body as { message?: unknown } | undefined)?.message;
-  if (typeof e?.code === 'number') return `HTTP ${e.code}${typeof status === 'string' ? `: ${status}` : ''}`;
+  const e = error as { code?: unknown; reason?: unknown; message?: unknown; cause?: { code?: unknown } };
+  const reason = typeof e?.reason === 'string' && /^[A-Za-z]{1,64}$/.test(e.reason) ? ` ${e.reason}` : '';
+  if (typeof e?.code === 'number') return `HTTP ${e.code}${reason}`;
   const first = String(e?.message ?? error).split('\n')[0] ?? '';
   const cause = typeof e?.cause?.code === 'string' ? ` (${e.cause.code})` : '';
   return `${first}${cause}`.slice(0, 300);
