@@ -1,13 +1,21 @@
 /**
  * Password sign-in that cannot be turned against its users, over HTTP from several client
  * addresses (127.0.0.x on loopback): only failures count, per address and name with an hourly cap
- * and per address across names; a stranger cannot lock the owner out; malformed names are refused
+ * and per address across names; guesses at one name from many addresses meet a per-name ceiling
+ * that the owner's own browser passes; a stranger cannot lock the owner out; malformed names are refused
  * before anything is read or counted; return addresses never leave the service.
  */
 import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { Browser, formOf, type TestClock, testClock, useTestStack } from '@svc/local/testing';
+import { Browser, formOf, localUsers, type TestClock, testClock, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
+
+const erin = {
+  username: 'erin',
+  password: 'erin-local-password',
+  group: 'demo-viewers',
+  grants: [{ role: 'viewer', project: 'demo', repository: null }] as Auth.Grant[],
+};
 
 // On an hour boundary, so each test's windows are the ones it advances through.
 const clock: TestClock = testClock(new Date('2030-01-01T00:00:00Z'));
@@ -17,7 +25,15 @@ useTestStack(
     authMode: Auth.AuthMode.Password,
     clock,
     auth: {
-      settings: { limits: { sign_ins_per_5_minutes: 3, failed_sign_ins_per_address_per_5_minutes: 6 } },
+      settings: {
+        limits: {
+          sign_ins_per_5_minutes: 3,
+          failed_sign_ins_per_address_per_5_minutes: 6,
+          failed_sign_ins_per_name_per_5_minutes: 4,
+        },
+      },
+      // Guessed at by a botnet in one test: the others sign the seeded people in unhindered.
+      users: [...localUsers, { ...erin }],
     },
   },
   (started) => {
@@ -83,6 +99,47 @@ describe('failed sign-ins', () => {
     expect((await attempt('127.0.0.6', 'alice', password('alice'))).answer.status).toBe(303);
   });
 
+  it('at one name from many addresses meet a growing per-name ceiling, which the owner’s browser passes', async () => {
+    // erin signed in on this browser before the guessing began.
+    const own = new Browser({ localAddress: '127.0.0.20' });
+    const signIn = () =>
+      own.post(`${stack.apiUrl}/auth/login`, {
+        username: 'erin',
+        password: password('erin'),
+        return_to: '/',
+      });
+    expect((await signIn()).status).toBe(303);
+    // A botnet: one guess from each address, under every per-address limit.
+    let address = 20;
+    const guesses = async (count: number) => {
+      const seen: number[] = [];
+      for (let i = 0; i < count; i++) {
+        address += 1;
+        seen.push((await attempt(`127.0.0.${address}`, 'erin', `botnet-guess-${address}`)).answer.status);
+      }
+      return seen;
+    };
+    expect(await guesses(5)).toEqual([401, 401, 401, 401, 429]);
+    const slowed = await attempt('127.0.0.99', 'erin', password('erin'));
+    expect(slowed.answer.status).toBe(429);
+    expect(slowed.answer.text).toContain(
+      'failed sign-ins for this user name from browsers it has not signed in on',
+    );
+    expect(Number(slowed.answer.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The owner's browser is not slowed by strangers' guesses…
+    expect((await signIn()).status).toBe(303);
+    // …and the delay grows: three 5-minute windows' worth (3 × 4) fill the hour, which then holds.
+    clock.advance(300);
+    expect(await guesses(5)).toEqual([401, 401, 401, 401, 429]);
+    clock.advance(300);
+    expect(await guesses(4)).toEqual([401, 401, 401, 401]);
+    clock.advance(300);
+    const hourly = await attempt('127.0.0.99', 'erin', password('erin'));
+    expect(hourly.answer.status).toBe(429);
+    expect(Number(hourly.answer.headers.get('retry-after'))).toBeGreaterThan(300);
+    expect((await signIn()).status).toBe(303);
+  });
+
   it('refuse a malformed or oversized name before reading or counting anything', async () => {
     for (const name of ['x'.repeat(3000), 'Bob Smith', '../bob', '', 'bob\u0000', 'ünïcode']) {
       const { answer } = await attempt('127.0.0.7', name, 'whatever-password');
@@ -100,6 +157,10 @@ describe('failed sign-ins', () => {
 const home = () => `${stack.apiUrl}/console/compositions`;
 
 const hostile = [
+  '/.//evil.example/',
+  '/..//evil.example/',
+  '/%2e//evil.example/',
+  '/console/..//evil.example/',
   '/\t/evil.example/',
   '/\r/evil.example/',
   '/\n/evil.example/',

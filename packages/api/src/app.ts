@@ -207,6 +207,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv> } {
     passwords: deps.passwords,
     rateLimiter: deps.rateLimiter,
     clock: deps.clock,
+    cursors: deps.cursors,
   };
 
   // The caller's request id if it is a safe token (letters, digits, _ - =, at most 128), else a new UUID.

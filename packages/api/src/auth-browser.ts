@@ -22,12 +22,15 @@ import { clientAddress } from './client-address.ts';
 import type { AppEnv } from './env.ts';
 
 const signInCookie = 'svc_signin';
+/** A browser its person signed in on with their password: strangers' guesses at the name do not slow it. */
+const deviceCookie = 'svc_device';
 
-function signedIn(c: Context, secret: string, returnTo: string) {
+function signedIn(c: Context, secret: string, returnTo: string, device?: string) {
   setCookie(c, sessionCookie, secret, {
     ...sessionCookieOptions,
     maxAge: Auth.Lifetime.sessionAbsoluteSeconds,
   });
+  if (device) setCookie(c, deviceCookie, device, { ...sessionCookieOptions, maxAge: Auth.ownDeviceSeconds });
   return c.redirect(returnTo, 303);
 }
 
@@ -104,7 +107,10 @@ export async function passwordSignIn(c: Context, deps: AuthServerDeps, fields: R
   }
   if (!wellFormed) return retry(c, deps, { returnTo, username, error: wrongPassword }, 401);
   const now = deps.clock.now();
-  const throttles = Auth.failedSignInThrottles(deps.settings.limits, clientAddress(c), username);
+  const ownDevice = await Auth.isOwnDevice(deps, getCookie(c, deviceCookie, 'host'), username);
+  const throttles = Auth.failedSignInThrottles(deps.settings.limits, clientAddress(c), username, {
+    ownDevice,
+  });
   try {
     await Auth.requireUnderLimits(deps.rateLimiter, throttles, now);
   } catch (error) {
@@ -116,7 +122,7 @@ export async function passwordSignIn(c: Context, deps: AuthServerDeps, fields: R
     return retry(c, deps, { returnTo, username, error: wrongPassword }, 401);
   }
   const { secret } = await Auth.startSession(signInDeps(deps), user, []);
-  return signedIn(c, secret, returnTo);
+  return signedIn(c, secret, returnTo, Auth.deviceCookieValue(deps.cursors, user));
 }
 
 /** A failed provider sign-in: back to the CLI with the reason when it was the CLI's, else a page. */

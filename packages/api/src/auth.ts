@@ -5,7 +5,7 @@
  */
 
 import type { BrowserAuth } from '@svc/console';
-import { Auth, type Clock, ErrorCode, ProblemError } from '@svc/core';
+import { Auth, type Clock, type Cursors, ErrorCode, ProblemError } from '@svc/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import type { AppEnv } from './env.ts';
@@ -18,6 +18,8 @@ export interface AuthDeps {
   passwords: Auth.PasswordHashing;
   rateLimiter: Auth.RateLimiter;
   clock: Clock;
+  /** Seals the device cookie of a browser its person signed in on (sign-in limits). */
+  cursors: Cursors;
 }
 
 export const sessionCookie = 'svc_session';

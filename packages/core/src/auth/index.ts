@@ -65,8 +65,11 @@ export {
   startSession,
 } from './sign-in.ts';
 export {
+  deviceCookieValue,
   failedSignInThrottles,
+  isOwnDevice,
   maxPasswordLength,
+  ownDeviceSeconds,
   signInStartThrottle,
 } from './sign-in-limits.ts';
 export {

@@ -19,6 +19,11 @@ const Limits = v.strictObject({
   sign_ins_per_5_minutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 10),
   /** Failed password sign-ins per client address, whatever the names, per 5 minutes. */
   failed_sign_ins_per_address_per_5_minutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 100),
+  /**
+   * Failed password sign-ins per user name from every address together, per 5 minutes (three times
+   * as many per hour, twelve times per day), from browsers that have not signed that person in.
+   */
+  failed_sign_ins_per_name_per_5_minutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 30),
   /** Identity-provider sign-ins started per client address per 5 minutes (each keeps a pending item). */
   sign_in_starts_per_address_per_5_minutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60),
   /** Compositions not yet destroyed, per project. */
