@@ -1,6 +1,7 @@
 import { demoManifest } from '@svc/local/demo';
 import { type HttpClient, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
+import { createComposition, waitForPhase } from './support/compositions.ts';
 
 let http: HttpClient;
 let apiUrl: string;
@@ -247,5 +248,24 @@ describe('namespaces belong to one project', () => {
     expect((await http.post('/v1/catalog/apply', inNamespace('mover', 'second-home'))).status).toBe(200);
     expect((await http.post('/v1/catalog/apply', inNamespace('follower', 'first-home'))).status).toBe(200);
     expect((await http.post('/v1/catalog/apply', inNamespace('mover', 'first-home'))).status).toBe(409);
+  });
+
+  it('keeps a namespace its project still has live compositions in, naming them, until they are gone', async () => {
+    expect((await http.post('/v1/catalog/apply', inNamespace('holder', 'holder-home'))).status).toBe(200);
+    const live = await createComposition(http, {}, { project: 'holder', name: 'still-here' });
+    const moved = await http.post('/v1/catalog/apply', inNamespace('holder', 'holder-new-home'));
+    expect(moved.status).toBe(409);
+    expect(moved.body.code).toBe('namespace_in_use');
+    expect(moved.body.detail).toContain(live.id);
+    expect(moved.body.detail).toContain('namespace "holder-home"');
+    // Nothing changed: the baseline is where it was, and no other project may take its namespace.
+    expect((await http.get('/v1/projects/holder/baselines')).body.items[0].namespace).toBe('holder-home');
+    expect((await http.post('/v1/catalog/apply', inNamespace('taker', 'holder-home'))).body.code).toBe(
+      'namespace_taken',
+    );
+    expect((await http.delete(`/v1/compositions/${live.id}`)).status).toBe(202);
+    await waitForPhase(http, live.id, ['destroyed']);
+    expect((await http.post('/v1/catalog/apply', inNamespace('holder', 'holder-new-home'))).status).toBe(200);
+    expect((await http.post('/v1/catalog/apply', inNamespace('taker', 'holder-home'))).status).toBe(200);
   });
 });

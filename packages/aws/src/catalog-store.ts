@@ -1,5 +1,5 @@
 import type { Catalog, Page, PageRequest } from '@svc/core';
-import { claimNamespaces, commit, releaseNamespaces } from './catalog-writes.ts';
+import { claimNamespaces, commit, heldNamespaces, releaseNamespaces } from './catalog-writes.ts';
 import { CatalogBaseline, CatalogComponent, CatalogVersion, Project } from './entities/index.ts';
 import { getItem, oneOf, queryAll, queryPage, type Table } from './table.ts';
 
@@ -11,7 +11,8 @@ export function dynamoCatalogStore(table: Table, options: { cacheSize?: number }
   const cache = versionCache(options.cacheSize ?? 64);
   return {
     claimNamespaces: (claims) => claimNamespaces(table, claims),
-    releaseNamespaces: (project, keep) => releaseNamespaces(table, project, keep),
+    heldNamespaces: (project) => heldNamespaces(table, project),
+    releaseNamespaces: (project, release) => releaseNamespaces(table, project, release),
     readProject: (project) => readProject(table, cache, project),
     readVersion: (project, versionId) => readVersion(table, cache, project, versionId),
     listProjects: (page, only) => listProjects(table, page, only),

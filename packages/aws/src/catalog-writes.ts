@@ -109,11 +109,7 @@ async function claim(table: Table, wanted: Catalog.NamespaceClaim): Promise<Cata
   return getItem(table, NamespaceClaim.key(wanted), NamespaceClaim.fromItem);
 }
 
-export async function releaseNamespaces(
-  table: Table,
-  project: string,
-  keep: readonly Catalog.NamespaceKey[],
-): Promise<void> {
+export async function heldNamespaces(table: Table, project: string): Promise<Catalog.NamespaceClaim[]> {
   let after: string | null = null;
   const held: Catalog.NamespaceClaim[] = [];
   do {
@@ -126,23 +122,27 @@ export async function releaseNamespaces(
     held.push(...page.items);
     after = page.next_cursor;
   } while (after);
-  const kept = (c: Catalog.NamespaceKey) =>
-    keep.some((k) => k.cluster === c.cluster && k.namespace === c.namespace);
+  return held;
+}
+
+export async function releaseNamespaces(
+  table: Table,
+  project: string,
+  release: readonly Catalog.NamespaceKey[],
+): Promise<void> {
   await Promise.all(
-    held
-      .filter((c) => !kept(c))
-      .map((c) =>
-        conditionHeld(() =>
-          table.documents.send(
-            new DeleteCommand({
-              TableName: table.name,
-              Key: NamespaceClaim.key(c),
-              ConditionExpression: '#project = :project',
-              ExpressionAttributeNames: { '#project': 'project' },
-              ExpressionAttributeValues: { ':project': project },
-            }),
-          ),
+    release.map((key) =>
+      conditionHeld(() =>
+        table.documents.send(
+          new DeleteCommand({
+            TableName: table.name,
+            Key: NamespaceClaim.key(key),
+            ConditionExpression: '#project = :project',
+            ExpressionAttributeNames: { '#project': 'project' },
+            ExpressionAttributeValues: { ':project': project },
+          }),
         ),
       ),
+    ),
   );
 }

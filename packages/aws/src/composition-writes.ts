@@ -5,21 +5,27 @@
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { Compositions, ErrorCode, type Idempotency, ProblemError } from '@svc/core';
+import { Catalog, Compositions, ErrorCode, type Idempotency, ProblemError } from '@svc/core';
 import type { Item } from './entities/entity.ts';
-import { Check, Composition, Event, Operation, ProjectQuota } from './entities/index.ts';
+import { Check, Composition, Event, NamespaceClaim, Operation, ProjectQuota } from './entities/index.ts';
 import { completionUpdate } from './idempotency-store.ts';
-import { conditionHeld, failedConditions, type Table } from './table.ts';
+import { conditionHeld, failedConditions, getItem, type Table } from './table.ts';
 
 type Store = Compositions.CompositionStore;
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export async function create(
   table: Table,
-  { quota, composition, operation, events, idempotency }: Parameters<Store['create']>[0],
+  { quota, namespace, composition, operation, events, idempotency }: Parameters<Store['create']>[0],
 ): Promise<void> {
+  const claim = put(table, NamespaceClaim.toItem(namespace), {
+    ConditionExpression: 'attribute_not_exists(pk) OR #project = :project',
+    ExpressionAttributeNames: { '#project': 'project' },
+    ExpressionAttributeValues: { ':project': namespace.project },
+  });
   const items: TransactItem[] = [
     ...(quota === undefined ? [] : [quotaTaken(table.name, composition.project, quota)]),
+    claim,
     put(table, Composition.toItem(composition), { ConditionExpression: 'attribute_not_exists(pk)' }),
     put(table, Operation.toItem(operation), { ConditionExpression: 'attribute_not_exists(pk)' }),
     ...events.map((event) => put(table, Event.toItem(event))),
@@ -31,6 +37,13 @@ export async function create(
     throw new ProblemError(
       ErrorCode.QuotaExceeded,
       `Project "${composition.project}" already has ${quota} live compositions, its quota; destroy one first.`,
+    );
+  }
+  if (failed[quota === undefined ? 0 : 1]) {
+    const holder = await getItem(table, NamespaceClaim.key(namespace), NamespaceClaim.fromItem);
+    throw new ProblemError(
+      ErrorCode.NamespaceTaken,
+      `${holder ? Catalog.describeClaim(holder) : `namespace "${namespace.namespace}" is another project's`} now: project "${namespace.project}" gave it up after this composition was planned; plan it again.`,
     );
   }
   if (idempotency && failed.at(-1)) {

@@ -21,6 +21,8 @@ export interface ConsoleDeps
     Insight.InsightDeps,
     Catalog.CatalogDeps,
     Forge.ForgeDeps {
+  /** The store of the composition use cases, which is also what an apply asks of live compositions. */
+  compositions: Compositions.CompositionStore;
   /** The insight reads each composition on its own cluster; the plans only ask which there are. */
   clusters: Cluster.ClusterRegistry;
   tokens: Auth.TokenStore;

@@ -61,6 +61,7 @@ export const ErrorCode = {
   ForgeNotConfigured: 'forge_not_configured',
   NameTaken: 'name_taken',
   NamespaceTaken: 'namespace_taken',
+  NamespaceInUse: 'namespace_in_use',
   ConcurrentChange: 'concurrent_change',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -146,6 +147,12 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     title: 'Namespace taken',
     description:
       "The baseline's namespace belongs to another project's baseline; a namespace has one project.",
+  },
+  namespace_in_use: {
+    status: 409,
+    title: 'Namespace in use',
+    description:
+      'The apply would give up a namespace where the project still has live compositions (named); destroy them, or let them expire, first.',
   },
   concurrent_change: {
     status: 409,

@@ -41,6 +41,12 @@ describe('observedCompositionStore', () => {
     const { sink, seen } = recordingSink();
     const store = observedCompositionStore(storeAnswering(true), sink);
     await store.create({
+      namespace: {
+        cluster: 'local',
+        namespace: record.namespace,
+        project: record.project,
+        baseline: record.baseline,
+      },
       composition: record,
       operation,
       events: [event(EventType.Accepted, operation.created_at)],

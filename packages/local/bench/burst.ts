@@ -206,9 +206,15 @@ async function dynamoLocalAlone(rounds = 200): Promise<Record<string, { ms: numb
   };
   return {
     'GetItem (consistent)': await measure(() => stack.stores.compositions.get(sample.id)),
-    'TransactWriteItems (create: 3 items)': await measure(() => {
+    'TransactWriteItems (create: 4 items)': await measure(() => {
       const id = newId(IdPrefix.Composition);
       return stack.stores.compositions.create({
+        namespace: {
+          cluster: sample.cluster ?? 'local',
+          namespace: sample.namespace,
+          project: sample.project,
+          baseline: sample.baseline,
+        },
         composition: { ...sample, id },
         operation: { ...operation, id: newId(IdPrefix.Operation), composition_id: id },
         events: [{ ...eventSample, id: newId(IdPrefix.Event), composition_id: id }],

@@ -39,6 +39,7 @@ export const catalogOperations = {
       ErrorCode.ValidationFailed,
       ErrorCode.CatalogConflict,
       ErrorCode.NamespaceTaken,
+      ErrorCode.NamespaceInUse,
       ErrorCode.UnsupportedMediaType,
       ErrorCode.PayloadTooLarge,
     ],

@@ -50,6 +50,7 @@ export const compositionOperations = {
       ErrorCode.ValidationFailed,
       ErrorCode.UnknownReference,
       ErrorCode.IdempotencyKeyReused,
+      ErrorCode.NamespaceTaken,
     ],
   },
 

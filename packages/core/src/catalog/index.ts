@@ -1,6 +1,7 @@
 export type { ProjectVersion, Revisioned } from './model.ts';
 export {
   defaultNamespacePolicy,
+  describeClaim,
   type NamespaceClaim,
   type NamespaceKey,
   type NamespacePolicy,

@@ -20,6 +20,19 @@ export interface CatalogStore {
    * claims other projects hold, which are left as they are; the free ones are taken either way.
    */
   claimNamespaces(claims: readonly NamespaceClaim[]): Promise<NamespaceClaim[]>;
-  /** Gives up every namespace the project holds but `keep`. */
-  releaseNamespaces(project: string, keep: readonly NamespaceKey[]): Promise<void>;
+  /** Every namespace the project holds. */
+  heldNamespaces(project: string): Promise<NamespaceClaim[]>;
+  /** Gives up these namespaces, each only while it is still the project's. */
+  releaseNamespaces(project: string, release: readonly NamespaceKey[]): Promise<void>;
+}
+
+/**
+ * The composition store as far as an apply asks it: the project's compositions not yet destroyed
+ * (`CompositionStore.list`), to keep a namespace one of them still lives in.
+ */
+export interface LiveCompositions {
+  list(
+    filter: { project: string | null; projects: readonly string[] | null },
+    page: PageRequest,
+  ): Promise<Page<{ id: string; namespace: string; cluster?: string | undefined }>>;
 }

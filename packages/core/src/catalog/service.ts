@@ -7,8 +7,14 @@ import { ErrorCode, ProblemError } from '../errors.ts';
 import { newId } from '../names.ts';
 import { type Cursors, type Page, type PageRequest, pageByName } from '../paging.ts';
 import { logSelector, nextProjectVersion, type ProjectVersion, type Revisioned } from './model.ts';
-import { claimsOf, describeClaim } from './namespaces.ts';
-import type { CatalogStore } from './ports.ts';
+import {
+  claimsOf,
+  describeClaim,
+  type NamespaceClaim,
+  type NamespaceKey,
+  sameNamespace,
+} from './namespaces.ts';
+import type { CatalogStore, LiveCompositions } from './ports.ts';
 import type {
   ApplyResult,
   Baseline,
@@ -21,6 +27,8 @@ import { type CatalogProblem, type ManifestLimits, validateManifest } from './va
 
 export interface CatalogDeps {
   catalog: CatalogStore;
+  /** A namespace is given up only once none of its project's compositions live there. */
+  compositions: LiveCompositions;
   audit: AuditStore;
   clock: Clock;
   /** Seals the cursors of the in-memory lists (components, baselines). */
@@ -29,36 +37,93 @@ export interface CatalogDeps {
   manifestLimits: ManifestLimits;
 }
 
+const claimsOfVersion = (version: ProjectVersion | null): NamespaceClaim[] =>
+  version
+    ? claimsOf(
+        version.project,
+        Object.values(version.baselines).map((b) => b.spec),
+      )
+    : [];
+
 /**
  * Takes the namespaces of each changed project's next version before its pointer flips; one held by
  * another project refuses the whole apply (409, naming both), giving back what it took.
  */
 async function claimNamespaces(deps: CatalogDeps, versions: readonly ProjectVersion[]): Promise<void> {
   for (const version of versions) {
-    const wanted = claimsOf(
-      version.project,
-      Object.values(version.baselines).map((b) => b.spec),
-    );
+    const wanted = claimsOfVersion(version);
     const taken = await deps.catalog.claimNamespaces(wanted);
     if (taken.length === 0) continue;
-    for (const v of versions) {
-      const current = await deps.catalog.readProject(v.project);
-      const keep = current
-        ? claimsOf(
-            v.project,
-            Object.values(current.baselines).map((b) => b.spec),
-          )
-        : [];
-      await deps.catalog.releaseNamespaces(v.project, keep);
-    }
-    const wanting = wanted.find((w) =>
-      taken.some((t) => t.cluster === w.cluster && t.namespace === w.namespace),
-    );
+    for (const v of versions)
+      await releaseFreeNamespaces(
+        deps,
+        v.project,
+        claimsOfVersion(await deps.catalog.readProject(v.project)),
+      );
+    const wanting = wanted.find((w) => taken.some((t) => sameNamespace(t, w)));
     throw new ProblemError(
       ErrorCode.NamespaceTaken,
       `${taken.map(describeClaim).join('; ')}: project "${version.project}" (baseline "${wanting?.baseline}") cannot use it. A namespace belongs to one project.`,
     );
   }
+}
+
+/** The ids of the project's compositions not yet destroyed in namespace `where` (one without a cluster: any). */
+async function liveCompositionsIn(
+  deps: CatalogDeps,
+  project: string,
+  where: NamespaceKey,
+): Promise<string[]> {
+  const ids: string[] = [];
+  let after: string | null = null;
+  do {
+    const page = await deps.compositions.list({ project, projects: null }, { limit: 200, after });
+    for (const c of page.items) {
+      if (c.namespace === where.namespace && (c.cluster ?? where.cluster) === where.cluster) ids.push(c.id);
+    }
+    after = page.next_cursor;
+  } while (after);
+  return ids;
+}
+
+/**
+ * An apply may not give up a namespace where its project still has compositions: their workloads
+ * would stay there, rolling out into a namespace another project could claim at once.
+ */
+async function refuseGivingUpOccupied(
+  deps: CatalogDeps,
+  changes: readonly { next: ProjectVersion; current: ProjectVersion | null }[],
+): Promise<void> {
+  for (const { next, current } of changes) {
+    const kept = claimsOfVersion(next);
+    for (const given of claimsOfVersion(current).filter((c) => !kept.some((k) => sameNamespace(k, c)))) {
+      const ids = await liveCompositionsIn(deps, next.project, given);
+      if (ids.length === 0) continue;
+      const named = ids.slice(0, 10).join(', ') + (ids.length > 10 ? ` and ${ids.length - 10} more` : '');
+      throw new ProblemError(
+        ErrorCode.NamespaceInUse,
+        `project "${next.project}" still has ${ids.length} live composition(s) in namespace "${given.namespace}" (cluster ${given.cluster}): ${named}. Destroy them (or let them expire) before its baselines leave that namespace; nothing was written.`,
+      );
+    }
+  }
+}
+
+/**
+ * Gives up the namespaces the project holds but `keep`, except one where a composition of the
+ * project still lives (a create that planned on the version before): it stays the project's until
+ * a later apply finds it empty.
+ */
+async function releaseFreeNamespaces(
+  deps: CatalogDeps,
+  project: string,
+  keep: readonly NamespaceKey[],
+): Promise<void> {
+  const held = await deps.catalog.heldNamespaces(project);
+  const release: NamespaceKey[] = [];
+  for (const claim of held.filter((h) => !keep.some((k) => sameNamespace(k, h)))) {
+    if ((await liveCompositionsIn(deps, project, claim)).length === 0) release.push(claim);
+  }
+  if (release.length > 0) await deps.catalog.releaseNamespaces(project, release);
 }
 
 const maxCommitAttempts = 5;
@@ -105,17 +170,17 @@ export async function apply(deps: CatalogDeps, caller: Identity, input: unknown)
     const changes = planned.flatMap(({ current, next }) =>
       next ? [{ next, previous_version_id: current?.version_id ?? null }] : [],
     );
+    await refuseGivingUpOccupied(
+      deps,
+      planned.flatMap(({ current, next }) => (next ? [{ current, next }] : [])),
+    );
     await claimNamespaces(
       deps,
       changes.map(({ next }) => next),
     );
     if (changes.length === 0 || (await deps.catalog.commit(changes))) {
       for (const { next } of changes) {
-        const kept = claimsOf(
-          next.project,
-          Object.values(next.baselines).map((b) => b.spec),
-        );
-        await deps.catalog.releaseNamespaces(next.project, kept);
+        await releaseFreeNamespaces(deps, next.project, claimsOfVersion(next));
         await recordAudit(deps, caller, {
           action: 'catalog.applied',
           project: next.project,

@@ -91,6 +91,15 @@ async function acceptCreate(
   const view = compositionView(composition, now);
   await deps.compositions.create({
     quota: holdsQuotaPlace(composition) ? deps.liveCompositionQuota : undefined,
+    // An apply gives a namespace up only once no composition of its project lives there: the
+    // create holds the claim in its own write, so one planned on the catalog as it was can land
+    // nowhere its project no longer holds.
+    namespace: {
+      cluster: result.baseline.cluster,
+      namespace: composition.namespace,
+      project: composition.project,
+      baseline: composition.baseline,
+    },
     composition,
     operation,
     events: [

@@ -1,4 +1,5 @@
 import type { BuildStore } from '../builds/ports.ts';
+import type { NamespaceClaim } from '../catalog/namespaces.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import type { Clock } from '../clock.ts';
 import type { ClusterRegistry } from '../cluster/registry.ts';
@@ -33,9 +34,12 @@ export interface CompositionStore {
    * Writes a new composition with its first operation and events (and the idempotent answer), all
    * or nothing; with `quota`, only while the project has fewer than `quota` live compositions
    * (else a 429 `quota_exceeded`, nothing written). Finishing a destroy gives the place back.
+   * `namespace` is taken for the project in the same write, or found already its own: another
+   * project's (the project gave it up after this create planned) refuses with `namespace_taken`.
    */
   create(write: {
     quota?: number | undefined;
+    namespace: NamespaceClaim;
     composition: CompositionRecord;
     operation: Operation;
     events: CompositionEvent[];

@@ -50,6 +50,7 @@ function catalogOf(versions: ProjectVersion[]): CatalogStore {
     }),
     commit: async () => true,
     claimNamespaces: async () => [],
+    heldNamespaces: async () => [],
     releaseNamespaces: async () => {},
   };
 }

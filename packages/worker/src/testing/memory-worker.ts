@@ -157,6 +157,7 @@ export function memoryWorker(settings: Partial<WorkerSettings> = {}): MemoryWork
       listProjects: unusedCall('catalog.listProjects'),
       commit: unusedCall('catalog.commit'),
       claimNamespaces: unusedCall('catalog.claimNamespaces'),
+      heldNamespaces: unusedCall('catalog.heldNamespaces'),
       releaseNamespaces: unusedCall('catalog.releaseNamespaces'),
     },
     builds: unused('builds'),
