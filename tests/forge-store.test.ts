@@ -137,7 +137,7 @@ describe('the forge store', () => {
     expect(await store.suspensions()).toEqual([]);
   });
 
-  it('keeps policies per project and repository, guarded by their revision', async () => {
+  it('keeps policies per project and repository, guarded by their revision, each repository held by one project', async () => {
     const policy: Forge.PreviewPolicy = {
       project: 'demo',
       repository: 'demo-org/service-b',
@@ -152,15 +152,25 @@ describe('the forge store', () => {
       updated_at: at,
       updated_by: 'admin',
     };
-    expect(await store.putPolicy(policy, 0)).toBe(true);
-    expect(await store.putPolicy({ ...policy, revision: 2 }, 0)).toBe(false);
-    expect(await store.putPolicy({ ...policy, project: 'other' }, 0)).toBe(true);
+    expect(await store.putPolicy(policy, 0)).toEqual({ saved: true });
+    expect(await store.putPolicy({ ...policy, revision: 2 }, 0)).toEqual({ saved: false, owner: null });
+    expect(await store.putPolicy({ ...policy, project: 'other' }, 0)).toEqual({
+      saved: false,
+      owner: 'demo',
+    });
+    expect(await store.repositoryOwner('Demo-Org/Service-B')).toBe('demo');
     expect(await store.getPolicy('demo', 'Demo-Org/Service-B')).toEqual(policy);
-    expect((await store.policiesOf('demo-org/service-b')).map((p) => p.project).sort()).toEqual([
-      'demo',
-      'other',
-    ]);
+    expect((await store.policiesOf('demo-org/service-b')).map((p) => p.project)).toEqual(['demo']);
+    expect(await store.putPolicy({ ...policy, repository: 'demo-org/service-c' }, 0)).toEqual({
+      saved: true,
+    });
     expect((await store.listPolicies({ limit: 1, after: null })).next_cursor).not.toBeNull();
+
+    expect(await store.deletePolicy('other', 'demo-org/service-b')).toBe(false);
+    expect(await store.deletePolicy('demo', 'demo-org/service-b')).toBe(true);
+    expect(await store.repositoryOwner('demo-org/service-b')).toBeNull();
+    expect(await store.putPolicy({ ...policy, project: 'other' }, 0)).toEqual({ saved: true });
+    expect(await store.repositoryOwner('demo-org/service-b')).toBe('other');
   });
 
   it('keeps the webhook health, the budgets and the last reconciliation', async () => {

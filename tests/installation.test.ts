@@ -202,11 +202,16 @@ describe('installation check against the local cluster', () => {
     expect(byId['cluster:local']?.status).toBe('passed');
     // The catalog's own checks ask nothing of the cluster: the stage's grants and the catalog decide them.
     const asked = checks.filter(
-      (c) => c.id !== 'cluster:local' && c.id !== 'catalog-namespaces' && !c.id.startsWith('messaging:'),
+      (c) =>
+        c.id !== 'cluster:local' &&
+        c.id !== 'catalog-namespaces' &&
+        c.id !== 'repository-claims' &&
+        !c.id.startsWith('messaging:'),
     );
     expect(asked.every((c) => c.status === 'unknown')).toBe(true);
     expect(byId['messaging:demo/staging']?.status).toBe('passed');
     expect(byId['catalog-namespaces']?.status).toBe('passed');
+    expect(byId['repository-claims']?.status).toBe('passed');
     expect(byId['gateway-api:local']?.message).toContain('503');
     expect(status).toBe('incomplete');
   });

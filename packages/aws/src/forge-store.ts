@@ -13,10 +13,12 @@ import {
 import { listDeliveries, putDelivery, unprocessed } from './forge-deliveries.ts';
 import {
   activePreviewsOf,
+  deletePolicy,
   listPreviews,
   policiesOf,
   putPolicy,
   putPreview,
+  repositoryOwner,
   waitingFor,
 } from './forge-previews.ts';
 import { conditionHeld, dueQuery, getItem, putItem, queryAll, queryPage, type Table } from './table.ts';
@@ -27,6 +29,8 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
     getPolicy: (project, repository) =>
       getItem(table, PreviewPolicy.key(project, repository), PreviewPolicy.fromItem),
     putPolicy: (policy, expected) => putPolicy(table, policy, expected),
+    deletePolicy: (project, repository) => deletePolicy(table, project, repository),
+    repositoryOwner: (repository) => repositoryOwner(table, repository),
     listPolicies: (page) =>
       queryPage(
         table,

@@ -62,6 +62,7 @@ export const ErrorCode = {
   NameTaken: 'name_taken',
   NamespaceTaken: 'namespace_taken',
   NamespaceInUse: 'namespace_in_use',
+  RepositoryTaken: 'repository_taken',
   ConcurrentChange: 'concurrent_change',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -153,6 +154,12 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     title: 'Namespace in use',
     description:
       'The apply would give up a namespace where the project still has live compositions (named); destroy them, or let them expire, first.',
+  },
+  repository_taken: {
+    status: 409,
+    title: 'Repository taken',
+    description:
+      "The repository belongs to another project (named), whose preview policy holds it; a repository has one project.",
   },
   concurrent_change: {
     status: 409,

@@ -31,6 +31,10 @@ export function forgeHandlers(deps: ForgeRouteDeps): HandlersOf<typeof forgeOper
       const result = await Forge.putPolicy(deps, c.get('identity'), path.project, path.repository, body);
       return c.json(result.policy, result.created ? 201 : 200);
     },
+    async deletePreviewPolicy(c, { path }) {
+      await Forge.deletePolicy(deps, c.get('identity'), path.project, path.repository);
+      return c.body(null, 204);
+    },
     listForgePreviews: async (c, { query }) =>
       c.json(
         await Forge.listPreviews(deps, c.get('identity'), { project: query.project ?? null }, pageOf(query)),

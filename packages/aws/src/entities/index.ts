@@ -32,6 +32,7 @@ export * as Project from './project.ts';
 export * as ProjectQuota from './project-quota.ts';
 export * as RateWindow from './rate-window.ts';
 export * as RefreshToken from './refresh-token.ts';
+export * as RepositoryClaim from './repository-claim.ts';
 export * as Session from './session.ts';
 export * as SignInGrant from './sign-in-grant.ts';
 export * as SourceRef from './source-ref.ts';

@@ -109,8 +109,21 @@ export const forgeOperations = {
       ErrorCode.ValidationFailed,
       ErrorCode.UnknownReference,
       ErrorCode.StaleRevision,
+      ErrorCode.RepositoryTaken,
       ErrorCode.UnsupportedMediaType,
     ],
+  },
+
+  deletePreviewPolicy: {
+    method: 'delete',
+    path: policyPath,
+    permission: 'policy:write',
+    summary:
+      "Delete a repository's preview policy: its previews in the project stop, and the project gives the repository up, so another project may claim it.",
+    tag,
+    params: byRepository,
+    responses: { 204: { description: 'Deleted; the repository is free.' } },
+    errors: [ErrorCode.NotFound],
   },
 
   listForgePreviews: {

@@ -94,6 +94,7 @@ export const AuditAction = {
   FrontendCheckRecorded: 'frontend.check_recorded',
   TestResultRecorded: 'composition.test_recorded',
   PreviewPolicySaved: 'preview_policy.saved',
+  PreviewPolicyDeleted: 'preview_policy.deleted',
   FrontendPublished: 'frontend.published',
   CatalogApplied: 'catalog.applied',
   TokenIssued: 'token.issued',

@@ -16,7 +16,7 @@ import {
   finishedDelivery,
   RepositoryName,
 } from './model.ts';
-import { allPolicies } from './policies.ts';
+import { allPolicies, policiesInEffect, policyInEffect } from './policies.ts';
 import type { ForgeDeps } from './ports.ts';
 import { ForgeRateLimitedError } from './ports.ts';
 
@@ -298,7 +298,7 @@ async function converge(deps: ForgeDeps, delivery: Delivery): Promise<DeliveryOu
   if (delivery.repository !== null && delivery.number !== null) {
     const { repository, number } = delivery;
     const outcome: DeliveryOutcome[] = [];
-    for (const policy of await deps.forgeStore.policiesOf(repository)) {
+    for (const policy of await policiesInEffect(deps, repository)) {
       const { decision, preview } = await convergePullRequest(deps, {
         project: policy.project,
         repository,
@@ -315,7 +315,7 @@ async function converge(deps: ForgeDeps, delivery: Delivery): Promise<DeliveryOu
   }
   deps.forge?.forgetRepositories(delivery.repositories);
   for (const repository of delivery.repositories) {
-    for (const policy of await deps.forgeStore.policiesOf(repository)) {
+    for (const policy of await policiesInEffect(deps, repository)) {
       await convergeRepository(deps, { project: policy.project, repository });
     }
   }
@@ -331,7 +331,7 @@ export async function convergeRepository(
   target: { project: string; repository: string },
 ): Promise<{ found: number; fixed: number }> {
   const [policy, suspension] = await Promise.all([
-    deps.forgeStore.getPolicy(target.project, target.repository),
+    policyInEffect(deps, target.project, target.repository),
     deps.forgeStore.getSuspension(accountOf(target.repository)),
   ]);
   const labelled =

@@ -3,7 +3,8 @@
  * pull request got no preview. A delivery concerns repositories (a pull request's, or those an
  * installation event names) and so the projects whose policies name them now: a caller sees the
  * deliveries of repositories it may read previews of. A grant on every project sees them all,
- * including deliveries for repositories no policy names.
+ * including deliveries for repositories no policy names. What processing a delivery failed with
+ * (`error`) is shown only to the project the repository belongs to: it can quote its pull request.
  */
 import { anyProject, authorize, readableProjects } from '../auth/access.ts';
 import type { Identity } from '../auth/identity.ts';
@@ -26,6 +27,8 @@ const concerns = (delivery: Delivery, repositories: ReadonlySet<string>) =>
 interface Scope {
   projects: ReadonlySet<string>;
   repositories: ReadonlySet<string>;
+  /** Every policy's project, by repository (lower case): who may own what a delivery concerns. */
+  policyProjects: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 async function scopeOf(
@@ -42,10 +45,39 @@ async function scopeOf(
       .filter((policy) => projects.has(policy.project))
       .map((policy) => policy.repository.toLowerCase()),
   );
-  return { projects, repositories };
+  const policyProjects = new Map<string, Set<string>>();
+  for (const policy of policies) {
+    const key = policy.repository.toLowerCase();
+    policyProjects.set(key, (policyProjects.get(key) ?? new Set()).add(policy.project));
+  }
+  return { projects, repositories, policyProjects };
 }
 
-function deliveryView(delivery: Delivery, scope: Scope | null): DeliveryView {
+/**
+ * The repositories of these deliveries whose owning project the caller may read previews of: the
+ * project holding the repository, or, for one no project holds yet, the only project with a policy.
+ */
+async function ownedInScope(
+  deps: Pick<ForgeDeps, 'forgeStore'>,
+  deliveries: readonly Delivery[],
+  scope: Scope,
+): Promise<Set<string>> {
+  const repositories = [
+    ...new Set(deliveries.flatMap((d) => (d.repository ? [d.repository.toLowerCase()] : []))),
+  ];
+  const owned = new Set<string>();
+  await Promise.all(
+    repositories.map(async (repository) => {
+      const sole = [...(scope.policyProjects.get(repository) ?? [])];
+      const owner =
+        (await deps.forgeStore.repositoryOwner(repository)) ?? (sole.length === 1 ? sole[0] : null);
+      if (owner && scope.projects.has(owner)) owned.add(repository);
+    }),
+  );
+  return owned;
+}
+
+function deliveryView(delivery: Delivery, scope: Scope | null, owned: ReadonlySet<string>): DeliveryView {
   return {
     id: delivery.id,
     event: delivery.event,
@@ -60,7 +92,10 @@ function deliveryView(delivery: Delivery, scope: Scope | null): DeliveryView {
     account: delivery.account,
     state: delivery.state,
     attempts: delivery.attempts,
-    error: delivery.error,
+    error:
+      scope === null || (delivery.repository !== null && owned.has(delivery.repository.toLowerCase()))
+        ? delivery.error
+        : null,
     received_at: delivery.received_at,
     due_at: delivery.due_at,
     finished_at: delivery.finished_at,
@@ -88,5 +123,6 @@ export async function listDeliveries(
   const result = await deps.forgeStore.listDeliveries({ repositories: stored ? repositories : null }, page);
   const wantedSet = new Set(repositories);
   const items = stored ? result.items : result.items.filter((d) => concerns(d, wantedSet));
-  return { items: items.map((d) => deliveryView(d, scope)), next_cursor: result.next_cursor };
+  const owned = scope === null ? new Set<string>() : await ownedInScope(deps, items, scope);
+  return { items: items.map((d) => deliveryView(d, scope, owned)), next_cursor: result.next_cursor };
 }

@@ -22,6 +22,7 @@ import {
   type PullRequest,
   previewId,
 } from './model.ts';
+import { policyInEffect } from './policies.ts';
 import type { ForgePort } from './ports.ts';
 import { type ForgeDeps, forgeCaller } from './ports.ts';
 
@@ -103,7 +104,7 @@ export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef):
   for (let attempt = 0; attempt < maxRaces; attempt++) {
     const id = previewId(ref.project, ref.repository, ref.number);
     const [policy, suspension, preview] = await Promise.all([
-      deps.forgeStore.getPolicy(ref.project, ref.repository),
+      policyInEffect(deps, ref.project, ref.repository),
       deps.forgeStore.getSuspension(accountOf(ref.repository)),
       deps.forgeStore.getPreview(id),
     ]);

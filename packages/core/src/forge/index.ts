@@ -25,7 +25,7 @@ export {
   RepositoryPage,
   type WebhookHealth,
 } from './model.ts';
-export { getPolicy, listPolicies, putPolicy } from './policies.ts';
+export { deletePolicy, getPolicy, listPolicies, putPolicy } from './policies.ts';
 export {
   defaultForgeSettings,
   type ForgeDeliveryAttempt,
@@ -34,6 +34,7 @@ export {
   ForgeRateLimitedError,
   type ForgeSettings,
   type ForgeStore,
+  type PolicyWrite,
 } from './ports.ts';
 export { buildPublished, getPreview, listPreviews, restart, stop, stopForComposition } from './previews.ts';
 export { type ForgeConfiguration, status } from './status.ts';

@@ -1,4 +1,10 @@
-/** Repository preview policies: read, list, and configure (then converge the repository's pull requests). */
+/**
+ * Repository preview policies: read, list, configure and delete (then converge the repository's pull
+ * requests). A repository belongs to one project: the first policy saved for it holds it, another
+ * project's save is refused (409 `repository_taken`, naming the holder), and only deleting that
+ * policy gives it back. A policy of another project (saved before repositories were held) is
+ * inert: only the holder's acts.
+ */
 
 import * as v from 'valibot';
 import { anyProject, authorize, readableProjects } from '../auth/access.ts';
@@ -102,6 +108,7 @@ export async function putPolicy(
       },
     );
   }
+  await refuseOtherProjectsRepository(deps, project, repository);
   const { expected_revision: _, ...fields } = body;
   const policy: PreviewPolicy = {
     ...fields,
@@ -111,7 +118,9 @@ export async function putPolicy(
     updated_at: deps.clock.now().toISOString(),
     updated_by: caller.subject,
   };
-  if (!(await deps.forgeStore.putPolicy(policy, revision))) {
+  const written = await deps.forgeStore.putPolicy(policy, revision);
+  if (!written.saved && written.owner !== null) throw repositoryTaken(repository, [written.owner], project);
+  if (!written.saved) {
     throw new ProblemError(ErrorCode.StaleRevision, 'The policy changed meanwhile; read it again and retry.');
   }
   await recordAudit(deps, caller, {
@@ -120,16 +129,100 @@ export async function putPolicy(
     target: repository,
     data: { revision: policy.revision, enabled: policy.enabled, trigger_label: policy.trigger_label },
   });
+  await convergeLater(deps, project, repository);
+  return { created: current === null, policy };
+}
+
+function repositoryTaken(repository: string, holders: readonly string[], project: string): ProblemError {
+  const named = holders.map((h) => `"${h}"`).join(' and ');
+  return new ProblemError(
+    ErrorCode.RepositoryTaken,
+    `repository ${repository} belongs to project ${named}, whose preview policy holds it: project "${project}" cannot have one too. To move it, its policy there is deleted first (docs/forge.md).`,
+    { errors: [{ path: 'repository', message: `belongs to project ${named}` }] },
+  );
+}
+
+/**
+ * A repository no project holds yet may still have policies saved before repositories were held:
+ * those projects hold it together until all but one policy is deleted (the installation check
+ * names them), so no one else's save takes it from under them.
+ */
+async function refuseOtherProjectsRepository(
+  deps: Pick<ForgeDeps, 'forgeStore'>,
+  project: string,
+  repository: string,
+) {
+  const owner = await deps.forgeStore.repositoryOwner(repository);
+  if (owner !== null) {
+    if (owner !== project) throw repositoryTaken(repository, [owner], project);
+    return;
+  }
+  const others = (await deps.forgeStore.policiesOf(repository)).filter((p) => p.project !== project);
+  if (others.length > 0)
+    throw repositoryTaken(repository, [...new Set(others.map((p) => p.project))], project);
+}
+
+async function convergeLater(deps: ForgeDeps, project: string, repository: string): Promise<void> {
   await deps.jobs
     .send({ kind: 'forge-repository', project, repository })
     .catch((error: unknown) =>
       deps.log({ level: 'warn', msg: 'forge job not enqueued', error: String(error) }),
     );
-  return { created: current === null, policy };
+}
+
+/**
+ * DELETE: the project's policy goes, and with it the project's hold on the repository, so another
+ * project may save one. Its pull requests' previews stop (the convergence finds no policy).
+ */
+export async function deletePolicy(
+  deps: ForgeDeps,
+  caller: Identity,
+  project: string,
+  repository: string,
+): Promise<void> {
+  authorize(caller, 'policy:write', { project });
+  requireRepository(repository);
+  if (!(await deps.forgeStore.deletePolicy(project, repository))) {
+    throw new ProblemError(ErrorCode.NotFound, `no preview policy for ${repository} in project "${project}"`);
+  }
+  await recordAudit(deps, caller, {
+    action: AuditAction.PreviewPolicyDeleted,
+    project,
+    target: repository,
+    data: {},
+  });
+  await convergeLater(deps, project, repository);
+}
+
+/** The project's policy for the repository if it acts: the project holds the repository, or no project does. */
+export async function policyInEffect(
+  deps: Pick<ForgeDeps, 'forgeStore'>,
+  project: string,
+  repository: string,
+): Promise<PreviewPolicy | null> {
+  const [policy, owner] = await Promise.all([
+    deps.forgeStore.getPolicy(project, repository),
+    deps.forgeStore.repositoryOwner(repository),
+  ]);
+  return policy && (owner === null || owner === project) ? policy : null;
+}
+
+/** The repository's policies that act: its holder's, or all of them while no project holds it. */
+export async function policiesInEffect(
+  deps: Pick<ForgeDeps, 'forgeStore'>,
+  repository: string,
+): Promise<PreviewPolicy[]> {
+  const [policies, owner] = await Promise.all([
+    deps.forgeStore.policiesOf(repository),
+    deps.forgeStore.repositoryOwner(repository),
+  ]);
+  return owner === null ? policies : policies.filter((p) => p.project === owner);
 }
 
 /** Every policy of the installation, all pages (the reconciliation's and an installation event's list). */
-export async function allPolicies(deps: Pick<ForgeDeps, 'forgeStore'>): Promise<PreviewPolicy[]> {
+export async function allPolicies(deps: {
+  forgeStore: Pick<ForgeDeps['forgeStore'], 'listPolicies'>;
+}): Promise<PreviewPolicy[]> {
   const policies: PreviewPolicy[] = [];
   let after: string | null = null;
   do {

@@ -81,10 +81,21 @@ export interface ForgePort {
   budgets(): RateBudget[];
 }
 
+/** A policy save: written, or refused for a stale revision (`owner` null) or another project's repository. */
+export type PolicyWrite = { saved: true } | { saved: false; owner: string | null };
+
 export interface ForgeStore {
   getPolicy(project: string, repository: string): Promise<PreviewPolicy | null>;
-  /** Conditional on `expected_revision` when given (0: must not exist); false when that failed. */
-  putPolicy(policy: PreviewPolicy, expected_revision: number | undefined): Promise<boolean>;
+  /**
+   * Writes the policy if its revision is still `expected_revision` (0: it must not exist), and in
+   * the same write holds the repository for the policy's project: taken if no project holds it,
+   * refused (naming the holder) if another does.
+   */
+  putPolicy(policy: PreviewPolicy, expected_revision: number): Promise<PolicyWrite>;
+  /** Deletes the project's policy, giving the repository back if the project held it; false when there was none. */
+  deletePolicy(project: string, repository: string): Promise<boolean>;
+  /** The project the repository belongs to; null when none holds it (no policy, or one saved before repositories were held). */
+  repositoryOwner(repository: string): Promise<string | null>;
   listPolicies(page: PageRequest): Promise<Page<PreviewPolicy>>;
   /** Every policy (any project) of a repository. */
   policiesOf(repository: string): Promise<PreviewPolicy[]>;

@@ -20,6 +20,7 @@ import {
   previewId,
   previewView,
 } from './model.ts';
+import { policyInEffect } from './policies.ts';
 import type { ForgeDeps } from './ports.ts';
 
 type Caller = Pick<Identity, 'grants'>;
@@ -122,7 +123,7 @@ export async function restart(deps: ForgeDeps, caller: Caller, id: string): Prom
   const record = await requirePreview(deps, caller, id, 'preview:control');
   const forge = requireForge(deps);
   const [policy, suspension] = await Promise.all([
-    deps.forgeStore.getPolicy(record.project, record.repository),
+    policyInEffect(deps, record.project, record.repository),
     deps.forgeStore.getSuspension(accountOf(record.repository)),
   ]);
   const pr = suspension ? null : await forge.getPullRequest(record.repository, record.number);

@@ -264,11 +264,17 @@ async function checkWith(
     clusters: clusterRegistry(clusters),
     clock,
     manifestLimits: { messageTopics, namespaces: defaultNamespacePolicy, clusters: [...clusters.keys()] },
+    forgeStore: noPolicies,
   };
   const report = await check(deps, spec, { checkTimeoutMs: 200 });
   const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
   return { report, byId, status: (id: string) => byId[id]?.status };
 }
+
+const noPolicies = {
+  listPolicies: async () => ({ items: [], next_cursor: null }),
+  repositoryOwner: async () => null,
+};
 
 describe('the messaging check', () => {
   const withTopics = (topics: string[]) =>
@@ -380,6 +386,7 @@ describe('installation check', () => {
       'mesh-route-controller:shop/staging',
       'permissions:shop/staging',
       'catalog-namespaces',
+      'repository-claims',
     ]);
     expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
     expect(byId['cluster:eks-a']?.evidence).toEqual({
@@ -722,7 +729,9 @@ describe('installation check', () => {
       status: 'failed',
       message: 'cluster "eks-a": the Kubernetes API server cannot be reached: fetch failed (ECONNREFUSED)',
     });
-    const cluster = report.checks.slice(1).filter((c) => c.id !== 'catalog-namespaces');
+    const cluster = report.checks
+      .slice(1)
+      .filter((c) => c.id !== 'catalog-namespaces' && c.id !== 'repository-claims');
     expect(cluster.every((c) => c.status === 'unknown' && c.evidence.depends_on)).toBe(true);
     expect(report.status).toBe('failed');
   });
@@ -742,6 +751,7 @@ describe('installation check', () => {
       ['gateway-api:eks-a', 'passed'],
       ['catalog', 'unknown'],
       ['catalog-namespaces', 'passed'],
+      ['repository-claims', 'passed'],
     ]);
     expect(report.status).toBe('incomplete');
   });

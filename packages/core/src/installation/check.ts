@@ -38,6 +38,7 @@ import {
 } from './checks.ts';
 import { meshSchemaCheck } from './mesh-schema.ts';
 import type { InstallationDeps } from './ports.ts';
+import { repositoryClaimsVerdict } from './repository-claims.ts';
 import {
   type GatewayRef,
   type InstallationCheckView,
@@ -77,6 +78,7 @@ export async function check(
       run: async () =>
         catalogNamespacesVerdict(await everyProject(deps.catalog), deps.manifestLimits.namespaces),
     },
+    { id: 'repository-claims', dependsOn: [], run: () => repositoryClaimsVerdict(deps.forgeStore) },
   ];
   const timeoutMs = options.checkTimeoutMs ?? defaultCheckTimeoutMs;
   const outcomes = await Promise.all(jobs.map((job) => settle(job, timeoutMs)));

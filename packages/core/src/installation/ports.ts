@@ -2,6 +2,7 @@ import type { CatalogStore } from '../catalog/ports.ts';
 import type { ManifestLimits } from '../catalog/validate.ts';
 import type { Clock } from '../clock.ts';
 import type { ClusterRegistry } from '../cluster/registry.ts';
+import type { ForgeStore } from '../forge/ports.ts';
 
 export interface InstallationDeps {
   catalog: CatalogStore;
@@ -10,4 +11,6 @@ export interface InstallationDeps {
   clock: Clock;
   /** What the installation grants (the stage's message topics). */
   manifestLimits: ManifestLimits;
+  /** The preview policies: a repository belongs to one project. */
+  forgeStore: Pick<ForgeStore, 'listPolicies' | 'repositoryOwner'>;
 }

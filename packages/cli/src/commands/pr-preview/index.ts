@@ -10,6 +10,7 @@ export default defineGroup({
     stop: () => import('./stop.ts'),
     restart: () => import('./restart.ts'),
     policy: () => import('./policy.ts'),
+    'delete-policy': () => import('./delete-policy.ts'),
     deliveries: () => import('./deliveries.ts'),
   },
 });
