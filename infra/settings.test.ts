@@ -274,6 +274,35 @@ describe("the stage's clusters", () => {
       defineStage({ ...stage, clusters: { us: { eksClusterName: 'prod-eu', region: 'us-east-1' } } }),
     ).not.toThrow();
   });
+  it('take the projects and namespaces their clusterAccess gives, into CLUSTERS, and name an unknown cluster', () => {
+    const scoped = defineStage({
+      ...stage,
+      clusterAccess: { us: { projects: ['team-us'], previewNamespaces: ['team-us'] } },
+      previewPrivateAddresses: true,
+    });
+    const build = { release: '0.1.0', commit: 'a'.repeat(40) };
+    const names = { tableName: 't', jobQueueUrl: 'q', deadLetterQueueUrl: 'd' };
+    const environments = functionEnvironments(scoped, names, build, 'production');
+    for (const fn of ['api', 'worker'] as const) {
+      expect(JSON.parse(environments[fn].CLUSTERS ?? '{}')).toEqual({
+        'prod-eu': { eks_cluster: 'prod-eu', region: 'eu-west-1' },
+        us: {
+          eks_cluster: 'prod-us',
+          region: 'us-east-1',
+          projects: ['team-us'],
+          preview_namespaces: ['team-us'],
+        },
+        eu2: { eks_cluster: 'prod-eu-2', region: 'eu-west-1' },
+      });
+    }
+    expect(environments.worker.PREVIEW_PRIVATE_ADDRESSES).toBe('allow');
+    expect(
+      functionEnvironments(stage, names, build, 'production').worker.PREVIEW_PRIVATE_ADDRESSES,
+    ).toBeUndefined();
+    expect(deployProblems('staging', { ...stage, clusterAccess: { elsewhere: {} } })).toEqual([
+      'clusterAccess names "elsewhere", which is not one of the stage\'s clusters',
+    ]);
+  });
 });
 
 describe("a stage's alarms and description", () => {

@@ -150,11 +150,25 @@ export function stageClusters(settings: StageSettings): StageCluster[] {
   ];
 }
 
-/** `CLUSTERS` (packages/kube `KubeEnvironment`): each cluster reached with the function's role. */
+/**
+ * `CLUSTERS` (packages/kube `KubeEnvironment`): each cluster reached with the function's role, with
+ * the projects and namespaces its `clusterAccess` gives it.
+ */
 function clustersVariable(settings: StageSettings): string {
   return JSON.stringify(
     Object.fromEntries(
-      stageClusters(settings).map((c) => [c.name, { eks_cluster: c.eksClusterName, region: c.region }]),
+      stageClusters(settings).map((c) => {
+        const access = settings.clusterAccess[c.name];
+        return [
+          c.name,
+          {
+            eks_cluster: c.eksClusterName,
+            region: c.region,
+            ...(access?.projects ? { projects: access.projects } : {}),
+            ...(access?.previewNamespaces ? { preview_namespaces: access.previewNamespaces } : {}),
+          },
+        ];
+      }),
     ),
   );
 }
@@ -272,6 +286,7 @@ export function functionEnvironments<V = string>(
       ...functionEnvironment(settings, names, build, secrets.worker, stage),
       ...cluster,
       PREVIEW_QUEUE_PREFIX: previewQueuePrefix(stage),
+      ...(settings.previewPrivateAddresses ? { PREVIEW_PRIVATE_ADDRESSES: 'allow' } : {}),
     },
     webhook: functionEnvironment(settings, names, build, secrets.webhook, stage),
   };

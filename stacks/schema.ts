@@ -99,6 +99,33 @@ const StageFields = v.strictObject({
       v.minLength(1),
     ),
   ),
+  /**
+   * Per cluster (its name: the stage's own eksClusterName, or one of clusters): the projects whose
+   * baselines may run there (absent: every project; a team's own cluster lists its own), and the
+   * namespaces previews may use there (absent: previewNamespaces).
+   */
+  clusterAccess: v.optional(
+    v.record(
+      v.string(),
+      v.strictObject({
+        projects: v.optional(
+          v.array(v.pipe(v.string(), v.regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a project name'))),
+        ),
+        previewNamespaces: v.optional(
+          v.pipe(
+            v.array(v.pipe(v.string(), v.regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'a namespace name'))),
+            v.minLength(1),
+          ),
+        ),
+      }),
+    ),
+    {},
+  ),
+  /**
+   * Whether the routing check may reach loopback, link-local and private addresses (preview gateways
+   * inside the VPC). Off by default: a preview host that resolves to one is not connected to.
+   */
+  previewPrivateAddresses: v.optional(v.boolean(), false),
   /** Where the alarms (docs/runbooks.md) are mailed (confirm the subscription mail once). */
   alarmEmail: v.optional(v.pipe(v.string(), v.email())),
   /** An SNS topic of the operator's (a pager, a chat bridge), in the stage's region, the alarms notify as well. */
@@ -200,6 +227,9 @@ export function deployProblems(
           `clusters names "${settings.eksClusterName}", the name of the stage's own eksClusterName: name it otherwise`,
         ]
       : []),
+    ...Object.keys(settings.clusterAccess)
+      .filter((name) => name !== settings.eksClusterName && !(name in settings.clusters))
+      .map((name) => `clusterAccess names "${name}", which is not one of the stage's clusters`),
   ];
   if (!described) return named;
   const placeholder = (field: string, domain: string | undefined, what: string) =>

@@ -205,6 +205,7 @@ describe('installation check against the local cluster', () => {
       (c) =>
         c.id !== 'cluster:local' &&
         c.id !== 'catalog-namespaces' &&
+        c.id !== 'catalog-clusters' &&
         c.id !== 'repository-claims' &&
         !c.id.startsWith('messaging:'),
     );

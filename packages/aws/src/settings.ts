@@ -53,6 +53,23 @@ export const AwsEnvironment = v.object({
       v.regex(/^[a-z0-9-]{1,63}(,[a-z0-9-]{1,63})*$/, 'must be namespace names, comma-separated'),
     ),
   ),
+  /**
+   * The domains previews answer on, comma-separated: a baseline's `preview_domain` must be one (or
+   * one of its cluster's `preview_domains`). Unset: the domain `PREVIEW_URL_TEMPLATE` names, if it
+   * names one rather than `{domain}`.
+   */
+  PREVIEW_DOMAINS: v.optional(
+    v.pipe(
+      v.string(),
+      v.toLowerCase(),
+      v.regex(/^[a-z0-9.-]{1,253}(,[a-z0-9.-]{1,253})*$/, 'must be DNS names, comma-separated'),
+    ),
+  ),
+  /**
+   * `allow`: the routing check may reach loopback, link-local and private addresses (a gateway inside
+   * the network, the local stack's on 127.0.0.1). Anything else, or unset: it never connects to one.
+   */
+  PREVIEW_PRIVATE_ADDRESSES: v.optional(v.picklist(['allow', 'refuse'], 'must be allow or refuse'), 'refuse'),
   /** The service's own namespace (its Gateway's), refused to baselines unless listed. */
   SERVICE_NAMESPACE: v.optional(
     v.pipe(v.string(), v.regex(/^[a-z0-9-]{1,63}$/, 'must be a namespace name')),
@@ -73,10 +90,18 @@ export interface AwsServiceSettings {
   cursorKey: string | null;
   previewUrlTemplate: string;
   /** What the installation grants a catalog: the stage's message topics, where baselines may be (its clusters are the kube part's). */
-  manifestLimits: Omit<Catalog.ManifestLimits, 'clusters'>;
+  manifestLimits: Omit<Catalog.ManifestLimits, 'clusters' | 'clusterScopes'>;
+  /** Whether the routing check may connect to loopback, link-local and private addresses. */
+  previewPrivateAddresses: boolean;
   /** What the stage's isolated queues are named from. */
   previewQueuePrefix: string;
   build: { release: string; commit: string };
+}
+
+/** The domain a template names after `{id}.` (`https://{id}.previews.acme.io/`), if it names one. */
+function templateDomain(template: string): string[] {
+  const domain = /\{id\}\.([a-z0-9.-]+)(?=[:/]|$)/i.exec(template)?.[1];
+  return domain ? [domain.toLowerCase()] : [];
 }
 
 function awsServiceSettings(env: v.InferOutput<typeof AwsEnvironment>): AwsServiceSettings {
@@ -99,7 +124,9 @@ function awsServiceSettings(env: v.InferOutput<typeof AwsEnvironment>): AwsServi
         allowed: env.PREVIEW_NAMESPACES?.split(',') ?? null,
         serviceNamespace: env.SERVICE_NAMESPACE,
       },
+      previewDomains: env.PREVIEW_DOMAINS?.split(',') ?? templateDomain(env.PREVIEW_URL_TEMPLATE),
     },
+    previewPrivateAddresses: env.PREVIEW_PRIVATE_ADDRESSES === 'allow',
     previewQueuePrefix: env.PREVIEW_QUEUE_PREFIX,
     build: { release: env.SVC_RELEASE, commit: env.SVC_COMMIT },
   };

@@ -159,7 +159,7 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     status: 409,
     title: 'Repository taken',
     description:
-      "The repository belongs to another project (named), whose preview policy holds it; a repository has one project.",
+      'The repository belongs to another project (named), whose preview policy holds it; a repository has one project.',
   },
   concurrent_change: {
     status: 409,

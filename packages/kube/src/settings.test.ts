@@ -12,6 +12,8 @@ const problems = (env: Record<string, string>) => {
   return 'no problem';
 };
 
+const anyAccess = { projects: null, previewNamespaces: null, previewDomains: null };
+
 describe('the kube part of the settings', () => {
   it('reads one cluster from the single-cluster variables: a kubeconfig named local, or the EKS cluster named after itself', () => {
     expect(problems({})).toMatch(
@@ -19,19 +21,28 @@ describe('the kube part of the settings', () => {
     );
     expect(problems({ EKS_CLUSTER_NAME: 'staging' })).toMatch(/with AWS_REGION/);
     expect(parseEnvironment(KubeEnvironment, { KUBECONFIG: '/k', EKS_CLUSTER_NAME: 'staging' })).toEqual({
-      clusters: [{ name: 'local', where: { kubeconfig: '/k' }, previewUrlTemplate: null }],
+      clusters: [{ name: 'local', where: { kubeconfig: '/k' }, previewUrlTemplate: null, access: anyAccess }],
     });
     expect(
       parseEnvironment(KubeEnvironment, { KUBECONFIG: '', EKS_CLUSTER_NAME: 's', AWS_REGION: 'r' }),
     ).toEqual({
-      clusters: [{ name: 's', where: { clusterName: 's', region: 'r' }, previewUrlTemplate: null }],
+      clusters: [
+        { name: 's', where: { clusterName: 's', region: 'r' }, previewUrlTemplate: null, access: anyAccess },
+      ],
     });
   });
 
   it('reads the clusters CLUSTERS names, over the single-cluster variables, EKS ones in AWS_REGION unless told', () => {
     const clusters = JSON.stringify({
       local: { kubeconfig: '/k1' },
-      team: { kubeconfig: '/k2', context: 'kind-team', preview_url: 'http://{id}.{domain}:8090/' },
+      team: {
+        kubeconfig: '/k2',
+        context: 'kind-team',
+        preview_url: 'http://{id}.{domain}:8090/',
+        projects: ['team'],
+        preview_namespaces: ['team-staging'],
+        preview_domains: ['Team.Example.com'],
+      },
       eu: { eks_cluster: 'prod-eu', region: 'eu-central-1' },
       us: { eks_cluster: 'prod-us' },
     });
@@ -43,14 +54,29 @@ describe('the kube part of the settings', () => {
       }),
     ).toEqual({
       clusters: [
-        { name: 'local', where: { kubeconfig: '/k1' }, previewUrlTemplate: null },
+        { name: 'local', where: { kubeconfig: '/k1' }, previewUrlTemplate: null, access: anyAccess },
         {
           name: 'team',
           where: { kubeconfig: '/k2', context: 'kind-team' },
           previewUrlTemplate: 'http://{id}.{domain}:8090/',
+          access: {
+            projects: ['team'],
+            previewNamespaces: ['team-staging'],
+            previewDomains: ['team.example.com'],
+          },
         },
-        { name: 'eu', where: { clusterName: 'prod-eu', region: 'eu-central-1' }, previewUrlTemplate: null },
-        { name: 'us', where: { clusterName: 'prod-us', region: 'us-east-1' }, previewUrlTemplate: null },
+        {
+          name: 'eu',
+          where: { clusterName: 'prod-eu', region: 'eu-central-1' },
+          previewUrlTemplate: null,
+          access: anyAccess,
+        },
+        {
+          name: 'us',
+          where: { clusterName: 'prod-us', region: 'us-east-1' },
+          previewUrlTemplate: null,
+          access: anyAccess,
+        },
       ],
     });
   });

@@ -11,13 +11,24 @@ export type ClusterSettings =
   | { kubeconfig: string; context?: string }
   | { clusterName: string; region: string };
 
+/** What a cluster takes: which projects' baselines, in which namespaces, previews on which domains (null: the installation's). */
+interface ClusterAccess {
+  projects: string[] | null;
+  previewNamespaces: string[] | null;
+  previewDomains: string[] | null;
+}
+
 /** A cluster as the catalog's baselines name it (`cluster`), where it is, and its preview URL. */
 interface NamedCluster {
   name: string;
   where: ClusterSettings;
   /** `{id}`/`{domain}` template of its previews' URL; null: the stage's `PREVIEW_URL_TEMPLATE`. */
   previewUrlTemplate: string | null;
+  access: ClusterAccess;
 }
+
+/** A cluster that takes every project, where and on what the installation allows. */
+const anyAccess: ClusterAccess = { projects: null, previewNamespaces: null, previewDomains: null };
 
 export interface KubeSettings {
   /** At least one, names unique. */
@@ -46,6 +57,24 @@ const ClusterEntry = v.strictObject({
   /** Absent: the function's own `AWS_REGION`. */
   region: v.optional(nonEmpty),
   preview_url: v.optional(v.pipe(v.string(), v.includes('{id}', 'must include {id}'))),
+  /** The projects whose baselines may run on it; absent: every project. */
+  projects: v.optional(
+    v.array(v.pipe(v.string(), v.regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be project names'))),
+  ),
+  /** The namespaces previews may use on it, in place of `PREVIEW_NAMESPACES`. */
+  preview_namespaces: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.string(), v.regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be namespace names'))),
+      v.minLength(1),
+    ),
+  ),
+  /** The domains its previews answer on, in place of `PREVIEW_DOMAINS`. */
+  preview_domains: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.string(), v.toLowerCase(), v.regex(/^[a-z0-9.-]{1,253}$/, 'must be DNS names'))),
+      v.minLength(1),
+    ),
+  ),
 });
 type ClusterEntry = v.InferOutput<typeof ClusterEntry>;
 
@@ -77,17 +106,27 @@ function entrySettings(
     return null;
   }
   const previewUrlTemplate = entry.preview_url ?? null;
+  const access = {
+    projects: entry.projects ?? null,
+    previewNamespaces: entry.preview_namespaces ?? null,
+    previewDomains: entry.preview_domains ?? null,
+  };
   if (entry.kubeconfig !== undefined && entry.eks_cluster === undefined) {
     if (entry.region !== undefined) refuse('belongs with eks_cluster, not a kubeconfig', name, 'region');
     const where = { kubeconfig: entry.kubeconfig, ...(entry.context ? { context: entry.context } : {}) };
-    return entry.region === undefined ? { name, where, previewUrlTemplate } : null;
+    return entry.region === undefined ? { name, where, previewUrlTemplate, access } : null;
   }
   if (entry.eks_cluster !== undefined && entry.kubeconfig === undefined) {
     if (entry.context !== undefined) refuse('belongs with a kubeconfig, not eks_cluster', name, 'context');
     const clusterRegion = entry.region ?? region;
     if (!clusterRegion) refuse('is not set, and neither is AWS_REGION', name, 'region');
     if (!clusterRegion || entry.context !== undefined) return null;
-    return { name, where: { clusterName: entry.eks_cluster, region: clusterRegion }, previewUrlTemplate };
+    return {
+      name,
+      where: { clusterName: entry.eks_cluster, region: clusterRegion },
+      previewUrlTemplate,
+      access,
+    };
   }
   refuse('must have exactly one of kubeconfig or eks_cluster: where the cluster is', name);
   return null;
@@ -110,12 +149,19 @@ function kubeSettings(
   }
   if (env.KUBECONFIG) {
     return {
-      clusters: [{ name: localClusterName, where: { kubeconfig: env.KUBECONFIG }, previewUrlTemplate: null }],
+      clusters: [
+        {
+          name: localClusterName,
+          where: { kubeconfig: env.KUBECONFIG },
+          previewUrlTemplate: null,
+          access: anyAccess,
+        },
+      ],
     };
   }
   if (env.EKS_CLUSTER_NAME && env.AWS_REGION) {
     const where = { clusterName: env.EKS_CLUSTER_NAME, region: env.AWS_REGION };
-    return { clusters: [{ name: env.EKS_CLUSTER_NAME, where, previewUrlTemplate: null }] };
+    return { clusters: [{ name: env.EKS_CLUSTER_NAME, where, previewUrlTemplate: null, access: anyAccess }] };
   }
   refuse(
     'or KUBECONFIG, or EKS_CLUSTER_NAME (with AWS_REGION) must be set: where the clusters are',
@@ -126,7 +172,8 @@ function kubeSettings(
 
 /**
  * `CLUSTERS` (JSON: name → `{ kubeconfig, context? }` or `{ eks_cluster, region? }`, each with an
- * optional `preview_url`) when set; else one cluster: `KUBECONFIG` (a file, named `local`), or the
+ * optional `preview_url`, and optionally what it takes: `projects`, `preview_namespaces`,
+ * `preview_domains`) when set; else one cluster: `KUBECONFIG` (a file, named `local`), or the
  * EKS cluster `EKS_CLUSTER_NAME` in `AWS_REGION` (named after it). Problems name the variable and
  * the cluster, never a value.
  */

@@ -79,7 +79,8 @@ const deps: WorkerDeps = {
   clock: systemClock,
   clusters: Cluster.clusterRegistry(new Map([['local', cluster]])),
   messaging: snsSqsMessaging(clients),
-  probe: httpProbe(),
+  // The bench's previews answer on this machine's loopback gateway.
+  probe: httpProbe({ privateAddresses: true }),
   settings: defaultWorkerSettings,
   previewUrl: (id, domain) => `http://${id}.${domain}/`,
   forge: null,

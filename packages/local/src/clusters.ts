@@ -183,23 +183,34 @@ export function nameOutsideClusters(
   });
 }
 
+/** What one cluster of the stack takes, as a stage's `clusterAccess` says it (CLUSTERS' fields). */
+export interface LocalClusterAccess {
+  projects?: string[];
+  preview_namespaces?: string[];
+  preview_domains?: string[];
+}
+
 /**
  * What the settings of the API or the worker say of the clusters: the one local cluster as
  * `KUBECONFIG` (plain `npm start`, as it always was), or all of them as `CLUSTERS`, each with its
- * own preview URL. The stack's own clusters are reached with that function's identity; an outside
- * one with its kubeconfig, whatever it grants (the team's cluster, not ours to hold to the manifest).
+ * own preview URL and what `access` gives it. The stack's own clusters are reached with that
+ * function's identity; an outside one with its kubeconfig, whatever it grants (the team's cluster,
+ * not ours to hold to the manifest).
  */
 export function clusterVariables(
   local: readonly LocalClusterRun[],
   outside: readonly NamedOutsideCluster[],
   identity: ServiceIdentity,
+  access: Readonly<Record<string, LocalClusterAccess>> = {},
 ): Record<string, string> {
   const [first, ...others] = local;
   if (!first) throw new Error('the stack runs at least one local cluster');
-  if (others.length === 0 && outside.length === 0) return { KUBECONFIG: first.kubeconfigs[identity] };
+  if (others.length === 0 && outside.length === 0 && Object.keys(access).length === 0) {
+    return { KUBECONFIG: first.kubeconfigs[identity] };
+  }
   const localEntries = local.map((run) => [
     run.name,
-    { kubeconfig: run.kubeconfigs[identity], preview_url: gatewayTemplate(run.cluster) },
+    { kubeconfig: run.kubeconfigs[identity], preview_url: gatewayTemplate(run.cluster), ...access[run.name] },
   ]);
   const outsideEntries = outside.map((cluster) => [
     cluster.name,
@@ -207,6 +218,7 @@ export function clusterVariables(
       kubeconfig: cluster.kubeconfig,
       ...(cluster.context ? { context: cluster.context } : {}),
       preview_url: cluster.previewUrl ?? 'http://{id}.{domain}/',
+      ...access[cluster.name],
     },
   ]);
   return { CLUSTERS: JSON.stringify(Object.fromEntries([...localEntries, ...outsideEntries])) };

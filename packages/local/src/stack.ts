@@ -51,6 +51,7 @@ import {
   checkOutsideClusters,
   clusterVariables,
   gatewayTemplate,
+  type LocalClusterAccess,
   type LocalClusterRun,
   localClusterNames,
   type NamedOutsideCluster,
@@ -79,6 +80,15 @@ export interface StackOptions {
   host?: string;
   /** Where baselines may be (default: anywhere but the cluster's own namespaces and svc-system). */
   namespaces?: Catalog.NamespacePolicy;
+  /** What each cluster takes (projects, namespaces, preview domains), as a stage's `clusterAccess`. */
+  clusterAccess?: Readonly<Record<string, LocalClusterAccess>>;
+  /** The domains previews answer on (default: the local clusters' `preview.localhost`). */
+  previewDomains?: readonly string[];
+  /**
+   * Whether the routing check may reach loopback and private addresses: the local stack's gateways
+   * are on 127.0.0.1, so it says so (default true); false to see the check refuse them.
+   */
+  previewPrivateAddresses?: boolean;
   /** API port; 0 picks a free one. */
   port?: number;
   /**
@@ -225,7 +235,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const auth = await startAuth(options, host, front.apiUrl, cleanups);
     const environment = stackEnvironment(options, infrastructure, outside, front.forge, auth.environment);
     const settings = settingsFromEnvironment(ServiceSettings({ allowDev: true }), environment);
-    const workerSettings = workerSettingsOf(environment, infrastructure, outside);
+    const workerSettings = workerSettingsOf(environment, infrastructure, outside, options.clusterAccess);
     const operator = operatorClusters(infrastructure);
     const { clients, policies, functions } = wireAccess(
       options,
@@ -453,10 +463,11 @@ function workerSettingsOf(
   environment: Record<string, string>,
   infrastructure: Infrastructure,
   outside: readonly NamedOutsideCluster[],
+  access: StackOptions['clusterAccess'],
 ): ServiceSettings {
   return settingsFromEnvironment(ServiceSettings({ allowDev: true }), {
     ...environment,
-    ...clusterVariables(infrastructure.localClusters, outside, 'worker'),
+    ...clusterVariables(infrastructure.localClusters, outside, 'worker', access),
   });
 }
 
@@ -540,8 +551,12 @@ function stackEnvironment(
     MESSAGE_TOPICS: JSON.stringify(options.messageTopics ?? demoMessageTopics),
     ...(namespaces.allowed ? { PREVIEW_NAMESPACES: namespaces.allowed.join(',') } : {}),
     SERVICE_NAMESPACE: namespaces.serviceNamespace,
+    // The template leaves the domain to the baseline: the demo's is the only one served here.
+    PREVIEW_DOMAINS: (options.previewDomains ?? [localPreviewDomain]).join(','),
+    // Said explicitly: previews here answer on 127.0.0.1, which a deployed routing check never reaches.
+    PREVIEW_PRIVATE_ADDRESSES: options.previewPrivateAddresses === false ? 'refuse' : 'allow',
     ...(options.build ? { SVC_RELEASE: options.build.release, SVC_COMMIT: options.build.commit } : {}),
-    ...clusterVariables(localClusters, outside, 'api'),
+    ...clusterVariables(localClusters, outside, 'api', options.clusterAccess),
     ...(forge ? forgeEnvironment(forge, options.forge || {}) : {}),
     ...auth,
   };
@@ -557,6 +572,9 @@ function forgeEnvironment(forge: LocalForge, options: LocalForgeOptions): Record
     FORGE_WRITE_INTERVAL_MS: String(options.writeIntervalMs ?? 250),
   };
 }
+
+/** What the local clusters' gateways serve previews on (packages/local-cluster's default). */
+const localPreviewDomain = 'preview.localhost';
 
 type StackServices = Services<Messaging.MessagingPort>;
 
@@ -662,7 +680,7 @@ async function startWorker(
     compositions: options.wrapWorkerStore
       ? options.wrapWorkerStore(services.compositions)
       : services.compositions,
-    probe: httpProbe(),
+    probe: httpProbe({ privateAddresses: services.previewPrivateAddresses }),
     settings: {
       ...defaultWorkerSettings,
       queuePrefix: services.previewQueuePrefix,

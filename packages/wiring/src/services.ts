@@ -92,6 +92,8 @@ export interface Services<TMessaging> extends AwsStores, Forge.ForgeDeps {
   /** What a catalog may name: the stage's message topics, where baselines may be, its clusters. */
   manifestLimits: Catalog.ManifestLimits;
   previewQueuePrefix: string;
+  /** Whether the routing check may connect to loopback, link-local and private addresses. */
+  previewPrivateAddresses: boolean;
   /** The job queue's dead-letter queue, where the settings name it (the API's replay). */
   deadLetters: Jobs.DeadLetterQueue | null;
   passwords: Auth.PasswordHashing;
@@ -109,6 +111,24 @@ export function wireStorage(settings: AwsServiceSettings, adapters: StorageAdapt
   const cursorKey = settings.cursorKey ?? randomBytes(48).toString('base64');
   const stores = awsStores(clients, settings.names, adapters.clock ?? systemClock, cursorKey);
   return { settings: aws, clients, stores, names: settings.names };
+}
+
+/** What a catalog may name: the aws part's grants, with each cluster's own scope and namespaces. */
+function manifestLimitsOf(
+  granted: AwsServiceSettings['manifestLimits'],
+  kube: KubeSettings,
+  clusters: readonly string[],
+): Catalog.ManifestLimits {
+  const byCluster = Object.fromEntries(
+    kube.clusters.flatMap((c) => (c.access.previewNamespaces ? [[c.name, c.access.previewNamespaces]] : [])),
+  );
+  const clusterScopes = Object.fromEntries(
+    kube.clusters.map((c) => [
+      c.name,
+      { projects: c.access.projects, previewDomains: c.access.previewDomains },
+    ]),
+  );
+  return { ...granted, namespaces: { ...granted.namespaces, byCluster }, clusters, clusterScopes };
 }
 
 /** A composition's URL: its cluster's template (its own gateway), else the stage's. */
@@ -156,8 +176,9 @@ export function wireServices<TMessaging extends Messaging.MessagingPort | null>(
     forgeConfiguration: forge.configuration,
     forgeSettings: { ...Forge.defaultForgeSettings, ...adapters.forgeSettings },
     previewUrl: previewUrlOf(settings.aws.previewUrlTemplate, settings.kube),
-    manifestLimits: { ...settings.aws.manifestLimits, clusters: clusters.names },
+    manifestLimits: manifestLimitsOf(settings.aws.manifestLimits, settings.kube, clusters.names),
     previewQueuePrefix: settings.aws.previewQueuePrefix,
+    previewPrivateAddresses: settings.aws.previewPrivateAddresses,
     passwords: Auth.passwordHashing(adapters.passwordCost),
     deadLetters: names.deadLetterQueueUrl ? sqsDeadLetterQueue(clients.sqs, names.deadLetterQueueUrl) : null,
     health: [

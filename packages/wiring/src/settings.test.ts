@@ -44,17 +44,42 @@ describe('ServiceSettings', () => {
       manifestLimits: {
         messageTopics: ['orders'],
         namespaces: { allowed: null, serviceNamespace: 'svc-system' },
+        // The template leaves the domain to the baseline: no domain is allowed until one is listed.
+        previewDomains: [],
       },
+      previewPrivateAddresses: false,
       previewQueuePrefix: 'preview-',
       build: { release: '1.2.0', commit: 'abc1234' },
     });
     expect(settings.auth).toMatchObject({ mode: 'token', publicOrigin: 'https://svc.acme.io' });
     expect(settings.kube).toEqual({
       clusters: [
-        { name: 'staging', where: { clusterName: 'staging', region: 'eu-west-1' }, previewUrlTemplate: null },
+        {
+          name: 'staging',
+          where: { clusterName: 'staging', region: 'eu-west-1' },
+          previewUrlTemplate: null,
+          access: { projects: null, previewNamespaces: null, previewDomains: null },
+        },
       ],
     });
     expect(settings.github).toEqual({ app: null, webhookSecrets: null });
+  });
+
+  it('allows previews on the domains listed, else on the one the URL template names; private addresses only when told', () => {
+    const read = (env: Record<string, string>) =>
+      settingsFromEnvironment(ServiceSettings({ allowDev: false }), { ...api, ...env }).aws;
+    expect(
+      read({ PREVIEW_URL_TEMPLATE: 'https://{id}.Previews.Acme.io/' }).manifestLimits.previewDomains,
+    ).toEqual(['previews.acme.io']);
+    expect(read({ PREVIEW_DOMAINS: 'a.example.com,B.example.com' }).manifestLimits.previewDomains).toEqual([
+      'a.example.com',
+      'b.example.com',
+    ]);
+    expect(read({ PREVIEW_PRIVATE_ADDRESSES: 'allow' }).previewPrivateAddresses).toBe(true);
+    const bad = { ...api, PREVIEW_PRIVATE_ADDRESSES: 'yes' };
+    expect(problemsOf(() => settingsFromEnvironment(ServiceSettings({ allowDev: false }), bad))).toEqual([
+      'PREVIEW_PRIVATE_ADDRESSES',
+    ]);
   });
 
   it('names every bad variable of every part in one error', () => {

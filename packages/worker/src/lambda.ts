@@ -18,7 +18,7 @@ const services = wireServices(settings, {
 });
 const deps: WorkerDeps = {
   ...services,
-  probe: httpProbe(),
+  probe: httpProbe({ privateAddresses: services.previewPrivateAddresses }),
   settings: { ...defaultWorkerSettings, queuePrefix: services.previewQueuePrefix },
   // Straight to stdout, as the JSON log format requires of embedded metrics (packages/aws lambda-output).
   metrics: embeddedMetrics(stdoutLine),

@@ -68,6 +68,11 @@ const examples: Record<string, Example> = {
     E.NamespaceClaim.fromItem,
     X.namespaceClaim,
   ),
+  [E.RepositoryClaim.type]: example(
+    E.RepositoryClaim.toItem(X.repositoryClaim),
+    E.RepositoryClaim.fromItem,
+    X.repositoryClaim,
+  ),
   [E.Build.type]: example(E.Build.toItem(X.build), E.Build.fromItem, X.build),
   [E.Token.type]: example(E.Token.toItem(X.token, 'svc_secret'), E.Token.fromItem, X.token),
   [E.TokenName.type]: example(E.TokenName.toItem(X.token)),

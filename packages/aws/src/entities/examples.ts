@@ -203,6 +203,8 @@ export const namespaceClaim: Catalog.NamespaceClaim = {
   baseline: 'staging',
 };
 
+export const repositoryClaim = { repository: 'org/svc-a', project: 'demo', claimed_at: at };
+
 export const build: Builds.Build = {
   id: 'b1',
   project: 'demo',

@@ -16,9 +16,17 @@ export interface NamespacePolicy {
   allowed: readonly string[] | null;
   /** The namespace the service's own workloads (its Gateway) run in. */
   serviceNamespace: string;
+  /** A cluster's own list (the stage's clusterAccess), in place of `allowed` on that cluster. */
+  byCluster?: Readonly<Record<string, readonly string[]>>;
 }
 
 export const defaultNamespacePolicy: NamespacePolicy = { allowed: null, serviceNamespace: 'svc-system' };
+
+/** The policy on one cluster: its own list if the installation gives it one. */
+export function namespacePolicyOn(policy: NamespacePolicy, cluster: string): NamespacePolicy {
+  const own = policy.byCluster?.[cluster];
+  return own ? { allowed: own, serviceNamespace: policy.serviceNamespace } : policy;
+}
 
 export interface NamespaceKey {
   cluster: string;
@@ -38,9 +46,9 @@ export function namespaceAllowed(policy: NamespacePolicy, namespace: string): bo
   );
 }
 
-function refusal(policy: NamespacePolicy, namespace: string): string {
+function refusal(policy: NamespacePolicy, namespace: string, cluster: string): string {
   if (policy.allowed) {
-    return `namespace "${namespace}" is not one previews may use here (${policy.allowed.join(', ') || 'none'}): add it to the stage's previewNamespaces first`;
+    return `namespace "${namespace}" is not one previews may use on cluster ${cluster} (${policy.allowed.join(', ') || 'none'}): add it to the stage's previewNamespaces (or the cluster's, in clusterAccess) first`;
   }
   return `namespace "${namespace}" is reserved (${[...reservedNamespaces, policy.serviceNamespace].join(', ')}): previews never fork workloads there unless the stage's previewNamespaces lists it`;
 }
@@ -77,8 +85,13 @@ export function namespaceProblems(
   manifest.projects.forEach((project, p) => {
     project.baselines.forEach((baseline, b) => {
       const path = `/projects/${p}/baselines/${b}/namespace`;
-      if (!namespaceAllowed(policy, baseline.namespace)) {
-        problems.push({ path, code: 'namespace_not_allowed', message: refusal(policy, baseline.namespace) });
+      const onCluster = namespacePolicyOn(policy, baseline.cluster);
+      if (!namespaceAllowed(onCluster, baseline.namespace)) {
+        problems.push({
+          path,
+          code: 'namespace_not_allowed',
+          message: refusal(onCluster, baseline.namespace, baseline.cluster),
+        });
       }
       const claim = {
         cluster: baseline.cluster,

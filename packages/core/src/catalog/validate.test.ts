@@ -13,11 +13,15 @@ function manifest(changes: { component?: Record<string, unknown>; baseline?: Rec
   return { projects: [project] };
 }
 
+/** Every project on every cluster, previews on the demo's domain. */
+const anyScope = { previewDomains: ['preview.localhost'], clusterScopes: {} };
+
 const problemsOf = (input: unknown, messageTopics: readonly string[] = ['demo-events']) => {
   const result = validateManifest(input, {
     messageTopics,
     namespaces: defaultNamespacePolicy,
     clusters: ['local'],
+    ...anyScope,
   });
   return result.valid ? [] : result.problems.map(({ path, code }) => ({ path, code }));
 };
@@ -40,6 +44,7 @@ describe('message topics', () => {
       messageTopics: [],
       namespaces: defaultNamespacePolicy,
       clusters: ['local'],
+      ...anyScope,
     });
     expect(result.valid ? [] : result.problems.map((p) => p.message)).toEqual([
       'topic "orders" is not one the installation grants (none): add it to the stage\'s messageTopics and deploy first',
@@ -49,7 +54,7 @@ describe('message topics', () => {
 
 describe('clusters', () => {
   it('accepts a baseline on one of the stage’s clusters', () => {
-    const limits = { messageTopics: ['demo-events'], namespaces: defaultNamespacePolicy };
+    const limits = { messageTopics: ['demo-events'], namespaces: defaultNamespacePolicy, ...anyScope };
     expect(
       validateManifest(manifest({ baseline: { cluster: 'eu' } }), { ...limits, clusters: ['eu', 'us'] }),
     ).toMatchObject({ valid: true });
@@ -60,6 +65,7 @@ describe('clusters', () => {
       messageTopics: ['demo-events'],
       namespaces: defaultNamespacePolicy,
       clusters: ['local', 'local-2'],
+      ...anyScope,
     });
     expect(result.valid ? [] : result.problems).toEqual([
       {
@@ -121,5 +127,42 @@ describe('observability links', () => {
     ['not a url', false],
   ])('%s is handed out: %s', (url, expected) => {
     expect(isWebLink(url)).toBe(expected);
+  });
+});
+
+describe('what a cluster takes', () => {
+  const limits = {
+    messageTopics: ['demo-events'],
+    namespaces: { ...defaultNamespacePolicy, byCluster: { team: ['team-staging'] } },
+    clusters: ['local', 'team'],
+    previewDomains: ['preview.localhost'],
+    clusterScopes: {
+      team: { projects: ['team'], previewDomains: ['team.example.com'] },
+    },
+  };
+  const onTeam = (project: string, baseline: Record<string, unknown>) => {
+    const input = manifest({ baseline: { cluster: 'team', ...baseline } });
+    for (const p of input.projects) p.name = project;
+    const result = validateManifest(input, limits);
+    return result.valid ? [] : result.problems.map(({ path, code }) => ({ path, code }));
+  };
+
+  it('takes only its own projects’ baselines, in its own namespaces, on its own preview domains', () => {
+    expect(onTeam('team', { namespace: 'team-staging', preview_domain: 'team.example.com' })).toEqual([]);
+    expect(onTeam('demo', { namespace: 'team-staging', preview_domain: 'team.example.com' })).toEqual([
+      { path: '/projects/0/baselines/0/cluster', code: 'cluster_not_allowed' },
+    ]);
+    expect(onTeam('team', { namespace: 'staging', preview_domain: 'preview.localhost' })).toEqual([
+      { path: '/projects/0/baselines/0/preview_domain', code: 'preview_domain_not_allowed' },
+      { path: '/projects/0/baselines/0/namespace', code: 'namespace_not_allowed' },
+    ]);
+  });
+
+  it('refuses a preview domain the installation does not serve previews on, as any name a manifest gives', () => {
+    for (const domain of ['metadata.google.internal', 'localhost', 'intranet.example.com']) {
+      expect(problemsOf(manifest({ baseline: { preview_domain: domain } }))).toEqual([
+        { path: '/projects/0/baselines/0/preview_domain', code: 'preview_domain_not_allowed' },
+      ]);
+    }
   });
 });

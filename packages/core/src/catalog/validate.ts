@@ -1,6 +1,7 @@
 import { clusterList } from '../cluster/registry.ts';
 import { topicGranted } from '../messaging/ports.ts';
 import { parseFields } from '../validation.ts';
+import { type ClusterLimits, clusterScopeProblems } from './clusters.ts';
 import { type NamespacePolicy, namespaceProblems } from './namespaces.ts';
 import { CatalogManifest } from './schema.ts';
 
@@ -25,7 +26,7 @@ const ProblemCode = {
 } as const;
 
 /** What the installation allows a manifest to name. */
-export interface ManifestLimits {
+export interface ManifestLimits extends ClusterLimits {
   /** The stage's `messageTopics`: the topics the worker may subscribe isolated queues to. */
   messageTopics: readonly string[];
   /** Where baselines (and so previews) may be: the stage's `previewNamespaces`. */
@@ -62,7 +63,9 @@ export function validateManifest(input: unknown, limits: ManifestLimits): Valida
   manifest.projects.forEach((project, p) => {
     problems.push(...projectProblems(project, `/projects/${p}`));
     project.baselines.forEach((baseline, b) => {
-      problems.push(...grantProblems(baseline, limits, `/projects/${p}/baselines/${b}`));
+      const at = `/projects/${p}/baselines/${b}`;
+      problems.push(...grantProblems(baseline, limits, at));
+      problems.push(...clusterScopeProblems(project.name, baseline, limits, at));
     });
   });
   problems.push(...namespaceProblems(manifest, limits.namespaces));

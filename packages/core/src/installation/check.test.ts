@@ -263,7 +263,13 @@ async function checkWith(
     catalog: catalogOf(versions),
     clusters: clusterRegistry(clusters),
     clock,
-    manifestLimits: { messageTopics, namespaces: defaultNamespacePolicy, clusters: [...clusters.keys()] },
+    manifestLimits: {
+      messageTopics,
+      namespaces: defaultNamespacePolicy,
+      clusters: [...clusters.keys()],
+      previewDomains: ['preview.example.com'],
+      clusterScopes: {},
+    },
     forgeStore: noPolicies,
   };
   const report = await check(deps, spec, { checkTimeoutMs: 200 });
@@ -275,6 +281,34 @@ const noPolicies = {
   listPolicies: async () => ({ items: [], next_cursor: null }),
   repositoryOwner: async () => null,
 };
+
+describe('the catalog-clusters check', () => {
+  it('fails a baseline applied before its cluster was scoped, or on a domain previews do not answer on', async () => {
+    const { byId } = await checkWith();
+    expect(byId['catalog-clusters']?.status).toBe('passed');
+    const scoped = await check(
+      {
+        catalog: catalogOf([shop]),
+        clusters: clusterRegistry(new Map([['eks-a', fakeCluster({})]])),
+        clock,
+        forgeStore: noPolicies,
+        manifestLimits: {
+          messageTopics: ['orders'],
+          namespaces: defaultNamespacePolicy,
+          clusters: ['eks-a'],
+          previewDomains: ['elsewhere.example.com'],
+          clusterScopes: { 'eks-a': { projects: ['outlet'], previewDomains: null } },
+        },
+      },
+      {},
+      { checkTimeoutMs: 200 },
+    );
+    const verdict = scoped.checks.find((c) => c.id === 'catalog-clusters');
+    expect(verdict?.status).toBe('failed');
+    expect(verdict?.message).toContain('cluster "eks-a" takes baselines of projects "outlet" only');
+    expect(verdict?.message).toContain('preview domain "preview.example.com" is not one previews answer on');
+  });
+});
 
 describe('the messaging check', () => {
   const withTopics = (topics: string[]) =>
@@ -386,6 +420,7 @@ describe('installation check', () => {
       'mesh-route-controller:shop/staging',
       'permissions:shop/staging',
       'catalog-namespaces',
+      'catalog-clusters',
       'repository-claims',
     ]);
     expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
@@ -731,7 +766,7 @@ describe('installation check', () => {
     });
     const cluster = report.checks
       .slice(1)
-      .filter((c) => c.id !== 'catalog-namespaces' && c.id !== 'repository-claims');
+      .filter((c) => !['catalog-namespaces', 'catalog-clusters', 'repository-claims'].includes(c.id));
     expect(cluster.every((c) => c.status === 'unknown' && c.evidence.depends_on)).toBe(true);
     expect(report.status).toBe('failed');
   });
@@ -751,6 +786,7 @@ describe('installation check', () => {
       ['gateway-api:eks-a', 'passed'],
       ['catalog', 'unknown'],
       ['catalog-namespaces', 'passed'],
+      ['catalog-clusters', 'passed'],
       ['repository-claims', 'passed'],
     ]);
     expect(report.status).toBe('incomplete');

@@ -17,7 +17,7 @@ import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../e
 import { maxPageSize } from '../paging.ts';
 import { parseOrThrow } from '../validation.ts';
 import { CheckStatus } from '../verification/model.ts';
-import { catalogNamespacesVerdict } from './catalog-namespaces.ts';
+import { catalogClustersVerdict, catalogNamespacesVerdict } from './catalog-namespaces.ts';
 import {
   clusterCheck,
   describeFailure,
@@ -77,6 +77,11 @@ export async function check(
       dependsOn: [],
       run: async () =>
         catalogNamespacesVerdict(await everyProject(deps.catalog), deps.manifestLimits.namespaces),
+    },
+    {
+      id: 'catalog-clusters',
+      dependsOn: [],
+      run: async () => catalogClustersVerdict(await everyProject(deps.catalog), deps.manifestLimits),
     },
     { id: 'repository-claims', dependsOn: [], run: () => repositoryClaimsVerdict(deps.forgeStore) },
   ];
