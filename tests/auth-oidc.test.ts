@@ -14,6 +14,8 @@ import {
   httpClient,
   localUsers,
   pkce,
+  type TestClock,
+  testClock,
   tokenRequest,
   useTestStack,
 } from '@svc/local/testing';
@@ -31,14 +33,26 @@ const mallory = {
 /** Known to the provider, created in the service by an Admin before his first sign-in. */
 const dave = { ...mallory, username: 'dave', password: 'dave-local-password', claimedName: 'dave' };
 
+/** People whose groups, or whole account, an administrator of the provider changes. */
+const changing = ['erin', 'frank', 'gina', 'hugo'].map((name) => ({
+  username: name,
+  password: `${name}-local-password`,
+  group: name === 'gina' || name === 'hugo' ? 'svc-admins' : 'demo-developers',
+  grants: (name === 'gina' || name === 'hugo'
+    ? [{ role: 'admin', project: '*', repository: null }]
+    : [{ role: 'developer', project: 'demo', repository: null }]) as Auth.Grant[],
+}));
+
+const clock: TestClock = testClock();
 let stack: Stack;
 let admin: HttpClient;
 useTestStack(
   {
     authMode: Auth.AuthMode.Oidc,
+    clock,
     auth: {
       settings: { limits: { sign_in_starts_per_address_per_5_minutes: 20 } },
-      users: [...localUsers, mallory, dave],
+      users: [...localUsers, mallory, dave, ...changing],
     },
   },
   async (started) => {
@@ -216,5 +230,97 @@ describe('oidc mode', () => {
         { role: 'developer', project: 'demo', repository: null },
       ]),
     );
+  });
+});
+
+describe('grants that follow the identity provider', () => {
+  /** `svc auth login` as `username`: the CLI's tokens. */
+  async function cliSignIn(username: string) {
+    const browser = new Browser();
+    const request = pkce();
+    const posted = await signInAtProvider(
+      browser,
+      authorizeUrl(stack.apiUrl, redirectUri, request),
+      username,
+      `${username}-local-password`,
+    );
+    const back = await answerConsent(browser, await browser.follow(posted));
+    const tokens = await tokenRequest(stack.apiUrl, {
+      grant_type: 'authorization_code',
+      code: new URL(back.location ?? '').searchParams.get('code') ?? '',
+      redirect_uri: redirectUri,
+      code_verifier: request.verifier,
+    });
+    expect(tokens.status).toBe(200);
+    return tokens.body as { access_token: string; refresh_token: string };
+  }
+  const grantsWith = async (accessToken: string) => {
+    const answer = await httpClient(stack.apiUrl, { authorization: `Bearer ${accessToken}` }).get(
+      '/v1/auth/identity',
+    );
+    return answer.status === 200 ? answer.body.grants : answer.status;
+  };
+  const provider = () => {
+    if (!stack.identityProvider) throw new Error('no identity provider');
+    return stack.identityProvider;
+  };
+
+  it('a CLI refresh reads the person’s groups again: one removed at the provider is gone at once', async () => {
+    const tokens = await cliSignIn('erin');
+    expect(await grantsWith(tokens.access_token)).toEqual([
+      { role: 'developer', project: 'demo', repository: null },
+    ]);
+    provider().setGroups('erin', []);
+    const refreshed = await tokenRequest(stack.apiUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+    });
+    expect(refreshed.status).toBe(200);
+    expect(await grantsWith(refreshed.body.access_token)).toEqual([]);
+    expect(
+      (
+        await httpClient(stack.apiUrl, { authorization: `Bearer ${refreshed.body.access_token}` }).get(
+          '/v1/projects/demo/components',
+        )
+      ).status,
+    ).toBe(404);
+  });
+
+  it('a person deleted at the provider is refused at the next refresh, and the sign-in ends', async () => {
+    const tokens = await cliSignIn('frank');
+    provider().removeAccount('frank');
+    const refused = await tokenRequest(stack.apiUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_grant');
+    // The access token it had goes with it.
+    expect(await grantsWith(tokens.access_token)).toBe(401);
+  });
+
+  it('a browser session reads them again within 15 minutes, and ends when the provider refuses', async () => {
+    const sessionOf = async (username: string) => {
+      const browser = new Browser();
+      const posted = await signInAtProvider(
+        browser,
+        `${stack.apiUrl}/auth/login?return_to=%2Fauth%2Fconfig`,
+        username,
+        `${username}-local-password`,
+      );
+      await browser.follow(posted);
+      return httpClient(stack.apiUrl, { cookie: browser.cookieHeader() });
+    };
+    const gina = await sessionOf('gina');
+    const hugo = await sessionOf('hugo');
+    expect((await gina.get('/v1/tokens')).status).toBe(200);
+    provider().setGroups('gina', ['demo-viewers']);
+    provider().removeAccount('hugo');
+    clock.advance(15 * 60);
+    expect((await gina.get('/v1/auth/identity')).body.grants).toEqual([
+      { role: 'viewer', project: 'demo', repository: null },
+    ]);
+    expect((await gina.get('/v1/tokens')).status).toBe(403);
+    expect((await hugo.get('/v1/auth/identity')).status).toBe(401);
   });
 });

@@ -179,7 +179,7 @@ function operationHandlers(deps: AppDeps, authDeps: AuthDeps, release: NonNullab
       mode: deps.auth.mode,
       release,
     }),
-    ...signInHandlers({ ...authDeps, provider: deps.identityProvider ?? null }),
+    ...signInHandlers(authDeps),
     ...compositionHandlers({
       ...deps,
       liveCompositionQuota:
@@ -208,6 +208,7 @@ export function createApp(deps: AppDeps): { app: Hono<AppEnv> } {
     rateLimiter: deps.rateLimiter,
     clock: deps.clock,
     cursors: deps.cursors,
+    provider: deps.identityProvider ?? null,
   };
 
   // The caller's request id if it is a safe token (letters, digits, _ - =, at most 128), else a new UUID.

@@ -8,6 +8,7 @@ import { Auth, ErrorCode, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import {
+  claimGrants,
   expectedOrigin,
   liveSession,
   requireCsrf,
@@ -121,7 +122,7 @@ export async function passwordSignIn(c: Context, deps: AuthServerDeps, fields: R
     await Auth.countHits(deps.rateLimiter, throttles, now);
     return retry(c, deps, { returnTo, username, error: wrongPassword }, 401);
   }
-  const { secret } = await Auth.startSession(signInDeps(deps), user, []);
+  const { secret } = await Auth.startSession(signInDeps(deps), user, null);
   return signedIn(c, secret, returnTo, Auth.deviceCookieValue(deps.cursors, user));
 }
 
@@ -163,14 +164,15 @@ export async function providerCallback(c: Context, deps: AuthServerDeps) {
       400,
     );
   }
-  const claims = await claimsFrom(c, deps, pending);
-  if (!claims) {
+  const answer = await claimsFrom(c, deps, pending);
+  if (!answer) {
     return callbackFailed(c, deps, pending.return_to, 'refused', {
       title: 'Sign-in failed',
       message: 'The identity provider’s answer was refused; start again.',
       status: 400,
     });
   }
+  const { claims, tokens } = answer;
   const sub = claims.sub;
   if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255) {
     return callbackFailed(c, deps, pending.return_to, 'unusable', {
@@ -191,12 +193,15 @@ export async function providerCallback(c: Context, deps: AuthServerDeps) {
       status: 403,
     });
   }
-  const claimGrants = Auth.grantsFromClaims(claims, {
-    claim: settings.oidc.grants_claim,
-    values: settings.oidc.claim_grants,
-    default_grants: settings.oidc.default_grants,
+  // Kept with the provider's tokens: its claims are read again from it, not frozen at sign-in.
+  const providerSignIn = await Auth.startProviderSignIn(deps, {
+    user_id: person.id,
+    sub,
+    claim_grants: claimGrants(settings, claims),
+    tokens,
+    lifetimeSeconds: Auth.providerSignInSeconds,
   });
-  const session = await Auth.startSession(signInDeps(deps), person, claimGrants);
+  const session = await Auth.startSession(signInDeps(deps), person, providerSignIn.id);
   return signedIn(c, session.secret, pending.return_to);
 }
 

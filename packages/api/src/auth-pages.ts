@@ -6,11 +6,9 @@
 import type { AuthDocuments } from '@svc/console';
 import type { Context } from 'hono';
 import type { AuthDeps } from './auth.ts';
-import type { IdentityProvider } from './auth-oidc.ts';
 
 /** What the sign-in flows need: the auth edge's stores and settings, the provider, the pages. */
 export interface AuthServerDeps extends AuthDeps {
-  provider: IdentityProvider | null;
   pages: AuthDocuments;
 }
 

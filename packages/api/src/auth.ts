@@ -8,6 +8,7 @@ import type { BrowserAuth } from '@svc/console';
 import { Auth, type Clock, type Cursors, ErrorCode, ProblemError } from '@svc/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
+import type { IdentityProvider } from './auth-oidc.ts';
 import type { AppEnv } from './env.ts';
 
 export interface AuthDeps {
@@ -20,6 +21,8 @@ export interface AuthDeps {
   clock: Clock;
   /** Seals the device cookie of a browser its person signed in on (sign-in limits). */
   cursors: Cursors;
+  /** oidc mode's identity provider: signing in there, and asking it again for a person's claims. */
+  provider: IdentityProvider | null;
 }
 
 export const sessionCookie = 'svc_session';
@@ -50,7 +53,24 @@ function unauthenticated(deps: AuthDeps, options: { cookies: boolean }, refusal:
 }
 
 export function signInDeps(deps: AuthDeps): Auth.SignInDeps {
-  return { signIns: deps.signIns, users: deps.users, clock: deps.clock, mode: deps.settings.mode };
+  const { settings } = deps;
+  const provider =
+    settings.mode === Auth.AuthMode.Oidc && deps.provider
+      ? { port: deps.provider, grantsOf: (claims: Record<string, unknown>) => claimGrants(settings, claims) }
+      : null;
+  return { signIns: deps.signIns, users: deps.users, clock: deps.clock, mode: settings.mode, provider };
+}
+
+/** The grants the provider's claims give, by the installation's mapping (its groups claim). */
+export function claimGrants(
+  settings: Extract<Auth.AuthSettings, { mode: 'oidc' }>,
+  claims: Record<string, unknown>,
+): Auth.Grant[] {
+  return Auth.grantsFromClaims(claims, {
+    claim: settings.oidc.grants_claim,
+    values: settings.oidc.claim_grants,
+    default_grants: settings.oidc.default_grants,
+  });
 }
 
 /** The browser's session (and its secret) when its cookie names a live one. */

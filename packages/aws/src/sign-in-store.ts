@@ -6,11 +6,13 @@ import {
   AccessToken,
   AuthorizationCode,
   PendingSignIn,
+  ProviderSignIn,
   RefreshToken,
   Session,
   SignInGrant,
 } from './entities/index.ts';
 import { signInsOf } from './entities/sign-in-item.ts';
+import type { SecretSeal } from './sealed-tokens.ts';
 import {
   conditionHeld,
   getItem,
@@ -26,7 +28,9 @@ import {
 const signInFromItem = (item: Item): Auth.Session | Auth.SignInGrant =>
   item.item_type === Session.type ? Session.fromItem(item) : SignInGrant.fromItem(item);
 
-export function dynamoSignInStore(table: Table): Auth.SignInStore {
+export function dynamoSignInStore(table: Table, seal: SecretSeal): Auth.SignInStore {
+  const stored = (record: Auth.ProviderSignIn) =>
+    ProviderSignIn.toItem({ ...record, tokens: seal.seal(JSON.stringify(record.tokens)) });
   return {
     putSession: (hash, session) => put(table, Session.toItem(hash, session)),
     getSession: (hash, now) => getLive(table, Session.key(hash), now, Session.fromItem),
@@ -51,6 +55,23 @@ export function dynamoSignInStore(table: Table): Auth.SignInStore {
 
     listSignIns: (person, page) => listSignIns(table, person, page),
     revokeSignIn: (userId, id, now) => revokeSignIn(table, userId, id, now),
+
+    putProviderSignIn: (record) => put(table, stored(record)),
+    async getProviderSignIn(id) {
+      const found = await getItem(table, ProviderSignIn.key(id), ProviderSignIn.fromItem);
+      return found ? { ...found, tokens: JSON.parse(seal.open(found.tokens)) as Auth.ProviderTokens } : null;
+    },
+    replaceProviderSignIn: (record, expected) =>
+      conditionHeld(() =>
+        table.documents.send(
+          new PutCommand({
+            TableName: table.name,
+            Item: stored(record),
+            ConditionExpression: 'lock_version = :expected',
+            ExpressionAttributeValues: { ':expected': expected },
+          }),
+        ),
+      ),
   };
 }
 

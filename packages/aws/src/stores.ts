@@ -22,6 +22,7 @@ import { dynamoFrontendStore } from './frontend-store.ts';
 import { dynamoIdempotencyStore } from './idempotency-store.ts';
 import { sqsJobQueue } from './job-queue.ts';
 import { dynamoRateLimiter } from './rate-limiter.ts';
+import { secretSeal } from './sealed-tokens.ts';
 import { dynamoSignInStore } from './sign-in-store.ts';
 import { dynamoTokenStore } from './token-store.ts';
 import { dynamoUserStore } from './user-store.ts';
@@ -66,7 +67,7 @@ export function awsStores(
     drafts: dynamoDraftStore(table),
     frontends: dynamoFrontendStore(table),
     users: dynamoUserStore(table),
-    signIns: dynamoSignInStore(table),
+    signIns: dynamoSignInStore(table, secretSeal(cursorKey)),
     rateLimiter: dynamoRateLimiter(table),
     audit: dynamoAuditStore(table),
     forgeStore: dynamoForgeStore(table),

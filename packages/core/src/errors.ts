@@ -282,6 +282,7 @@ export const Dependency = {
   Sns: 'sns',
   Cluster: 'cluster',
   Forge: 'forge',
+  IdentityProvider: 'identity_provider',
 } as const;
 export type Dependency = (typeof Dependency)[keyof typeof Dependency];
 

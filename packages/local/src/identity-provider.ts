@@ -1,8 +1,9 @@
 /**
  * A real OpenID Connect provider for `npm start -- --auth oidc` and the tests: oidc-provider (a
  * certified OP) on loopback, with seeded accounts, a sign-in form that checks their passwords, and
- * one confidential client registered for the service. Consent is implied for that first-party
- * client.
+ * one confidential client registered for the service, which gets refresh tokens to ask for a
+ * person's claims again. Consent is implied for that first-party client. Accounts can be changed
+ * while it runs (a group removed, a person deleted), as an administrator does at a real provider.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -22,6 +23,10 @@ export interface LocalIdentityProvider {
   readonly clientSecret: string;
   /** Registers the service's callback; the provider answers once this is set. */
   register(redirectUri: string): void;
+  /** The account's groups from now on, as its next token or UserInfo answer says them. */
+  setGroups(account: string, groups: string[]): void;
+  /** Deletes the account: its refresh tokens and access tokens stop being honoured. */
+  removeAccount(account: string): void;
   stop(): Promise<void>;
 }
 
@@ -47,9 +52,10 @@ function loginPage(uid: string, error: string | null): string {
  * 503 until `register` gives the service's callback URL.
  */
 export async function startLocalIdentityProvider(
-  accounts: Readonly<Record<string, LocalAccount>>,
+  seeded: Readonly<Record<string, LocalAccount>>,
   host = '127.0.0.1',
 ): Promise<LocalIdentityProvider> {
+  const accounts = new Map(Object.entries(seeded).map(([id, account]) => [id, { ...account }]));
   let handle: ((request: IncomingMessage, response: ServerResponse) => void) | null = null;
   const server: Server = createServer((request, response) => {
     if (!handle) {
@@ -70,7 +76,7 @@ export async function startLocalIdentityProvider(
           client_id: clientId,
           client_secret: clientSecret,
           redirect_uris: [redirectUri],
-          grant_types: ['authorization_code'],
+          grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
           token_endpoint_auth_method: 'client_secret_post',
         },
@@ -95,11 +101,13 @@ export async function startLocalIdentityProvider(
         AuthorizationCode: 60,
       },
       scopes: ['openid', 'profile', 'groups'],
+      // The service's own client asks for the person's claims again with it; no offline_access dance.
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       claims: { openid: ['sub'], profile: ['preferred_username', 'name'], groups: ['groups'] },
       features: { devInteractions: { enabled: false } },
       interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
       async findAccount(_ctx, id) {
-        const account = accounts[id];
+        const account = accounts.get(id);
         if (!account) return undefined;
         return {
           accountId: id,
@@ -144,7 +152,7 @@ export async function startLocalIdentityProvider(
         }
         const form = await formBody(request);
         const login = form.get('login') ?? '';
-        const account = accounts[login];
+        const account = accounts.get(login);
         if (!account || account.password !== form.get('password')) {
           response.writeHead(401, { 'content-type': 'text/html; charset=utf-8' });
           response.end(loginPage(details.uid, 'Unknown user name or wrong password.'));
@@ -170,6 +178,14 @@ export async function startLocalIdentityProvider(
     clientId,
     clientSecret,
     register,
+    setGroups(account, groups) {
+      const found = accounts.get(account);
+      if (!found) throw new Error(`no account ${account}`);
+      found.groups = [...groups];
+    },
+    removeAccount(account) {
+      accounts.delete(account);
+    },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -12,6 +12,8 @@ export const { type, key, toItem, fromItem } = signInItem<Auth.AuthorizationCode
   entries: recordEntries<Auth.AuthorizationCode>()({
     ...personEntries,
     claim_grants: grants,
+    // Absent on items written before provider sign-ins were kept.
+    provider_sign_in: v.optional(v.nullable(v.string()), null),
     client_id: v.string(),
     redirect_uri: v.string(),
     code_challenge: v.string(),

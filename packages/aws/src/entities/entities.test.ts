@@ -68,6 +68,11 @@ const examples: Record<string, Example> = {
     E.NamespaceClaim.fromItem,
     X.namespaceClaim,
   ),
+  [E.ProviderSignIn.type]: example(
+    E.ProviderSignIn.toItem(X.providerSignIn),
+    E.ProviderSignIn.fromItem,
+    X.providerSignIn,
+  ),
   [E.RepositoryClaim.type]: example(
     E.RepositoryClaim.toItem(X.repositoryClaim),
     E.RepositoryClaim.fromItem,

@@ -47,6 +47,7 @@ export const placeholders: Record<string, string> = {
   '<sha256(session)>': 'h1',
   '<sha256(code)>': 'h1',
   '<grant id>': 'sig-1',
+  '<sign-in id>': 'idp-1',
   '<sha256(refresh token)>': 'h1',
   '<sha256(access token)>': 'h1',
   '<sha256(sign-in cookie)>': 'h1',
@@ -289,6 +290,7 @@ export const session: Auth.Session = {
   ...personRef,
   id: 'ses-1',
   claim_grants: grants,
+  provider_sign_in: 'idp-1',
   created_at: at,
   idle_expires_at: at,
   expires_at: later,
@@ -298,6 +300,7 @@ export const session: Auth.Session = {
 export const authorizationCode: Auth.AuthorizationCode = {
   ...personRef,
   claim_grants: grants,
+  provider_sign_in: 'idp-1',
   client_id: 'svc-cli',
   redirect_uri: 'http://127.0.0.1:5000/callback',
   code_challenge: 'challenge',
@@ -308,6 +311,7 @@ export const signInGrant: Auth.SignInGrant = {
   ...personRef,
   id: 'sig-1',
   claim_grants: [],
+  provider_sign_in: null,
   client_id: 'svc-cli',
   created_at: at,
   expires_at: later,
@@ -315,6 +319,21 @@ export const signInGrant: Auth.SignInGrant = {
 };
 
 export const refreshToken = { grant_id: 'sig-1', expires_at: later };
+
+/** As stored: its tokens sealed. */
+export const providerSignIn = {
+  id: 'idp-1',
+  user_id: 'usr-1',
+  sub: 'alice-at-the-provider',
+  claim_grants: grants,
+  tokens: 'v1.sealed',
+  checked_at: at,
+  leased_until: null,
+  ended_at: null,
+  created_at: at,
+  expires_at: later,
+  lock_version: 1,
+};
 
 export const accessToken: Auth.AccessToken = { grant_id: 'sig-1', username: 'alice', expires_at: later };
 

@@ -30,6 +30,7 @@ export * as PreviewPointer from './preview-pointer.ts';
 export * as PreviewPolicy from './preview-policy.ts';
 export * as Project from './project.ts';
 export * as ProjectQuota from './project-quota.ts';
+export * as ProviderSignIn from './provider-sign-in.ts';
 export * as RateWindow from './rate-window.ts';
 export * as RefreshToken from './refresh-token.ts';
 export * as RepositoryClaim from './repository-claim.ts';

@@ -15,6 +15,8 @@ export const { type, key, toItem, fromItem } = signInItem<Auth.Session>()({
     ...personEntries,
     id: v.string(),
     claim_grants: grants,
+    // Absent on items written before provider sign-ins were kept.
+    provider_sign_in: v.optional(v.nullable(v.string()), null),
     created_at: v.string(),
     idle_expires_at: v.string(),
     expires_at: v.string(),

@@ -14,6 +14,8 @@ export const { type, key, toItem, fromItem } = signInItem<Auth.SignInGrant>()({
     ...personEntries,
     id: v.string(),
     claim_grants: grants,
+    // Absent on items written before provider sign-ins were kept.
+    provider_sign_in: v.optional(v.nullable(v.string()), null),
     client_id: v.string(),
     created_at: v.string(),
     expires_at: v.string(),

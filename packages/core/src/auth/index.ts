@@ -19,6 +19,8 @@ export type {
   OidcSubject,
   PendingSignIn,
   PersonRef,
+  ProviderSignIn,
+  ProviderTokens,
   Session,
   SignInGrant,
   User,
@@ -28,7 +30,15 @@ export {
   passwordHashing,
   type ScryptCost,
 } from './passwords.ts';
-export type { AuditStore, RateLimiter, SignInStore, TokenStore, UserStore } from './ports.ts';
+export type {
+  AuditStore,
+  IdentityProviderPort,
+  RateLimiter,
+  SignInStore,
+  TokenStore,
+  UserStore,
+} from './ports.ts';
+export { startProviderSignIn } from './provider-sign-ins.ts';
 export { homePath, safeReturnPath } from './return-to.ts';
 export {
   type AuditEvent,
@@ -57,6 +67,7 @@ export {
   Lifetime,
   liveSession,
   OAuthError,
+  providerSignInSeconds,
   refresh,
   revokeToken,
   type SignInDeps,

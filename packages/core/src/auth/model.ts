@@ -40,9 +40,18 @@ export interface MachineToken {
   revoked_at: string | null;
 }
 
-export interface Session extends PersonRef {
+/**
+ * What a credential made from an identity-provider sign-in names of it: its grants from the
+ * provider's claims are read there, kept up to date with the provider (oidc). Null in password mode,
+ * and on credentials made before such sign-ins were kept (which oidc mode no longer accepts).
+ */
+interface FromProvider {
+  provider_sign_in: string | null;
+}
+
+export interface Session extends PersonRef, FromProvider {
   id: string;
-  /** Grants the identity provider's claims gave at sign-in (oidc); [] in password mode. */
+  /** Unused since grants from the provider live on its sign-in (`provider_sign_in`); []. */
   claim_grants: Grant[];
   created_at: string;
   idle_expires_at: string;
@@ -50,7 +59,7 @@ export interface Session extends PersonRef {
   revoked_at: string | null;
 }
 
-export interface AuthorizationCode extends PersonRef {
+export interface AuthorizationCode extends PersonRef, FromProvider {
   claim_grants: Grant[];
   client_id: string;
   redirect_uri: string;
@@ -59,7 +68,7 @@ export interface AuthorizationCode extends PersonRef {
 }
 
 /** One CLI sign-in: the family every rotated refresh token and access token belongs to. */
-export interface SignInGrant extends PersonRef {
+export interface SignInGrant extends PersonRef, FromProvider {
   id: string;
   claim_grants: Grant[];
   client_id: string;
@@ -73,6 +82,38 @@ export interface AccessToken {
   grant_id: string;
   username: string;
   expires_at: string;
+}
+
+/** The provider's own tokens for a person: what re-reads their claims. */
+export interface ProviderTokens {
+  refresh_token: string | null;
+  access_token: string | null;
+  /** When `access_token` stops working; null when the provider did not say. */
+  access_expires_at: string | null;
+}
+
+/**
+ * One sign-in at the identity provider (`idp-…`): the browser session it made and every CLI sign-in
+ * made from that session name it, and read their grants from the provider's claims here.
+ */
+export interface ProviderSignIn {
+  id: string;
+  user_id: string;
+  /** The provider's subject the sign-in was for: a re-read naming another ends it. */
+  sub: string;
+  /** The grants the claims gave when last read. */
+  claim_grants: Grant[];
+  tokens: ProviderTokens;
+  /** When the claims were last read from the provider. */
+  checked_at: string;
+  /** A re-read in flight holds the record until then, so two never use one refresh token. */
+  leased_until: string | null;
+  /** Set when the provider refused: every credential made from it stops. */
+  ended_at: string | null;
+  created_at: string;
+  expires_at: string;
+  /** Every write is conditional on it. */
+  lock_version: number;
 }
 
 /** An identity-provider sign-in in flight, kept under the hash of the browser's sign-in cookie. */

@@ -6,6 +6,8 @@ import type {
   OidcSubject,
   PendingSignIn,
   PersonRef,
+  ProviderSignIn,
+  ProviderTokens,
   RefreshUse,
   Session,
   SignInGrant,
@@ -52,6 +54,22 @@ export interface SignInStore {
   listSignIns(person: PersonRef, page: PageRequest): Promise<Page<Session | SignInGrant>>;
   /** Revokes the person's session or CLI sign-in `id`; false when they have none by that id. */
   revokeSignIn(userId: string, id: string, now: Date): Promise<boolean>;
+  /** A new identity-provider sign-in (its tokens sealed at rest by the store). */
+  putProviderSignIn(record: ProviderSignIn): Promise<void>;
+  getProviderSignIn(id: string): Promise<ProviderSignIn | null>;
+  /** Replaces it if its `lock_version` is still `expected`; false when it changed meanwhile. */
+  replaceProviderSignIn(record: ProviderSignIn, expected: number): Promise<boolean>;
+}
+
+/** What the identity provider says of a person now, asked with their tokens (openid-client in packages/api). */
+export type ProviderAnswer =
+  | { kind: 'claims'; claims: Record<string, unknown>; tokens: ProviderTokens }
+  /** The provider will not say: the person is gone there, or the tokens were revoked or expired. */
+  | { kind: 'refused'; reason: string };
+
+export interface IdentityProviderPort {
+  /** Throws when the provider cannot be reached; answers `refused` when it refuses. */
+  recheck(tokens: ProviderTokens, sub: string): Promise<ProviderAnswer>;
 }
 
 export interface TokenStore {

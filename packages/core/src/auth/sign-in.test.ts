@@ -215,6 +215,9 @@ function memoryDeps(now: { at: Date }): SignInDeps {
     takePending: async (hash) => take(`p${hash}`) as never,
     listSignIns: async () => ({ items: [], next_cursor: null }),
     revokeSignIn: async () => false,
+    putProviderSignIn: async () => {},
+    getProviderSignIn: async () => null,
+    replaceProviderSignIn: async () => false,
   };
   const userStore: UserStore = {
     get: async (name) => users.get(name) ?? null,
@@ -240,7 +243,7 @@ describe('the CLI sign-in', () => {
 
   async function signedIn(now: { at: Date }) {
     const deps = memoryDeps(now);
-    const { session } = await startSession(deps, bob, []);
+    const { session } = await startSession(deps, bob, null);
     const code = await issueCode(deps, session, {
       client_id: 'svc-cli',
       redirect_uri: redirect,

@@ -8,7 +8,7 @@ import { addSeconds, type Clock } from '../clock.ts';
 import { newSortableId } from '../names.ts';
 import type { Grant } from './access.ts';
 import {
-  type AuthMode,
+  AuthMode,
   CredentialKind,
   type Identity,
   IdentityKind,
@@ -17,6 +17,7 @@ import {
 } from './identity.ts';
 import type { PersonRef, Session, SignInGrant, User } from './model.ts';
 import type { SignInStore, UserStore } from './ports.ts';
+import { type ProviderDeps, providerGrants } from './provider-sign-ins.ts';
 import type { TokenAnswer } from './schema.ts';
 import { hashSecret, newSecret, pkceMatches, SecretPrefix } from './secrets.ts';
 import { personNow, personRef } from './users.ts';
@@ -44,18 +45,34 @@ export interface SignInDeps {
   users: UserStore;
   clock: Clock;
   mode: AuthMode;
+  /** oidc mode's provider, asked for the person's claims as they are now. */
+  provider?: ProviderDeps | null;
 }
+
+/** How long a provider sign-in is kept: the longest a credential made from it can live. */
+export const providerSignInSeconds = Lifetime.sessionAbsoluteSeconds + Lifetime.refreshSeconds;
 
 /**
  * A credential's grants now: the person's record (same person, same credentials epoch, enabled)
- * plus what the provider's claims gave at sign-in. Null once the credential may no longer act.
+ * plus, in oidc mode, what the provider's claims give now (re-read as `recheck` says). Null once
+ * the credential may no longer act: the person changed, or the provider refused.
  */
 async function grantsNow(
-  deps: Pick<SignInDeps, 'users'>,
-  credential: PersonRef & { claim_grants: readonly Grant[] },
+  deps: SignInDeps,
+  credential: PersonRef & { claim_grants: readonly Grant[]; provider_sign_in: string | null },
+  recheck: 'now' | 'due' = 'due',
 ): Promise<Grant[] | null> {
   const user = await personNow(deps.users, credential);
-  return user ? mergeGrants(credential.claim_grants, user.grants) : null;
+  if (!user) return null;
+  if (deps.mode !== AuthMode.Oidc) return mergeGrants(credential.claim_grants, user.grants);
+  // A credential of the provider with no sign-in to re-read its claims from was made before they were kept.
+  if (!credential.provider_sign_in || !deps.provider) return null;
+  const claimed = await providerGrants(
+    { signIns: deps.signIns, clock: deps.clock, provider: deps.provider },
+    { provider_sign_in: credential.provider_sign_in, user_id: user.id },
+    recheck,
+  );
+  return claimed ? mergeGrants(claimed, user.grants) : null;
 }
 
 function personIdentity(
@@ -67,17 +84,19 @@ function personIdentity(
   return { subject, kind: IdentityKind.User, grants, author: subject, credential };
 }
 
+/** A browser session for `user`; `providerSignIn`: the identity-provider sign-in it came from (oidc). */
 export async function startSession(
   deps: SignInDeps,
   user: User,
-  claimGrants: Grant[],
+  providerSignIn: string | null,
 ): Promise<{ secret: string; session: Session }> {
   const now = deps.clock.now();
   const secret = newSecret(SecretPrefix.Session);
   const session: Session = {
     id: newSortableId('ses', now),
     ...personRef(user),
-    claim_grants: claimGrants,
+    claim_grants: [],
+    provider_sign_in: providerSignIn,
     created_at: now.toISOString(),
     idle_expires_at: addSeconds(now, Lifetime.sessionIdleSeconds).toISOString(),
     expires_at: addSeconds(now, Lifetime.sessionAbsoluteSeconds).toISOString(),
@@ -149,6 +168,7 @@ export async function issueCode(
     user_id: session.user_id,
     credentials_epoch: session.credentials_epoch,
     claim_grants: session.claim_grants,
+    provider_sign_in: session.provider_sign_in,
     ...request,
     expires_at: addSeconds(deps.clock.now(), Lifetime.authorizationCodeSeconds).toISOString(),
   });
@@ -209,6 +229,7 @@ export async function exchangeCode(
     user_id: code.user_id,
     credentials_epoch: code.credentials_epoch,
     claim_grants: code.claim_grants,
+    provider_sign_in: code.provider_sign_in,
     client_id: code.client_id,
     created_at: now.toISOString(),
     expires_at: addSeconds(now, Lifetime.refreshSeconds).toISOString(),
@@ -237,7 +258,8 @@ export async function refresh(
   if (!grant || grant.client_id !== request.client_id) {
     throw new OAuthError('invalid_grant', 'the sign-in was revoked or has expired');
   }
-  if (!(await grantsNow(deps, grant))) {
+  // A refresh asks the identity provider again: a person it no longer has, or no longer in a group, is so at once.
+  if (!(await grantsNow(deps, grant, 'now'))) {
     await deps.signIns.revokeGrant(grant.id, now);
     throw new OAuthError('invalid_grant', 'the user may no longer sign in');
   }
