@@ -69,6 +69,7 @@ describe('a token installation’s /v1 surface', () => {
     const operations = (await documentOf(stack.apiUrl)).filter((o) => o.path.startsWith('/v1/'));
     const known = {
       project: ['demo'],
+      repository: ['demo-org%2Fservice-b', 'acme%2Fshop'],
       component: ['service-a', 'service-b'],
       frontend: ['web'],
       revision: ['a'.repeat(40)],

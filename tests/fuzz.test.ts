@@ -7,7 +7,7 @@
  */
 import { Compositions } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { image } from '@svc/local/demo';
+import { demoManifestAs, image } from '@svc/local/demo';
 import { type HttpClient, useTestStack } from '@svc/local/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { campaign, type Known, type Operation, operationsOf } from './support/fuzz.ts';
@@ -67,6 +67,8 @@ beforeAll(async () => {
     composition_id: ready,
   });
   expect(bound.status, JSON.stringify(bound.body)).toBeLessThan(300);
+  // A second project, so policies and baselines can name what the first one holds.
+  expect((await http.post('/v1/catalog/apply', demoManifestAs('other'))).status).toBe(200);
   const build = await http.post('/v1/projects/demo/builds', {
     component: 'service-b',
     repository: 'acme/shop',
@@ -77,7 +79,8 @@ beforeAll(async () => {
   expect(build.status, JSON.stringify(build.body)).toBeLessThan(300);
   known = {
     id: [pending, ready, destroying],
-    project: ['demo'],
+    project: ['demo', 'other'],
+    repository: ['demo-org%2Fservice-b', 'acme%2Fshop'],
     component: ['service-a', 'service-b', 'service-c', 'service-d'],
     frontend: ['web'],
     revision: [revision, 'main'],
