@@ -281,7 +281,12 @@ describe("the stage's clusters", () => {
       previewPrivateAddresses: true,
     });
     const build = { release: '0.1.0', commit: 'a'.repeat(40) };
-    const names = { tableName: 't', jobQueueUrl: 'q', deadLetterQueueUrl: 'd' };
+    const names = {
+      tableName: 't',
+      jobQueueUrl: 'q',
+      deadLetterQueueUrl: 'd',
+      publicOrigin: 'https://svc.acme.io',
+    };
     const environments = functionEnvironments(scoped, names, build, 'production');
     for (const fn of ['api', 'worker'] as const) {
       expect(JSON.parse(environments[fn].CLUSTERS ?? '{}')).toEqual({

@@ -1,12 +1,15 @@
-import { demoManifest } from '@svc/local/demo';
+import type { Stack } from '@svc/local';
+import { demoManifest, deployBaselineOf } from '@svc/local/demo';
 import { type HttpClient, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
 import { createComposition, waitForPhase } from './support/compositions.ts';
 
 let http: HttpClient;
 let apiUrl: string;
+let stack: Stack;
 useTestStack({}, (started) => {
   http = started.http;
+  stack = started.stack;
   apiUrl = started.stack.apiUrl;
 });
 
@@ -251,7 +254,9 @@ describe('namespaces belong to one project', () => {
   });
 
   it('keeps a namespace its project still has live compositions in, naming them, until they are gone', async () => {
-    expect((await http.post('/v1/catalog/apply', inNamespace('holder', 'holder-home'))).status).toBe(200);
+    const home = inNamespace('holder', 'holder-home');
+    expect((await http.post('/v1/catalog/apply', home)).status).toBe(200);
+    await deployBaselineOf(stack.cluster, home, 'holder');
     const live = await createComposition(http, {}, { project: 'holder', name: 'still-here' });
     const moved = await http.post('/v1/catalog/apply', inNamespace('holder', 'holder-new-home'));
     expect(moved.status).toBe(409);

@@ -160,8 +160,14 @@ describe('an API server that echoes what it was sent', () => {
       echoed().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default' } }),
     );
     expect(refused).not.toBeInstanceOf(DependencyUnavailableError);
-    expect(refused).toMatchObject({ code: 422, reason: 'Invalid', causes: ['metadata.name: FieldValueInvalid'] });
-    expect(String(refused)).toBe('KubernetesAnswerError: HTTP 422 Invalid (metadata.name: FieldValueInvalid)');
+    expect(refused).toMatchObject({
+      code: 422,
+      reason: 'Invalid',
+      causes: ['metadata.name: FieldValueInvalid'],
+    });
+    expect(String(refused)).toBe(
+      'KubernetesAnswerError: HTTP 422 Invalid (metadata.name: FieldValueInvalid)',
+    );
     expect(JSON.stringify(refused)).not.toContain('the-cluster-bearer-token');
   });
 });

@@ -47,7 +47,7 @@ const fieldPath = (value: unknown) =>
  * text of the answer (its body and headers): a proxy or a hostile server can echo what we sent,
  * our Authorization header included, into them, and these errors end up in refusals and logs.
  */
-export class KubernetesAnswerError extends Error {
+class KubernetesAnswerError extends Error {
   override name = 'KubernetesAnswerError';
   /** The HTTP status, where client-node keeps it (`statusOf` reads both). */
   readonly code: number;
