@@ -110,26 +110,29 @@ describe('a repository belongs to one project', () => {
       labels: ['preview'],
     });
     const number = pullRequest?.number as number;
-    const deadline = Date.now() + 20_000;
-    let demoPreview: { state: string } | undefined;
-    while (demoPreview?.state !== 'ready' && Date.now() < deadline) {
-      const { body } = await admin.get('/v1/forge/previews?project=demo&limit=200');
-      demoPreview = body.items.find(
-        (p: { pull_request: { number: number } }) => p.pull_request.number === number,
-      );
+    // Demo's preview gets ready and its check run completes (feedback is written after the state).
+    const headRuns = () => {
+      const pr = forge
+        .state()
+        .pullRequests.find((p) => p.repository === 'demo-org/service-b' && p.number === number);
+      return pr?.checkRuns.filter((r) => r.name === 'preview' && r.headSha === pr.headSha) ?? [];
+    };
+    const deadline = Date.now() + 60_000;
+    while (!headRuns().some((r) => r.status === 'completed') && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(demoPreview?.state).toBe('ready');
+    const demoPreviews = (await admin.get('/v1/forge/previews?project=demo&limit=200')).body.items;
+    expect(
+      demoPreviews.find((p: { pull_request: { number: number } }) => p.pull_request.number === number),
+    ).toMatchObject({
+      state: 'ready',
+    });
     const intruderPreviews = (await admin.get('/v1/forge/previews?project=intruder&limit=200')).body.items;
     expect(
       intruderPreviews.filter((p: { pull_request: { number: number } }) => p.pull_request.number === number),
     ).toEqual([]);
-    const pr = forge
-      .state()
-      .pullRequests.find((p) => p.repository === 'demo-org/service-b' && p.number === number);
     // One check run on the head commit, demo's, finished: no second project's run waits beside it.
-    const headRuns = pr?.checkRuns.filter((r) => r.name === 'preview' && r.headSha === pr.headSha) ?? [];
-    expect(headRuns.map((r) => [r.status, r.conclusion])).toEqual([['completed', 'success']]);
+    expect(headRuns().map((r) => [r.status, r.conclusion])).toEqual([['completed', 'success']]);
 
     const at = new Date().toISOString();
     await stack.stores.forgeStore.putDelivery({
