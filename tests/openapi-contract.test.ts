@@ -262,6 +262,8 @@ describe('OpenAPI contract', () => {
     conforms('put', policy, await http.put(contractPolicy, { ...body, ttl: '99h' }));
     conforms('get', policy, await http.get(contractPolicy));
     conforms('get', '/v1/forge/preview-policies', await http.get('/v1/forge/preview-policies'));
+    conforms('delete', policy, await http.delete(contractPolicy));
+    conforms('delete', policy, await http.delete(contractPolicy));
 
     const { pullRequest } = await (stack.forge as NonNullable<Stack['forge']>).open({
       repository: 'demo-org/service-b',
