@@ -12,6 +12,7 @@ import {
   pathParamNames,
   type QuerySchema,
 } from './operation.ts';
+import { problemsOf } from './problems.ts';
 
 type Json = Record<string, unknown>;
 
@@ -23,17 +24,6 @@ function schemaOf(schema: v.GenericSchema, typeMode: 'input' | 'output'): Json {
   }) as Json;
   return json;
 }
-
-/**
- * What any route with a body may answer before the route sees it (`readJson` and the middleware):
- * malformed JSON, a body too large or nested too deep, another media type, a reserved key.
- */
-const bodyErrors: ErrorCode[] = [
-  ErrorCode.MalformedJson,
-  ErrorCode.PayloadTooLarge,
-  ErrorCode.UnsupportedMediaType,
-  ErrorCode.ValidationFailed,
-];
 
 const problemSchema: Json = {
   type: 'object',
@@ -55,14 +45,6 @@ const problemSchema: Json = {
     instance: { type: 'string', description: 'The request id.' },
   },
 };
-
-/** Problem codes any authenticated operation may answer with. */
-const commonErrors: readonly ErrorCode[] = [
-  ErrorCode.Unauthenticated,
-  ErrorCode.Forbidden,
-  ErrorCode.Internal,
-  ErrorCode.DependencyUnavailable,
-];
 
 function statusesOf(codes: readonly ErrorCode[]): number[] {
   return [...new Set(codes.map((code) => errorCatalog[code].status))].sort();
@@ -136,14 +118,9 @@ function queryParameters(query: QuerySchema | undefined): Json[] {
 
 /** An operation outside /v1: no bearer token (`security: []`); `x-permission: none`, `x-proof` says what stands in. */
 function openOperation(operationId: string, operation: OpenOperation): Json {
-  const codes = [
-    ...(operation.signInOnly ? [ErrorCode.NotFound] : []),
-    ...(operation.form && !operation.formOptional ? [ErrorCode.UnsupportedMediaType] : []),
-    ...(operation.errors ?? []),
-  ];
   const responses = {
     ...Object.fromEntries(Object.entries(operation.responses).map(([s, r]) => [s, answer(r)])),
-    ...problemResponses(codes),
+    ...problemResponses(problemsOf(operation)),
   };
   const parameters = queryParameters(operation.query);
   return {
@@ -182,20 +159,9 @@ function apiOperation(operationId: string, operation: ApiOperation): Json {
       description: header.description,
     })),
   ];
-  const codes: ErrorCode[] = [
-    ...new Set([
-      ...commonErrors,
-      ...(operation.body ? bodyErrors : []),
-      ...(pathParams.length ? [ErrorCode.NotFound] : []),
-      ...(operation.query ? [ErrorCode.InvalidQuery] : []),
-      // Every change is counted per identity (docs/auth.md, "Limits"), whatever the route.
-      ...(operation.method === 'get' ? [] : [ErrorCode.RateLimited]),
-      ...(operation.errors ?? []),
-    ]),
-  ];
   const responses = {
     ...Object.fromEntries(Object.entries(operation.responses).map(([s, r]) => [s, answer(r)])),
-    ...problemResponses(codes),
+    ...problemResponses(problemsOf(operation)),
   };
   return {
     operationId,

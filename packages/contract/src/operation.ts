@@ -25,6 +25,8 @@ export interface PathParam {
 interface HeaderParam {
   readonly schema: v.GenericSchema<string, string>;
   readonly description: string;
+  /** The 400 a value the schema refuses answers. */
+  readonly invalid: ErrorCode;
 }
 
 /**
@@ -53,7 +55,10 @@ interface Declared {
   readonly query?: QuerySchema;
   /** Answers by status: for a /v1 operation its successes (its problems come from `errors`). */
   readonly responses: Readonly<Record<number, Answer>>;
-  /** Problem codes answered beyond the ones every operation of its kind may answer. */
+  /**
+   * Problem codes its use case answers beyond the ones its kind answers anyway (`problems.ts`
+   * derives those; a contract test refuses them here).
+   */
   readonly errors?: readonly ErrorCode[];
 }
 
