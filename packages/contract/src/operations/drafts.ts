@@ -4,43 +4,39 @@ import * as v from 'valibot';
 import type { ApiOperation } from '../operation.ts';
 import { projectParam } from '../params.ts';
 import { integerParam } from '../query.ts';
+import { read, write } from '../shapes.ts';
 
 const tag = 'drafts';
 const path = '/v1/projects/{project}/onboarding-draft';
 const params = { project: projectParam };
 
 export const draftOperations = {
-  getOnboardingDraft: {
-    method: 'get',
-    path,
-    permission: 'draft:write',
-    summary: "Resume the caller's onboarding draft of a project.",
-    tag,
-    params,
-    responses: { 200: { description: 'The draft.', json: Drafts.DraftView } },
-    errors: [ErrorCode.NotFound],
-  },
+  getOnboardingDraft: read(
+    {
+      path,
+      permission: 'draft:write',
+      summary: "Resume the caller's onboarding draft of a project.",
+      tag,
+      params,
+    },
+    { description: 'The draft.', json: Drafts.DraftView },
+  ),
 
-  saveOnboardingDraft: {
-    method: 'put',
-    path,
-    permission: 'draft:write',
-    summary:
-      'Save the draft at its current revision (0 creates); never environment values, ConfigMap values, credentials or messaging configuration.',
-    tag,
-    params,
-    body: Drafts.DraftBody,
-    responses: { 200: { description: 'The stored draft at its next revision.', json: Drafts.DraftView } },
-    errors: [
-      ErrorCode.MalformedJson,
-      ErrorCode.ValidationFailed,
-      ErrorCode.DraftContentRefused,
-      ErrorCode.StaleRevision,
-      ErrorCode.NotFound,
-      ErrorCode.UnsupportedMediaType,
-      ErrorCode.PayloadTooLarge,
-    ],
-  },
+  saveOnboardingDraft: write(
+    'put',
+    {
+      path,
+      permission: 'draft:write',
+      summary:
+        'Save the draft at its current revision (0 creates); never environment values, ConfigMap values, credentials or messaging configuration.',
+      tag,
+      params,
+      body: Drafts.DraftBody,
+      errors: [ErrorCode.DraftContentRefused, ErrorCode.StaleRevision],
+    },
+    200,
+    { description: 'The stored draft at its next revision.', json: Drafts.DraftView },
+  ),
 
   discardOnboardingDraft: {
     method: 'delete',
@@ -53,6 +49,6 @@ export const draftOperations = {
       revision: integerParam({ min: 0, max: 2 ** 31 - 1 }, 'The current revision of the draft (required).'),
     }),
     responses: { 204: { description: 'Discarded.' } },
-    errors: [ErrorCode.InvalidQuery, ErrorCode.NotFound, ErrorCode.StaleRevision],
+    errors: [ErrorCode.StaleRevision],
   },
 } as const satisfies Record<string, ApiOperation>;

@@ -1,9 +1,10 @@
 /** What a composition tells about itself: logs, diagnosis, verification, observability links. */
-import { ErrorCode, Insight, Verification } from '@svc/core';
+import { Insight, Verification } from '@svc/core';
 import * as v from 'valibot';
 import type { ApiOperation } from '../operation.ts';
 import { componentParam, compositionParam } from '../params.ts';
-import { booleanParam, integerParam, pageParams } from '../query.ts';
+import { booleanParam, integerParam } from '../query.ts';
+import { list, read, write } from '../shapes.ts';
 
 const tag = 'compositions';
 const byId = { id: compositionParam };
@@ -35,60 +36,53 @@ export const insightOperations = {
         json: Insight.LogSnapshot,
       },
     },
-    errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
   },
 
-  getDiagnosis: {
-    method: 'get',
-    path: '/v1/compositions/{id}/diagnosis',
-    permission: 'composition:read',
-    summary:
-      'State, recorded blockers, notes, verification freshness and cleanup state; unknown is said, never guessed.',
-    tag,
-    params: byId,
-    responses: { 200: { description: 'The diagnosis.', json: Insight.DiagnosisView } },
-    errors: [ErrorCode.NotFound],
-  },
-
-  listVerification: {
-    method: 'get',
-    path: '/v1/compositions/{id}/verification',
-    permission: 'composition:read',
-    summary: 'Retained checks, newest first, each with its freshness derived now.',
-    tag,
-    params: byId,
-    query: v.object(pageParams),
-    responses: { 200: { description: 'A page of checks.', json: Verification.CheckList } },
-    errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
-  },
-
-  recordCompositionCheck: {
-    method: 'post',
-    path: '/v1/compositions/{id}/checks',
-    permission: 'verification:record',
-    summary: 'Record a test result (CI ran its tests against the preview) in the verification list.',
-    tag,
-    params: byId,
-    body: Insight.CompositionCheckBody,
-    responses: {
-      201: { description: 'Recorded, as the verification list shows it.', json: Verification.CheckView },
+  getDiagnosis: read(
+    {
+      path: '/v1/compositions/{id}/diagnosis',
+      permission: 'composition:read',
+      summary:
+        'State, recorded blockers, notes, verification freshness and cleanup state; unknown is said, never guessed.',
+      tag,
+      params: byId,
     },
-    errors: [
-      ErrorCode.NotFound,
-      ErrorCode.MalformedJson,
-      ErrorCode.ValidationFailed,
-      ErrorCode.UnsupportedMediaType,
-    ],
-  },
+    { description: 'The diagnosis.', json: Insight.DiagnosisView },
+  ),
 
-  getObservability: {
-    method: 'get',
-    path: '/v1/compositions/{id}/observability',
-    permission: 'composition:read',
-    summary: "The baseline's observability link templates resolved for this composition.",
-    tag,
-    params: byId,
-    responses: { 200: { description: 'Resolved links.', json: Insight.ObservabilityView } },
-    errors: [ErrorCode.NotFound],
-  },
+  listVerification: list(
+    {
+      path: '/v1/compositions/{id}/verification',
+      permission: 'composition:read',
+      summary: 'Retained checks, newest first, each with its freshness derived now.',
+      tag,
+      params: byId,
+    },
+    { description: 'A page of checks.', json: Verification.CheckList },
+  ),
+
+  recordCompositionCheck: write(
+    'post',
+    {
+      path: '/v1/compositions/{id}/checks',
+      permission: 'verification:record',
+      summary: 'Record a test result (CI ran its tests against the preview) in the verification list.',
+      tag,
+      params: byId,
+      body: Insight.CompositionCheckBody,
+    },
+    201,
+    { description: 'Recorded, as the verification list shows it.', json: Verification.CheckView },
+  ),
+
+  getObservability: read(
+    {
+      path: '/v1/compositions/{id}/observability',
+      permission: 'composition:read',
+      summary: "The baseline's observability link templates resolved for this composition.",
+      tag,
+      params: byId,
+    },
+    { description: 'Resolved links.', json: Insight.ObservabilityView },
+  ),
 } as const satisfies Record<string, ApiOperation>;

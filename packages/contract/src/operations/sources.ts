@@ -3,7 +3,8 @@ import { Builds, ErrorCode } from '@svc/core';
 import * as v from 'valibot';
 import type { ApiOperation } from '../operation.ts';
 import { projectParam } from '../params.ts';
-import { nameParam, pageParams, repositoryParam } from '../query.ts';
+import { nameParam, repositoryParam } from '../query.ts';
+import { list } from '../shapes.ts';
 
 const tag = 'sources';
 const byProject = { project: projectParam };
@@ -24,22 +25,19 @@ export const sourceOperations = {
         json: Builds.BuildView,
       },
     },
-    errors: [
-      ErrorCode.NotFound,
-      ErrorCode.MalformedJson,
-      ErrorCode.ValidationFailed,
-      ErrorCode.UnknownReference,
-    ],
+    errors: [ErrorCode.UnknownReference],
   },
 
-  listBuilds: {
-    method: 'get',
-    path: '/v1/projects/{project}/builds',
-    permission: 'build:read',
-    summary: 'Published builds, newest first. Empty means CI has not published that revision yet.',
-    tag,
-    params: byProject,
-    query: v.object({
+  listBuilds: list(
+    {
+      path: '/v1/projects/{project}/builds',
+      permission: 'build:read',
+      summary: 'Published builds, newest first. Empty means CI has not published that revision yet.',
+      tag,
+      params: byProject,
+    },
+    { description: 'A page of builds.', json: Builds.BuildList },
+    {
       component: v.optional(nameParam('Only this component.')),
       repository: v.optional(repositoryParam('Only this repository (owner/name).')),
       commit_sha: v.optional(
@@ -49,11 +47,8 @@ export const sourceOperations = {
           v.description('Only this commit.'),
         ),
       ),
-      ...pageParams,
-    }),
-    responses: { 200: { description: 'A page of builds.', json: Builds.BuildList } },
-    errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
-  },
+    },
+  ),
 
   resolveSource: {
     method: 'get',
@@ -75,6 +70,6 @@ export const sourceOperations = {
     responses: {
       200: { description: 'The commit and its published build.', json: Builds.SourceResolutionView },
     },
-    errors: [ErrorCode.InvalidQuery, ErrorCode.NotFound, ErrorCode.UnknownReference],
+    errors: [ErrorCode.UnknownReference],
   },
 } as const satisfies Record<string, ApiOperation>;
