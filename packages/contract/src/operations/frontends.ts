@@ -4,19 +4,13 @@ import * as v from 'valibot';
 import type { ApiOperation } from '../operation.ts';
 import { frontendParam, projectParam, revisionParam } from '../params.ts';
 import { integerParam } from '../query.ts';
+import { write } from '../shapes.ts';
 
 const tag = 'frontends';
 const base = '/v1/projects/{project}/frontends/{frontend}/revisions/{revision}';
 const params = { project: projectParam, frontend: frontendParam, revision: revisionParam };
-/** A write against an existing binding: publishing it, recording a check on it. */
-const bindingWriteErrors = [
-  ErrorCode.NotFound,
-  ErrorCode.MalformedJson,
-  ErrorCode.ValidationFailed,
-  ErrorCode.VersionMismatch,
-  ErrorCode.UnsupportedMediaType,
-  ErrorCode.PayloadTooLarge,
-] as const;
+/** A write against an existing binding (publishing it, recording a check on it) names its version. */
+const bindingWriteErrors = [ErrorCode.VersionMismatch] as const;
 
 export const frontendOperations = {
   bindFrontend: {
@@ -35,15 +29,7 @@ export const frontendOperations = {
         json: Frontends.FrontendBindingView,
       },
     },
-    errors: [
-      ErrorCode.NotFound,
-      ErrorCode.MalformedJson,
-      ErrorCode.ValidationFailed,
-      ErrorCode.UnknownReference,
-      ErrorCode.VersionMismatch,
-      ErrorCode.UnsupportedMediaType,
-      ErrorCode.PayloadTooLarge,
-    ],
+    errors: [ErrorCode.UnknownReference, ErrorCode.VersionMismatch],
   },
 
   resolveFrontend: {
@@ -68,35 +54,36 @@ export const frontendOperations = {
         json: Frontends.FrontendResolutionView,
       },
     },
-    errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery],
   },
 
-  publishFrontend: {
-    method: 'post',
-    path: `${base}/publish`,
-    permission: 'frontend:publish',
-    summary: 'Record where the frontend revision is published, if expected_version is current.',
-    tag,
-    params,
-    body: Frontends.PublishFrontendBody,
-    responses: {
-      200: { description: 'The binding at its next version.', json: Frontends.FrontendBindingView },
+  publishFrontend: write(
+    'post',
+    {
+      path: `${base}/publish`,
+      permission: 'frontend:publish',
+      summary: 'Record where the frontend revision is published, if expected_version is current.',
+      tag,
+      params,
+      body: Frontends.PublishFrontendBody,
+      errors: bindingWriteErrors,
     },
-    errors: bindingWriteErrors,
-  },
+    200,
+    { description: 'The binding at its next version.', json: Frontends.FrontendBindingView },
+  ),
 
-  recordFrontendCheck: {
-    method: 'post',
-    path: `${base}/checks`,
-    permission: 'frontend:check',
-    summary:
-      "Record a frontend check result against a generation of the bound composition; it joins that composition's verification list.",
-    tag,
-    params,
-    body: Frontends.FrontendCheckBody,
-    responses: {
-      201: { description: 'The check as the verification list shows it now.', json: Verification.CheckView },
+  recordFrontendCheck: write(
+    'post',
+    {
+      path: `${base}/checks`,
+      permission: 'frontend:check',
+      summary:
+        "Record a frontend check result against a generation of the bound composition; it joins that composition's verification list.",
+      tag,
+      params,
+      body: Frontends.FrontendCheckBody,
+      errors: bindingWriteErrors,
     },
-    errors: bindingWriteErrors,
-  },
+    201,
+    { description: 'The check as the verification list shows it now.', json: Verification.CheckView },
+  ),
 } as const satisfies Record<string, ApiOperation>;
