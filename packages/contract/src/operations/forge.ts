@@ -8,14 +8,13 @@ import {
   projectParam,
   repositoryParam as repositorySegment,
 } from '../params.ts';
-import { integerParam, nameParam, pageParams, projectFilter, repositoryParam } from '../query.ts';
+import { integerParam, nameParam, projectFilter, repositoryParam } from '../query.ts';
+import { list, read, write } from '../shapes.ts';
 
 const tag = 'forge';
 const pageNumber = v.object({
   page: v.optional(integerParam({ min: 1, max: 999_999 }, 'Page number, from 1.')),
 });
-/** POSTs without a body still refuse a body that is not JSON, as every POST does. */
-const bodilessPost = [ErrorCode.UnsupportedMediaType, ErrorCode.PayloadTooLarge] as const;
 const byPreview = { id: previewParam };
 const policyPath = '/v1/projects/{project}/repositories/{repository}/preview-policy';
 const byRepository = { project: projectParam, repository: repositorySegment };
@@ -38,7 +37,7 @@ export const forgeOperations = {
     tag,
     query: pageNumber,
     responses: { 200: { description: 'A page of installations.', json: Forge.InstallationPage } },
-    errors: [ErrorCode.InvalidQuery, ErrorCode.ForgeNotConfigured],
+    errors: [ErrorCode.ForgeNotConfigured],
   },
 
   listForgeInstallationRepositories: {
@@ -50,46 +49,46 @@ export const forgeOperations = {
     params: { id: installationParam },
     query: pageNumber,
     responses: { 200: { description: 'A page of repositories.', json: Forge.RepositoryPage } },
-    errors: [ErrorCode.NotFound, ErrorCode.InvalidQuery, ErrorCode.ForgeNotConfigured],
+    errors: [ErrorCode.ForgeNotConfigured],
   },
 
-  listPreviewPolicies: {
-    method: 'get',
-    path: '/v1/forge/preview-policies',
-    permission: 'policy:read',
-    summary: 'Repository preview policies the caller may read.',
-    tag,
-    query: v.object(pageParams),
-    responses: { 200: { description: 'A page of policies.', json: Forge.PreviewPolicyList } },
-    errors: [ErrorCode.InvalidQuery],
-  },
+  listPreviewPolicies: list(
+    {
+      path: '/v1/forge/preview-policies',
+      permission: 'policy:read',
+      summary: 'Repository preview policies the caller may read.',
+      tag,
+    },
+    { description: 'A page of policies.', json: Forge.PreviewPolicyList },
+  ),
 
-  listForgeDeliveries: {
-    method: 'get',
-    path: '/v1/forge/deliveries',
-    permission: 'preview:read',
-    summary:
-      'Webhook deliveries, newest first: event, action, repository, processing state, error and times (never the payload).',
-    tag,
-    query: v.object({
+  listForgeDeliveries: list(
+    {
+      path: '/v1/forge/deliveries',
+      permission: 'preview:read',
+      summary:
+        'Webhook deliveries, newest first: event, action, repository, processing state, error and times (never the payload).',
+      tag,
+      // A project the caller may not read is not found.
+      errors: [ErrorCode.NotFound],
+    },
+    { description: 'A page of deliveries.', json: Forge.DeliveryList },
+    {
       project: v.optional(nameParam("Only deliveries concerning a repository this project's policies name.")),
       repository: v.optional(repositoryParam('Only deliveries concerning owner/name.')),
-      ...pageParams,
-    }),
-    responses: { 200: { description: 'A page of deliveries.', json: Forge.DeliveryList } },
-    errors: [ErrorCode.InvalidQuery, ErrorCode.NotFound],
-  },
+    },
+  ),
 
-  getPreviewPolicy: {
-    method: 'get',
-    path: policyPath,
-    permission: 'policy:read',
-    summary: "A repository's preview policy ({repository} is owner%2Fname).",
-    tag,
-    params: byRepository,
-    responses: { 200: { description: 'The policy.', json: Forge.PreviewPolicyView } },
-    errors: [ErrorCode.NotFound],
-  },
+  getPreviewPolicy: read(
+    {
+      path: policyPath,
+      permission: 'policy:read',
+      summary: "A repository's preview policy ({repository} is owner%2Fname).",
+      tag,
+      params: byRepository,
+    },
+    { description: 'The policy.', json: Forge.PreviewPolicyView },
+  ),
 
   putPreviewPolicy: {
     method: 'put',
@@ -103,76 +102,72 @@ export const forgeOperations = {
       200: { description: 'Updated.', json: Forge.PreviewPolicyView },
       201: { description: 'Created.', json: Forge.PreviewPolicyView },
     },
-    errors: [
-      ErrorCode.NotFound,
-      ErrorCode.MalformedJson,
-      ErrorCode.ValidationFailed,
-      ErrorCode.UnknownReference,
-      ErrorCode.StaleRevision,
-      ErrorCode.RepositoryTaken,
-      ErrorCode.UnsupportedMediaType,
-    ],
+    errors: [ErrorCode.UnknownReference, ErrorCode.StaleRevision, ErrorCode.RepositoryTaken],
   },
 
-  deletePreviewPolicy: {
-    method: 'delete',
-    path: policyPath,
-    permission: 'policy:write',
-    summary:
-      "Delete a repository's preview policy: its previews in the project stop, and the project gives the repository up, so another project may claim it.",
-    tag,
-    params: byRepository,
-    responses: { 204: { description: 'Deleted; the repository is free.' } },
-    errors: [ErrorCode.NotFound],
-  },
+  deletePreviewPolicy: write(
+    'delete',
+    {
+      path: policyPath,
+      permission: 'policy:write',
+      summary:
+        "Delete a repository's preview policy: its previews in the project stop, and the project gives the repository up, so another project may claim it.",
+      tag,
+      params: byRepository,
+    },
+    204,
+    { description: 'Deleted; the repository is free.' },
+  ),
 
-  listForgePreviews: {
-    method: 'get',
-    path: '/v1/forge/previews',
-    permission: 'preview:read',
-    summary: 'Pull-request previews, newest first.',
-    tag,
-    query: v.object({ project: projectFilter, ...pageParams }),
-    responses: { 200: { description: 'A page of previews.', json: Forge.PreviewList } },
-    errors: [ErrorCode.InvalidQuery, ErrorCode.NotFound],
-  },
+  listForgePreviews: list(
+    {
+      path: '/v1/forge/previews',
+      permission: 'preview:read',
+      summary: 'Pull-request previews, newest first.',
+      tag,
+      // A project the caller may not read is not found.
+      errors: [ErrorCode.NotFound],
+    },
+    { description: 'A page of previews.', json: Forge.PreviewList },
+    { project: projectFilter },
+  ),
 
-  getForgePreview: {
-    method: 'get',
-    path: '/v1/forge/previews/{id}',
-    permission: 'preview:read',
-    summary: 'Lifecycle state, pull request, head commit, builds, composition, URL and last error.',
-    tag,
-    params: byPreview,
-    responses: { 200: { description: 'The preview.', json: Forge.PreviewView } },
-    errors: [ErrorCode.NotFound],
-  },
+  getForgePreview: read(
+    {
+      path: '/v1/forge/previews/{id}',
+      permission: 'preview:read',
+      summary: 'Lifecycle state, pull request, head commit, builds, composition, URL and last error.',
+      tag,
+      params: byPreview,
+    },
+    { description: 'The preview.', json: Forge.PreviewView },
+  ),
 
-  stopForgePreview: {
-    method: 'post',
-    path: '/v1/forge/previews/{id}/stop',
-    permission: 'preview:control',
-    summary: 'Suppress automation and request cleanup (asynchronous).',
-    tag,
-    params: byPreview,
-    responses: { 200: { description: 'Accepted; cleanup follows.', json: Forge.PreviewView } },
-    errors: [ErrorCode.NotFound, ...bodilessPost],
-  },
+  stopForgePreview: write(
+    'post',
+    {
+      path: '/v1/forge/previews/{id}/stop',
+      permission: 'preview:control',
+      summary: 'Suppress automation and request cleanup (asynchronous).',
+      tag,
+      params: byPreview,
+    },
+    200,
+    { description: 'Accepted; cleanup follows.', json: Forge.PreviewView },
+  ),
 
-  restartForgePreview: {
-    method: 'post',
-    path: '/v1/forge/previews/{id}/restart',
-    permission: 'preview:control',
-    summary:
-      'A fresh lifecycle (new URL and TTL) once the old resources are cleaned up; needs an open labelled pull request and an enabled policy.',
-    tag,
-    params: byPreview,
-    responses: { 200: { description: 'Accepted; the restart follows.', json: Forge.PreviewView } },
-    errors: [
-      ErrorCode.NotFound,
-      ErrorCode.PreviewNotRestartable,
-      ErrorCode.ForgeNotConfigured,
-      ...bodilessPost,
-    ],
-  },
+  restartForgePreview: write(
+    'post',
+    {
+      path: '/v1/forge/previews/{id}/restart',
+      permission: 'preview:control',
+      summary:
+        'A fresh lifecycle (new URL and TTL) once the old resources are cleaned up; needs an open labelled pull request and an enabled policy.',
+      tag,
+      params: byPreview,
+      errors: [ErrorCode.PreviewNotRestartable, ErrorCode.ForgeNotConfigured],
+    },
+    200,
+    { description: 'Accepted; the restart follows.', json: Forge.PreviewView },
+  ),
 } as const satisfies Record<string, ApiOperation>;

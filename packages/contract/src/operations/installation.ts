@@ -22,14 +22,7 @@ export const installationOperations = {
         json: Installation.InstallationReport,
       },
     },
-    errors: [
-      ErrorCode.Forbidden,
-      ErrorCode.MalformedJson,
-      ErrorCode.ValidationFailed,
-      ErrorCode.UnknownReference,
-      ErrorCode.UnsupportedMediaType,
-      ErrorCode.PayloadTooLarge,
-    ],
+    errors: [ErrorCode.UnknownReference],
   },
 
   replayDeadLetters: {
@@ -47,13 +40,6 @@ export const installationOperations = {
         json: Compositions.ReplayReport,
       },
     },
-    errors: [
-      ErrorCode.Forbidden,
-      ErrorCode.MalformedJson,
-      ErrorCode.ValidationFailed,
-      ErrorCode.UnsupportedMediaType,
-      ErrorCode.PayloadTooLarge,
-    ],
   },
 
   drainCompositions: {
@@ -75,14 +61,6 @@ export const installationOperations = {
         json: Installation.DrainReport,
       },
     },
-    errors: [
-      ErrorCode.Forbidden,
-      ErrorCode.InvalidQuery,
-      ErrorCode.MalformedJson,
-      ErrorCode.ValidationFailed,
-      ErrorCode.UnknownReference,
-      ErrorCode.UnsupportedMediaType,
-      ErrorCode.PayloadTooLarge,
-    ],
+    errors: [ErrorCode.UnknownReference],
   },
 } as const satisfies Record<string, ApiOperation>;
