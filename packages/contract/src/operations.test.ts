@@ -17,6 +17,7 @@ import {
   signInOperations,
   sourceOperations,
 } from './index.ts';
+import { derivedProblems } from './problems.ts';
 import { pageOf } from './query.ts';
 
 const table: OperationTable = operations;
@@ -57,6 +58,32 @@ describe('the operations', () => {
         expect(Object.keys(operation.params ?? {}).sort(), id).toEqual(names);
       }
     }
+  });
+});
+
+describe('the problems an operation lists', () => {
+  it('are only its own: none its kind answers anyway, none twice', () => {
+    for (const [id, operation] of Object.entries(table)) {
+      const listed = operation.errors ?? [];
+      const derived = derivedProblems(operation);
+      expect(
+        listed.filter((code) => derived.includes(code)),
+        `${id} lists problems its kind answers anyway`,
+      ).toEqual([]);
+      expect(listed.length, `${id} lists a problem twice`).toBe(new Set(listed).size);
+    }
+  });
+
+  it('include what the binding answers before the handler: a declared header refused, a body, a segment', () => {
+    const create = derivedProblems(compositionOperations.createComposition);
+    expect(create).toEqual(
+      expect.arrayContaining(['invalid_idempotency_key', 'malformed_json', 'validation_failed']),
+    );
+    const stop = derivedProblems(forgeOperations.stopForgePreview);
+    expect(stop).toEqual(
+      expect.arrayContaining(['unsupported_media_type', 'payload_too_large', 'not_found']),
+    );
+    expect(derivedProblems(compositionOperations.getComposition)).not.toContain('rate_limited');
   });
 });
 

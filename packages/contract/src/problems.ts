@@ -25,7 +25,7 @@ function derivedOfOpen(operation: OpenOperation): ErrorCode[] {
 }
 
 /** The problems `operation` may answer by its kind alone, whatever its use case does. */
-function derivedProblems(operation: Operation): ErrorCode[] {
+export function derivedProblems(operation: Operation): ErrorCode[] {
   if (isOpen(operation)) return derivedOfOpen(operation);
   return [
     ...authenticated,
