@@ -48,8 +48,34 @@ describe('binding the contract', () => {
     );
     expect(await response.json()).toEqual({
       id: 'getComponentLogs' satisfies OperationId,
-      request: { path: { id: 'c-1', component: 'service-b' }, query: { tail_lines: 5, previous: true } },
+      request: {
+        path: { id: 'c-1', component: 'service-b' },
+        query: { tail_lines: 5, previous: true },
+        headers: {},
+      },
     });
+  });
+
+  it('hands the handler the headers the operation declares, and answers a bad one with its own 400', async () => {
+    const create = (key: string) =>
+      app(echoing()).request('/v1/compositions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key, 'x-other': 'kept out' },
+        body: '{}',
+      });
+    expect(await (await create('retry-1')).json()).toMatchObject({
+      id: 'createComposition',
+      request: { headers: { 'Idempotency-Key': 'retry-1' } },
+    });
+    for (const key of ['', 'k'.repeat(129), 'tab\tinside']) {
+      const refused = await create(key);
+      expect(refused.status, key).toBe(400);
+      expect(await refused.json()).toMatchObject({
+        code: 'invalid_idempotency_key',
+        detail: 'Idempotency-Key must be 1–128 printable ASCII characters.',
+        errors: [{ path: 'Idempotency-Key', message: 'invalid value' }],
+      });
+    }
   });
 
   it('answers a segment that cannot name anything 404 and a bad query value 400, before the handler', async () => {
@@ -85,7 +111,7 @@ describe('binding the contract', () => {
     });
     expect(policy.body).toEqual({
       id: 'getPreviewPolicy',
-      request: { path: { project: 'demo', repository: 'acme/web' }, query: {} },
+      request: { path: { project: 'demo', repository: 'acme/web' }, query: {}, headers: {} },
     });
     const logs = await client.send('getComponentLogs', {
       path: { id: 'c-1', component: 'service-b' },

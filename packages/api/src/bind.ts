@@ -3,7 +3,8 @@
  * one the contract does not declare). Before a /v1 handler runs, the binding checks what the
  * contract says of the request: installation and `{project}` permissions, each path segment (a
  * value that cannot name anything is a 404), the query (a bad value is a 400 `invalid_query`
- * naming it) and, for an operation with a body, that it is JSON (see `readJson`).
+ * naming it), for an operation with a body that it is JSON (see `readJson`), and each declared
+ * header (a bad value is the header's own 400).
  */
 import {
   type ApiOperation,
@@ -12,6 +13,7 @@ import {
   type OperationId,
   type Operations,
   operations,
+  type ParsedHeaders,
   type ParsedPath,
   type ParsedQuery,
   pathParamNames,
@@ -28,6 +30,7 @@ type Answer = Response | Promise<Response>;
 interface RequestParts<O> {
   path: ParsedPath<O>;
   query: ParsedQuery<O>;
+  headers: ParsedHeaders<O>;
   /** The JSON body, for an operation that takes one; its use case parses it. */
   body: unknown;
 }
@@ -64,6 +67,23 @@ function pathOf(c: Context<AppEnv>, operation: ApiOperation): Record<string, str
   return path;
 }
 
+/** Each declared header the request carries, against its rule. */
+function headersOf(c: Context<AppEnv>, operation: ApiOperation): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, rule] of Object.entries(operation.headers ?? {})) {
+    const value = c.req.header(name);
+    if (value === undefined) continue;
+    const parsed = v.safeParse(rule.schema, value);
+    if (!parsed.success) {
+      throw new ProblemError(rule.invalid, `${name} ${parsed.issues[0].message}.`, {
+        errors: [{ path: name, message: 'invalid value' }],
+      });
+    }
+    headers[name] = parsed.output;
+  }
+  return headers;
+}
+
 function guarded(operation: ApiOperation, handler: Handler<ApiOperation>) {
   const early = checkedBeforeHandler(operation);
   return async (c: Context<AppEnv>) => {
@@ -75,7 +95,7 @@ function guarded(operation: ApiOperation, handler: Handler<ApiOperation>) {
     const path = pathOf(c, operation);
     const query = operation.query ? parseQueryOrThrow(operation.query, c.req.query()) : {};
     const body = operation.body ? await readJson(c) : undefined;
-    return handler(c, { path, query, body });
+    return handler(c, { path, query, headers: headersOf(c, operation), body });
   };
 }
 

@@ -3,13 +3,13 @@
  * round trip and the message names the flag. The rules themselves come from `@svc/core` (name
  * schemas, image syntax, durations, the override limit), never restated.
  */
+import { idempotencyKey } from '@svc/contract/headers';
 import { pageParams } from '@svc/contract/query';
 import {
   CompositionName,
   Compositions,
   formatDuration,
   Id,
-  Idempotency,
   imageProblem,
   parseDuration,
   parseFields,
@@ -102,15 +102,9 @@ function checkPage<S extends v.GenericSchema<string | undefined, unknown>>(
 export const checkLimit = (text: string | undefined) => checkPage(pageParams.limit, text, '--limit');
 export const checkCursor = (text: string | undefined) => checkPage(pageParams.after, text, '--after');
 
-export function checkIdempotencyKey(key: string): string {
-  if (!Idempotency.isValidKey(key)) {
-    throw invalidArgument(
-      '--idempotency-key',
-      `must be 1–${Idempotency.maxIdempotencyKeyLength} printable ASCII characters`,
-    );
-  }
-  return key;
-}
+/** The key as the contract's Idempotency-Key header takes it. */
+export const checkIdempotencyKey = (key: string) =>
+  checkWith(idempotencyKey.schema, key, '--idempotency-key');
 
 /** `component=value` as `--override`, `--build` and `--expected-preview-revision` take it. */
 function splitPair(text: string, flag: string, what: string): [string, string] {

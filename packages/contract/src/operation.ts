@@ -159,6 +159,11 @@ export type ParsedQuery<O> = O extends { query: infer Q extends Schema }
   ? v.InferOutput<Q>
   : Record<never, never>;
 
+/** The declared headers a request carried, as a handler gets them, checked. */
+export type ParsedHeaders<O> = O extends { headers: infer H }
+  ? { readonly [K in keyof H]?: string }
+  : Record<never, never>;
+
 /** The path parameters as a handler gets them, checked. */
 export type ParsedPath<O> = O extends { params: infer P }
   ? { readonly [K in keyof P]: string }

@@ -5,13 +5,8 @@ import type { HandlersOf } from '../bind.ts';
 
 export function compositionHandlers(deps: Forge.ForgeDeps): HandlersOf<typeof compositionOperations> {
   return {
-    async createComposition(c, { body }) {
-      const result = await Compositions.create(
-        deps,
-        c.get('identity'),
-        body,
-        c.req.header('idempotency-key'),
-      );
+    async createComposition(c, { body, headers }) {
+      const result = await Compositions.create(deps, c.get('identity'), body, headers['Idempotency-Key']);
       c.header('location', `/v1/compositions/${result.body.id}`);
       if (result.replayed) c.header('idempotent-replayed', 'true');
       return c.json(result.body, result.status as 202);

@@ -1,6 +1,7 @@
 /** Compositions: create, plan, read, update and destroy (spec 4.1). */
 import { Compositions, ErrorCode } from '@svc/core';
-import * as v from 'valibot';
+import type * as v from 'valibot';
+import { idempotencyKey } from '../headers.ts';
 import type { ApiOperation } from '../operation.ts';
 import { compositionParam } from '../params.ts';
 import { projectFilter } from '../query.ts';
@@ -21,13 +22,7 @@ export const compositionOperations = {
     summary: 'Create a composition (asynchronous).',
     tag,
     body: Compositions.CreateCompositionBody,
-    headers: {
-      'Idempotency-Key': {
-        description: 'Makes the create safe to retry: same key and body replay the first answer for 24 h.',
-        schema: v.pipe(v.string(), v.minLength(1), v.maxLength(128), v.regex(/^[\x20-\x7e]+$/)),
-        invalid: ErrorCode.InvalidIdempotencyKey,
-      },
-    },
+    headers: { 'Idempotency-Key': idempotencyKey },
     responses: {
       202: {
         description: 'Accepted; Location points at the composition.',

@@ -5,7 +5,7 @@
 import type { Identity } from '../auth/identity.ts';
 import { addSeconds } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
-import { idempotent, requireValidKey } from '../idempotency/idempotent.ts';
+import { idempotent } from '../idempotency/idempotent.ts';
 import type { IdempotencyLock } from '../idempotency/ports.ts';
 import { IdPrefix, newId } from '../names.ts';
 import { guardedWrite } from '../rollout/chain.ts';
@@ -44,7 +44,6 @@ export async function create(
   body: unknown,
   idempotencyKey: string | undefined,
 ): Promise<Accepted> {
-  requireValidKey(idempotencyKey);
   const input = parseOrThrow(CreateCompositionBody, body);
   return idempotent(
     deps,

@@ -5,17 +5,7 @@
 import { contentHash } from '../canonical.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
-import { type IdempotencyLock, type IdempotencyStore, isValidKey, maxIdempotencyKeyLength } from './ports.ts';
-
-/** 400 for a header that cannot be a key; checked before the body is. */
-export function requireValidKey(key: string | undefined): void {
-  if (key === undefined || isValidKey(key)) return;
-  throw new ProblemError(
-    ErrorCode.InvalidIdempotencyKey,
-    `Idempotency-Key must be 1–${maxIdempotencyKeyLength} printable ASCII characters.`,
-    { errors: [{ path: 'Idempotency-Key', message: 'invalid value' }] },
-  );
-}
+import type { IdempotencyLock, IdempotencyStore } from './ports.ts';
 
 export interface Answer<T> {
   status: number;

@@ -3,6 +3,4 @@ export {
   type IdempotencyStore,
   idempotencyLockSeconds,
   idempotencyRetentionSeconds,
-  isValidKey,
-  maxIdempotencyKeyLength,
 } from './ports.ts';

@@ -10,12 +10,6 @@ export const idempotencyRetentionSeconds = 24 * 3600;
 /** How long an in-progress record blocks retries before another request may take it over. */
 export const idempotencyLockSeconds = 30;
 
-export const maxIdempotencyKeyLength = 128;
-
-export function isValidKey(key: string): boolean {
-  return key.length >= 1 && key.length <= maxIdempotencyKeyLength && /^[\x20-\x7e]+$/.test(key);
-}
-
 export interface IdempotencyLock {
   /** Hash of scope and key: the record's identity, never the raw key. */
   readonly record: string;
