@@ -1,4 +1,6 @@
-import { Auth } from '@svc/core';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { completionUpdate } from '@svc/aws';
+import { Auth, contentHash } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { type HttpClient, httpClient, testClock, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
@@ -95,6 +97,45 @@ describe('Idempotency-Key on POST /v1/compositions', () => {
       key(`${'~'.repeat(64)}${' '.repeat(63)}x`),
     );
     expect(status).toBe(202);
+  });
+
+  it('replays an answer stored before keys were scoped by operation, hashed with the route', async () => {
+    // What the release before stored: the same record (caller and key), the body hashed with its route.
+    const sent = body('former');
+    const formerHash = contentHash({ method: 'POST', path: '/v1/compositions', body: sent });
+    const stored = await alice.post('/v1/compositions', body('former-answer'));
+    const taken = await stack.stores.idempotency.acquire({
+      caller: 'token:alice',
+      key: 'k-former',
+      request_hash: formerHash,
+      now: clock.now(),
+    });
+    if (taken.outcome !== 'acquired') throw new Error(`the record was not taken: ${taken.outcome}`);
+    await stack.clients.documents.send(
+      new UpdateCommand({
+        TableName: stack.resources.tableName,
+        ...completionUpdate({ lock: taken.lock, response: { status: 202, body: stored.body } }),
+      }),
+    );
+
+    const replayed = await alice.post('/v1/compositions', sent, key('k-former'));
+    expect(replayed.status).toBe(202);
+    expect(replayed.body).toEqual(stored.body);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    const reused = await alice.post('/v1/compositions', body('other'), key('k-former'));
+    expect(reused.body.code).toBe('idempotency_key_reused');
+
+    // One still in flight under the former hash is the same request, not another body.
+    const pending = await stack.stores.idempotency.acquire({
+      caller: 'token:alice',
+      key: 'k-former-pending',
+      request_hash: formerHash,
+      now: clock.now(),
+    });
+    expect(pending.outcome).toBe('acquired');
+    const inFlight = await alice.post('/v1/compositions', sent, key('k-former-pending'));
+    expect(inFlight.body.code).toBe('idempotency_in_flight');
+    expect(await countNamed(alice, 'former')).toBe(0);
   });
 
   it('forgets answers after the 24 h retention, on read and by the sweep', async () => {

@@ -65,7 +65,10 @@ describe('binding the contract', () => {
       });
     expect(await (await create('retry-1')).json()).toMatchObject({
       id: 'createComposition',
-      request: { headers: { 'Idempotency-Key': 'retry-1' } },
+      request: {
+        headers: { 'Idempotency-Key': 'retry-1' },
+        idempotency: { operation: 'createComposition', key: 'retry-1', payload: {} },
+      },
     });
     for (const key of ['', 'k'.repeat(129), 'tab\tinside']) {
       const refused = await create(key);

@@ -18,7 +18,7 @@ import {
   type ParsedQuery,
   pathParamNames,
 } from '@svc/contract';
-import { Auth, ErrorCode, isDnsLabel, ProblemError, parseQueryOrThrow } from '@svc/core';
+import { Auth, ErrorCode, type Idempotency, isDnsLabel, ProblemError, parseQueryOrThrow } from '@svc/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { AppEnv } from './env.ts';
@@ -26,14 +26,24 @@ import { readJson } from './request.ts';
 
 type Answer = Response | Promise<Response>;
 
+/** The header that makes an operation safe to retry, as the contract declares it. */
+const idempotencyHeader = 'Idempotency-Key';
+
+type IdempotencyPart<O> = O extends { headers: { [idempotencyHeader]: unknown } }
+  ? {
+      /** The request as core runs it at most once per key (null without one), scoped by the operation. */
+      idempotency: Idempotency.IdempotentRequest | null;
+    }
+  : unknown;
+
 /** What a /v1 handler gets besides the context: the request as the contract reads it. */
-interface RequestParts<O> {
+type RequestParts<O> = {
   path: ParsedPath<O>;
   query: ParsedQuery<O>;
   headers: ParsedHeaders<O>;
   /** The JSON body, for an operation that takes one; its use case parses it. */
   body: unknown;
-}
+} & IdempotencyPart<O>;
 
 type Handler<O> = O extends ApiOperation
   ? (c: Context<AppEnv>, request: RequestParts<O>) => Answer
@@ -84,7 +94,20 @@ function headersOf(c: Context<AppEnv>, operation: ApiOperation): Record<string, 
   return headers;
 }
 
-function guarded(operation: ApiOperation, handler: Handler<ApiOperation>) {
+/** For an operation that declares the Idempotency-Key header: the key's request, scoped by the operation. */
+function idempotencyOf(id: string, operation: ApiOperation, headers: Record<string, string>, body: unknown) {
+  if (!operation.headers?.[idempotencyHeader]) return {};
+  const key = headers[idempotencyHeader];
+  return { idempotency: key === undefined ? null : { operation: id, key, payload: body } };
+}
+
+/** A handler as the binding calls it, whichever operation it serves. */
+type AnyHandler = (
+  c: Context<AppEnv>,
+  request: RequestParts<ApiOperation> & { idempotency?: Idempotency.IdempotentRequest | null },
+) => Answer;
+
+function guarded(id: string, operation: ApiOperation, handler: AnyHandler) {
   const early = checkedBeforeHandler(operation);
   return async (c: Context<AppEnv>) => {
     if (early === 'installation') Auth.authorize(c.get('identity'), operation.permission, { project: null });
@@ -95,7 +118,8 @@ function guarded(operation: ApiOperation, handler: Handler<ApiOperation>) {
     const path = pathOf(c, operation);
     const query = operation.query ? parseQueryOrThrow(operation.query, c.req.query()) : {};
     const body = operation.body ? await readJson(c) : undefined;
-    return handler(c, { path, query, headers: headersOf(c, operation), body });
+    const headers = headersOf(c, operation);
+    return handler(c, { path, query, headers, body, ...idempotencyOf(id, operation, headers, body) });
   };
 }
 
@@ -117,7 +141,7 @@ export function bindOperations(app: Hono<AppEnv>, handlers: Handlers): void {
     const path = operation.path.replace(/\{([a-z_]+)\}/g, ':$1');
     const run = isOpen(operation)
       ? (handler as (c: Context<AppEnv>) => Answer)
-      : guarded(operation, handler as Handler<ApiOperation>);
+      : guarded(id, operation, handler as AnyHandler);
     app.on(operation.method.toUpperCase(), path, run);
   }
 }

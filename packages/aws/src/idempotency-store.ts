@@ -38,9 +38,11 @@ export function dynamoIdempotencyStore(table: Table): Store {
 
 async function acquire(
   table: Table,
-  { scope, key: idempotencyKey, request_hash, now }: Parameters<Store['acquire']>[0],
+  { caller, key: idempotencyKey, request_hash, former_hash, now }: Parameters<Store['acquire']>[0],
 ): ReturnType<Store['acquire']> {
-  const record = IdempotencyRecord.recordId(scope, idempotencyKey);
+  const record = IdempotencyRecord.recordId(caller, idempotencyKey);
+  const sameRequest = (hash: string | undefined) =>
+    hash === request_hash || (!!former_hash && hash === former_hash);
   const token = randomBytes(16).toString('hex');
   try {
     await table.documents.send(
@@ -55,12 +57,13 @@ async function acquire(
         }),
         // Free, past retention, or an in-progress lock for the same request whose holder timed out.
         ConditionExpression:
-          'attribute_not_exists(pk) OR expires_at <= :now OR (#status = :in_progress AND lock_expires_at <= :now AND request_hash = :hash)',
+          'attribute_not_exists(pk) OR expires_at <= :now OR (#status = :in_progress AND lock_expires_at <= :now AND request_hash IN (:hash, :former))',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':now': now.toISOString(),
           ':in_progress': Status.InProgress,
           ':hash': request_hash,
+          ':former': former_hash ?? request_hash,
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -69,7 +72,7 @@ async function acquire(
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     const existing = error.Item ? IdempotencyRecord.fromItem(unmarshall(error.Item)) : undefined;
-    if (existing?.request_hash !== request_hash) return { outcome: 'mismatch' };
+    if (!existing || !sameRequest(existing.request_hash)) return { outcome: 'mismatch' };
     if (existing.status === Status.Completed) {
       return {
         outcome: 'replay',

@@ -5,8 +5,8 @@ import type { HandlersOf } from '../bind.ts';
 
 export function compositionHandlers(deps: Forge.ForgeDeps): HandlersOf<typeof compositionOperations> {
   return {
-    async createComposition(c, { body, headers }) {
-      const result = await Compositions.create(deps, c.get('identity'), body, headers['Idempotency-Key']);
+    async createComposition(c, { body, idempotency }) {
+      const result = await Compositions.create(deps, c.get('identity'), body, idempotency);
       c.header('location', `/v1/compositions/${result.body.id}`);
       if (result.replayed) c.header('idempotent-replayed', 'true');
       return c.json(result.body, result.status as 202);

@@ -264,12 +264,10 @@ async function create(c: ConsoleContext, deps: ConsoleDeps, assets: Assets) {
     );
   }
   try {
-    const created = await Compositions.create(
-      deps,
-      viewer.identity,
-      body,
-      fields.idempotency_key || undefined,
-    );
+    const key = fields.idempotency_key;
+    // Scoped as the API's create, so a key is one create whichever way it came in.
+    const idempotency = key ? { operation: 'createComposition', key, payload: body } : null;
+    const created = await Compositions.create(deps, viewer.identity, body, idempotency);
     return c.redirect(`${base}/compositions/${created.body.id}`, 303);
   } catch (error) {
     return planned(c, deps, assets, null, asProblem(error));

@@ -6,7 +6,7 @@ import type { Identity } from '../auth/identity.ts';
 import { addSeconds } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { idempotent } from '../idempotency/idempotent.ts';
-import type { IdempotencyLock } from '../idempotency/ports.ts';
+import type { IdempotencyLock, IdempotentRequest } from '../idempotency/ports.ts';
 import { IdPrefix, newId } from '../names.ts';
 import { guardedWrite } from '../rollout/chain.ts';
 import { newOperation } from '../rollout/operation.ts';
@@ -42,20 +42,16 @@ export async function create(
   deps: CompositionDeps,
   identity: Identity,
   body: unknown,
-  idempotencyKey: string | undefined,
+  idempotency: IdempotentRequest | null,
 ): Promise<Accepted> {
   const input = parseOrThrow(CreateCompositionBody, body);
-  return idempotent(
-    deps,
-    { scope: identity.subject, key: idempotencyKey, method: 'POST', path: '/v1/compositions', body },
-    async (lock) => ({
-      status: 202,
-      body: await acceptCreate(deps, identity, input, lock, {
-        id: newId(IdPrefix.Composition),
-        owner: { kind: OwnerKind.User, subject: identity.subject },
-      }),
+  return idempotent(deps, identity.subject, idempotency, async (lock) => ({
+    status: 202,
+    body: await acceptCreate(deps, identity, input, lock, {
+      id: newId(IdPrefix.Composition),
+      owner: { kind: OwnerKind.User, subject: identity.subject },
     }),
-  );
+  }));
 }
 
 /**

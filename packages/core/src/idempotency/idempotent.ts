@@ -5,7 +5,7 @@
 import { contentHash } from '../canonical.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
-import type { IdempotencyLock, IdempotencyStore } from './ports.ts';
+import type { IdempotencyLock, IdempotencyStore, IdempotentRequest } from './ports.ts';
 
 export interface Answer<T> {
   status: number;
@@ -15,21 +15,38 @@ export interface Answer<T> {
 }
 
 /**
+ * Records written before requests were scoped by their operation hashed its route instead. Such a
+ * record still replays until it expires, 24 hours after the release that changed the scope
+ * (docs/decisions.md, "Idempotency-Key"); this table can go with the release after.
+ */
+const formerRoutes: Readonly<Record<string, { method: string; path: string }>> = {
+  createComposition: { method: 'POST', path: '/v1/compositions' },
+};
+
+function hashes({ operation, payload }: IdempotentRequest): { request_hash: string; former_hash?: string } {
+  const route = formerRoutes[operation];
+  return {
+    request_hash: contentHash({ operation, body: payload }),
+    ...(route ? { former_hash: contentHash({ ...route, body: payload }) } : {}),
+  };
+}
+
+/**
  * `run` gets the key's lock (null without a key) and stores its answer with the lock in its own
  * write, all or nothing. When `run` fails, the key is released so a corrected retry can use it.
  */
 export async function idempotent<T>(
   deps: { idempotency: IdempotencyStore; clock: Clock },
-  request: { scope: string; key: string | undefined; method: string; path: string; body: unknown },
+  caller: string,
+  request: IdempotentRequest | null,
   run: (lock: IdempotencyLock | null) => Promise<{ status: number; body: T }>,
 ): Promise<Answer<T>> {
   let lock: IdempotencyLock | null = null;
-  if (request.key !== undefined) {
-    const { method, path, body } = request;
+  if (request !== null) {
     const outcome = await deps.idempotency.acquire({
-      scope: request.scope,
+      caller,
       key: request.key,
-      request_hash: contentHash({ method, path, body }),
+      ...hashes(request),
       now: deps.clock.now(),
     });
     if (outcome.outcome === 'replay') {

@@ -1,6 +1,7 @@
 export {
   type IdempotencyCompletion,
   type IdempotencyStore,
+  type IdempotentRequest,
   idempotencyLockSeconds,
   idempotencyRetentionSeconds,
 } from './ports.ts';

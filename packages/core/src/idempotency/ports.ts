@@ -10,6 +10,15 @@ export const idempotencyRetentionSeconds = 24 * 3600;
 /** How long an in-progress record blocks retries before another request may take it over. */
 export const idempotencyLockSeconds = 30;
 
+/** A request made safe to retry by its Idempotency-Key. */
+export interface IdempotentRequest {
+  /** The operation's id (`createComposition`): the same key on another operation is another request. */
+  readonly operation: string;
+  readonly key: string;
+  /** The body as the caller sent it: the same key with another body is refused. */
+  readonly payload: unknown;
+}
+
 export interface IdempotencyLock {
   /** Hash of scope and key: the record's identity, never the raw key. */
   readonly record: string;
@@ -30,9 +39,12 @@ export interface IdempotencyCompletion {
 
 export interface IdempotencyStore {
   acquire(input: {
-    scope: string;
+    /** Whose key it is: keys of two callers never meet. */
+    caller: string;
     key: string;
     request_hash: string;
+    /** The hash an earlier release stored for the same request, accepted as this one's. */
+    former_hash?: string;
     now: Date;
   }): Promise<IdempotencyOutcome>;
   /** Gives the key back after a request that created nothing, so a corrected retry can use it. */

@@ -195,7 +195,7 @@ export async function createComposition(
     worker.deps,
     Auth.devIdentity,
     { project: 'demo', baseline: 'staging', name: 'feature', overrides: { 'service-b': { image } }, ...body },
-    undefined,
+    null,
   );
   return { composition: await stored(worker, answer.body.id), job: sentJob(worker) };
 }
