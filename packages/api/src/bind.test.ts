@@ -57,17 +57,18 @@ describe('binding the contract', () => {
   });
 
   it('hands the handler the headers the operation declares, and answers a bad one with its own 400', async () => {
+    const sent = { project: 'demo', name: 'retried' };
     const create = (key: string) =>
       app(echoing()).request('/v1/compositions', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': key, 'x-other': 'kept out' },
-        body: '{}',
+        body: JSON.stringify(sent),
       });
     expect(await (await create('retry-1')).json()).toMatchObject({
       id: 'createComposition',
       request: {
         headers: { 'Idempotency-Key': 'retry-1' },
-        idempotency: { operation: 'createComposition', key: 'retry-1', payload: {} },
+        idempotency: { operation: 'createComposition', key: 'retry-1', payload: sent },
       },
     });
     for (const key of ['', 'k'.repeat(129), 'tab\tinside']) {
@@ -94,6 +95,39 @@ describe('binding the contract', () => {
       code: 'invalid_query',
       detail: 'limit: must be an integer from 1 to 200',
       errors: [{ path: 'limit', message: 'must be an integer from 1 to 200' }],
+    });
+  });
+
+  it('hands the handler the body its schema reads, and answers one it refuses 422 before the handler', async () => {
+    const send = (path: string, method: string, body?: string) =>
+      app(echoing()).request(path, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body }),
+      });
+    const given = async (answer: Response) =>
+      ((await answer.json()) as { request: { body: unknown } }).request.body;
+    const update = await send('/v1/compositions/c-1', 'PATCH', '{"expected_generation":2,"overrides":{}}');
+    expect(await given(update)).toEqual({
+      expected_generation: 2,
+      overrides: {},
+      expected_preview_revisions: {},
+    });
+    const refused = await send('/v1/compositions/c-1', 'PATCH', '{"expected_generation":"2","overrides":[]}');
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ path: '/overrides', message: 'must be an object, not an array' }],
+    });
+    // A manifest is judged by its use case (problems as data): handed as sent.
+    const judged = await send('/v1/catalog/validate', 'POST', '{"projects":"none"}');
+    expect(await given(judged)).toEqual({ projects: 'none' });
+    // An optional body left out reads as {}, with the schema's defaults.
+    const replay = await send('/v1/admin/dead-letters/replay', 'POST');
+    expect(await given(replay)).toEqual({
+      dry_run: false,
+      limit: 10,
+      reason: 'replayed from the dead-letter queue',
     });
   });
 

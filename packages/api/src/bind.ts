@@ -3,8 +3,9 @@
  * one the contract does not declare). Before a /v1 handler runs, the binding checks what the
  * contract says of the request: installation and `{project}` permissions, each path segment (a
  * value that cannot name anything is a 404), the query (a bad value is a 400 `invalid_query`
- * naming it), for an operation with a body that it is JSON (see `readJson`), and each declared
- * header (a bad value is the header's own 400).
+ * naming it), for an operation with a body that it is JSON (see `readJson`), each declared header
+ * (a bad value is the header's own 400), then the body against its schema (a 422 naming every
+ * field). The handler gets all of it typed, as the contract declares it.
  */
 import {
   type ApiOperation,
@@ -13,12 +14,21 @@ import {
   type OperationId,
   type Operations,
   operations,
+  type ParsedBody,
   type ParsedHeaders,
   type ParsedPath,
   type ParsedQuery,
   pathParamNames,
 } from '@svc/contract';
-import { Auth, ErrorCode, type Idempotency, isDnsLabel, ProblemError, parseQueryOrThrow } from '@svc/core';
+import {
+  Auth,
+  ErrorCode,
+  type Idempotency,
+  isDnsLabel,
+  ProblemError,
+  parseOrThrow,
+  parseQueryOrThrow,
+} from '@svc/core';
 import type { Context, Hono } from 'hono';
 import * as v from 'valibot';
 import type { AppEnv } from './env.ts';
@@ -41,8 +51,7 @@ type RequestParts<O> = {
   path: ParsedPath<O>;
   query: ParsedQuery<O>;
   headers: ParsedHeaders<O>;
-  /** The JSON body, for an operation that takes one; its use case parses it. */
-  body: unknown;
+  body: ParsedBody<O>;
 } & IdempotencyPart<O>;
 
 type Handler<O> = O extends ApiOperation
@@ -94,6 +103,18 @@ function headersOf(c: Context<AppEnv>, operation: ApiOperation): Record<string, 
   return headers;
 }
 
+/** The JSON body as sent, `{}` for an optional one left out. */
+async function sentBody(c: Context<AppEnv>, operation: ApiOperation): Promise<unknown> {
+  if (!operation.body) return undefined;
+  const sent = await readJson(c);
+  return operation.bodyOptional ? (sent ?? {}) : sent;
+}
+
+/** The body its schema reads, unless the operation judges the body itself. */
+function parsedBody(operation: ApiOperation, sent: unknown): unknown {
+  return operation.body && !operation.judgesBody ? parseOrThrow(operation.body, sent) : sent;
+}
+
 /** For an operation that declares the Idempotency-Key header: the key's request, scoped by the operation. */
 function idempotencyOf(id: string, operation: ApiOperation, headers: Record<string, string>, body: unknown) {
   if (!operation.headers?.[idempotencyHeader]) return {};
@@ -104,7 +125,10 @@ function idempotencyOf(id: string, operation: ApiOperation, headers: Record<stri
 /** A handler as the binding calls it, whichever operation it serves. */
 type AnyHandler = (
   c: Context<AppEnv>,
-  request: RequestParts<ApiOperation> & { idempotency?: Idempotency.IdempotentRequest | null },
+  request: Omit<RequestParts<ApiOperation>, 'body'> & {
+    body: unknown;
+    idempotency?: Idempotency.IdempotentRequest | null;
+  },
 ) => Answer;
 
 function guarded(id: string, operation: ApiOperation, handler: AnyHandler) {
@@ -117,9 +141,10 @@ function guarded(id: string, operation: ApiOperation, handler: AnyHandler) {
     }
     const path = pathOf(c, operation);
     const query = operation.query ? parseQueryOrThrow(operation.query, c.req.query()) : {};
-    const body = operation.body ? await readJson(c) : undefined;
+    const sent = await sentBody(c, operation);
     const headers = headersOf(c, operation);
-    return handler(c, { path, query, headers, body, ...idempotencyOf(id, operation, headers, body) });
+    const body = parsedBody(operation, sent);
+    return handler(c, { path, query, headers, body, ...idempotencyOf(id, operation, headers, sent) });
   };
 }
 

@@ -151,7 +151,7 @@ function bodyOf(
     for (const [name, value] of Object.entries(input.form ?? {})) if (value !== undefined) form[name] = value;
     return { form };
   }
-  if (!operation.body) return {};
+  if (!operation.body || (operation.bodyOptional && input.body === undefined)) return {};
   if (!operation.judgesBody) checked(operationId, operation.body, input.body);
   return { json: input.body };
 }

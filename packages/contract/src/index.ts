@@ -20,6 +20,7 @@ export {
   isOpen,
   type Operation,
   type OperationTable,
+  type ParsedBody,
   type ParsedHeaders,
   type ParsedPath,
   type ParsedQuery,

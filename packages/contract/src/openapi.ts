@@ -171,7 +171,7 @@ function apiOperation(operationId: string, operation: ApiOperation): Json {
     ...(operation.body
       ? {
           requestBody: {
-            required: true,
+            required: !operation.bodyOptional,
             description: `At most ${bodyLimits.maxBytes / 1024} KiB, nested at most ${bodyLimits.maxDepth} levels; the keys __proto__, constructor and prototype are refused anywhere.`,
             content: { 'application/json': { schema: schemaOf(operation.body, 'input') } },
           },

@@ -75,6 +75,8 @@ export interface ApiOperation extends Declared {
   readonly headers?: Readonly<Record<string, HeaderParam>>;
   /** A JSON body of this shape (any other media type is a 415). */
   readonly body?: v.GenericSchema;
+  /** The body may be left out (or be `null`): it then reads as `{}`. */
+  readonly bodyOptional?: true;
   /**
    * The body is what the operation judges (a dry-run validation answers its problems as data, an
    * apply as a 422 with the catalog's problem codes): clients send it as given, unchecked.
@@ -123,7 +125,11 @@ type QueryPart<O> = O extends { query: infer Q extends Schema }
     : { query: QueryValues<Q> }
   : unknown;
 type BodyPart<O> = O extends { body: infer B extends Schema }
-  ? { body: O extends { judgesBody: true } ? unknown : v.InferInput<B> }
+  ? O extends { judgesBody: true }
+    ? { body: unknown }
+    : O extends { bodyOptional: true }
+      ? { body?: v.InferInput<B> }
+      : { body: v.InferInput<B> }
   : O extends { form: infer F extends Schema }
     ? O extends { formOptional: true }
       ? { form?: v.InferInput<F> }
@@ -158,6 +164,16 @@ export type Result<O extends Operation> = Extract<Reply<O>, { status: SuccessSta
 export type ParsedQuery<O> = O extends { query: infer Q extends Schema }
   ? v.InferOutput<Q>
   : Record<never, never>;
+
+/** Any JSON value: what a body an operation judges itself may be. */
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** The body as a handler gets it: parsed by its schema, or as sent when the operation judges it. */
+export type ParsedBody<O> = O extends { body: infer B extends Schema }
+  ? O extends { judgesBody: true }
+    ? JsonValue
+    : v.InferOutput<B>
+  : undefined;
 
 /** The declared headers a request carried, as a handler gets them, checked. */
 export type ParsedHeaders<O> = O extends { headers: infer H }

@@ -15,6 +15,7 @@ export const installationOperations = {
       "Read-only preflight of the server's cluster for the baselines an installation specification names (Admin only). Failed checks are still a 200; see status.",
     tag,
     body: Installation.InstallationSpec,
+    bodyOptional: true,
     responses: {
       200: {
         description:
@@ -33,6 +34,7 @@ export const installationOperations = {
       'Send dead jobs back to the job queue, the reason recorded on each composition (Admin only). A failed operation runs again from the step whose message died; with dry_run, only what would happen.',
     tag,
     body: Compositions.ReplayRequest,
+    bodyOptional: true,
     responses: {
       200: {
         description:
@@ -54,6 +56,7 @@ export const installationOperations = {
       after: pageParams.after,
     }),
     body: Installation.DrainRequest,
+    bodyOptional: true,
     responses: {
       200: {
         description:
