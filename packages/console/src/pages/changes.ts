@@ -3,7 +3,7 @@
  * destroy (after a confirmation). Each change calls the same use case as its REST route.
  */
 import { randomUUID } from 'node:crypto';
-import { Catalog, Compositions, ErrorCode, maxPageSize, ProblemError, sha256 } from '@svc/core';
+import { Catalog, Compositions, ErrorCode, maxPageSize, ProblemError, parseOrThrow, sha256 } from '@svc/core';
 import { can } from '../access.ts';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
@@ -234,7 +234,11 @@ async function planned(
   try {
     // The project as posted: one the viewer may not use is the plan's blocker, as over REST.
     const body = createBody(fields);
-    plan = await Compositions.plan(deps, viewer.identity, body);
+    plan = await Compositions.plan(
+      deps,
+      viewer.identity,
+      parseOrThrow(Compositions.CreateCompositionBody, body),
+    );
     fields.planned = plannedFingerprint(body);
     fields.idempotency_key = randomUUID();
   } catch (error) {
@@ -267,7 +271,8 @@ async function create(c: ConsoleContext, deps: ConsoleDeps, assets: Assets) {
     const key = fields.idempotency_key;
     // Scoped as the API's create, so a key is one create whichever way it came in.
     const idempotency = key ? { operation: 'createComposition', key, payload: body } : null;
-    const created = await Compositions.create(deps, viewer.identity, body, idempotency);
+    const input = parseOrThrow(Compositions.CreateCompositionBody, body);
+    const created = await Compositions.create(deps, viewer.identity, input, idempotency);
     return c.redirect(`${base}/compositions/${created.body.id}`, 303);
   } catch (error) {
     return planned(c, deps, assets, null, asProblem(error));
@@ -316,7 +321,8 @@ async function update(c: ConsoleContext, deps: ConsoleDeps, assets: Assets) {
   const id = c.req.param('id') ?? '';
   const fields = c.get('fields');
   try {
-    await Compositions.update(deps, viewer.identity, id, updateBody(fields));
+    const input = parseOrThrow(Compositions.UpdateCompositionBody, updateBody(fields));
+    await Compositions.update(deps, viewer.identity, id, input);
     return c.redirect(`${base}/compositions/${id}`, 303);
   } catch (error) {
     const problem = asProblem(error);

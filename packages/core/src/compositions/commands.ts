@@ -41,10 +41,9 @@ const maxConflictRetries = 5;
 export async function create(
   deps: CompositionDeps,
   identity: Identity,
-  body: unknown,
+  input: CreateCompositionBody,
   idempotency: IdempotentRequest | null,
 ): Promise<Accepted> {
-  const input = parseOrThrow(CreateCompositionBody, body);
   return idempotent(deps, identity.subject, idempotency, async (lock) => ({
     status: 202,
     body: await acceptCreate(deps, identity, input, lock, {
@@ -155,9 +154,8 @@ export async function update(
   deps: CompositionDeps,
   identity: Identity,
   id: string,
-  body: unknown,
+  input: UpdateCompositionBody,
 ): Promise<Accepted> {
-  const input = parseOrThrow(UpdateCompositionBody, body);
   const owner: Owner = { kind: OwnerKind.User, subject: identity.subject };
   return applyUpdate(deps, identity, id, input, owner);
 }

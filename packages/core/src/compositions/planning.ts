@@ -3,7 +3,6 @@ import { Decision, decide, type Permission } from '../auth/access.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { Build } from '../builds/schema.ts';
 import { ErrorCode, type FieldError, ProblemError } from '../errors.ts';
-import { parseOrThrow } from '../validation.ts';
 import type { CompositionRecord } from './model.ts';
 import {
   BlockerCode,
@@ -14,10 +13,13 @@ import {
   referenceBlockers,
 } from './plan.ts';
 import type { CompositionDeps } from './ports.ts';
-import { CreateCompositionBody, type PlanView } from './schema.ts';
+import type { CreateCompositionBody, PlanView } from './schema.ts';
 
-export async function plan(deps: CompositionDeps, caller: Identity, body: unknown): Promise<PlanView> {
-  const input = parseOrThrow(CreateCompositionBody, body);
+export async function plan(
+  deps: CompositionDeps,
+  caller: Identity,
+  input: CreateCompositionBody,
+): Promise<PlanView> {
   return (await planFor(deps, caller, 'composition:read', input, deps.clock.now())).view;
 }
 

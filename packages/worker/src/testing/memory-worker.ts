@@ -194,7 +194,15 @@ export async function createComposition(
   const answer = await Compositions.create(
     worker.deps,
     Auth.devIdentity,
-    { project: 'demo', baseline: 'staging', name: 'feature', overrides: { 'service-b': { image } }, ...body },
+    {
+      project: 'demo',
+      baseline: 'staging',
+      name: 'feature',
+      overrides: { 'service-b': { image } },
+      message_isolation: false,
+      expected_preview_revisions: {},
+      ...body,
+    },
     null,
   );
   return { composition: await stored(worker, answer.body.id), job: sentJob(worker) };
