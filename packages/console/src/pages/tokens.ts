@@ -1,5 +1,5 @@
 /** Machine tokens, for Admins: issue (the secret shown once), list, revoke. */
-import { Auth, type ProblemError } from '@svc/core';
+import { Auth, type ProblemError, parseOrThrow } from '@svc/core';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
 import { when } from '../format.ts';
@@ -102,7 +102,11 @@ async function issue(c: ConsoleContext, deps: ConsoleDeps, assets: Assets) {
   const fields = c.get('fields');
   Auth.authorize(viewer.identity, 'token:manage', { project: null });
   try {
-    const issued = await Auth.issueToken(deps, viewer.identity, issueBody(fields));
+    const issued = await Auth.issueToken(
+      deps,
+      viewer.identity,
+      parseOrThrow(Auth.IssueTokenBody, issueBody(fields)),
+    );
     return show(c, deps, assets, viewer, { issued });
   } catch (error) {
     return show(c, deps, assets, viewer, { problem: asProblem(error), fields });

@@ -8,7 +8,6 @@ import { addSeconds, type Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { newSortableId } from '../names.ts';
 import { pageSchema } from '../paging.ts';
-import { parseOrThrow } from '../validation.ts';
 import { Grant } from './access.ts';
 import { recordAudit } from './audit.ts';
 import { CredentialKind, type Identity, IdentityKind, machineSubject } from './identity.ts';
@@ -38,6 +37,7 @@ export const IssueTokenBody = v.strictObject({
     defaultTokenDays,
   ),
 });
+type IssueTokenBody = v.InferOutput<typeof IssueTokenBody>;
 
 export const TokenView = v.object({
   id: v.string(),
@@ -105,9 +105,8 @@ export async function mintToken(
 export async function issue(
   deps: TokenDeps,
   caller: Identity,
-  input: unknown,
+  body: IssueTokenBody,
 ): Promise<MachineToken & { token: string }> {
-  const body = parseOrThrow(IssueTokenBody, input);
   const now = deps.clock.now();
   const token = await mintToken(deps.tokens, {
     name: body.name,

@@ -49,6 +49,7 @@ export const SaveUserBody = v.strictObject({
    */
   oidc_subject: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(255))),
 });
+type SaveUserBody = v.InferOutput<typeof SaveUserBody>;
 
 export const UserView = v.object({
   username: v.string(),
@@ -176,10 +177,9 @@ export async function save(
   deps: UserDeps & PasswordDeps & { issuer: string | null },
   caller: Identity,
   username: string,
-  input: unknown,
+  body: SaveUserBody,
 ): Promise<User> {
   parseOrThrow(Username, username);
-  const body = parseOrThrow(SaveUserBody, input);
   const now = deps.clock.now();
   const current = await deps.users.get(username);
   const passwordChanged = body.password !== undefined;
