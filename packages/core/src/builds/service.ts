@@ -12,10 +12,9 @@ import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
 import type { Clock } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
-import { parseOrThrow } from '../validation.ts';
 import { buildId, type SourceRef } from './model.ts';
 import type { BuildStore } from './ports.ts';
-import { type Build, BuildView, PublishBuildBody } from './schema.ts';
+import { type Build, BuildView, type PublishBuildBody } from './schema.ts';
 
 export interface BuildDeps {
   catalog: CatalogStore;
@@ -33,9 +32,8 @@ export async function publish(
   deps: BuildDeps,
   identity: Identity,
   project: string,
-  input: unknown,
+  body: PublishBuildBody,
 ): Promise<{ created: boolean; build: Build }> {
-  const body = parseOrThrow(PublishBuildBody, input);
   authorize(identity, 'build:publish', { project, repository: body.repository, component: body.component });
   const version = await requireProject(deps, project);
   if (!version.components[body.component]) {

@@ -14,12 +14,15 @@ export interface DraftDeps {
 }
 
 /**
- * The body as a draft may hold it: shape (422 `validation_failed`), bounds, and nothing that a
- * draft never stores (422 `draft_content_refused`, every refused path named). Shared with the CLI,
- * which refuses such a file before sending it.
+ * The body as a draft may hold it: shape (422 `validation_failed`), then what `checkContent` asks.
+ * Shared with the CLI, which refuses such a file before sending it.
  */
 export function parseBody(input: unknown): DraftBody {
-  const body = parseOrThrow(DraftBody, input);
+  return checkContent(parseOrThrow(DraftBody, input));
+}
+
+/** Bounds (422 `validation_failed`) and nothing a draft never stores (422 `draft_content_refused`, every refused path named). */
+function checkContent(body: DraftBody): DraftBody {
   const content = { stage: body.stage, configuration: body.configuration, selections: body.selections };
   const bytes = Buffer.byteLength(JSON.stringify(content));
   const bounds: FieldError[] = [];
@@ -75,9 +78,9 @@ export async function save(
   deps: DraftDeps,
   identity: Identity,
   project: string,
-  input: unknown,
+  input: DraftBody,
 ): Promise<Draft> {
-  const body = parseBody(input);
+  const body = checkContent(input);
   if (body.project !== project) {
     throw validationFailed([
       { path: '/project', message: `the body names project "${body.project}" but the path "${project}"` },

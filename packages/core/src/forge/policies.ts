@@ -17,8 +17,7 @@ import { maxTtlSeconds, minTtlSeconds } from '../compositions/schema.ts';
 import { parseDuration } from '../duration.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
 import type { Page, PageRequest } from '../paging.ts';
-import { parseOrThrow } from '../validation.ts';
-import { type PreviewPolicy, PreviewPolicyBody, RepositoryName } from './model.ts';
+import { type PreviewPolicy, type PreviewPolicyBody, RepositoryName } from './model.ts';
 import type { ForgeDeps } from './ports.ts';
 
 function requireRepository(repository: string): string {
@@ -90,11 +89,10 @@ export async function putPolicy(
   caller: Identity,
   project: string,
   repository: string,
-  input: unknown,
+  body: PreviewPolicyBody,
 ): Promise<{ created: boolean; policy: PreviewPolicy }> {
   authorize(caller, 'policy:write', { project });
   requireRepository(repository);
-  const body = parseOrThrow(PreviewPolicyBody, input);
   const version = await requireProject(deps, project);
   checkPolicyReferences(version, project, body);
   const current = await deps.forgeStore.getPolicy(project, repository);

@@ -18,7 +18,6 @@ import type { CompositionStore } from '../compositions/ports.ts';
 import { requireComposition } from '../compositions/reads.ts';
 import { ErrorCode, ProblemError, validationFailed } from '../errors.ts';
 import { IdPrefix, newId } from '../names.ts';
-import { parseOrThrow } from '../validation.ts';
 import { currentFingerprint } from '../verification/fingerprint.ts';
 import {
   CheckKind,
@@ -29,11 +28,11 @@ import {
 } from '../verification/model.ts';
 import { bindingRetentionDays, maxResolveWaitSeconds, ResolveOutcome, resolvePollMs } from './model.ts';
 import type { FrontendStore } from './ports.ts';
-import {
+import type {
   BindFrontendBody,
-  type FrontendBinding,
+  FrontendBinding,
   FrontendCheckBody,
-  type FrontendResolution,
+  FrontendResolution,
   PublishFrontendBody,
 } from './schema.ts';
 
@@ -87,10 +86,9 @@ export async function bind(
   deps: FrontendDeps,
   identity: Identity,
   ref: BindingRef,
-  input: unknown,
+  body: BindFrontendBody,
 ): Promise<{ created: boolean; binding: FrontendBinding }> {
   await requireProject(deps, ref.project);
-  const body = parseOrThrow(BindFrontendBody, input);
   const found = await deps.compositions.get(body.composition_id);
   // Another project's composition answers as one that does not exist: its existence is not the
   // caller's to learn, whichever projects they may read.
@@ -205,10 +203,9 @@ export async function publish(
   deps: FrontendDeps,
   identity: Identity,
   ref: BindingRef,
-  input: unknown,
+  body: PublishFrontendBody,
 ): Promise<FrontendBinding> {
   authorize(identity, 'frontend:publish', { project: ref.project, repository: null });
-  const body = parseOrThrow(PublishFrontendBody, input);
   const binding = await requireBinding(deps, ref);
   if (binding.version !== body.expected_version)
     throw versionMismatch(body.expected_version, binding.version);
@@ -280,10 +277,9 @@ export async function recordCheck(
   deps: FrontendDeps,
   caller: Identity,
   ref: BindingRef,
-  input: unknown,
+  body: FrontendCheckBody,
 ): Promise<CheckView> {
   authorize(caller, 'frontend:check', { project: ref.project, repository: null });
-  const body = parseOrThrow(FrontendCheckBody, input);
   const binding = await requireBinding(deps, ref);
   if (binding.version !== body.expected_version)
     throw versionMismatch(body.expected_version, binding.version);

@@ -9,7 +9,6 @@ import { AuditAction } from '../auth/model.ts';
 import type { AuditStore } from '../auth/ports.ts';
 import { requireComposition } from '../compositions/reads.ts';
 import { storeResult } from '../frontends/service.ts';
-import { parseOrThrow } from '../validation.ts';
 import { CheckKind, CheckStatus, type CheckView } from '../verification/model.ts';
 import type { InsightDeps } from './ports.ts';
 
@@ -19,15 +18,15 @@ export const CompositionCheckBody = v.strictObject({
   status: v.picklist([CheckStatus.Passed, CheckStatus.Failed], 'status must be passed or failed'),
   message: v.pipe(v.string(), v.minLength(1, 'message must not be empty'), v.maxLength(1024)),
 });
+type CompositionCheckBody = v.InferOutput<typeof CompositionCheckBody>;
 
 /** POST /v1/compositions/{id}/checks: 201 with the check as the verification list shows it. */
 export async function recordCheck(
   deps: Pick<InsightDeps, 'compositions' | 'catalog' | 'clusters' | 'clock'> & { audit: AuditStore },
   caller: Identity,
   id: string,
-  input: unknown,
+  body: CompositionCheckBody,
 ): Promise<CheckView> {
-  const body = parseOrThrow(CompositionCheckBody, input);
   const record = await requireComposition(deps, caller, id, 'verification:record');
   return storeResult(
     deps,
