@@ -17,7 +17,6 @@ import { type Job, parse } from '../jobs/job.ts';
 import type { DeadJob, DeadLetterQueue } from '../jobs/ports.ts';
 import type { Log } from '../log.ts';
 import { isUnfinished, notResumable, replayedEvent, resumeOperation } from '../rollout/operation.ts';
-import { parseOrThrow } from '../validation.ts';
 import { enqueueNextStep } from './dispatch.ts';
 import { type CompositionEvent, type CompositionRecord, EventActorKind, type Operation } from './model.ts';
 import type { CompositionStore, JobQueue } from './ports.ts';
@@ -33,6 +32,7 @@ export const ReplayRequest = v.strictObject({
     'replayed from the dead-letter queue',
   ),
 });
+type ReplayRequest = v.InferOutput<typeof ReplayRequest>;
 
 const ReplayAction = {
   /** The operation had failed with its message: it runs again from the step that failed. */
@@ -86,10 +86,9 @@ const nothing = async () => {};
 export async function replayDeadJobs(
   deps: ReplayDeps,
   caller: Identity,
-  input: unknown,
+  request: ReplayRequest,
 ): Promise<ReplayReport> {
   authorize(caller, 'dead_letters:replay', { project: null });
-  const request = parseOrThrow(ReplayRequest, input ?? {});
   const report: ReplayReport = { dry_run: request.dry_run, reason: request.reason, jobs: [] };
   for (const dead of await receiveUpTo(deps.deadLetters, request.limit)) {
     const plan = await planReplay(deps, caller, dead, request.reason);

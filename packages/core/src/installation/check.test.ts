@@ -13,8 +13,10 @@ import type { ClusterObject } from '../cluster/objects.ts';
 import type { AccessRequest, ClusterPort } from '../cluster/ports.ts';
 import { clusterRegistry } from '../cluster/registry.ts';
 import { ProblemError } from '../errors.ts';
+import { parseOrThrow } from '../validation.ts';
 import { check } from './check.ts';
 import { accessRequests } from './permissions.ts';
+import { InstallationSpec } from './schema.ts';
 
 const manifest = v.parse(ProjectManifest, {
   name: 'shop',
@@ -272,7 +274,8 @@ async function checkWith(
     },
     forgeStore: noPolicies,
   };
-  const report = await check(deps, spec, { checkTimeoutMs: 200 });
+  // The specification as the API's binding hands it: parsed by its schema.
+  const report = await check(deps, parseOrThrow(InstallationSpec, spec), { checkTimeoutMs: 200 });
   const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
   return { report, byId, status: (id: string) => byId[id]?.status };
 }

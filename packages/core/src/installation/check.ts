@@ -15,7 +15,6 @@ import type { ClusterPort } from '../cluster/ports.ts';
 import type { ClusterRegistry } from '../cluster/registry.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
 import { maxPageSize } from '../paging.ts';
-import { parseOrThrow } from '../validation.ts';
 import { CheckStatus } from '../verification/model.ts';
 import { catalogClustersVerdict, catalogNamespacesVerdict } from './catalog-namespaces.ts';
 import {
@@ -43,7 +42,7 @@ import {
   type GatewayRef,
   type InstallationCheckView,
   type InstallationReport,
-  InstallationSpec,
+  type InstallationSpec,
   verdict,
 } from './schema.ts';
 
@@ -63,10 +62,9 @@ interface Job {
  */
 export async function check(
   deps: InstallationDeps,
-  input: unknown,
+  spec: InstallationSpec,
   options: { checkTimeoutMs?: number } = {},
 ): Promise<InstallationReport> {
-  const spec = parseOrThrow(InstallationSpec, input ?? {});
   const clusters = checkedClusters(deps.clusters, spec);
   const targets = onClusters(await resolveTargets(deps.catalog, spec), spec);
   const checkedAt = deps.clock.now().toISOString();

@@ -20,7 +20,6 @@ import { ErrorCode, outwardCause, ProblemError } from '../errors.ts';
 import type { ForgeDeps } from '../forge/ports.ts';
 import { stopForComposition } from '../forge/previews.ts';
 import type { Page, PageRequest } from '../paging.ts';
-import { parseOrThrow } from '../validation.ts';
 
 export const DrainRequest = v.strictObject({
   /** One of the stage's clusters, as baselines name it; null or absent: every composition of the stage. */
@@ -28,7 +27,7 @@ export const DrainRequest = v.strictObject({
   /** List what would be destroyed; change nothing. */
   dry_run: v.optional(v.boolean(), false),
 });
-export type DrainRequest = v.InferInput<typeof DrainRequest>;
+export type DrainRequest = v.InferOutput<typeof DrainRequest>;
 
 const DrainAction = {
   /** Its destroy starts now (in a dry run: would start). */
@@ -68,11 +67,10 @@ const concurrentDestroys = 10;
 export async function drain(
   deps: ForgeDeps,
   caller: Identity,
-  input: unknown,
+  request: DrainRequest,
   page: PageRequest,
 ): Promise<DrainReport> {
   authorize(caller, 'installation:drain', { project: null });
-  const request = parseOrThrow(DrainRequest, input ?? {});
   const found = await liveCompositions(deps, request.cluster, page);
   const now = deps.clock.now();
   const items: DrainedComposition[] = [];
