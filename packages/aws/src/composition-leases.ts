@@ -5,7 +5,6 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Compositions } from '@svc/core';
-import { globalIndex } from './entities/entity.ts';
 import { Operation } from './entities/index.ts';
 import { conditionHeld, isConditionFailure, type Table } from './table.ts';
 
@@ -104,19 +103,13 @@ function operationUpdate(
   dueAt: string,
   { set, condition, values }: { set: string; condition: string; values: Record<string, unknown> },
 ): UpdateCommand {
-  const due = Operation.due(operation.id, dueAt);
-  const { partitionKey, sortKey } = globalIndex('due');
+  const due = Operation.due.set(dueAt, operation.id);
   return new UpdateCommand({
     TableName: table.name,
     Key: Operation.key(operation.composition_id, operation.id),
-    UpdateExpression: `SET due_at = :due, #duepk = :duepk, #duesk = :duesk${set ? `, ${set}` : ''}`,
+    UpdateExpression: `SET due_at = :due, ${due.clause}${set ? `, ${set}` : ''}`,
     ConditionExpression: condition,
-    ExpressionAttributeNames: { '#status': 'status', '#duepk': partitionKey, '#duesk': sortKey },
-    ExpressionAttributeValues: {
-      ':due': dueAt,
-      ':duepk': due[partitionKey],
-      ':duesk': due[sortKey],
-      ...values,
-    },
+    ExpressionAttributeNames: { '#status': 'status', ...due.names },
+    ExpressionAttributeValues: { ':due': dueAt, ...due.values, ...values },
   });
 }

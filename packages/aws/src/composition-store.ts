@@ -1,7 +1,6 @@
 import type { Clock, Compositions, Page, PageRequest } from '@svc/core';
 import { releaseLease, renewLease, takeLease, takeOver } from './composition-leases.ts';
 import { appendEvents, commit, create, replace } from './composition-writes.ts';
-import { DueQueue } from './entities/entity.ts';
 import { Check, Composition, Event, Operation } from './entities/index.ts';
 import { dueQuery, getItem, getLive, mergedQueryPage, putItem, queryPage, type Table } from './table.ts';
 
@@ -25,8 +24,8 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
     putCheck: (check) => putItem(table, Check.toItem(check)),
     listChecks: (compositionId, page) =>
       queryPage(table, { ...Check.of(compositionId), newestFirst: true }, page, Check.fromItem),
-    dueOperations: (now, limit) => dueQuery(table, DueQueue.Operations, now, limit, Operation.fromItem),
-    expired: (now, limit) => dueQuery(table, DueQueue.Expiry, now, limit, Composition.fromItem),
+    dueOperations: (now, limit) => dueQuery(table, Operation.due.until(now), limit, Operation.fromItem),
+    expired: (now, limit) => dueQuery(table, Composition.expiring.until(now), limit, Composition.fromItem),
   };
 }
 

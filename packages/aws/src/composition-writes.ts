@@ -82,10 +82,9 @@ function superseded(
     Update: {
       TableName: table.name,
       Key: Operation.key(composition.id, operationId),
-      UpdateExpression:
-        'SET #status = :superseded, updated_at = :now, lock_version = lock_version + :one, #ttl = :ttl REMOVE duepk, duesk',
+      UpdateExpression: `SET #status = :superseded, updated_at = :now, lock_version = lock_version + :one, #ttl = :ttl REMOVE ${Operation.due.remove.clause}`,
       ConditionExpression: '#status IN (:pending, :running)',
-      ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+      ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl', ...Operation.due.remove.names },
       ExpressionAttributeValues: {
         ':superseded': Compositions.OperationStatus.Superseded,
         ':pending': Compositions.OperationStatus.Pending,

@@ -1,9 +1,8 @@
 /** The forge store's webhook deliveries. */
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Forge, Page, PageRequest } from '@svc/core';
-import { DueQueue } from './entities/entity.ts';
 import { ForgeDelivery } from './entities/index.ts';
-import { conditionHeld, queryPage, type Table } from './table.ts';
+import { conditionHeld, dueQuery, queryPage, type Table } from './table.ts';
 
 type Store = Forge.ForgeStore;
 
@@ -49,15 +48,7 @@ function concerning(repositories: readonly string[]) {
 }
 
 export async function unprocessed(table: Table, limit: number): ReturnType<Store['unprocessed']> {
-  const result = await table.documents.send(
-    new QueryCommand({
-      TableName: table.name,
-      IndexName: 'due',
-      KeyConditionExpression: 'duepk = :queue',
-      ExpressionAttributeValues: { ':queue': DueQueue.Forge },
-      Limit: limit,
-    }),
-  );
-  const received = (result.Items ?? []).map((item) => ForgeDelivery.fromItem(item).received_at).sort();
+  const items = await dueQuery(table, ForgeDelivery.unfinished.all(), limit, ForgeDelivery.fromItem);
+  const received = items.map((delivery) => delivery.received_at).sort();
   return { count: received.length, oldest: received[0] ?? null };
 }

@@ -1,6 +1,5 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Forge } from '@svc/core';
-import { DueQueue } from './entities/entity.ts';
 import {
   ForgeDelivery,
   ForgeHealth,
@@ -49,7 +48,8 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
     putDelivery: (delivery) => putDelivery(table, delivery),
     getDelivery: (id) => getItem(table, ForgeDelivery.key(id), ForgeDelivery.fromItem),
     updateDelivery: (delivery) => putItem(table, ForgeDelivery.toItem(delivery)),
-    dueDeliveries: (now, limit) => dueQuery(table, DueQueue.Forge, now, limit, ForgeDelivery.fromItem),
+    dueDeliveries: (now, limit) =>
+      dueQuery(table, ForgeDelivery.unfinished.until(now), limit, ForgeDelivery.fromItem),
     listDeliveries: (filter, page) => listDeliveries(table, filter, page),
     unprocessed: (limit) => unprocessed(table, limit),
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { addSeconds, Idempotency } from '@svc/core';
-import { DueQueue, keyOf } from './entities/entity.ts';
+import { keyOf } from './entities/entity.ts';
 import { IdempotencyRecord } from './entities/index.ts';
 import { conditionHeld, dueItems, isConditionFailure, type Table } from './table.ts';
 
@@ -101,7 +101,7 @@ async function release(table: Table, lock: Parameters<Store['release']>[0]): Pro
 
 async function sweep(table: Table, now: Date, limit: number): Promise<number> {
   let deleted = 0;
-  for (const item of await dueItems(table, DueQueue.Idempotency, now, limit)) {
+  for (const item of await dueItems(table, IdempotencyRecord.retained.until(now), limit)) {
     const gone = await conditionHeld(() =>
       table.documents.send(
         new DeleteCommand({

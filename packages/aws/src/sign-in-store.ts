@@ -11,7 +11,7 @@ import {
   Session,
   SignInGrant,
 } from './entities/index.ts';
-import { signInsOf } from './entities/sign-in-item.ts';
+import { ofPerson } from './entities/sign-in-item.ts';
 import type { SecretSeal } from './sealed-tokens.ts';
 import {
   conditionHeld,
@@ -162,9 +162,7 @@ function listSignIns(
   return queryPage(
     table,
     {
-      index: 'gsi1',
-      partition: signInsOf(person.user_id),
-      newestFirst: true,
+      ...ofPerson.query(person),
       filter: {
         expression: 'credentials_epoch = :epoch AND (attribute_not_exists(revoked_at) OR revoked_at = :null)',
         values: { ':epoch': person.credentials_epoch, ':null': null },
@@ -176,7 +174,7 @@ function listSignIns(
 }
 
 async function revokeSignIn(table: Table, userId: string, id: string, now: Date): Promise<boolean> {
-  const item = await indexedItem(table, 'gsi1', signInsOf(userId), id);
+  const item = await indexedItem(table, ofPerson.at({ user_id: userId }, id));
   if (!item) return false;
   await markRevoked(table, keyOf(item), now);
   return true;

@@ -3,13 +3,15 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Cursors, ErrorCode, type Page, type PageRequest, ProblemError, Resources } from '@svc/core';
 import {
-  type DueQueue,
-  dueUntil,
+  type DueQuery,
   epochSeconds,
   globalIndex,
   type IndexName,
   type Item,
+  type ItemQuery,
   isLive,
+  type MergedQuery,
+  type Query,
 } from './entities/entity.ts';
 
 /** The table every store writes to: its name and the document client, passed in, never global. */
@@ -89,14 +91,10 @@ function pageOf<T>(
   };
 }
 
-/** One list: a partition of the table (optionally a sort key prefix of it) or of a global index. */
-export interface ListQuery {
-  index?: IndexName;
-  partition: string;
-  prefix?: string;
-  newestFirst: boolean;
+/** One list: a Query (an entity's access pattern, or a partition of the table), optionally filtered. */
+export interface ListQuery extends Query {
   /** A FilterExpression with its names and values, applied after the key condition. */
-  filter?: { expression: string; names?: Record<string, string>; values: Item };
+  readonly filter?: { expression: string; names?: Record<string, string>; values: Item };
 }
 
 /**
@@ -154,12 +152,6 @@ export async function queryPage<T>(
   return pageOf(items.slice(0, page.limit + 1), page, read, (last) => cursorFrom(table, list, last, keys));
 }
 
-/** Several partitions of one index read as one list, newest first: a caller's own projects. */
-export interface MergedQuery {
-  index: IndexName;
-  partitions: readonly string[];
-}
-
 /**
  * One page of a merged list: each partition is read from just before the cursor's sort key (at
  * most a page and one from each), and the newest of them make the page. Sort keys are unique
@@ -203,16 +195,17 @@ export async function mergedQueryPage<T>(
   return pageOf(newest, page, read, (last) => cursorFrom(table, list, last, [sortKey]));
 }
 
-/** Raw items of the sparse `due` index in `queue` that are due at `now`, oldest first. */
-export async function dueItems(table: Table, queue: DueQueue, now: Date, limit: number): Promise<Item[]> {
-  const { name, partitionKey, sortKey } = globalIndex('due');
+/** Raw items of a queue of the sparse `due` index (those due by the query's bound), oldest first. */
+export async function dueItems(table: Table, query: DueQuery, limit: number): Promise<Item[]> {
+  const { partitionKey, sortKey } = globalIndex(query.index);
+  const bounded = query.until !== undefined;
   const result = await table.documents.send(
     new QueryCommand({
       TableName: table.name,
-      IndexName: name,
-      KeyConditionExpression: '#pk = :pk AND #sk <= :until',
-      ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
-      ExpressionAttributeValues: { ':pk': queue, ':until': dueUntil(now) },
+      IndexName: query.index,
+      KeyConditionExpression: bounded ? '#pk = :pk AND #sk <= :until' : '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': partitionKey, ...(bounded ? { '#sk': sortKey } : {}) },
+      ExpressionAttributeValues: { ':pk': query.partition, ...(bounded ? { ':until': query.until } : {}) },
       Limit: limit,
     }),
   );
@@ -221,12 +214,11 @@ export async function dueItems(table: Table, queue: DueQueue, now: Date, limit: 
 
 export async function dueQuery<T>(
   table: Table,
-  queue: DueQueue,
-  now: Date,
+  query: DueQuery,
   limit: number,
   read: ReadItem<T>,
 ): Promise<T[]> {
-  return (await dueItems(table, queue, now, limit)).map(read);
+  return (await dueItems(table, query, limit)).map(read);
 }
 
 /** Which items of a cancelled transaction failed their condition. */
@@ -298,21 +290,16 @@ export function putVersioned(
   );
 }
 
-/** The raw item whose entry in `index` is exactly `partition` and `sort`; undefined when there is none. */
-export async function indexedItem(
-  table: Table,
-  index: IndexName,
-  partition: string,
-  sort: string,
-): Promise<Item | undefined> {
-  const { partitionKey, sortKey } = globalIndex(index);
+/** The raw item an access pattern finds at exactly its partition and sort key; undefined when there is none. */
+export async function indexedItem(table: Table, query: ItemQuery): Promise<Item | undefined> {
+  const { partitionKey, sortKey } = globalIndex(query.index);
   const found = await table.documents.send(
     new QueryCommand({
       TableName: table.name,
-      IndexName: index,
+      IndexName: query.index,
       KeyConditionExpression: '#pk = :pk AND #sk = :id',
       ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
-      ExpressionAttributeValues: { ':pk': partition, ':id': sort },
+      ExpressionAttributeValues: { ':pk': query.partition, ':id': query.sort },
     }),
   );
   return found.Items?.[0];
@@ -321,7 +308,7 @@ export async function indexedItem(
 /** Every item of a partition (or of a sort key prefix of it) of the table or an index, page after page. */
 export async function queryAll(
   table: Table,
-  query: Pick<ListQuery, 'index' | 'partition' | 'prefix'> & { consistent?: boolean },
+  query: Pick<Query, 'index' | 'partition' | 'prefix'> & { consistent?: boolean },
 ): Promise<Item[]> {
   const { index, partition, prefix } = query;
   const items: Item[] = [];

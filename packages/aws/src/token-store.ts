@@ -10,8 +10,7 @@ export function dynamoTokenStore(table: Table): Store {
   return {
     issue: (token, secret, now) => issue(table, token, secret, now),
     find: (secret) => find(table, secret),
-    list: (page) =>
-      queryPage(table, { index: 'gsi1', partition: Token.all, newestFirst: true }, page, Token.fromItem),
+    list: (page) => queryPage(table, Token.listed.query(), page, Token.fromItem),
     revoke: (id, now) => revoke(table, id, now),
   };
 }
@@ -53,7 +52,7 @@ async function find(table: Table, secret: string): Promise<Auth.MachineToken | n
 }
 
 async function revoke(table: Table, id: string, now: Date): ReturnType<Store['revoke']> {
-  const item = await indexedItem(table, 'gsi1', Token.all, id);
+  const item = await indexedItem(table, Token.listed.at(id));
   if (!item) return null;
   const token = Token.fromItem(item);
   if (token.revoked_at) return { token, changed: false };

@@ -7,7 +7,7 @@ import { Compositions } from '@svc/core';
 import * as v from 'valibot';
 import {
   DueQueue,
-  dueEntry,
+  dueQueue,
   expiresAfter,
   type Item,
   indexEntry,
@@ -38,16 +38,19 @@ const listed = (record: Pick<Compositions.CompositionRecord, 'id' | 'project' | 
   return { ...indexEntry('gsi1', all, order), ...indexEntry('gsi2', ofProject(record.project), order) };
 };
 
+/** The expiry sweep's queue: a composition waits in it until `expires_at`, or until its destroy starts. */
+export const expiring = dueQueue(DueQueue.Expiry);
+
 /** Index entries exist only while the composition belongs in that index. */
 export function toItem(record: Compositions.CompositionRecord): Item {
   const isListed = record.phase !== Phase.Destroyed;
-  const expiring = record.phase !== Phase.Destroying && record.phase !== Phase.Destroyed;
+  const waitsForExpiry = record.phase !== Phase.Destroying && record.phase !== Phase.Destroyed;
   return {
     ...key(record.id),
     item_type: type,
     ...record,
     ...(isListed ? listed(record) : {}),
-    ...(expiring ? dueEntry(DueQueue.Expiry, record.expires_at, record.id) : {}),
+    ...(waitsForExpiry ? expiring.entry(record.expires_at, record.id) : {}),
     ...(record.destroyed_at ? expiresAfter(record.destroyed_at, retentionSeconds) : {}),
   };
 }

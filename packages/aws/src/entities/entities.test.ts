@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { sha256 } from '@svc/core';
 import { describe, expect, it } from 'vitest';
-import { DueQueue, dueEntry, dueUntil, epochSeconds, type Item, StoredItemError } from './entity.ts';
+import { epochSeconds, type Item, StoredItemError } from './entity.ts';
 import * as X from './examples.ts';
 import * as E from './index.ts';
 
@@ -305,9 +305,9 @@ describe('what an item holds besides its record', () => {
   });
 
   it('bounds a due query after every entry due at that time, whatever its id', () => {
-    const now = new Date(X.at);
-    expect(dueEntry(DueQueue.Operations, X.at, 'zz-99').duesk <= dueUntil(now)).toBe(true);
-    expect(dueEntry(DueQueue.Operations, '2030-01-02T03:04:05.001Z', 'a').duesk > dueUntil(now)).toBe(true);
+    const until = E.Operation.due.until(new Date(X.at)).until as string;
+    expect(E.Operation.due.entry(X.at, 'zz-99').duesk <= until).toBe(true);
+    expect(E.Operation.due.entry('2030-01-02T03:04:05.001Z', 'a').duesk > until).toBe(true);
   });
 });
 

@@ -40,15 +40,107 @@ export interface PartitionPrefix {
   prefix: string;
 }
 
+/** What a Query reads: a partition of the table or of a global index (only the sort keys with `prefix`), in an order. */
+export interface Query {
+  readonly index?: IndexName;
+  readonly partition: string;
+  readonly prefix?: string;
+  readonly newestFirst: boolean;
+}
+
+/** Several partitions of one index read as one list, newest first. */
+export interface MergedQuery {
+  readonly index: IndexName;
+  readonly partitions: readonly string[];
+}
+
+/** The one item of an index partition with this sort key. */
+export interface ItemQuery {
+  readonly index: IndexName;
+  readonly partition: string;
+  readonly sort: string;
+}
+
+/** The entries of a `due` queue up to `until` (a sort key), oldest first; every entry without it. */
+export interface DueQuery {
+  readonly index: 'due';
+  readonly partition: DueQueue;
+  readonly until?: string;
+}
+
+interface IndexKey<P, R> {
+  /** The partition a record is found in, from what a query knows of it. */
+  partition: (of: P) => string;
+  /** Where a record sorts in its partition. */
+  sort: (record: R) => string;
+  /** Whether a query reads the highest sort keys first. */
+  newestFirst: boolean;
+}
+
+/**
+ * An access pattern of a global index, declared by the entity whose items it finds, as ElectroDB's
+ * `indexes` are: `entry` is a record's place in it (the entity's `toItem` writes it), `query` reads
+ * one of its partitions, `across` several as one list, `at` the one item with a sort key (the
+ * stores read it so). Only entities name an index.
+ */
+export function indexPattern<P, R extends P>(index: IndexName, key: IndexKey<P, R>) {
+  return {
+    index,
+    newestFirst: key.newestFirst,
+    entry: (record: R) => indexEntry(index, key.partition(record), key.sort(record)),
+    query: (of: P): Query => ({ index, partition: key.partition(of), newestFirst: key.newestFirst }),
+    across: (of: readonly P[]): MergedQuery => ({ index, partitions: of.map(key.partition) }),
+    at: (of: P, sort: string): ItemQuery => ({ index, partition: key.partition(of), sort }),
+  };
+}
+
+/** An access pattern whose one partition holds every item of a kind (`COMPS`, `TOKENS`). */
+export function everyIn<R>(
+  index: IndexName,
+  partition: string,
+  key: { sort: (record: R) => string; newestFirst: boolean },
+) {
+  return {
+    index,
+    newestFirst: key.newestFirst,
+    entry: (record: R) => indexEntry(index, partition, key.sort(record)),
+    query: (): Query => ({ index, partition, newestFirst: key.newestFirst }),
+    at: (sort: string): ItemQuery => ({ index, partition, sort }),
+  };
+}
+
 /** Partitions of the sparse `due` index: one work queue per sweep. */
 export const DueQueue = { Expiry: 'EXPIRY', Operations: 'OPS', Idempotency: 'IDEM', Forge: 'FORGE' } as const;
 export type DueQueue = (typeof DueQueue)[keyof typeof DueQueue];
 
-export const dueEntry = (queue: DueQueue, at: string, id: string) =>
-  indexEntry('due', queue, timeOrdered(at, id));
-
 /** The sort key bound of a `due` Query: every entry due at or before `now`, whatever its id. */
-export const dueUntil = (now: Date) => `${now.toISOString()}#~`;
+const dueUntil = (now: Date) => `${now.toISOString()}#~`;
+
+/**
+ * A work queue of the sparse `due` index, declared by the entity whose items wait in it: `entry`
+ * puts an item in it until `at` (also as an update: `set`, and `remove` to take it out), `until`
+ * reads what is due by then, `all` every entry.
+ */
+export function dueQueue(queue: DueQueue) {
+  const { partitionKey, sortKey } = globalIndex('due');
+  const entry = (at: string, id: string) => indexEntry('due', queue, timeOrdered(at, id));
+  return {
+    entry,
+    until: (now: Date): DueQuery => ({ index: 'due', partition: queue, until: dueUntil(now) }),
+    all: (): DueQuery => ({ index: 'due', partition: queue }),
+    /** An UpdateExpression's SET clause putting the item in the queue until `at`. */
+    set: (at: string, id: string) => {
+      const values = entry(at, id);
+      return {
+        clause: '#duepk = :duepk, #duesk = :duesk',
+        names: { '#duepk': partitionKey, '#duesk': sortKey },
+        values: { ':duepk': values[partitionKey], ':duesk': values[sortKey] },
+      };
+    },
+    /** An UpdateExpression's REMOVE clause taking the item out of the queue. */
+    remove: { clause: '#duepk, #duesk', names: { '#duepk': partitionKey, '#duesk': sortKey } },
+  };
+}
 
 export function epochSeconds(iso: string | Date): number {
   return Math.floor((typeof iso === 'string' ? Date.parse(iso) : iso.getTime()) / 1000);

@@ -7,7 +7,7 @@ import { addSeconds, Forge } from '@svc/core';
 import * as v from 'valibot';
 import {
   DueQueue,
-  dueEntry,
+  dueQueue,
   epochSeconds,
   type Item,
   indexEntry,
@@ -26,6 +26,9 @@ export const key = (id: string): Key => ({ pk: `DELIVERY#${id}`, sk: 'DELIVERY' 
 /** gsi1: every delivery kept, newest first (what an operator lists). */
 export const all = 'DELIVERIES';
 
+/** The delivery sweep's queue: a delivery waits in it until processed (or given up), by its `due_at`. */
+export const unfinished = dueQueue(DueQueue.Forge);
+
 /** Every repository a delivery concerns, in lower case: what a list filtered by repository matches. */
 export const repositoryKeys = 'repository_keys';
 
@@ -43,7 +46,7 @@ export const toItem = (delivery: Forge.Delivery): Item => ({
   ...delivery,
   [repositoryKeys]: concerns(delivery),
   ...indexEntry('gsi1', all, timeOrdered(delivery.received_at, delivery.id)),
-  ...(delivery.due_at ? dueEntry(DueQueue.Forge, delivery.due_at, delivery.id) : {}),
+  ...(delivery.due_at ? unfinished.entry(delivery.due_at, delivery.id) : {}),
   ttl: epochSeconds(addSeconds(new Date(delivery.received_at), retentionSeconds)),
 });
 

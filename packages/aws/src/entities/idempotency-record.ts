@@ -4,7 +4,7 @@
  */
 import { sha256 } from '@svc/core';
 import * as v from 'valibot';
-import { DueQueue, dueEntry, epochSeconds, type Item, itemSchema, type Key, readItem } from './entity.ts';
+import { DueQueue, dueQueue, epochSeconds, type Item, itemSchema, type Key, readItem } from './entity.ts';
 
 export const type = 'idempotency';
 
@@ -14,6 +14,9 @@ export const Status = { InProgress: 'in_progress', Completed: 'completed' } as c
 export const recordId = (subject: string, idempotencyKey: string) => sha256(`${subject}\n${idempotencyKey}`);
 
 export const key = (recordId: string): Key => ({ pk: `IDEM#${recordId}`, sk: 'IDEM' });
+
+/** The idempotency sweep's queue: a record waits in it until `expires_at`. */
+export const retained = dueQueue(DueQueue.Idempotency);
 
 /** A record taken for a request: in progress until `lock_expires_at`, kept until `expires_at`. */
 export const toItem = (record: {
@@ -30,7 +33,7 @@ export const toItem = (record: {
   token: record.token,
   lock_expires_at: record.lock_expires_at,
   expires_at: record.expires_at,
-  ...dueEntry(DueQueue.Idempotency, record.expires_at, record.id),
+  ...retained.entry(record.expires_at, record.id),
   ttl: epochSeconds(record.expires_at),
 });
 

@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { owner, partitionOf, retentionSeconds } from './composition.ts';
 import {
   DueQueue,
-  dueEntry,
+  dueQueue,
   expiresAfter,
   type Item,
   itemSchema,
@@ -23,8 +23,8 @@ export const key = (compositionId: string, operationId: string): Key => ({
   sk: `OP#${operationId}`,
 });
 
-/** The operation's entry in the redispatch sweep's queue. */
-export const due = (operationId: string, dueAt: string) => dueEntry(DueQueue.Operations, dueAt, operationId);
+/** The redispatch sweep's queue: an unfinished operation waits in it until its `due_at`. */
+export const due = dueQueue(DueQueue.Operations);
 
 /** The `ttl` of an operation finished at `updatedAt`. */
 export const finishedTtl = (updatedAt: string) => expiresAfter(updatedAt, retentionSeconds);
@@ -35,7 +35,7 @@ export function toItem(operation: Compositions.Operation): Item {
     ...key(operation.composition_id, operation.id),
     item_type: type,
     ...operation,
-    ...(unfinished && operation.due_at ? due(operation.id, operation.due_at) : {}),
+    ...(unfinished && operation.due_at ? due.entry(operation.due_at, operation.id) : {}),
     ...(unfinished ? {} : finishedTtl(operation.updated_at)),
   };
 }

@@ -2,7 +2,7 @@
 import type { Auth } from '@svc/core';
 import * as v from 'valibot';
 import { recordEntries } from './entity.ts';
-import { listedSignIn, signInItem } from './sign-in-item.ts';
+import { ofPerson, signInItem } from './sign-in-item.ts';
 import { grants } from './user.ts';
 
 /** What every credential names of its person. */
@@ -22,5 +22,5 @@ export const { type, key, toItem, fromItem } = signInItem<Auth.Session>()({
     expires_at: v.string(),
     revoked_at: v.nullable(v.string()),
   }),
-  listed: listedSignIn,
+  listed: ofPerson.entry,
 });

@@ -3,7 +3,7 @@ import type { Auth } from '@svc/core';
 import * as v from 'valibot';
 import { recordEntries } from './entity.ts';
 import { personEntries } from './session.ts';
-import { listedSignIn, signInItem } from './sign-in-item.ts';
+import { ofPerson, signInItem } from './sign-in-item.ts';
 import { grants } from './user.ts';
 
 /** Keyed by its id, not a hash: no client holds a grant, only its tokens. */
@@ -21,5 +21,5 @@ export const { type, key, toItem, fromItem } = signInItem<Auth.SignInGrant>()({
     expires_at: v.string(),
     revoked_at: v.nullable(v.string()),
   }),
-  listed: listedSignIn,
+  listed: ofPerson.entry,
 });

@@ -5,14 +5,14 @@
  * person in gsi1, so a person's sign-ins list without a scan.
  */
 import type * as v from 'valibot';
-import { epochSeconds, type Item, indexEntry, itemSchema, type Key, readItem } from './entity.ts';
+import { epochSeconds, type Item, indexPattern, itemSchema, type Key, readItem } from './entity.ts';
 
-/** gsi1: a person's sessions and CLI sign-ins by id (sortable ids: newest last). */
-export const signInsOf = (userId: string) => `SIGNINS#${userId}`;
-
-/** The gsi1 entry of a session or a CLI sign-in. */
-export const listedSignIn = (record: { user_id: string; id: string }) =>
-  indexEntry('gsi1', signInsOf(record.user_id), record.id);
+/** A person's sessions and CLI sign-ins by id, newest first (ids sort by time). */
+export const ofPerson = indexPattern('gsi1', {
+  partition: ({ user_id }: { user_id: string }) => `SIGNINS#${user_id}`,
+  sort: (record: { user_id: string; id: string }) => record.id,
+  newestFirst: true,
+});
 
 export function signInItem<TRecord extends { expires_at: string }>() {
   return <const TType extends string, const TEntries extends v.ObjectEntries>(layout: {

@@ -5,15 +5,7 @@
  */
 import { Auth, sha256 } from '@svc/core';
 import * as v from 'valibot';
-import {
-  epochSeconds,
-  type Item,
-  indexEntry,
-  itemSchema,
-  type Key,
-  readItem,
-  recordEntries,
-} from './entity.ts';
+import { epochSeconds, everyIn, type Item, itemSchema, type Key, readItem, recordEntries } from './entity.ts';
 import { grants } from './user.ts';
 
 export const type = 'token';
@@ -25,15 +17,18 @@ const partitionPrefix = 'TOKEN#';
 
 export const key = (secret: string): Key => ({ pk: `${partitionPrefix}${sha256(secret)}`, sk: 'TOKEN' });
 
-/** gsi1: every machine token by id (ids sort by issue time), so lists and revocation find it. */
-export const all = 'TOKENS';
+/** Every machine token by id, newest first (ids sort by issue time): lists and revocation find it. */
+export const listed = everyIn('gsi1', 'TOKENS', {
+  sort: (token: Pick<Auth.MachineToken, 'id'>) => token.id,
+  newestFirst: true,
+});
 
 export function toItem(token: Auth.MachineToken, secret: string): Item {
   const ends = token.expires_at ?? token.revoked_at;
   return {
     ...key(secret),
     item_type: type,
-    ...indexEntry('gsi1', all, token.id),
+    ...listed.entry(token),
     ...token,
     ...(ends ? { ttl: epochSeconds(ends) + retainedSeconds } : {}),
   };
