@@ -35,21 +35,19 @@ function list(
   page: PageRequest,
 ): Promise<Page<Compositions.CompositionRecord>> {
   if (filter.project !== null) {
-    const partition = Composition.ofProject(filter.project);
-    return queryPage(table, { index: 'gsi2', partition, newestFirst: true }, page, Composition.fromItem);
-  }
-  if (filter.projects === null) {
     return queryPage(
       table,
-      { index: 'gsi1', partition: Composition.all, newestFirst: true },
+      Composition.ofProject.query({ project: filter.project }),
       page,
       Composition.fromItem,
     );
   }
+  if (filter.projects === null)
+    return queryPage(table, Composition.listed.query(), page, Composition.fromItem);
   // A caller who reads some projects reads their partitions, not everyone's list filtered:
   // a page costs the same among 100 compositions as among 100,000 (docs/performance.md, Scale).
-  const partitions = filter.projects.map(Composition.ofProject);
-  return mergedQueryPage(table, { index: 'gsi2', partitions }, page, Composition.fromItem);
+  const projects = filter.projects.map((project) => ({ project }));
+  return mergedQueryPage(table, Composition.ofProject.across(projects), page, Composition.fromItem);
 }
 
 /**
@@ -68,10 +66,5 @@ function listOnCluster(
     names: { '#cluster': 'cluster' },
     values: { ':cluster': cluster.name },
   };
-  return queryPage(
-    table,
-    { index: 'gsi1', partition: Composition.all, newestFirst: true, filter },
-    page,
-    Composition.fromItem,
-  );
+  return queryPage(table, { ...Composition.listed.query(), filter }, page, Composition.fromItem);
 }

@@ -43,7 +43,8 @@ export async function startFloorServer(stack: Stack): Promise<FloorServer> {
     );
     return Item ? c.json(Item) : c.json({ error: 'not found' }, 404);
   });
-  const list = Resources.table.globalIndexes.find((index) => index.name === 'gsi1');
+  const listed = Entities.Composition.listed.query();
+  const list = Resources.table.globalIndexes.find((index) => index.name === listed.index);
   floor.get('/list', async (c) => {
     const { Items } = await documents.send(
       new QueryCommand({
@@ -51,8 +52,8 @@ export async function startFloorServer(stack: Stack): Promise<FloorServer> {
         IndexName: list?.name,
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': list?.partitionKey ?? '' },
-        ExpressionAttributeValues: { ':pk': Entities.Composition.all },
-        ScanIndexForward: false,
+        ExpressionAttributeValues: { ':pk': listed.partition },
+        ScanIndexForward: !listed.newestFirst,
         // The list reads one item more than it shows, to know whether there is a next page.
         Limit: Number(c.req.query('limit') ?? defaultPageSize) + 1,
       }),

@@ -8,9 +8,10 @@ import * as v from 'valibot';
 import {
   DueQueue,
   dueQueue,
+  everyIn,
   expiresAfter,
   type Item,
-  indexEntry,
+  indexPattern,
   itemSchema,
   type Key,
   readItem,
@@ -29,14 +30,18 @@ export const partitionOf = (id: string) => `COMP#${id}`;
 
 export const key = (id: string): Key => ({ pk: partitionOf(id), sk: 'COMP' });
 
-/** gsi1: every composition not destroyed; gsi2: those of one project. Newest first. */
-export const all = 'COMPS';
-export const ofProject = (project: string) => `COMPS#${project}`;
+type Listed = Pick<Compositions.CompositionRecord, 'id' | 'project' | 'created_at'>;
+const created = (record: Listed) => timeOrdered(record.created_at, record.id);
 
-const listed = (record: Pick<Compositions.CompositionRecord, 'id' | 'project' | 'created_at'>) => {
-  const order = timeOrdered(record.created_at, record.id);
-  return { ...indexEntry('gsi1', all, order), ...indexEntry('gsi2', ofProject(record.project), order) };
-};
+/** Every composition not destroyed, newest first. */
+export const listed = everyIn('gsi1', 'COMPS', { sort: created, newestFirst: true });
+
+/** The compositions of one project not destroyed, newest first; several projects' read as one list. */
+export const ofProject = indexPattern('gsi2', {
+  partition: ({ project }: { project: string }) => `COMPS#${project}`,
+  sort: created,
+  newestFirst: true,
+});
 
 /** The expiry sweep's queue: a composition waits in it until `expires_at`, or until its destroy starts. */
 export const expiring = dueQueue(DueQueue.Expiry);
@@ -49,7 +54,7 @@ export function toItem(record: Compositions.CompositionRecord): Item {
     ...key(record.id),
     item_type: type,
     ...record,
-    ...(isListed ? listed(record) : {}),
+    ...(isListed ? { ...listed.entry(record), ...ofProject.entry(record) } : {}),
     ...(waitsForExpiry ? expiring.entry(record.expires_at, record.id) : {}),
     ...(record.destroyed_at ? expiresAfter(record.destroyed_at, retentionSeconds) : {}),
   };
