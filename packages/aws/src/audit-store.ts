@@ -12,9 +12,9 @@ export function dynamoAuditStore(table: Table): Auth.AuditStore {
     list(filter, page) {
       const query =
         filter.project === null
-          ? { index: 'gsi1' as const, partition: AuditEvent.all }
-          : { index: 'gsi2' as const, partition: AuditEvent.ofProject(filter.project) };
-      return queryPage(table, { ...query, newestFirst: true }, page, AuditEvent.fromItem);
+          ? AuditEvent.trail.query()
+          : AuditEvent.ofProject.query({ project: filter.project });
+      return queryPage(table, query, page, AuditEvent.fromItem);
     },
   };
 }

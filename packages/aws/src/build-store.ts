@@ -48,13 +48,12 @@ function list(
   }
   const query =
     filter.component === null
-      ? { index: 'gsi1' as const, partition: Build.ofProject(project) }
-      : { index: 'gsi2' as const, partition: Build.ofComponent(project, filter.component) };
+      ? Build.ofProject.query({ project })
+      : Build.ofComponent.query({ project, component: filter.component });
   return queryPage(
     table,
     {
       ...query,
-      newestFirst: true,
       ...(conditions.length ? { filter: { expression: conditions.join(' AND '), values } } : {}),
     },
     page,

@@ -92,7 +92,7 @@ async function listProjects(
   const filter = oneOf('name', only);
   const projects = await queryPage(
     table,
-    { index: 'gsi1', partition: Project.all, newestFirst: false, ...(filter ? { filter } : {}) },
+    { ...Project.listed.query(), ...(filter ? { filter } : {}) },
     page,
     Project.fromItem,
   );

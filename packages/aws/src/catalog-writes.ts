@@ -115,7 +115,7 @@ export async function heldNamespaces(table: Table, project: string): Promise<Cat
   do {
     const page: Page<Catalog.NamespaceClaim> = await queryPage(
       table,
-      { index: 'gsi1', partition: NamespaceClaim.ofProject(project), newestFirst: false },
+      NamespaceClaim.ofProject.query({ project }),
       { limit: 100, after },
       NamespaceClaim.fromItem,
     );

@@ -21,8 +21,7 @@ export function dynamoUserStore(table: Table): Auth.UserStore {
     endSignIns: (username, at) => endSignIns(table, username, at),
     setPasswordHash: (username, from, to) => setPasswordHash(table, username, from, to),
     delete: (username) => deleteUser(table, username),
-    list: (page) =>
-      queryPage(table, { index: 'gsi1', partition: User.all, newestFirst: false }, page, User.fromItem),
+    list: (page) => queryPage(table, User.listed.query(), page, User.fromItem),
   };
 }
 

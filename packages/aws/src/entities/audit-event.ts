@@ -2,8 +2,9 @@
 import { Auth } from '@svc/core';
 import {
   epochSeconds,
+  everyIn,
   type Item,
-  indexEntry,
+  indexPattern,
   itemSchema,
   type Key,
   readItem,
@@ -14,17 +15,25 @@ export const type = 'audit_event';
 
 export const key = (id: string): Key => ({ pk: `AUDIT#${id}`, sk: 'AUDIT' });
 
-/** gsi1: the whole trail; gsi2: one project's. Newest first. */
-export const all = 'AUDIT';
-export const ofProject = (project: string) => `AUDIT#${project}`;
+const happened = (event: Pick<Auth.AuditEvent, 'at' | 'id'>) => timeOrdered(event.at, event.id);
+
+/** The whole trail, newest first. */
+export const trail = everyIn('gsi1', 'AUDIT', { sort: happened, newestFirst: true });
+
+/** One project's trail, newest first (an event of no project is not in it). */
+export const ofProject = indexPattern('gsi2', {
+  partition: ({ project }: { project: string }) => `AUDIT#${project}`,
+  sort: happened,
+  newestFirst: true,
+});
 
 export function toItem(event: Auth.AuditEvent): Item {
-  const order = timeOrdered(event.at, event.id);
+  const { project } = event;
   return {
     ...key(event.id),
     item_type: type,
-    ...indexEntry('gsi1', all, order),
-    ...(event.project ? indexEntry('gsi2', ofProject(event.project), order) : {}),
+    ...trail.entry(event),
+    ...(project ? ofProject.entry({ ...event, project }) : {}),
     ...event,
     ttl: epochSeconds(event.at) + Auth.auditRetentionDays * 86_400,
   };

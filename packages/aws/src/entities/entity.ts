@@ -83,11 +83,11 @@ interface IndexKey<P, R> {
  * one of its partitions, `across` several as one list, `at` the one item with a sort key (the
  * stores read it so). Only entities name an index.
  */
-export function indexPattern<P, R extends P>(index: IndexName, key: IndexKey<P, R>) {
+export function indexPattern<P, R>(index: IndexName, key: IndexKey<P, R>) {
   return {
     index,
     newestFirst: key.newestFirst,
-    entry: (record: R) => indexEntry(index, key.partition(record), key.sort(record)),
+    entry: (record: P & R) => indexEntry(index, key.partition(record), key.sort(record)),
     query: (of: P): Query => ({ index, partition: key.partition(of), newestFirst: key.newestFirst }),
     across: (of: readonly P[]): MergedQuery => ({ index, partitions: of.map(key.partition) }),
     at: (of: P, sort: string): ItemQuery => ({ index, partition: key.partition(of), sort }),

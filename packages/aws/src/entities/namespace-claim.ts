@@ -1,7 +1,7 @@
 /** One project holds a namespace of a cluster; gsi1 lists a project's, so an apply can give them up. */
 import { type Catalog, sha256 } from '@svc/core';
 import * as v from 'valibot';
-import { type Item, indexEntry, itemSchema, type Key, readItem, recordEntries } from './entity.ts';
+import { type Item, indexPattern, itemSchema, type Key, readItem, recordEntries } from './entity.ts';
 
 export const type = 'namespace_claim';
 
@@ -10,12 +10,17 @@ export const key = (claim: Catalog.NamespaceKey): Key => ({
   sk: 'NSCLAIM',
 });
 
-export const ofProject = (project: string) => `NSCLAIMS#${project}`;
+/** The namespaces one project's baselines claim, by cluster and namespace. */
+export const ofProject = indexPattern('gsi1', {
+  partition: ({ project }: { project: string }) => `NSCLAIMS#${project}`,
+  sort: (claim: Catalog.NamespaceClaim) => `${claim.cluster}#${claim.namespace}`,
+  newestFirst: false,
+});
 
 export const toItem = (claim: Catalog.NamespaceClaim): Item => ({
   ...key(claim),
   item_type: type,
-  ...indexEntry('gsi1', ofProject(claim.project), `${claim.cluster}#${claim.namespace}`),
+  ...ofProject.entry(claim),
   ...claim,
 });
 

@@ -4,14 +4,17 @@
  */
 import { Catalog } from '@svc/core';
 import * as v from 'valibot';
-import { type Item, indexEntry, itemSchema, type Key, readItem, recordEntries } from './entity.ts';
+import { everyIn, type Item, itemSchema, type Key, readItem, recordEntries } from './entity.ts';
 
 export const type = 'project';
 
 export const key = (project: string): Key => ({ pk: `PROJECT#${project}`, sk: 'CURRENT' });
 
-/** gsi1: every project, by name. */
-export const all = 'PROJECTS';
+/** Every project, by name. */
+export const listed = everyIn('gsi1', 'PROJECTS', {
+  sort: (version: Pick<Catalog.ProjectVersion, 'project'>) => version.project,
+  newestFirst: false,
+});
 
 /** What a project's pointer and a version's meta item hold. */
 export interface Pointer extends Catalog.ProjectView {
@@ -33,7 +36,7 @@ export const pointerOf = (version: Catalog.ProjectVersion): Pointer => ({
 export const toItem = (version: Catalog.ProjectVersion): Item => ({
   ...key(version.project),
   item_type: type,
-  ...indexEntry('gsi1', all, version.project),
+  ...listed.entry(version),
   ...pointerOf(version),
 });
 

@@ -4,19 +4,22 @@
  */
 import { Auth } from '@svc/core';
 import * as v from 'valibot';
-import { type Item, indexEntry, itemSchema, type Key, readItem, recordEntries } from './entity.ts';
+import { everyIn, type Item, itemSchema, type Key, readItem, recordEntries } from './entity.ts';
 
 export const type = 'user';
 
 export const key = (username: string): Key => ({ pk: `USER#${username}`, sk: 'USER' });
 
-/** gsi1: every user by name. */
-export const all = 'USERS';
+/** Every user, by name. */
+export const listed = everyIn('gsi1', 'USERS', {
+  sort: (user: Pick<Auth.User, 'username'>) => user.username,
+  newestFirst: false,
+});
 
 export const toItem = (user: Auth.User): Item => ({
   ...key(user.username),
   item_type: type,
-  ...indexEntry('gsi1', all, user.username),
+  ...listed.entry(user),
   ...user,
 });
 
