@@ -27,9 +27,7 @@ export async function listDeliveries(
   return queryPage(
     table,
     {
-      index: 'gsi1',
-      partition: ForgeDelivery.all,
-      newestFirst: true,
+      ...ForgeDelivery.listed.query(),
       ...(filter.repositories === null ? {} : { filter: concerning(filter.repositories) }),
     },
     page,

@@ -108,7 +108,7 @@ export async function deletePolicy(table: Table, project: string, repository: st
 }
 
 export async function policiesOf(table: Table, repository: string): Promise<Forge.PreviewPolicy[]> {
-  const items = await queryAll(table, { index: 'gsi2', partition: PreviewPolicy.ofRepository(repository) });
+  const items = await queryAll(table, PreviewPolicy.ofRepository.query({ repository }));
   return items.map(PreviewPolicy.fromItem);
 }
 
@@ -131,9 +131,7 @@ export function listPreviews(
   return queryPage(
     table,
     {
-      index: 'gsi1',
-      partition: Preview.all,
-      newestFirst: true,
+      ...Preview.listed.query(),
       ...(filter.project === null
         ? {}
         : {
@@ -163,9 +161,6 @@ export async function waitingFor(
   repository: string,
   commitSha: string,
 ): Promise<Forge.PreviewRecord[]> {
-  const items = await queryAll(table, {
-    index: 'gsi2',
-    partition: Preview.waitingFor(repository, commitSha),
-  });
+  const items = await queryAll(table, Preview.waitingFor.query({ repository, head_sha: commitSha }));
   return items.map(Preview.fromItem);
 }

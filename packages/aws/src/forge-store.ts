@@ -30,13 +30,7 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
     putPolicy: (policy, expected) => putPolicy(table, policy, expected),
     deletePolicy: (project, repository) => deletePolicy(table, project, repository),
     repositoryOwner: (repository) => repositoryOwner(table, repository),
-    listPolicies: (page) =>
-      queryPage(
-        table,
-        { index: 'gsi1', partition: PreviewPolicy.all, newestFirst: false },
-        page,
-        PreviewPolicy.fromItem,
-      ),
+    listPolicies: (page) => queryPage(table, PreviewPolicy.listed.query(), page, PreviewPolicy.fromItem),
     policiesOf: (repository) => policiesOf(table, repository),
 
     getPreview: (id) => getItem(table, Preview.key(id), Preview.fromItem),

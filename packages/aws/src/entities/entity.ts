@@ -26,7 +26,7 @@ type IndexEntry<N extends IndexName> = Record<
   string
 >;
 
-export function indexEntry<N extends IndexName>(name: N, partition: string, sort: string): IndexEntry<N> {
+function indexEntry<N extends IndexName>(name: N, partition: string, sort: string): IndexEntry<N> {
   const { partitionKey, sortKey } = globalIndex(name);
   return { [partitionKey]: partition, [sortKey]: sort } as IndexEntry<N>;
 }

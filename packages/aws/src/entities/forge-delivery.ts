@@ -9,8 +9,8 @@ import {
   DueQueue,
   dueQueue,
   epochSeconds,
+  everyIn,
   type Item,
-  indexEntry,
   itemSchema,
   type Key,
   readItem,
@@ -23,8 +23,12 @@ const retentionSeconds = 4 * 24 * 3600;
 
 export const key = (id: string): Key => ({ pk: `DELIVERY#${id}`, sk: 'DELIVERY' });
 
-/** gsi1: every delivery kept, newest first (what an operator lists). */
-export const all = 'DELIVERIES';
+/** Every delivery kept, newest first (what an operator lists). */
+export const listed = everyIn('gsi1', 'DELIVERIES', {
+  sort: (delivery: Pick<Forge.Delivery, 'received_at' | 'id'>) =>
+    timeOrdered(delivery.received_at, delivery.id),
+  newestFirst: true,
+});
 
 /** The delivery sweep's queue: a delivery waits in it until processed (or given up), by its `due_at`. */
 export const unfinished = dueQueue(DueQueue.Forge);
@@ -45,7 +49,7 @@ export const toItem = (delivery: Forge.Delivery): Item => ({
   item_type: type,
   ...delivery,
   [repositoryKeys]: concerns(delivery),
-  ...indexEntry('gsi1', all, timeOrdered(delivery.received_at, delivery.id)),
+  ...listed.entry(delivery),
   ...(delivery.due_at ? unfinished.entry(delivery.due_at, delivery.id) : {}),
   ttl: epochSeconds(addSeconds(new Date(delivery.received_at), retentionSeconds)),
 });

@@ -5,7 +5,7 @@
  */
 import { Forge } from '@svc/core';
 import * as v from 'valibot';
-import { type Item, indexEntry, itemSchema, type Key, readItem } from './entity.ts';
+import { everyIn, type Item, indexPattern, itemSchema, type Key, readItem } from './entity.ts';
 
 export const type = 'preview_policy';
 
@@ -17,9 +17,20 @@ export const key = (project: string, repository: string): Key => ({
   sk: 'POLICY',
 });
 
-/** gsi1: every policy, by project and repository; gsi2: a repository's policies (one per project). */
-export const all = 'POLICIES';
-export const ofRepository = (repository: string) => `POLICIES#${repositoryKey(repository)}`;
+type Placed = Pick<Forge.PreviewPolicy, 'project' | 'repository'>;
+
+/** Every policy, by project and repository. */
+export const listed = everyIn('gsi1', 'POLICIES', {
+  sort: (policy: Placed) => `${policy.project}#${repositoryKey(policy.repository)}`,
+  newestFirst: false,
+});
+
+/** A repository's policies (one per project), by project. */
+export const ofRepository = indexPattern('gsi2', {
+  partition: ({ repository }: { repository: string }) => `POLICIES#${repositoryKey(repository)}`,
+  sort: (policy: Placed) => policy.project,
+  newestFirst: false,
+});
 
 export function toItem(policy: Forge.PreviewPolicy): Item {
   const { ttl: preview_ttl, ...fields } = policy;
@@ -28,8 +39,8 @@ export function toItem(policy: Forge.PreviewPolicy): Item {
     item_type: type,
     ...fields,
     preview_ttl,
-    ...indexEntry('gsi1', all, `${policy.project}#${repositoryKey(policy.repository)}`),
-    ...indexEntry('gsi2', ofRepository(policy.repository), policy.project),
+    ...listed.entry(policy),
+    ...ofRepository.entry(policy),
   };
 }
 

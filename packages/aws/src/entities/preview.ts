@@ -5,8 +5,9 @@
 import { Forge } from '@svc/core';
 import * as v from 'valibot';
 import {
+  everyIn,
   type Item,
-  indexEntry,
+  indexPattern,
   itemSchema,
   type Key,
   readItem,
@@ -19,21 +20,26 @@ export const type = 'preview';
 
 export const key = (id: string): Key => ({ pk: `PREVIEW#${id}`, sk: 'PREVIEW' });
 
-/** gsi1: every preview, newest first. */
-export const all = 'PREVIEWS';
+/** Every preview, newest first. */
+export const listed = everyIn('gsi1', 'PREVIEWS', {
+  sort: (record: Pick<Forge.PreviewRecord, 'created_at' | 'id'>) => timeOrdered(record.created_at, record.id),
+  newestFirst: true,
+});
 
-/** gsi2, sparse: previews waiting for a build of one commit. */
-export const waitingFor = (repository: string, commitSha: string) =>
-  `FORGEWAIT#${repositoryKey(repository)}#${commitSha}`;
+/** Sparse: the previews waiting for a build of one commit. */
+export const waitingFor = indexPattern('gsi2', {
+  partition: ({ repository, head_sha }: { repository: string; head_sha: string }) =>
+    `FORGEWAIT#${repositoryKey(repository)}#${head_sha}`,
+  sort: (record: Pick<Forge.PreviewRecord, 'id'>) => record.id,
+  newestFirst: false,
+});
 
 export const toItem = (record: Forge.PreviewRecord): Item => ({
   ...key(record.id),
   item_type: type,
   ...record,
-  ...indexEntry('gsi1', all, timeOrdered(record.created_at, record.id)),
-  ...(record.state === Forge.PreviewState.WaitingForBuild
-    ? indexEntry('gsi2', waitingFor(record.repository, record.head_sha), record.id)
-    : {}),
+  ...listed.entry(record),
+  ...(record.state === Forge.PreviewState.WaitingForBuild ? waitingFor.entry(record) : {}),
 });
 
 const nullableString = v.nullable(v.string());
