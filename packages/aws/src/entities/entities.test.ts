@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { sha256 } from '@svc/core';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Resources, sha256 } from '@svc/core';
 import { describe, expect, it } from 'vitest';
 import { epochSeconds, type Item, StoredItemError } from './entity.ts';
 import * as X from './examples.ts';
@@ -155,14 +155,15 @@ const examples: Record<string, Example> = {
 
 const entityTypes: string[] = Object.values(E).map((entity) => entity.type);
 
+const dataModel = () => readFileSync(new URL('../../../../docs/data-model.md', import.meta.url), 'utf8');
+
 type Column = 'pk' | 'sk' | 'gsi1' | 'gsi2' | 'due';
 const columns: readonly Column[] = ['pk', 'sk', 'gsi1', 'gsi2', 'due'];
 type Layout = Record<Column, string[]>;
 
 /** The item types of each row of docs/data-model.md's layout table, with the code spans of each key column. */
 function documentedRows(): { types: string[]; layout: Layout }[] {
-  const text = readFileSync(new URL('../../../../docs/data-model.md', import.meta.url), 'utf8');
-  const lines = text.split('\n');
+  const lines = dataModel().split('\n');
   const first = lines.findIndex((line) => line.startsWith('| item (`item_type`)'));
   const spans = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1] as string);
   const rows: { types: string[]; layout: Layout }[] = [];
@@ -373,5 +374,93 @@ describe('items written before their record had its present shape', () => {
   it('reads health counters that were never written as none', () => {
     const stored = { ...E.ForgeHealth.key, item_type: 'forge_health', processing_failures: 2 };
     expect(E.ForgeHealth.fromItem(stored)).toEqual({ ...E.ForgeHealth.none, processing_failures: 2 });
+  });
+});
+
+/** An access pattern as an entity declares it: an index pattern (`query`) or a `due` queue (`until`). */
+interface Pattern {
+  index: string;
+  newestFirst?: boolean;
+  query?: (of?: unknown) => { index?: string; partition: string; newestFirst: boolean };
+  until?: (now: Date) => { partition: string };
+}
+
+const isPattern = (value: unknown): value is Pattern =>
+  typeof value === 'object' &&
+  value !== null &&
+  'index' in value &&
+  typeof (value as { entry?: unknown }).entry === 'function';
+
+/** Every access pattern the entities declare. */
+const declared = Object.values(E).flatMap((entity) =>
+  Object.entries(entity)
+    .filter((exported): exported is [string, Pattern] => isPattern(exported[1]))
+    .map(([name, pattern]) => ({ type: entity.type, name, pattern })),
+);
+
+interface DocumentedPattern {
+  types: string[];
+  name: string;
+  index: string;
+  partition: string;
+  order: string;
+}
+
+/** The rows of docs/data-model.md's access pattern table. */
+function documentedPatterns(): DocumentedPattern[] {
+  const lines = dataModel().split('\n');
+  const first = lines.findIndex(
+    (line) => line.startsWith('| item (`item_type`)') && line.includes('pattern'),
+  );
+  const span = (cell: string) => cell.match(/`([^`]+)`/)?.[1] ?? '';
+  const rows: DocumentedPattern[] = [];
+  for (const line of lines.slice(first + 2)) {
+    if (!line.startsWith('|')) break;
+    const [item = '', name = '', index = '', partition = '', order = ''] = line
+      .slice(1, -1)
+      .split(' | ')
+      .map((cell) => cell.trim());
+    const types = [...item.matchAll(/\(`([^`]+)`\)/g)].map((match) => match[1] as string);
+    rows.push({ types, name: span(name), index: span(index), partition: span(partition), order });
+  }
+  return rows;
+}
+
+const documentedPairs = () =>
+  documentedPatterns().flatMap((row) => row.types.map((type) => [type, row.name, row] as const));
+
+describe('the access patterns against docs/data-model.md', () => {
+  it('documents every access pattern an entity declares, and nothing else', () => {
+    const documented = documentedPairs().map(([type, name]) => `${type} ${name}`);
+    expect(documented.sort()).toEqual(declared.map(({ type, name }) => `${type} ${name}`).sort());
+  });
+
+  it.each(documentedPairs())(
+    'reads the %s pattern %s where the document says, and finds the example item there',
+    (type, name, row) => {
+      const pattern = declared.find((d) => d.type === type && d.name === name)?.pattern as Pattern;
+      const example = examples[type] as Example;
+      const partition = pattern.until
+        ? pattern.until(new Date(X.at)).partition
+        : pattern.query?.(example.reads?.as).partition;
+      expect(pattern.index).toBe(row.index);
+      expect(partition).toBe(fill(row.partition));
+      expect(example.item[`${row.index}pk`], 'the example item is in the partition').toBe(partition);
+      const order = pattern.until ? 'due first' : pattern.newestFirst ? 'newest first' : 'by sort key';
+      expect(order).toBe(row.order);
+    },
+  );
+
+  it('are the only way a store reaches an index: no store names one or its key attributes', () => {
+    const indexes = Resources.table.globalIndexes;
+    const names = indexes.map((index) => index.name).join('|');
+    const attributes = indexes.flatMap((index) => [index.partitionKey, index.sortKey]).join('|');
+    // A name as a string (comments may say `due`), an attribute anywhere.
+    const spelled = new RegExp(`['"](${names})['"]|\\b(${attributes})\\b`);
+    const folder = new URL('../', import.meta.url);
+    const stores = readdirSync(folder).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'));
+    expect(stores).toContain('composition-store.ts');
+    const offenders = stores.filter((file) => spelled.test(readFileSync(new URL(file, folder), 'utf8')));
+    expect(offenders).toEqual([]);
   });
 });

@@ -125,6 +125,8 @@ export function dueQueue(queue: DueQueue) {
   const { partitionKey, sortKey } = globalIndex('due');
   const entry = (at: string, id: string) => indexEntry('due', queue, timeOrdered(at, id));
   return {
+    index: 'due' as const,
+    queue,
     entry,
     until: (now: Date): DueQuery => ({ index: 'due', partition: queue, until: dueUntil(now) }),
     all: (): DueQuery => ({ index: 'due', partition: queue }),

@@ -3,6 +3,10 @@ import type { Auth } from '@svc/core';
 import * as v from 'valibot';
 import { recordEntries } from './entity.ts';
 import { ofPerson, signInItem } from './sign-in-item.ts';
+
+/** Listed among its person's sign-ins. */
+export { ofPerson };
+
 import { grants } from './user.ts';
 
 /** What every credential names of its person. */

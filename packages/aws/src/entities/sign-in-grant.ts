@@ -4,6 +4,10 @@ import * as v from 'valibot';
 import { recordEntries } from './entity.ts';
 import { personEntries } from './session.ts';
 import { ofPerson, signInItem } from './sign-in-item.ts';
+
+/** Listed among its person's sign-ins. */
+export { ofPerson };
+
 import { grants } from './user.ts';
 
 /** Keyed by its id, not a hash: no client holds a grant, only its tokens. */
