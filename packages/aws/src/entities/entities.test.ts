@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Resources, sha256 } from '@svc/core';
 import { describe, expect, it } from 'vitest';
+import * as X from '../testing/examples.ts';
 import { epochSeconds, type Item, StoredItemError } from './entity.ts';
-import * as X from './examples.ts';
 import * as E from './index.ts';
 
 const days = (n: number) => n * 86_400;
