@@ -1,3 +1,4 @@
+import { ClusterName } from '@svc/core';
 import * as v from 'valibot';
 
 /**
@@ -33,13 +34,7 @@ const StageFields = v.strictObject({
    * access entries; deploy/kubernetes/rbac.yaml is applied to each (docs/deploy.md).
    */
   clusters: v.optional(
-    v.record(
-      v.pipe(
-        v.string(),
-        v.regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'a cluster name (letters, digits, - and _)'),
-      ),
-      v.strictObject({ eksClusterName, region: v.optional(awsRegion) }),
-    ),
+    v.record(ClusterName, v.strictObject({ eksClusterName, region: v.optional(awsRegion) })),
     {},
   ),
   /** Previews answer at https://<composition-id>.<previewDomain>/. */

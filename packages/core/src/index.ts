@@ -43,7 +43,7 @@ export * as Installation from './installation/index.ts';
 export * as Jobs from './jobs/index.ts';
 export { jsonLog, type Log, silentLog } from './log.ts';
 export * as Messaging from './messaging/index.ts';
-export { CompositionName, Id, IdPrefix, isDnsLabel, newId, ResourceName } from './names.ts';
+export { ClusterName, CompositionName, Id, IdPrefix, isDnsLabel, newId, ResourceName } from './names.ts';
 export {
   type Cursors,
   cursors,

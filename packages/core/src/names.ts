@@ -26,6 +26,16 @@ export const CompositionName = dnsLabel(63, 'name');
 /** Composition, operation, event and check ids. */
 export const Id = dnsLabel(40, 'id');
 
+/**
+ * A cluster's name, the one rule wherever a cluster is named: a baseline's `cluster`, the stage's
+ * `CLUSTERS`, its stack settings. 1–100 printable characters without spaces, so a kube context's
+ * name is one (and an EKS cluster's), and none trips a JSON key or a log line.
+ */
+export const ClusterName = v.pipe(
+  v.string('cluster must be a string'),
+  v.regex(/^[\x21-\x7e]{1,100}$/, 'a cluster name is 1–100 printable characters without spaces'),
+);
+
 const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 function randomChars(count: number): string {

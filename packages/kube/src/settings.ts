@@ -3,7 +3,7 @@
  * checked at start before any client is loaded (the API loads @kubernetes/client-node on its first
  * call to a cluster only).
  */
-import { variablePath } from '@svc/core';
+import { ClusterName, variablePath } from '@svc/core';
 import * as v from 'valibot';
 
 /** Where one cluster is: a kubeconfig file (and its context), or an EKS cluster reached with the function's role. */
@@ -38,11 +38,8 @@ export interface KubeSettings {
 /** What a kubeconfig-only stage (KUBECONFIG alone, the local stack's) calls its one cluster. */
 export const localClusterName = 'local';
 
-/** The catalog's rule for `cluster`, without the characters a JSON key or a log line would trip on. */
-const clusterNamePattern = /^[\x21-\x7e]{1,100}$/;
-
-/** Whether `name` can name a cluster in `CLUSTERS`: 1–100 printable characters without spaces. */
-export const isClusterName = (name: string) => clusterNamePattern.test(name);
+/** Whether `name` can name a cluster in `CLUSTERS`: core's one rule. */
+export const isClusterName = (name: string) => v.is(ClusterName, name);
 
 const nonEmpty = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
 

@@ -5,7 +5,7 @@
 
 import * as v from 'valibot';
 import { ImageReference } from '../images.ts';
-import { dnsLabel, ResourceName } from '../names.ts';
+import { ClusterName, dnsLabel, ResourceName } from '../names.ts';
 
 const labelKey = v.pipe(
   v.string(),
@@ -148,7 +148,7 @@ export const Baseline = v.strictObject({
   name: ResourceName,
   namespace: dnsLabel(63, 'namespace'),
   /** The cluster the namespace lives in (the EKS cluster name, or `local`). */
-  cluster: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+  cluster: ClusterName,
   preview_domain: hostname,
   /** The component the public preview URL reaches first. */
   entry_component: ResourceName,

@@ -3,7 +3,7 @@
  * --file` take) and the report they answer with. Documented in docs/installation.md.
  */
 import * as v from 'valibot';
-import { dnsLabel, ResourceName } from '../names.ts';
+import { ClusterName, dnsLabel, ResourceName } from '../names.ts';
 import { CheckStatus } from '../verification/model.ts';
 
 export const GatewayRef = v.strictObject({
@@ -38,7 +38,7 @@ export const InstallationSpec = v.strictObject({
    */
   clusters: v.optional(
     v.pipe(
-      v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(100))),
+      v.array(ClusterName),
       v.minLength(1, 'list at least one cluster, or leave clusters out to check them all'),
       v.maxLength(maxInstallationTargets, `at most ${maxInstallationTargets} clusters`),
     ),
