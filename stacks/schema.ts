@@ -34,7 +34,14 @@ const StageFields = v.strictObject({
    * access entries; deploy/kubernetes/rbac.yaml is applied to each (docs/deploy.md).
    */
   clusters: v.optional(
-    v.record(ClusterName, v.strictObject({ eksClusterName, region: v.optional(awsRegion) })),
+    v.record(
+      v.pipe(
+        ClusterName,
+        // The name also makes the SST names of the cluster's access entries, which take no other characters.
+        v.regex(/^[0-9A-Za-z][A-Za-z0-9_-]*$/, 'a stage names its clusters with letters, digits, - and _'),
+      ),
+      v.strictObject({ eksClusterName, region: v.optional(awsRegion) }),
+    ),
     {},
   ),
   /** Previews answer at https://<composition-id>.<previewDomain>/. */
