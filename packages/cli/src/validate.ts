@@ -10,10 +10,11 @@ import {
   Compositions,
   formatDuration,
   Id,
-  imageProblem,
+  type ImageParts,
   parseDuration,
   parseFields,
   ResourceName,
+  readImage,
 } from '@svc/core';
 import * as v from 'valibot';
 import { CliError, ExitCode, invalidArgument, LocalCode, localProblem, usageError } from './errors.ts';
@@ -55,9 +56,10 @@ export const checkCompositionName = (value: string) => checkSchema(CompositionNa
 /** A composition id as a path segment: a DNS label of at most 40 characters. */
 export const checkId = (value: string, path = '<id>') => checkSchema(Id, value, path);
 
-function checkImage(image: string, flag: string): string {
-  const problem = imageProblem(image);
-  if (problem) throw invalidArgument(flag, problem);
+/** The image read once: its parts, for what the command does next. */
+function checkImage(reference: string, flag: string): ImageParts {
+  const { image, problem } = readImage(reference);
+  if (image === null) throw invalidArgument(flag, problem);
   return image;
 }
 
@@ -129,13 +131,20 @@ export const demoComponent = { project: 'demo', component: 'service-b' } as cons
 
 type Selected = [component: string, override: Override, flag: string];
 
+/** The selection flags, checked: `--image` read, and the `--override` and `--build` selections. */
+export interface Selection {
+  /** `--image`, read; null without it. */
+  image: { reference: string; parts: ImageParts } | null;
+  selected: Selected[];
+}
+
 /**
- * The selection flags' own rules, checked before any request: `--inherit-all` stands alone, some
- * selection is given (so an empty one is always deliberate), `--component` goes with `--image`,
- * images and build ids are well formed, at most three components in all, each chosen once.
- * Answers the `--override` and `--build` selections.
+ * The selection flags' own rules, checked once, before any request: `--inherit-all` stands alone,
+ * some selection is given (so an empty one is always deliberate), `--component` goes with
+ * `--image`, images and build ids are well formed, at most three components in all, each chosen
+ * once.
  */
-export function checkSelection(flags: SelectionFlags): Selected[] {
+export function checkSelection(flags: SelectionFlags): Selection {
   const given = (['image', 'component', 'override', 'build'] as const).filter((name) => {
     const value = flags[name];
     return Array.isArray(value) ? value.length > 0 : value !== undefined;
@@ -147,7 +156,7 @@ export function checkSelection(flags: SelectionFlags): Selected[] {
         { path: '--inherit-all', message: `cannot be combined with ${others}` },
       ]);
     }
-    return [];
+    return { image: null, selected: [] };
   }
   if (!given.length) {
     throw usageError(
@@ -158,12 +167,14 @@ export function checkSelection(flags: SelectionFlags): Selected[] {
   if (flags.component !== undefined && flags.image === undefined) {
     throw invalidArgument('--component', 'names the component for --image; add --image');
   }
-  if (flags.image !== undefined) checkImage(flags.image, '--image');
+  const image =
+    flags.image === undefined ? null : { reference: flags.image, parts: checkImage(flags.image, '--image') };
   if (flags.component !== undefined) checkName(flags.component, '--component');
   const selected: Selected[] = [
     ...flags.override.map((pair): Selected => {
-      const [component, image] = splitPair(pair, '--override', 'image');
-      return [component, { image: checkImage(image, '--override') }, '--override'];
+      const [component, reference] = splitPair(pair, '--override', 'image');
+      checkImage(reference, '--override');
+      return [component, { image: reference }, '--override'];
     }),
     ...flags.build.map((pair): Selected => {
       const [component, buildId] = splitPair(pair, '--build', 'build_id');
@@ -185,7 +196,7 @@ export function checkSelection(flags: SelectionFlags): Selected[] {
       ? [[flags.component, { image: flags.image }, '--image'], ...selected]
       : selected;
   overridesOf(known);
-  return selected;
+  return { image, selected };
 }
 
 /** One override per component; a component chosen twice is refused, naming both flags. */
@@ -207,17 +218,14 @@ function overridesOf(selected: readonly Selected[]): Record<string, Override> {
 }
 
 /**
- * The complete override selection: `--image` for `imageComponent` (`--component`, or the one svc
- * chose for the image), `--override`, `--build`, or none with `--inherit-all`.
+ * The complete override selection, from the checked flags: `--image` for `imageComponent`
+ * (`--component`, or the one svc chose for the image), `--override`, `--build`, or none with
+ * `--inherit-all`.
  */
-export function overridesFrom(
-  flags: SelectionFlags,
-  imageComponent: string | null,
-): Record<string, Override> {
-  const selected = checkSelection(flags);
-  if (flags.image === undefined) return overridesOf(selected);
-  const component = checkName(imageComponent ?? flags.component ?? '', '--component');
-  return overridesOf([[component, { image: flags.image }, '--image'], ...selected]);
+export function overridesFrom(selection: Selection, imageComponent: string | null): Record<string, Override> {
+  if (selection.image === null) return overridesOf(selection.selected);
+  const component = checkName(imageComponent ?? '', '--component');
+  return overridesOf([[component, { image: selection.image.reference }, '--image'], ...selection.selected]);
 }
 
 /** `--expected-preview-revision component=revision`, repeatable, each component once. */

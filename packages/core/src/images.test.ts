@@ -1,5 +1,6 @@
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { componentNamedLike, imageProblem, parseImage } from './images.ts';
+import { ImageReference, componentNamedLike as namedLike, parseImage, readImage } from './images.ts';
 
 const digest = `sha256:${'a'.repeat(64)}`;
 
@@ -30,7 +31,7 @@ describe('image references', () => {
   });
 
   it('tells the user to qualify a short name', () => {
-    expect(imageProblem('nginx:1')).toMatch(/not fully qualified/);
+    expect(readImage('nginx:1').problem).toMatch(/not fully qualified/);
   });
 
   it('splits the parts', () => {
@@ -45,6 +46,10 @@ describe('image references', () => {
 
 describe('the component an image is named for', () => {
   const components = ['service-a', 'service-b', 'service-c'];
+  const componentNamedLike = (reference: string, among: readonly string[]) => {
+    const { image } = readImage(reference);
+    return image && namedLike(image, among);
+  };
 
   it("is the component named like the image's last path segment, whatever the registry, tag or digest", () => {
     expect(componentNamedLike('registry.example.com/demo/service-c:2.0.0', components)).toBe('service-c');
@@ -61,5 +66,23 @@ describe('the component an image is named for', () => {
   it('is none for what is not an image reference', () => {
     expect(componentNamedLike('service-c', components)).toBeNull();
     expect(componentNamedLike('nginx:1', ['nginx'])).toBeNull();
+  });
+});
+
+describe('reading an image once', () => {
+  it('answers its parts, or why it is not an image, from one match', () => {
+    expect(readImage(`localhost:5000/team/app:v1@${digest}`)).toEqual({
+      image: parseImage(`localhost:5000/team/app:v1@${digest}`),
+      problem: null,
+    });
+    expect(readImage('nginx:1')).toEqual({
+      image: null,
+      problem: expect.stringMatching(/not fully qualified/),
+    });
+  });
+
+  it('refuses a schema field with the same message', () => {
+    expect(v.safeParse(ImageReference, 'nginx:1').issues?.[0]?.message).toBe(readImage('nginx:1').problem);
+    expect(v.is(ImageReference, 'registry.example.com/demo/service-b:2.0.0')).toBe(true);
   });
 });

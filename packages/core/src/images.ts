@@ -28,25 +28,32 @@ export function parseImage(reference: string): ImageParts | null {
 /**
  * The component an image is for when nobody said: the one of `components` named exactly like the
  * image's last path segment (`registry.example.com/demo/service-c:2.0` → `service-c`); null when
- * none is, or the reference is not an image.
+ * none is.
  */
-export function componentNamedLike(reference: string, components: readonly string[]): string | null {
-  const name = parseImage(reference)?.repository.split('/').at(-1);
+export function componentNamedLike(image: ImageParts, components: readonly string[]): string | null {
+  const name = image.repository.split('/').at(-1);
   return name !== undefined && components.includes(name) ? name : null;
 }
 
-export function imageProblem(reference: string): string | null {
-  if (parseImage(reference)) return null;
+/** An image reference read once: its parts, or why it is not one (a message naming the reference). */
+export type ImageReading = { image: ImageParts; problem: null } | { image: null; problem: string };
+
+export function readImage(reference: string): ImageReading {
+  const image = parseImage(reference);
+  if (image) return { image, problem: null };
   const looksShort = !reference.includes('/') || !/[.:]|^localhost/.test(reference.split('/')[0] ?? '');
-  return looksShort
+  const problem = looksShort
     ? `image "${reference}" is not fully qualified: name the registry host, e.g. registry.example.com/team/app:1.2.3`
     : `image "${reference}" must be registry/repository with :tag and/or @sha256:<64 hex digest>`;
+  return { image: null, problem };
 }
 
+/** A schema field holding an image reference, read once: a refusal says why. */
 export const ImageReference = v.pipe(
   v.string('image must be a string'),
-  v.check(
-    (value) => imageProblem(value) === null,
-    (issue) => imageProblem(String(issue.input)) ?? 'invalid image',
-  ),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const { problem } = readImage(dataset.value);
+    if (problem !== null) addIssue({ message: problem });
+  }),
 );

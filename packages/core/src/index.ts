@@ -37,7 +37,7 @@ export {
   HealthReport,
 } from './health.ts';
 export * as Idempotency from './idempotency/index.ts';
-export { componentNamedLike, imageProblem } from './images.ts';
+export { componentNamedLike, type ImageParts, readImage } from './images.ts';
 export * as Insight from './insight/index.ts';
 export * as Installation from './installation/index.ts';
 export * as Jobs from './jobs/index.ts';

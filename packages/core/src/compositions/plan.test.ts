@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Build } from '../builds/schema.ts';
 import { demoCatalog, image, now } from '../testing/fixtures.ts';
 import { BlockerCode, type PlanContext, type PlanRequest, planIdPlaceholder, planOf } from './plan.ts';
@@ -232,5 +232,29 @@ describe('plan blockers', () => {
     expect(result.view.blockers).toEqual([
       { code: 'invalid_ttl', message: 'ttl "x" is not a duration such as 30m, 2h or 1h30m', component: null },
     ]);
+  });
+});
+
+describe('reading override images', () => {
+  it('matches each image reference once: its check and its digest come from one read', () => {
+    // The image pattern is the one anchored on a registry host.
+    const exec = vi.spyOn(RegExp.prototype, 'exec');
+    try {
+      planOf(
+        request({
+          overrides: {
+            'service-a': { image: image('service-a', '2.0.0') },
+            'service-b': { image: `registry.example.com/demo/service-b@${digest}` },
+          },
+        }),
+        context,
+      );
+      const imageReads = (exec.mock.contexts as RegExp[]).filter((pattern) =>
+        pattern.source.startsWith('^((?:localhost'),
+      );
+      expect(imageReads).toHaveLength(2);
+    } finally {
+      exec.mockRestore();
+    }
   });
 });

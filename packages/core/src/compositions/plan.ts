@@ -9,7 +9,7 @@ import type { Baseline } from '../catalog/schema.ts';
 import { addSeconds } from '../clock.ts';
 import { clusterList } from '../cluster/registry.ts';
 import { formatDuration, parseDuration } from '../duration.ts';
-import { imageProblem, parseImage } from '../images.ts';
+import { readImage } from '../images.ts';
 import type { Blocker, ResolvedImage } from './model.ts';
 import { defaultTtlSeconds, maxOverrides, maxTtlSeconds, minTtlSeconds, type PlanView } from './schema.ts';
 
@@ -199,13 +199,12 @@ function resolveOverride(
     return null;
   }
   if (override.image !== undefined) {
-    const problem = imageProblem(override.image);
-    if (problem) {
+    const { image, problem } = readImage(override.image);
+    if (image === null) {
       block(BlockerCode.InvalidImage, problem, `${at}/image`, component);
       return null;
     }
-    const digest = parseImage(override.image)?.digest ?? null;
-    return { image: override.image, source: 'image', build_id: null, digest };
+    return { image: override.image, source: 'image', build_id: null, digest: image.digest };
   }
   const buildId = override.build_id ?? '';
   const build = context.builds.get(buildId) ?? null;

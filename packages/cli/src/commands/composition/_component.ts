@@ -8,7 +8,7 @@ import { componentNamedLike } from '@svc/core';
 import type { Api } from '../../api.ts';
 import type { Context } from '../../context.ts';
 import { invalidArgument } from '../../errors.ts';
-import { demoComponent, type SelectionFlags } from '../../validate.ts';
+import { demoComponent, type Selection, type SelectionFlags } from '../../validate.ts';
 
 async function componentsOf(client: Api, project: string): Promise<string[]> {
   const names: string[] = [];
@@ -24,14 +24,15 @@ async function componentsOf(client: Api, project: string): Promise<string[]> {
 /** `--component` as given, the component chosen for `--image`, or null without `--image`. */
 export async function imageComponent(
   flags: SelectionFlags,
+  selection: Selection,
   project: () => Promise<string>,
   client: Api,
   context: Context,
 ): Promise<string | null> {
-  if (flags.image === undefined || flags.component !== undefined) return flags.component ?? null;
+  if (selection.image === null || flags.component !== undefined) return flags.component ?? null;
   const name = await project();
   const components = await componentsOf(client, name);
-  const named = componentNamedLike(flags.image, components);
+  const named = componentNamedLike(selection.image.parts, components);
   if (named) {
     context.hint(
       `--image overrides ${named}, the component of ${name} named like the image (--component chooses)`,

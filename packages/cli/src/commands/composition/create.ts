@@ -53,7 +53,7 @@ export default defineCommand({
       message_isolation: flags['message-isolation'],
       expected_preview_revisions: previewRevisionsFrom(flags['expected-preview-revision']),
     };
-    checkSelection(flags);
+    const selection = checkSelection(flags);
     if (flags.ttl !== undefined) {
       checkTtl(flags.ttl);
       request.ttl = flags.ttl;
@@ -61,8 +61,8 @@ export default defineCommand({
     const key =
       flags['idempotency-key'] === undefined ? undefined : checkIdempotencyKey(flags['idempotency-key']);
     const client = api(context);
-    const component = await imageComponent(flags, async () => project, client, context);
-    request.overrides = overridesFrom(flags, component);
+    const component = await imageComponent(flags, selection, async () => project, client, context);
+    request.overrides = overridesFrom(selection, component);
     return client.call('createComposition', {
       body: request,
       headers: { 'Idempotency-Key': key },

@@ -36,15 +36,15 @@ export default defineCommand({
       max: Number.MAX_SAFE_INTEGER,
     });
     const revisions = previewRevisionsFrom(flags['expected-preview-revision']);
-    checkSelection(flags);
+    const selection = checkSelection(flags);
     const client = api(context);
     const project = async () => (await client.call('getComposition', { path: { id } })).project;
-    const component = await imageComponent(flags, project, client, context);
+    const component = await imageComponent(flags, selection, project, client, context);
     return client.call('updateComposition', {
       path: { id },
       body: {
         expected_generation: expectedGeneration,
-        overrides: overridesFrom(flags, component),
+        overrides: overridesFrom(selection, component),
         expected_preview_revisions: revisions,
       },
     });
