@@ -4,7 +4,7 @@
  * `console` prints in an object of its own, which would hide our fields from Logs Insights and
  * keep CloudWatch from reading the embedded metric format.
  */
-import type { MetricsSink } from '@svc/core';
+import type { Log, MetricsSink } from '@svc/core';
 
 /** CloudWatch namespace of the service's metrics; alarms name it (infra/settings.ts). */
 export const metricsNamespace = 'PreviewCompositionService';
@@ -17,15 +17,15 @@ export const stdoutLine = (line: string) => {
  * A log function for `service` (api, worker, webhook): each line has its time, level, the service
  * and the X-Ray trace id of the invocation, which ties it to the trace across API, queue and worker.
  */
-export function lambdaLog(service: string, write: (line: string) => void = stdoutLine) {
-  return (entry: Record<string, unknown>) =>
+export function lambdaLog(service: string, write: (line: string) => void = stdoutLine): Log {
+  return ({ level, ...fields }) =>
     write(
       JSON.stringify({
         timestamp: new Date().toISOString(),
-        level: 'info',
+        level,
         service,
         trace_id: process.env._X_AMZN_TRACE_ID ?? null,
-        ...entry,
+        ...fields,
       }),
     );
 }

@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { type MetricsSink, Resources, ServiceMetric } from '@svc/core';
+import { type Log, type MetricsSink, Resources, ServiceMetric } from '@svc/core';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { WorkerDeps } from './deps.ts';
 import { handleJob } from './runner.ts';
@@ -58,7 +58,7 @@ export function lambdaHandler(
       event.Records.map(async (record) => {
         const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
         const context = { message_id: record.messageId, ...jobIds(record.body) };
-        const log = (entry: Record<string, unknown>) => deps.log({ ...context, ...entry });
+        const log: Log = (entry) => deps.log({ ...context, ...entry });
         try {
           await handleJob({ ...deps, log }, record.body, receiveCount);
         } catch (error) {
