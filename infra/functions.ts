@@ -87,7 +87,7 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
   const vpc = settings.vpc ? { vpc: settings.vpc } : {};
 
   const apiFunction = lambda('ApiFunction', 'api', {
-    handler: 'packages/api/src/lambda.handler',
+    handler: 'packages/api/src/entries/lambda.handler',
     timeout: apiTimeout,
     ...vpc,
   });
@@ -96,7 +96,7 @@ export function functions(settings: StageSettings, { table, jobs, deadLetter }: 
   api.route('GET /healthz', apiFunction.arn);
 
   const webhook = lambda('Webhook', 'webhook', {
-    handler: 'packages/api/src/webhook-lambda.handler',
+    handler: 'packages/api/src/entries/webhook-lambda.handler',
     timeout: apiTimeout,
     // GitHub posts server to server: no browser is answered.
     url: { cors: false },

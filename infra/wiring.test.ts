@@ -88,8 +88,8 @@ describe('sst.config.ts wiring', () => {
   it('gives each function its own handler, present in the repository and exporting `handler`', async () => {
     const { standIns } = await deploy('staging');
     const handlers = {
-      ApiFunction: 'packages/api/src/lambda.handler',
-      Webhook: 'packages/api/src/webhook-lambda.handler',
+      ApiFunction: 'packages/api/src/entries/lambda.handler',
+      Webhook: 'packages/api/src/entries/webhook-lambda.handler',
       Worker: 'packages/worker/src/lambda.handler',
     };
     expect([...standIns.of('sst.aws.Function').keys()].sort()).toEqual(Object.keys(handlers).sort());

@@ -201,7 +201,7 @@ describe('the webhook on Lambda', () => {
     };
     for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
     try {
-      const { handler } = await import('../packages/api/src/webhook-lambda.ts');
+      const { handler } = await import('../packages/api/src/entries/webhook-lambda.ts');
       const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 });
       const delivery = async (guid: string, signature: string) =>
         (await handler(

@@ -129,11 +129,15 @@ const bundles = [
   await bundle('floor: bare Hono handler', floorEntry, false),
   await bundle(
     'api',
-    join(root, 'packages/api/src/lambda.ts'),
+    join(root, 'packages/api/src/entries/lambda.ts'),
     bundling.api.splitting,
     Object.keys(bundling.api.install),
   ),
-  await bundle('webhook', join(root, 'packages/api/src/webhook-lambda.ts'), bundling.webhook.splitting),
+  await bundle(
+    'webhook',
+    join(root, 'packages/api/src/entries/webhook-lambda.ts'),
+    bundling.webhook.splitting,
+  ),
   await bundle('worker', join(root, 'packages/worker/src/lambda.ts'), bundling.worker.splitting),
 ];
 

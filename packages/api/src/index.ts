@@ -1,3 +1,3 @@
-export { listenNode } from './node-server.ts';
+export { listenNode } from './entries/node-server.ts';
 export { serviceApp } from './runtime.ts';
 export { createWebhookApp } from './webhook.ts';

@@ -9,8 +9,8 @@ import { hkdfSync } from 'node:crypto';
 import { ErrorCode, ProblemError } from '@svc/core';
 import type { confirmations, Transport } from '@svc/mcp';
 import type { Context, Hono } from 'hono';
-import { type AuthDeps, expectedOrigin, identify } from './auth.ts';
 import type { AppEnv } from './env.ts';
+import { type AuthDeps, expectedOrigin, identify } from './middleware/auth.ts';
 
 /** API Gateway ends a request after 29 s: a wait must answer well before. */
 const waitLimitSeconds = 20;

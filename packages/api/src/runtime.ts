@@ -7,8 +7,8 @@ import { Auth, jsonLog, type Log, type MetricsSink, SettingsError } from '@svc/c
 import { lazyCluster } from '@svc/kube/lazy';
 import { ServiceSettings, type Services, settingsFromEnvironment, wireServices } from '@svc/wiring';
 import { createApp } from './app.ts';
-import { openIdProvider } from './auth-oidc.ts';
 import type { McpSettings } from './mcp.ts';
+import { openIdProvider } from './sign-in/oidc.ts';
 
 /**
  * The API wired from its environment. The auth mode must be explicit (`AUTH_MODE`, with

@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { requestId } from 'hono/request-id';
 import type { AppEnv } from './env.ts';
-import { answerHeaders } from './headers.ts';
+import { answerHeaders } from './middleware/headers.ts';
 import { onError, problemResponse } from './problem.ts';
 
 /** GitHub caps a delivery's payload at 25 MB; ours concern pull requests and installations. */

@@ -6,8 +6,8 @@
  */
 import { Auth, ErrorCode, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
-import { liveSession, requireCsrf, signInDeps } from './auth.ts';
-import { type AuthServerDeps, pageHeaders } from './auth-pages.ts';
+import { liveSession, requireCsrf, signInDeps } from '../middleware/auth.ts';
+import { type AuthServerDeps, pageHeaders } from './pages.ts';
 
 const stateShape = /^[\x21-\x7e]{8,512}$/;
 const challengeShape = /^[A-Za-z0-9_-]{43}$/;

@@ -3,7 +3,7 @@ import { embeddedMetricsSink, lambdaLog } from '@svc/aws';
 import { ServiceMetric } from '@svc/core';
 import { settingsFromEnvironment, WebhookSettings, wireWebhook } from '@svc/wiring';
 import { handle } from 'hono/aws-lambda';
-import { createWebhookApp } from './webhook.ts';
+import { createWebhookApp } from '../webhook.ts';
 
 const settings = settingsFromEnvironment(WebhookSettings, process.env);
 const metrics = embeddedMetricsSink('webhook', process.env);

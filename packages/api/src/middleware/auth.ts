@@ -8,8 +8,8 @@ import type { BrowserAuth } from '@svc/console';
 import { Auth, type Clock, type Cursors, ErrorCode, ProblemError } from '@svc/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import type { IdentityProvider } from './auth-oidc.ts';
-import type { AppEnv } from './env.ts';
+import type { AppEnv } from '../env.ts';
+import type { IdentityProvider } from '../sign-in/oidc.ts';
 
 export interface AuthDeps {
   settings: Auth.AuthSettings;

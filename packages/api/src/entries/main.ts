@@ -1,11 +1,11 @@
 /**
  * Node entry: the API alone, against the table and queue named in the environment.
- * `AUTH_MODE=token AUTH_SETTINGS='{"public_origin":"https://svc.acme.io"}' TABLE_NAME=… JOB_QUEUE_URL=… DEAD_LETTER_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… CURSOR_KEY=… node packages/api/src/main.ts`
+ * `AUTH_MODE=token AUTH_SETTINGS='{"public_origin":"https://svc.acme.io"}' TABLE_NAME=… JOB_QUEUE_URL=… DEAD_LETTER_QUEUE_URL=… PREVIEW_URL_TEMPLATE=… CURSOR_KEY=… node packages/api/src/entries/main.ts`
  */
 
 import { SettingsError } from '@svc/core';
+import { appFromEnvironment } from '../runtime.ts';
 import { listenNode } from './node-server.ts';
-import { appFromEnvironment } from './runtime.ts';
 
 try {
   const { app } = appFromEnvironment(process.env, { allowDev: true });

@@ -5,7 +5,7 @@
  */
 import type { AuthDocuments } from '@svc/console';
 import type { Context } from 'hono';
-import type { AuthDeps } from './auth.ts';
+import type { AuthDeps } from '../middleware/auth.ts';
 
 /** What the sign-in flows need: the auth edge's stores and settings, the provider, the pages. */
 export interface AuthServerDeps extends AuthDeps {

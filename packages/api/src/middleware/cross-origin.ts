@@ -8,8 +8,8 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
+import type { AppEnv } from '../env.ts';
 import { type AuthDeps, expectedOrigin } from './auth.ts';
-import type { AppEnv } from './env.ts';
 
 /** Every header a request of the contract reads besides the simple ones. */
 const requestHeaders = ['authorization', 'content-type', 'idempotency-key', 'x-csrf-token', 'x-request-id'];

@@ -7,6 +7,7 @@
 import { Auth, ErrorCode, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { AppEnv } from '../env.ts';
 import {
   claimGrants,
   expectedOrigin,
@@ -15,12 +16,11 @@ import {
   sessionCookie,
   sessionCookieOptions,
   signInDeps,
-} from './auth.ts';
-import { type CancelReason, cancelledAuthorization } from './auth-authorize.ts';
-import type { IdentityProvider } from './auth-oidc.ts';
-import { type AuthServerDeps, pageHeaders } from './auth-pages.ts';
+} from '../middleware/auth.ts';
+import { type CancelReason, cancelledAuthorization } from './authorize.ts';
 import { clientAddress } from './client-address.ts';
-import type { AppEnv } from './env.ts';
+import type { IdentityProvider } from './oidc.ts';
+import { type AuthServerDeps, pageHeaders } from './pages.ts';
 
 const signInCookie = 'svc_signin';
 /** A browser its person signed in on with their password: strangers' guesses at the name do not slow it. */

@@ -7,12 +7,12 @@ import { authDocuments } from '@svc/console';
 import type { signInOperations } from '@svc/contract';
 import { Auth, ErrorCode, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
-import { type AuthDeps, expectedOrigin, liveSession, signInDeps } from './auth.ts';
-import { authorizeDecision, authorizeRequest } from './auth-authorize.ts';
-import { loginPage, logout, passwordSignIn, providerCallback } from './auth-browser.ts';
-import type { IdentityProvider } from './auth-oidc.ts';
-import { type AuthServerDeps, noStore } from './auth-pages.ts';
-import type { HandlersOf } from './bind.ts';
+import type { HandlersOf } from '../bind.ts';
+import { type AuthDeps, expectedOrigin, liveSession, signInDeps } from '../middleware/auth.ts';
+import { authorizeDecision, authorizeRequest } from './authorize.ts';
+import { loginPage, logout, passwordSignIn, providerCallback } from './browser.ts';
+import type { IdentityProvider } from './oidc.ts';
+import { type AuthServerDeps, noStore } from './pages.ts';
 
 /** Said loudly wherever the mode shows (`/auth/config`, `/healthz`): these modes check no credential. */
 export function authWarning(mode: Auth.AuthMode): string | null {

@@ -1,10 +1,10 @@
 import type { serviceOperations } from '@svc/contract';
 import { type Auth, anonymousDependencies, type HealthReport, type VersionView } from '@svc/core';
 import type { Context } from 'hono';
-import { authWarning } from '../auth-server.ts';
 import type { HandlersOf } from '../bind.ts';
 import type { AppEnv } from '../env.ts';
 import type { HealthProbe } from '../health.ts';
+import { authWarning } from '../sign-in/server.ts';
 
 /**
  * The probes: each dependency with its latency, and the server's build. A caller the auth mode
