@@ -17,15 +17,23 @@ import { openIdProvider } from './sign-in/oidc.ts';
  */
 export function appFromEnvironment(
   env: Record<string, string | undefined>,
-  options: {
-    allowDev: boolean;
-    /** Where log lines go; JSON on stdout by default. */
-    log?: Log;
-    /** Reports accepted compositions (the Lambda entry's embedded metrics). */
-    metrics?: MetricsSink;
-  },
+  options: { allowDev: boolean } & WiringOptions,
 ): ReturnType<typeof createApp> {
-  const settings = settingsFromEnvironment(ServiceSettings(options), env);
+  return appFromSettings(settingsFromEnvironment(ServiceSettings(options), env), options);
+}
+
+interface WiringOptions {
+  /** Where log lines go; JSON on stdout by default. */
+  log?: Log;
+  /** Reports accepted compositions (the Lambda entry's embedded metrics). */
+  metrics?: MetricsSink;
+}
+
+/** The API on its parsed settings (the Node entry's parse names where it listens too). */
+export function appFromSettings(
+  settings: ServiceSettings,
+  options: WiringOptions = {},
+): ReturnType<typeof createApp> {
   const services = wireServices(settings, {
     // Loads @kubernetes/client-node on the first cluster call: most cold starts never need it.
     cluster: lazyCluster,

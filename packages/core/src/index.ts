@@ -57,7 +57,13 @@ export {
 export * as Resources from './resources.ts';
 export * as Rollout from './rollout/index.ts';
 export { type MetricsSink, observedCompositionStore, ServiceMetric } from './service-metrics.ts';
-export { parseEnvironment, SettingsError, variablePath } from './settings.ts';
+export {
+  LocalStackEnvironment,
+  parseEnvironment,
+  ServerEnvironment,
+  SettingsError,
+  variablePath,
+} from './settings.ts';
 export { bodyLimits, bodyProblems, parseFields, parseOrThrow, parseQueryOrThrow } from './validation.ts';
 export * as Verification from './verification/index.ts';
 export { VersionView } from './version.ts';

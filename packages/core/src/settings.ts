@@ -69,3 +69,53 @@ export function variablePath(
   });
   return [at(variable), ...fields.map(at)];
 }
+
+const tcpPort = (fallback: number) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.digits('must be a TCP port number'),
+      v.transform(Number),
+      v.minValue(1, 'must be a TCP port number'),
+      v.maxValue(65_535, 'must be a TCP port number'),
+    ),
+    String(fallback),
+  );
+
+const ServerVariables = {
+  HOST: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty')), '127.0.0.1'),
+  PORT: tcpPort(8081),
+};
+
+/** Where a process on Node listens: `HOST` (default 127.0.0.1) and `PORT` (default 8081). */
+export const ServerEnvironment = v.pipe(
+  v.object(ServerVariables),
+  v.transform((env) => ({ host: env.HOST, port: env.PORT })),
+);
+
+/**
+ * `npm start`'s: the API's `HOST` and `PORT`, and the ports and state of what it runs beside the
+ * API: `GATEWAY_PORT` (8082, `local`'s preview gateway), `FORGE_PORT` (8083, the local forge),
+ * `POD_READY_DELAY_MS` (1000, how long a local pod takes to become Ready) and `SVC_STATE_DIR`
+ * (`.svc`, relative to where it runs).
+ */
+export const LocalStackEnvironment = v.pipe(
+  v.object({
+    ...ServerVariables,
+    GATEWAY_PORT: tcpPort(8082),
+    FORGE_PORT: tcpPort(8083),
+    POD_READY_DELAY_MS: v.optional(
+      v.pipe(v.string(), v.digits('must be a number of milliseconds'), v.transform(Number)),
+      '1000',
+    ),
+    SVC_STATE_DIR: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty')), '.svc'),
+  }),
+  v.transform((env) => ({
+    host: env.HOST,
+    port: env.PORT,
+    gatewayPort: env.GATEWAY_PORT,
+    forgePort: env.FORGE_PORT,
+    podReadyDelayMs: env.POD_READY_DELAY_MS,
+    stateDir: env.SVC_STATE_DIR,
+  })),
+);

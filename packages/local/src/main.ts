@@ -6,7 +6,8 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Auth } from '@svc/core';
+import { Auth, SettingsError } from '@svc/core';
+import { LocalStackSettings, settingsFromEnvironment } from '@svc/wiring';
 import { localUsers } from './auth.ts';
 import { gatewayPortOf, localClusterNames, OutsideClusterRefused } from './clusters.ts';
 import { demoBaselineOn, image } from './demo.ts';
@@ -59,19 +60,8 @@ const authModes: Auth.AuthMode[] = [
 const authMode = flags.auth as Auth.AuthMode;
 if (!authModes.includes(authMode)) fail(`--auth must be one of ${authModes.join(', ')} (got ${flags.auth}).`);
 
-const host = process.env.HOST ?? '127.0.0.1';
-const port = Number(process.env.PORT ?? 8081);
-if (!Number.isInteger(port) || port < 1 || port > 65535)
-  fail(`PORT must be a TCP port number, got ${process.env.PORT}.`);
-const gatewayPort = Number(process.env.GATEWAY_PORT ?? 8082);
-if (!Number.isInteger(gatewayPort) || gatewayPort < 1 || gatewayPort > 65535) {
-  fail(`GATEWAY_PORT must be a TCP port number, got ${process.env.GATEWAY_PORT}.`);
-}
-const podReadyDelayMs = Number(process.env.POD_READY_DELAY_MS ?? 1000);
-const forgePort = Number(process.env.FORGE_PORT ?? 8083);
-if (!Number.isInteger(forgePort) || forgePort < 1 || forgePort > 65535)
-  fail(`FORGE_PORT must be a TCP port number, got ${process.env.FORGE_PORT}.`);
-const stateDir = resolve(process.env.SVC_STATE_DIR ?? '.svc');
+const { host, port, gatewayPort, forgePort, podReadyDelayMs, ...server } = serverSettings();
+const stateDir = resolve(server.stateDir);
 const clusterCount = Number(flags.clusters);
 if (!Number.isInteger(clusterCount) || clusterCount < 1 || clusterCount > 4)
   fail(`--clusters must be a number from 1 to 4, got ${flags.clusters}.`);
@@ -232,6 +222,16 @@ function authBanner(mode: Auth.AuthMode): string {
   const where =
     mode === Auth.AuthMode.Oidc ? `at the local identity provider ${stack.identityProvider?.issuer}` : 'here';
   return `${mode} — run: npx svc auth login\n                   people ${where}:\n                     ${people.join('\n                     ')}`;
+}
+
+/** HOST, PORT, the other ports, the pods' delay and the state, through the settings' one parse. */
+function serverSettings() {
+  try {
+    return settingsFromEnvironment(LocalStackSettings, process.env).server;
+  } catch (error) {
+    if (error instanceof SettingsError) fail(error.message);
+    throw error;
+  }
 }
 
 function fail(message: string): never {

@@ -5,6 +5,8 @@ export {
   wireWebhook,
 } from './services.ts';
 export {
+  LocalStackSettings,
+  NodeServiceSettings,
   ScriptSettings,
   ServiceSettings,
   settingsFromEnvironment,

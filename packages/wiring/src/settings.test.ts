@@ -1,6 +1,8 @@
 import { SettingsError } from '@svc/core';
 import { describe, expect, it } from 'vitest';
 import {
+  LocalStackSettings,
+  NodeServiceSettings,
   ScriptSettings,
   ServiceSettings,
   settingsFromEnvironment,
@@ -145,5 +147,46 @@ describe('settingsFromEnvironment on Lambda', () => {
     expect(settingsFromEnvironment(ServiceSettings({ allowDev: false }), env, links).aws.cursorKey).toBe(
       'l'.repeat(48),
     );
+  });
+});
+
+describe('the server part', () => {
+  it('gives the API on Node its host and port, by default 127.0.0.1:8081, in the same parse', () => {
+    expect(settingsFromEnvironment(NodeServiceSettings, { ...api }).server).toEqual({
+      host: '127.0.0.1',
+      port: 8081,
+    });
+    const settings = settingsFromEnvironment(NodeServiceSettings, { ...api, HOST: '0.0.0.0', PORT: '9000' });
+    expect(settings.server).toEqual({ host: '0.0.0.0', port: 9000 });
+    expect(
+      problemsOf(() =>
+        settingsFromEnvironment(NodeServiceSettings, { ...api, PORT: '70000', TABLE_NAME: '' }),
+      ),
+    ).toEqual(['TABLE_NAME', 'PORT']);
+  });
+
+  it('gives npm start its ports, the pods’ delay and its state directory, each checked', () => {
+    expect(settingsFromEnvironment(LocalStackSettings, {}).server).toEqual({
+      host: '127.0.0.1',
+      port: 8081,
+      gatewayPort: 8082,
+      forgePort: 8083,
+      podReadyDelayMs: 1000,
+      stateDir: '.svc',
+    });
+    const bad = {
+      PORT: 'http',
+      GATEWAY_PORT: '0',
+      FORGE_PORT: '65536',
+      POD_READY_DELAY_MS: '-5',
+      SVC_STATE_DIR: '',
+    };
+    expect(problemsOf(() => settingsFromEnvironment(LocalStackSettings, bad))).toEqual([
+      'PORT',
+      'GATEWAY_PORT',
+      'FORGE_PORT',
+      'POD_READY_DELAY_MS',
+      'SVC_STATE_DIR',
+    ]);
   });
 });

@@ -1,10 +1,11 @@
 /**
- * The service's settings: one valibot schema of four parts, each declared by the package it
- * configures (aws: the table, queues and URLs; auth: the mode; kube: where the cluster is; github:
- * the app). Each entry reads the parts it needs, with what it requires of them, in one parse.
+ * The service's settings: one valibot schema of parts, each declared by the package it configures
+ * (aws: the table, queues and URLs; auth: the mode; kube: where the cluster is; github: the app;
+ * core's server: where a process on Node listens). Each entry reads the parts it needs, with what
+ * it requires of them, in one parse.
  */
 import { awsEnvironment, type LinkedResources, loadLinkedSecrets } from '@svc/aws';
-import { Auth, parseEnvironment } from '@svc/core';
+import { Auth, LocalStackEnvironment, parseEnvironment, ServerEnvironment } from '@svc/core';
 import { GitHubEnvironment } from '@svc/github';
 import { KubeEnvironment } from '@svc/kube/settings';
 import * as v from 'valibot';
@@ -28,13 +29,13 @@ const partsOf = (needs: Needs) =>
   });
 
 /** The parts an entry reads, each of them given the whole environment. */
-type Parts = { aws?: unknown; auth?: unknown; kube?: unknown; github?: unknown };
+type Parts = { aws?: unknown; auth?: unknown; kube?: unknown; github?: unknown; server?: unknown };
 
 /** Each part reads the whole environment, so one parse names every bad variable of every part. */
 const fromEnvironment = <TParts extends v.GenericSchema<Parts, unknown>>(parts: TParts) =>
   v.pipe(
     v.record(v.string(), v.optional(v.string())),
-    v.transform((env): Parts => ({ aws: env, auth: env, kube: env, github: env })),
+    v.transform((env): Parts => ({ aws: env, auth: env, kube: env, github: env, server: env })),
     parts,
   );
 
@@ -42,6 +43,21 @@ const fromEnvironment = <TParts extends v.GenericSchema<Parts, unknown>>(parts: 
 export const ServiceSettings = (options: { allowDev: boolean }) =>
   fromEnvironment(partsOf({ cursorKey: true, deadLetterQueue: true, allowDev: options.allowDev }));
 export type ServiceSettings = v.InferOutput<ReturnType<typeof ServiceSettings>>;
+
+/** The API on Node (`packages/api/src/entries/main.ts`): every part, dev mode allowed, and where it listens. */
+export const NodeServiceSettings = fromEnvironment(
+  v.object({
+    ...partsOf({ cursorKey: true, deadLetterQueue: true, allowDev: true }).entries,
+    server: ServerEnvironment,
+  }),
+);
+
+/**
+ * `npm start`: where the API listens and what runs beside it (the gateway's and the forge's ports,
+ * the pods' delay, the state). The service's own parts it builds itself (the local stack's
+ * `stackEnvironment`), through the same parse.
+ */
+export const LocalStackSettings = fromEnvironment(v.object({ server: LocalStackEnvironment }));
 
 /** The worker: no auth mode (it serves no request), the dead-letter queue is the API's to replay. */
 export const WorkerSettings = fromEnvironment(
