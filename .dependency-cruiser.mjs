@@ -72,13 +72,25 @@ export default {
     {
       name: 'one-composition-root',
       comment:
-        'The wiring builds what the API, the worker and the local stack run on, from the settings whose parts core, aws, kube and github declare; it knows no process around it. Adapters that only some processes load (the cluster client, SNS) are passed in, not imported.',
+        'The wiring builds what the API, the worker and the local stack run on, from the settings whose parts core, aws, kube and github declare; it knows no process around it. Adapters that only some processes load (the cluster client, SNS) are passed in, not imported. The worker’s wiring (`@svc/wiring/worker`, apart from what the API loads) adds the worker’s own deps.',
       severity: 'error',
       from: { path: workspace('wiring'), pathNot: testCode },
       to: {
         path: '^packages/',
-        pathNot: [workspace('core', 'aws', 'github', 'wiring'), '^packages/kube/src/settings\\.ts$'],
+        pathNot: [
+          workspace('core', 'aws', 'github', 'wiring'),
+          '^packages/kube/src/settings\\.ts$',
+          '^packages/worker/',
+        ],
       },
+    },
+    {
+      name: 'only-the-worker-wiring-knows-the-worker',
+      comment:
+        'wireWorker, for the worker’s Lambda entry and the local stack, is the one file of the wiring that imports the worker: the API imports the rest at every cold start and loads none of it.',
+      severity: 'error',
+      from: { path: workspace('wiring'), pathNot: ['^packages/wiring/src/worker\\.ts$', testCode] },
+      to: { path: workspace('worker') },
     },
     {
       name: 'wiring-loads-no-cluster-client-or-sns',
