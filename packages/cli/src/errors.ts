@@ -4,6 +4,7 @@
  * (the last status of a `wait` that timed out). `main` prints it as one JSON line on stderr —
  * advice for the person or agent, never a stack trace.
  */
+import { problemBuilder } from '@svc/client/errors';
 import type { FieldError, ProblemBody } from '@svc/core';
 
 export const ExitCode = {
@@ -96,9 +97,7 @@ const titles: Record<LocalCode, string> = {
   cli_internal_error: 'CLI internal error',
 };
 
-export function localProblem(code: LocalCode, detail: string, errors: FieldProblem[] = []): Problem {
-  return { type: `/docs/cli.md#${code}`, title: titles[code], status: null, detail, code, errors };
-}
+export const localProblem = problemBuilder<LocalCode>('cli.md', titles);
 
 /** Marks a CliError whichever bundle made it (docs/cli.md, start-up time): `instanceof` checks the mark. */
 const cliErrorMark = Symbol.for('svc.cli-error');

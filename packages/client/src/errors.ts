@@ -28,9 +28,23 @@ const titles: Record<ClientCode, string> = {
   insecure_transport: 'Credential would travel unencrypted',
 };
 
-export function clientProblem(code: ClientCode, detail: string, errors: FieldError[] = []): ProblemBody {
-  return { type: `/docs/ci.md#${code}`, title: titles[code], status: null, detail, code, errors };
+/**
+ * How a program of the service says a problem it found itself (`status: null`), in the server's
+ * shape: each code with its title and its section of the program's page in docs/ — the client's
+ * (ci.md), the CLI's (cli.md), the MCP tools' (mcp.md).
+ */
+export function problemBuilder<TCode extends string>(page: string, titles: Readonly<Record<TCode, string>>) {
+  return (code: TCode, detail: string, errors: FieldError[] = []): ProblemBody => ({
+    type: `/docs/${page}#${code}`,
+    title: titles[code],
+    status: null,
+    detail,
+    code,
+    errors,
+  });
 }
+
+export const clientProblem = problemBuilder<ClientCode>('ci.md', titles);
 
 /** The operation and the request as sent (method and path with its parameters filled in). */
 export interface RequestSummary {

@@ -1,5 +1,5 @@
 /** Problems the adapter finds itself, in the API's problem shape; each code is described in docs/mcp.md. */
-import { ApiError } from '@svc/client';
+import { ApiError, problemBuilder } from '@svc/client/errors';
 import type { ProblemBody } from '@svc/core';
 
 export const McpCode = {
@@ -25,9 +25,7 @@ const titles: Record<McpCode, string> = {
   mcp_internal_error: 'Internal error of the MCP adapter',
 };
 
-export function mcpProblem(code: McpCode, detail: string, errors: ProblemBody['errors'] = []): ProblemBody {
-  return { type: `/docs/mcp.md#${code}`, title: titles[code], status: null, detail, code, errors };
-}
+export const mcpProblem = problemBuilder<McpCode>('mcp.md', titles);
 
 export function mcpError(code: McpCode, detail: string, errors: ProblemBody['errors'] = []): ApiError {
   return new ApiError(mcpProblem(code, detail, errors));
