@@ -7,20 +7,14 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { listenNode } from '@svc/api';
 import { Entities } from '@svc/aws';
 import { Hono } from 'hono';
-import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
-import { startSqsEmulator } from '../src/fauxqs.ts';
-import { startStack } from '../src/stack.ts';
 import { type LoadResult, load, row } from './load.ts';
+import { startBenchStack } from './stack.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 
-const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
-const stack = await startStack({
-  port: 0,
-  emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
-  resourcePrefix: 'bench-',
+const stack = await startBenchStack('bench-', {
   worker: false,
 });
 
@@ -99,5 +93,4 @@ console.log(`status p50 / floor p50:    ${(statusResult.p50 / floorResult.p50).t
 
 await new Promise<void>((resolve) => floorServer.close(() => resolve()));
 await stack.stop();
-await Promise.all([dynamodb.stop(), sqs.stop()]);
 process.exit(statusRatio >= 0.7 ? 0 : 1);

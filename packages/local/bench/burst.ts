@@ -16,11 +16,9 @@ type CompositionEvent = Compositions.CompositionEvent;
 const { EventType } = Compositions;
 
 import { startPoller } from '@svc/worker';
-import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
-import { startSqsEmulator } from '../src/fauxqs.ts';
-import { startStack } from '../src/stack.ts';
 import { meterDynamoDb, meterQueue, snapshot } from './meters.ts';
 import { createComposition, listPhases, phaseOf } from './observe.ts';
+import { startBenchStack } from './stack.ts';
 
 const concurrent = Number(process.env.BENCH_CONCURRENT ?? 200);
 const podReadyDelayMs = Number(process.env.BENCH_POD_READY_DELAY_MS ?? 50);
@@ -28,12 +26,8 @@ const pollerConcurrency = Number(process.env.BENCH_POLLER_CONCURRENCY ?? 16);
 /** How readiness is observed: `status` polls every pending composition's status each 100 ms (as bench:rollout does), `list` pages through the composition list every 250 ms. */
 const observe = process.env.BENCH_OBSERVE === 'status' ? 'status' : 'list';
 
-const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
-const stack = await startStack({
-  port: 0,
+const stack = await startBenchStack('burst-', {
   podReadyDelayMs,
-  emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
-  resourcePrefix: 'burst-',
   worker: false,
 });
 
@@ -117,7 +111,7 @@ function javaPid(port: string): number {
   }
   throw new Error(`no java process serving port ${port}`);
 }
-const jvm = javaPid(new URL(dynamodb.endpoint).port);
+const jvm = javaPid(new URL(stack.endpoints.dynamodb).port);
 const ticksPerSecond = 100;
 
 // Warm-up, as the rollout benchmark does.
@@ -228,7 +222,6 @@ const alone = await dynamoLocalAlone();
 
 await poller.stop();
 await stack.stop();
-await Promise.all([dynamodb.stop(), sqs.stop()]);
 
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -6,22 +6,16 @@
  * the page minus the floor is what the console itself costs.
  */
 import { maxPageSize } from '@svc/core';
-import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
-import { startSqsEmulator } from '../src/fauxqs.ts';
-import { startStack } from '../src/stack.ts';
 import { createComposition } from './observe.ts';
+import { startBenchStack } from './stack.ts';
 
 const compositions = Number(process.env.BENCH_COMPOSITIONS ?? maxPageSize);
 const samples = Number(process.env.BENCH_SAMPLES ?? 40);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const targetMs = 100;
 
-const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
 // No worker: the compositions stay as created, so nothing else competes for the two cores.
-const stack = await startStack({
-  port: 0,
-  emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
-  resourcePrefix: 'bench-console-',
+const stack = await startBenchStack('bench-console-', {
   worker: false,
 });
 
@@ -87,5 +81,4 @@ console.log(
 console.log(`the console's own share (list page p50 − floor p50): ${(listP50 - floorP50).toFixed(1)} ms`);
 
 await stack.stop();
-await Promise.all([dynamodb.stop(), sqs.stop()]);
 process.exit(met ? 0 : 1);

@@ -19,9 +19,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { awsStores, createAwsClients, Entities } from '@svc/aws';
 import { type Compositions, Resources, systemClock } from '@svc/core';
 import { defaultWorkerSettings } from '@svc/worker';
-import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
-import { startSqsEmulator } from '../src/fauxqs.ts';
-import { localCursorKey, startStack } from '../src/stack.ts';
+import { localCursorKey } from '../src/stack.ts';
 import { type Counts, meterDynamoDb, meterKubeRequests, meterQueue, snapshot } from './meters.ts';
 import { type CountName, minimums } from './minimums.ts';
 import {
@@ -33,6 +31,7 @@ import {
   pricesAsOf,
   waitPolls,
 } from './prices.ts';
+import { startBenchStack } from './stack.ts';
 import { startWorkerProcess } from './worker-process.ts';
 
 const count = Number(process.env.BENCH_COMPOSITIONS ?? 20);
@@ -42,13 +41,9 @@ const realPodReadySeconds = Number(process.env.BENCH_REAL_POD_READY_S ?? 30);
 const perDay = 1000;
 const region = 'us-east-1';
 
-const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
 const apiLogs = { entries: 0, bytes: 0 };
-const stack = await startStack({
-  port: 0,
+const stack = await startBenchStack('cost-', {
   podReadyDelayMs,
-  emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
-  resourcePrefix: 'cost-',
   worker: false,
   log: (entry) => {
     apiLogs.entries++;
@@ -213,7 +208,6 @@ const calibration = await worker.calibrate(ids[0] as string);
 await worker.stop();
 await kube.remove();
 await stack.stop();
-await Promise.all([dynamodb.stop(), sqs.stop()]);
 
 // ---- report ---------------------------------------------------------------------------------
 

@@ -12,21 +12,14 @@
 import { loadavg } from 'node:os';
 import type { Forge } from '@svc/core';
 import { sweeps } from '@svc/worker';
-import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
-import { startSqsEmulator } from '../src/fauxqs.ts';
-import { startStack } from '../src/stack.ts';
+import { startBenchStack } from './stack.ts';
 
 const previews = Number(process.env.FORGE_PREVIEWS ?? 10);
 const repository = 'demo-org/service-b';
 
 const started = new Date();
-const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
-const stack = await startStack({
-  port: 0,
-  gatewayPort: 0,
+const stack = await startBenchStack('forge-bench-', {
   podReadyDelayMs: 50,
-  emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
-  resourcePrefix: 'forge-bench-',
 });
 await stack.scheduler.stop();
 if (!stack.forge) throw new Error('the stack started without its forge');
@@ -151,4 +144,3 @@ const lines = [
 console.log(lines.join('\n'));
 
 await stack.stop();
-await Promise.all([dynamodb.stop(), sqs.stop()]);

@@ -4,21 +4,16 @@
  * (p50/p95), then 200 compositions created at once and the time until all are ready, observed
  * through the composition list every 250 ms (observe.ts).
  */
-import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
-import { startSqsEmulator } from '../src/fauxqs.ts';
-import { startStack } from '../src/stack.ts';
+
 import { createComposition, listPhases, phaseOf } from './observe.ts';
+import { startBenchStack } from './stack.ts';
 
 const sequential = Number(process.env.BENCH_SEQUENTIAL ?? 50);
 const concurrent = Number(process.env.BENCH_CONCURRENT ?? 200);
 const podReadyDelayMs = Number(process.env.BENCH_POD_READY_DELAY_MS ?? 50);
 
-const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
-const stack = await startStack({
-  port: 0,
+const stack = await startBenchStack('bench-', {
   podReadyDelayMs,
-  emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
-  resourcePrefix: 'bench-',
 });
 
 const create = (i: number) => createComposition(stack.apiUrl, i, { name: `bench-${i}`, tag: `bench-${i}` });
@@ -95,4 +90,3 @@ console.log(
 );
 
 await stack.stop();
-await Promise.all([dynamodb.stop(), sqs.stop()]);

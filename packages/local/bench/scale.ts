@@ -12,14 +12,13 @@ import { loadavg } from 'node:os';
 import { awsStores, createAwsClients } from '@svc/aws';
 import { Compositions, Forge, type Resources, systemClock } from '@svc/core';
 import { sweeps } from '@svc/worker';
-import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
-import { startSqsEmulator } from '../src/fauxqs.ts';
-import { localCursorKey, startStack } from '../src/stack.ts';
+import { localCursorKey } from '../src/stack.ts';
 import { meterDynamoDb, meterQueue, snapshot } from './meters.ts';
 import { createComposition, listPhases, phaseOf } from './observe.ts';
 import { measureApi, startFloorServer } from './scale-api.ts';
 import { bareRollouts, clusterContents } from './scale-cluster.ts';
 import { type Level, report, type SweepRun } from './scale-report.ts';
+import { startBenchStack } from './stack.ts';
 import { startWorkerProcess } from './worker-process.ts';
 
 const n = Number(process.env.SCALE_N ?? 2000);
@@ -39,13 +38,8 @@ const region = 'us-east-1';
 const started = new Date();
 const startedAt = performance.now();
 const loadAtStart = loadavg()[0] ?? 0;
-const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(), startSqsEmulator()]);
-const stack = await startStack({
-  port: 0,
-  gatewayPort: 0,
+const stack = await startBenchStack('scale-', {
   podReadyDelayMs,
-  emulators: { dynamodbEndpoint: dynamodb.endpoint, sqsEndpoint: sqs.endpoint },
-  resourcePrefix: 'scale-',
   worker: false,
   forge: false,
 });
@@ -288,4 +282,3 @@ console.log(
 await floor.stop();
 await worker.stop();
 await stack.stop();
-await Promise.all([dynamodb.stop(), sqs.stop()]);
