@@ -1,7 +1,8 @@
 import { operations } from '@svc/contract';
 import { describe, expect, it } from 'vitest';
 import { bindClient, type WireAnswer, type WireRequest } from './client.ts';
-import { ApiError, ClientCode } from './errors.ts';
+import { ClientCode } from './errors.ts';
+import { refusal } from './testing/refusal.ts';
 
 /** A transport that answers `answer` and keeps what it was asked to send. */
 function answering(answer: WireAnswer) {
@@ -14,15 +15,6 @@ function answering(answer: WireAnswer) {
 }
 
 const ok = (body: unknown): WireAnswer => ({ status: 200, headers: {}, body });
-
-async function refusal(call: Promise<unknown>): Promise<ApiError> {
-  const error = await call.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
-  return error;
-}
 
 describe('bindClient', () => {
   it('fills the path, writes the query as text and sends the credential only inside /v1', async () => {

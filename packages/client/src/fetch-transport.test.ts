@@ -2,8 +2,9 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WireRequest } from './client.ts';
-import { ApiError, ClientCode } from './errors.ts';
+import { ClientCode } from './errors.ts';
 import { fetchTransport } from './fetch-transport.ts';
+import { refusal } from './testing/refusal.ts';
 
 const request = (over: Partial<WireRequest> = {}): WireRequest => ({
   operationId: 'getComposition',
@@ -34,15 +35,6 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-async function refusal(answer: Promise<unknown>): Promise<ApiError> {
-  const error = await answer.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
-  return error;
-}
 
 describe('fetchTransport', () => {
   it('sends the token, the query and a JSON body to the base URL and reads the JSON answer', async () => {
