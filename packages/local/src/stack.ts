@@ -1,6 +1,6 @@
 /**
  * The whole service on one machine, started in order: the emulators and the local clusters, the
- * front (the API's server, the forge, the identity provider), the settings as a deploy gives them,
+ * front (the API's server, the identity provider), the forge, the settings as a deploy gives them,
  * each function wired and held to its IAM policy, the seed, the worker. Each step is a file of
  * `stack/`; this one only orders them.
  */
@@ -16,6 +16,7 @@ import type { FunctionPolicies } from './function-policies.ts';
 import type { LocalIdentityProvider } from './identity-provider.ts';
 import type { ProvisionedResources } from './provision.ts';
 import { stackEnvironment, workerSettingsOf } from './stack/environment.ts';
+import { startForge } from './stack/forge.ts';
 import { connectFront, startAuth, startFront } from './stack/front.ts';
 import { type FunctionClients, type OperatorClients, wireAccess } from './stack/functions.ts';
 import {
@@ -84,9 +85,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // The API listens first: every mode but dev needs the origin it answers on (its public origin).
     // It answers 503 until the stack is whole (catalog seeded, worker running), so nothing reaches
     // a half-started stack.
-    const front = await startFront(options, host, log, cleanups);
+    const front = await startFront(options, host, cleanups);
+    const forge = await startForge(options, front.apiUrl, log, cleanups);
     const auth = await startAuth(options, host, front.apiUrl, cleanups);
-    const environment = stackEnvironment(options, infrastructure, outside, front.forge, auth.environment);
+    const environment = stackEnvironment(options, infrastructure, outside, forge.forge, auth.environment);
     const settings = settingsFromEnvironment(ServiceSettings({ allowDev: true }), environment);
     const workerSettings = workerSettingsOf(environment, infrastructure, outside, options.clusterAccess);
     const operator = operatorClusters(infrastructure);
@@ -100,7 +102,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const { api } = functions;
     await checkOutsideClusters(api, outside);
     await seedBeforeServing(options, api, operator, clients, settings.auth, extraClusters(infrastructure));
-    const app = connectFront(front, functions, settings.auth, auth.identityProvider);
+    const app = connectFront(front, forge, functions, settings.auth, auth.identityProvider);
     // Seeded once the API listens: the demo's log links name the port it actually got.
     if (options.seed !== false) await seedDemoCatalog(api, front.apiUrl, extraClusters(infrastructure));
     const worker = await startWorker(options, functions.worker, cleanups);
@@ -109,7 +111,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     if (!local) throw new Error('the stack runs at least one local cluster');
     return {
       apiUrl: front.apiUrl,
-      forge: front.forge,
+      forge: forge.forge,
       identityProvider: auth.identityProvider,
       authSettings: settings.auth,
       gatewayUrl: local.gatewayUrl,
