@@ -5,7 +5,7 @@
  * request writes nothing (table item count and job queue unchanged). `npm test` runs a bounded
  * campaign; `npm run fuzz` a longer one (`FUZZ_RUNS` per operation, `FUZZ_SEED` to replay).
  */
-import { Compositions } from '@svc/core';
+import { Compositions, Operations } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { demoManifestAs, image } from '@svc/local/demo';
 import { type HttpClient, useTestStack } from '@svc/local/testing';
@@ -45,7 +45,7 @@ async function readyComposition(): Promise<string> {
       observed_generation: record.generation,
       public_ready: true,
       active_operation: null,
-      latest_operation: { ...record.latest_operation, status: Compositions.OperationStatus.Succeeded },
+      latest_operation: { ...record.latest_operation, status: Operations.OperationStatus.Succeeded },
       lock_version: record.lock_version + 1,
     },
     expected_lock_version: record.lock_version,

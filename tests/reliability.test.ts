@@ -1,5 +1,5 @@
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { Cluster, type Compositions, Rollout } from '@svc/core';
+import { Cluster, type Compositions, Operations } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { type HttpClient, httpClient, startTestStack, testClock } from '@svc/local/testing';
@@ -255,7 +255,7 @@ describe('the redispatch sweep and chains in flight', () => {
   }
 
   it('leaves an operation alone while the chain running it holds its lease', async () => {
-    const { s, http, created } = await sweepBeforeCompletion(Rollout.leaseSeconds - 2);
+    const { s, http, created } = await sweepBeforeCompletion(Operations.leaseSeconds - 2);
     const composition = (await http.get(`/v1/compositions/${created.id}`)).body;
     expect(composition).toMatchObject({ phase: 'ready', latest_operation: { status: 'succeeded' } });
     expect(s.workerCounts()).toEqual({});
@@ -263,7 +263,7 @@ describe('the redispatch sweep and chains in flight', () => {
   });
 
   it('takes over a lapsed lease: the chain that let it lapse has its write refused, the re-sent step finishes the operation once', async () => {
-    const { s, http, created } = await sweepBeforeCompletion(Rollout.leaseSeconds + 1);
+    const { s, http, created } = await sweepBeforeCompletion(Operations.leaseSeconds + 1);
     expect(s.workerCounts()).toEqual({ lost_chain_writes: 1 });
     expect((await http.get(`/v1/compositions/${created.id}`)).body.phase).toBe('provisioning');
     const resent = await queued(s, created.latest_operation.id);
@@ -293,7 +293,7 @@ describe('the redispatch sweep and chains in flight', () => {
     expect(waiting.lease_holder).toBeNull();
     const taken = await s.stores.compositions.takeLease(waiting, {
       holder: 'another-chain',
-      until: Rollout.leaseUntil(new Date()),
+      until: Operations.leaseUntil(new Date()),
       now: new Date(),
     });
     expect(taken?.lease_holder).toBe('another-chain');

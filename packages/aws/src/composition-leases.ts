@@ -4,15 +4,15 @@
  * update that also moves the operation's entry in the `due` index.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { Compositions } from '@svc/core';
+import { type Compositions, Operations } from '@svc/core';
 import { Operation } from './entities/index.ts';
 import { conditionHeld, isConditionFailure, type Table } from './table.ts';
 
 type Store = Compositions.CompositionStore;
 
 const unfinishedStatus = {
-  ':pending': Compositions.OperationStatus.Pending,
-  ':running': Compositions.OperationStatus.Running,
+  ':pending': Operations.OperationStatus.Pending,
+  ':running': Operations.OperationStatus.Running,
 };
 
 export function takeOver(
@@ -33,9 +33,9 @@ export function takeOver(
 
 export async function takeLease(
   table: Table,
-  operation: Compositions.Operation,
+  operation: Operations.Operation,
   { holder, until, now }: Parameters<Store['takeLease']>[1],
-): Promise<Compositions.Operation | null> {
+): Promise<Operations.Operation | null> {
   const update = operationUpdate(table, operation, until, {
     set: 'lease_holder = :holder, lock_version = lock_version + :one',
     // Free (never taken, or handed back), already this chain's, or lapsed.
@@ -87,7 +87,7 @@ export function renewLease(
       operationUpdate(table, operation, until, {
         set: '',
         condition: 'lease_holder = :holder AND #status = :running',
-        values: { ':holder': holder, ':running': Compositions.OperationStatus.Running },
+        values: { ':holder': holder, ':running': Operations.OperationStatus.Running },
       }),
     ),
   );
@@ -99,7 +99,7 @@ export function renewLease(
  */
 function operationUpdate(
   table: Table,
-  operation: Pick<Compositions.Operation, 'composition_id' | 'id'>,
+  operation: Pick<Operations.Operation, 'composition_id' | 'id'>,
   dueAt: string,
   { set, condition, values }: { set: string; condition: string; values: Record<string, unknown> },
 ): UpdateCommand {

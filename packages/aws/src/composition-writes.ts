@@ -5,7 +5,7 @@
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { Catalog, Compositions, ErrorCode, type Idempotency, ProblemError } from '@svc/core';
+import { Catalog, Compositions, ErrorCode, type Idempotency, Operations, ProblemError } from '@svc/core';
 import type { Item } from './entities/entity.ts';
 import { Check, Composition, Event, NamespaceClaim, Operation, ProjectQuota } from './entities/index.ts';
 import { completionUpdate } from './idempotency-store.ts';
@@ -86,9 +86,9 @@ function superseded(
       ConditionExpression: '#status IN (:pending, :running)',
       ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl', ...Operation.due.remove.names },
       ExpressionAttributeValues: {
-        ':superseded': Compositions.OperationStatus.Superseded,
-        ':pending': Compositions.OperationStatus.Pending,
-        ':running': Compositions.OperationStatus.Running,
+        ':superseded': Operations.OperationStatus.Superseded,
+        ':pending': Operations.OperationStatus.Pending,
+        ':running': Operations.OperationStatus.Running,
         ':now': composition.updated_at,
         ':one': 1,
         ':ttl': Operation.finishedTtl(composition.updated_at).ttl,

@@ -1,5 +1,5 @@
 /** The composition list's filters: parsed from the query, applied to the page the use case returns. */
-import { Compositions, isDnsLabel } from '@svc/core';
+import { Compositions, isDnsLabel, Operations } from '@svc/core';
 
 export const OwnerFilter = { Anyone: '', Me: 'me', People: 'people', PullRequests: 'forge' } as const;
 export type OwnerFilter = (typeof OwnerFilter)[keyof typeof OwnerFilter];
@@ -31,9 +31,9 @@ export function matches(view: Compositions.CompositionView, filter: ListFilter, 
     case OwnerFilter.Me:
       return view.owner.subject === subject;
     case OwnerFilter.People:
-      return view.owner.kind === Compositions.OwnerKind.User;
+      return view.owner.kind === Operations.OwnerKind.User;
     case OwnerFilter.PullRequests:
-      return view.owner.kind === Compositions.OwnerKind.Forge;
+      return view.owner.kind === Operations.OwnerKind.Forge;
     default:
       return true;
   }

@@ -1,5 +1,5 @@
 /** Small pieces several pages show: badges, owners, countdowns, error notices, rendering. */
-import { Compositions, ProblemError } from '@svc/core';
+import { type Compositions, Operations, ProblemError } from '@svc/core';
 import type { Context } from 'hono';
 import { pullRequestUrl, remaining } from './format.ts';
 import { type Html, html } from './html.ts';
@@ -46,7 +46,7 @@ export function countdown(expiresAt: string, now: Date): Html {
 }
 
 export function owner(value: Compositions.CompositionView['owner'], forgeWebUrl: string): Html {
-  if (value.kind === Compositions.OwnerKind.Forge) {
+  if (value.kind === Operations.OwnerKind.Forge) {
     const url = pullRequestUrl(value.subject, forgeWebUrl);
     return html`<span>pull request ${url ? html`<a href=${url}>${value.subject}</a>` : value.subject}</span>`;
   }

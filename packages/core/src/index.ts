@@ -44,6 +44,7 @@ export * as Jobs from './jobs/index.ts';
 export { jsonLog, type Log, silentLog } from './log.ts';
 export * as Messaging from './messaging/index.ts';
 export { ClusterName, CompositionName, Id, IdPrefix, isDnsLabel, newId, ResourceName } from './names.ts';
+export * as Operations from './operations/index.ts';
 export {
   type Cursors,
   cursors,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type CompositionEvent, EventType, OperationKind } from './compositions/model.ts';
+import { type CompositionEvent, EventType } from './compositions/model.ts';
 import type { CompositionStore } from './compositions/ports.ts';
+import { OperationKind } from './operations/model.ts';
 import { type MetricsSink, observedCompositionStore, ServiceMetric } from './service-metrics.ts';
 import { composition, withOperation } from './testing/fixtures.ts';
 

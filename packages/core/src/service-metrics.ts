@@ -5,8 +5,9 @@
  * so no rule has to remember to report them.
  */
 
-import { type CompositionEvent, EventType, type Operation } from './compositions/model.ts';
+import { type CompositionEvent, EventType } from './compositions/model.ts';
 import type { CompositionStore } from './compositions/ports.ts';
+import type { Operation } from './operations/model.ts';
 import type { ScheduleName } from './resources.ts';
 
 export const ServiceMetric = {

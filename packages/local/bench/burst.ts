@@ -10,7 +10,7 @@
  * then node packages/local/bench/profile-summary.ts <dir>/<file>.cpuprofile.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { Compositions, IdPrefix, newId } from '@svc/core';
+import { Compositions, IdPrefix, newId, type Operations } from '@svc/core';
 
 type CompositionEvent = Compositions.CompositionEvent;
 const { EventType } = Compositions;
@@ -188,7 +188,7 @@ async function dynamoLocalAlone(rounds = 200): Promise<Record<string, { ms: numb
   const operation = (await stack.stores.compositions.getOperation(
     sample.id,
     sample.latest_operation.id,
-  )) as Compositions.Operation;
+  )) as Operations.Operation;
   const measure = async (request: () => Promise<unknown>) => {
     const cpu = processJiffies(jvm);
     const started = performance.now();

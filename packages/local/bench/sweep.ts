@@ -8,9 +8,10 @@
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { awsStores, createAwsClients, Entities } from '@svc/aws';
-import { Compositions, Forge, IdPrefix, newId, systemClock } from '@svc/core';
+import { Compositions, Forge, IdPrefix, newId, Operations, systemClock } from '@svc/core';
 
-const { OperationKind, OperationStatus, OwnerKind, Phase } = Compositions;
+const { Phase } = Compositions;
+const { OperationKind, OperationStatus, OwnerKind } = Operations;
 
 import { sweeps } from '@svc/worker';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';

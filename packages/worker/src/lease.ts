@@ -3,7 +3,7 @@
  * it lapses only when the chain died or froze, and the redispatch sweep takes the operation over
  * seconds later (docs/orchestration.md, Leases).
  */
-import { type Compositions, Rollout } from '@svc/core';
+import { Operations } from '@svc/core';
 import type { WorkerDeps } from './deps.ts';
 
 export interface ChainLease {
@@ -16,13 +16,13 @@ export interface ChainLease {
 
 export function holdLease(
   deps: Pick<WorkerDeps, 'compositions' | 'clock' | 'log'>,
-  operation: Compositions.Operation,
+  operation: Operations.Operation,
   holder: string,
 ): ChainLease {
   let lost = false;
   let renewing: Promise<void> | null = null;
   const renew = async () => {
-    const until = Rollout.leaseUntil(deps.clock.now());
+    const until = Operations.leaseUntil(deps.clock.now());
     try {
       if (await deps.compositions.renewLease(operation, { holder, until })) return;
       lost = true;
@@ -49,7 +49,7 @@ export function holdLease(
         renewing = null;
       });
     },
-    (Rollout.leaseSeconds * 1000) / 3,
+    (Operations.leaseSeconds * 1000) / 3,
   );
   timer.unref();
   return {

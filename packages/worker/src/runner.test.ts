@@ -1,4 +1,11 @@
-import { Cluster, Compositions, Dependency, DependencyUnavailableError, Rollout } from '@svc/core';
+import {
+  Cluster,
+  Compositions,
+  Dependency,
+  DependencyUnavailableError,
+  Operations,
+  Rollout,
+} from '@svc/core';
 import { describe, expect, it } from 'vitest';
 import { WorkerMetric } from './metrics.ts';
 import { handleJob } from './runner.ts';
@@ -182,7 +189,7 @@ describe('messages a chain does not act on', () => {
     ).toBe(true);
     await handleJob(worker.deps, job, 1);
     expect(await worker.store.getOperation(composition.id, composition.latest_operation.id)).toMatchObject({
-      status: Compositions.OperationStatus.Superseded,
+      status: Operations.OperationStatus.Superseded,
     });
     expect(worker.cluster.objects('ConfigMap')).toEqual([]);
   });

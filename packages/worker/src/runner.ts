@@ -18,6 +18,7 @@ import {
   Compositions,
   type DependencyUnavailableError,
   Jobs,
+  Operations,
   outwardCause,
   Rollout,
 } from '@svc/core';
@@ -75,10 +76,10 @@ async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: n
     deps.metrics.count(WorkerMetric.UnknownOperationMessages);
     return;
   }
-  if (!Rollout.isUnfinished(found)) return;
-  const step = Rollout.nextStep(found);
+  if (!Operations.isUnfinished(found)) return;
+  const step = Operations.nextStep(found);
   if (step === undefined || step !== job.step) return;
-  if (!Rollout.isCurrentOperation(current, found)) {
+  if (!Operations.isCurrentOperation(current, found)) {
     await supersede(deps, found);
     return;
   }
@@ -93,7 +94,7 @@ async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: n
     // A write of the chain's own failed (not a crash: the process lives on): the lease goes now, so
     // the queue's retry of this message runs instead of waiting for it to lapse. Best effort.
     await lease.stop();
-    const dueAt = Rollout.overdueAt(deps.clock.now());
+    const dueAt = Operations.overdueAt(deps.clock.now());
     await deps.compositions.releaseLease(taken.operation, { holder: taken.holder, dueAt }).catch(() => false);
     throw error;
   } finally {
@@ -109,15 +110,15 @@ async function runOperation(deps: WorkerDeps, job: Jobs.StepJob, receiveCount: n
 async function takeOperation(
   deps: WorkerDeps,
   composition: Compositions.CompositionRecord,
-  operation: Compositions.Operation,
+  operation: Operations.Operation,
 ): Promise<{
   composition: Compositions.CompositionRecord;
-  operation: Compositions.Operation;
+  operation: Operations.Operation;
   holder: string;
 } | null> {
   const holder = randomUUID();
   const now = deps.clock.now();
-  if (operation.status === Compositions.OperationStatus.Pending) {
+  if (operation.status === Operations.OperationStatus.Pending) {
     const started = Rollout.startOperation(composition, operation, now, holder);
     if (await deps.compositions.commit(started)) {
       return { composition: started.composition.record, operation: started.operation.record, holder };
@@ -125,9 +126,9 @@ async function takeOperation(
     await lostWrite(deps, operation, 'start');
     return null;
   }
-  const leased = Rollout.leasedByAnother(operation, holder, now)
+  const leased = Operations.leasedByAnother(operation, holder, now)
     ? null
-    : await deps.compositions.takeLease(operation, { holder, until: Rollout.leaseUntil(now), now });
+    : await deps.compositions.takeLease(operation, { holder, until: Operations.leaseUntil(now), now });
   if (leased) return { composition, operation: leased, holder };
   // A duplicate (the sweep's, a redelivery): the chain holding the lease carries the operation on.
   deps.log({
@@ -139,7 +140,7 @@ async function takeOperation(
   return null;
 }
 
-async function runChain(run: Run, start: Rollout.Chain, first: Compositions.StepName): Promise<void> {
+async function runChain(run: Run, start: Rollout.Chain, first: Operations.StepName): Promise<void> {
   const { deps, composition, lease } = run;
   const chainEnds = Date.now() + deps.settings.chainBudgetMs;
   let chain = start;
@@ -189,7 +190,7 @@ async function runChain(run: Run, start: Rollout.Chain, first: Compositions.Step
 async function runStep(
   run: Run,
   chain: Rollout.Chain,
-  step: Compositions.StepName,
+  step: Operations.StepName,
 ): Promise<Rollout.StepOutcome | null> {
   const { deps, composition } = run;
   if (!run.cluster.known && Rollout.needsCluster(chain.operation.kind, step)) {
@@ -226,7 +227,7 @@ function stepContext(run: Run, chain: Rollout.Chain): StepContext {
     async fence() {
       if (run.lease.lost()) throw new LeaseLost();
       const latest = await deps.compositions.get(job.composition_id);
-      if (!latest || !Rollout.isCurrentOperation(latest, written)) throw new Superseded();
+      if (!latest || !Operations.isCurrentOperation(latest, written)) throw new Superseded();
       return latest;
     },
   };
@@ -246,7 +247,7 @@ const answers = (cluster: Cluster.ClusterPort) =>
 function clusterWait(
   run: Run,
   chain: Rollout.Chain,
-  step: Compositions.StepName,
+  step: Operations.StepName,
   error: DependencyUnavailableError,
 ): Rollout.StepOutcome {
   const { deps } = run;
@@ -273,7 +274,7 @@ function clusterWait(
 async function stepFailed(
   run: Run,
   chain: Rollout.Chain,
-  step: Compositions.StepName,
+  step: Operations.StepName,
   error: unknown,
 ): Promise<void> {
   const { deps, composition } = run;
@@ -298,11 +299,11 @@ async function stepFailed(
  * Writes the chain's progress, conditional on the operation as last written; null when that changed
  * (another chain of the operation wrote first and carries it on: this one stops, logged and counted).
  */
-async function save(deps: WorkerDeps, chain: Rollout.Chain): Promise<Compositions.Operation | null> {
+async function save(deps: WorkerDeps, chain: Rollout.Chain): Promise<Operations.Operation | null> {
   const write = Rollout.chainWrite(chain);
   if (!write) return chain.written;
   if (await deps.compositions.commit(write)) return write.operation.record;
-  await lostWrite(deps, chain.written, 'progress', Rollout.nextStep(chain.operation) ?? null);
+  await lostWrite(deps, chain.written, 'progress', Operations.nextStep(chain.operation) ?? null);
   return null;
 }
 
@@ -326,7 +327,7 @@ async function complete(
     const ours =
       latest !== null &&
       latest.chain.written.lock_version === chain.written.lock_version &&
-      Rollout.isCurrentOperation(latest.composition, latest.chain.written);
+      Operations.isCurrentOperation(latest.composition, latest.chain.written);
     if (!latest || !ours) {
       await lostWrite(deps, chain.written, 'complete', last);
       return;
@@ -344,9 +345,9 @@ async function complete(
  */
 async function lostWrite(
   deps: WorkerDeps,
-  operation: Compositions.Operation,
+  operation: Operations.Operation,
   write: string,
-  step: string | null = Rollout.nextStep(operation) ?? null,
+  step: string | null = Operations.nextStep(operation) ?? null,
 ): Promise<void> {
   const latest = await deps.compositions.getOperation(operation.composition_id, operation.id);
   deps.log({
@@ -356,7 +357,7 @@ async function lostWrite(
     operation_id: operation.id,
     composition_id: operation.composition_id,
     step,
-    now: latest ? { status: latest.status, step: Rollout.nextStep(latest) ?? null } : null,
+    now: latest ? { status: latest.status, step: Operations.nextStep(latest) ?? null } : null,
   });
   deps.metrics.count(WorkerMetric.LostChainWrites);
 }
@@ -376,7 +377,7 @@ async function fail(
     chain,
   };
   for (let attempt = 0; attempt < 5 && read; attempt++) {
-    if (!Rollout.isUnfinished(read.chain.written)) return;
+    if (!Operations.isUnfinished(read.chain.written)) return;
     const write = Rollout.failOperation(read.composition, read.chain, blockers, deps.clock.now());
     if (await deps.compositions.commit(write)) return;
     read = await reread(deps, chain.written);
@@ -385,7 +386,7 @@ async function fail(
 
 async function reread(
   deps: WorkerDeps,
-  operation: Compositions.Operation,
+  operation: Operations.Operation,
 ): Promise<{ composition: Compositions.CompositionRecord; chain: Rollout.Chain } | null> {
   const [composition, latest] = await Promise.all([
     deps.compositions.get(operation.composition_id),
@@ -394,9 +395,9 @@ async function reread(
   return composition && latest ? { composition, chain: Rollout.chainFrom(latest) } : null;
 }
 
-async function supersede(deps: WorkerDeps, operation: Compositions.Operation): Promise<void> {
+async function supersede(deps: WorkerDeps, operation: Operations.Operation): Promise<void> {
   const latest = await deps.compositions.getOperation(operation.composition_id, operation.id);
-  if (!latest || !Rollout.isUnfinished(latest)) return;
+  if (!latest || !Operations.isUnfinished(latest)) return;
   const composition = await deps.compositions.get(operation.composition_id);
   const write = Rollout.supersedeOperation(latest, composition, deps.clock.now());
   if (!(await deps.compositions.commit(write))) await lostWrite(deps, latest, 'supersede');

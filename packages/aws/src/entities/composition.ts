@@ -3,7 +3,7 @@
  * partition. It is listed until destroyed, waits in the expiry queue until its destroy starts, and
  * is kept 30 days once destroyed.
  */
-import { Compositions } from '@svc/core';
+import { Compositions, Operations } from '@svc/core';
 import * as v from 'valibot';
 import {
   DueQueue,
@@ -60,7 +60,7 @@ export function toItem(record: Compositions.CompositionRecord): Item {
   };
 }
 
-export const owner = v.object({ kind: v.enum(Compositions.OwnerKind), subject: v.string() });
+export const owner = v.object({ kind: v.enum(Operations.OwnerKind), subject: v.string() });
 
 const blocker = v.object({ code: v.string(), message: v.string(), component: v.nullable(v.string()) });
 
@@ -124,8 +124,8 @@ const schema = itemSchema(
     public_ready: v.boolean(),
     latest_operation: v.object({
       id: v.string(),
-      kind: v.enum(Compositions.OperationKind),
-      status: v.enum(Compositions.OperationStatus),
+      kind: v.enum(Operations.OperationKind),
+      status: v.enum(Operations.OperationStatus),
     }),
     active_operation: v.nullable(v.string()),
     epoch: v.number(),

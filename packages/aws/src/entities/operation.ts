@@ -2,7 +2,7 @@
  * An operation of a composition, in the composition's partition. While pending or running it waits
  * in the `due` index for the redispatch sweep; once finished it is kept 30 days.
  */
-import { Compositions, Rollout } from '@svc/core';
+import { Operations } from '@svc/core';
 import * as v from 'valibot';
 import { owner, partitionOf, retentionSeconds } from './composition.ts';
 import {
@@ -29,8 +29,8 @@ export const due = dueQueue(DueQueue.Operations);
 /** The `ttl` of an operation finished at `updatedAt`. */
 export const finishedTtl = (updatedAt: string) => expiresAfter(updatedAt, retentionSeconds);
 
-export function toItem(operation: Compositions.Operation): Item {
-  const unfinished = Rollout.isUnfinished(operation);
+export function toItem(operation: Operations.Operation): Item {
+  const unfinished = Operations.isUnfinished(operation);
   return {
     ...key(operation.composition_id, operation.id),
     item_type: type,
@@ -42,14 +42,14 @@ export function toItem(operation: Compositions.Operation): Item {
 
 const schema = itemSchema(
   type,
-  recordEntries<Compositions.Operation>()({
+  recordEntries<Operations.Operation>()({
     id: v.string(),
     composition_id: v.string(),
-    kind: v.enum(Compositions.OperationKind),
-    status: v.enum(Compositions.OperationStatus),
+    kind: v.enum(Operations.OperationKind),
+    status: v.enum(Operations.OperationStatus),
     generation: v.number(),
     epoch: v.number(),
-    steps: v.array(v.enum(Compositions.StepName)),
+    steps: v.array(v.enum(Operations.StepName)),
     next_step: v.number(),
     due_at: v.nullable(v.string()),
     /** Absent on operations written before chains held leases. */
@@ -69,4 +69,4 @@ const schema = itemSchema(
   }),
 );
 
-export const fromItem = (item: Item): Compositions.Operation => readItem(schema, item);
+export const fromItem = (item: Item): Operations.Operation => readItem(schema, item);

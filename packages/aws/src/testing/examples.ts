@@ -8,6 +8,7 @@ import {
   Catalog,
   type Compositions,
   type Forge,
+  type Operations,
   sha256,
   type Verification,
 } from '@svc/core';
@@ -116,7 +117,7 @@ export const composition: Compositions.CompositionRecord = {
   lock_version: 7,
 };
 
-export const operation: Compositions.Operation = {
+export const operation: Operations.Operation = {
   id: 'op1',
   composition_id: 'c1',
   kind: 'update',

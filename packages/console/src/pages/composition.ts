@@ -3,7 +3,7 @@
  * verification checks, logs per component, then events. The live part and the events refresh in
  * place; a composition torn down keeps its history and diagnosis, nothing that points at what is gone.
  */
-import { Compositions, Insight, type ProblemError, type Verification } from '@svc/core';
+import { Compositions, Insight, Operations, type ProblemError, type Verification } from '@svc/core';
 import { can } from '../access.ts';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
@@ -301,7 +301,7 @@ async function readLogs(deps: ConsoleDeps, viewer: Viewer, id: string, query: Re
 function actions(viewer: Viewer, view: Compositions.CompositionView): Html {
   if (!can(viewer.identity, 'composition:write', view.project)) return null;
   const updatable =
-    view.owner.kind === Compositions.OwnerKind.User &&
+    view.owner.kind === Operations.OwnerKind.User &&
     (view.phase === Compositions.Phase.Ready || view.phase === Compositions.Phase.Failed);
   return html`<div class="actions">
     ${updatable ? html`<a class="button" href=${`${base}/compositions/${view.id}/edit`}>Update overrides</a>` : null}

@@ -8,8 +8,9 @@ import { ErrorCode, ProblemError } from '../errors.ts';
 import { idempotent } from '../idempotency/idempotent.ts';
 import type { IdempotencyLock, IdempotentRequest } from '../idempotency/ports.ts';
 import { IdPrefix, newId } from '../names.ts';
-import { guardedWrite } from '../rollout/chain.ts';
-import { newOperation } from '../rollout/operation.ts';
+import { guardedWrite } from '../operations/fence.ts';
+import { type Operation, OperationKind, type Owner, OwnerKind } from '../operations/model.ts';
+import { newOperation } from '../operations/state.ts';
 import { parseOrThrow } from '../validation.ts';
 import { enqueueNextStep } from './dispatch.ts';
 import { eventFor } from './events.ts';
@@ -19,10 +20,6 @@ import {
   EventType,
   holdsQuotaPlace,
   isExpired,
-  type Operation,
-  OperationKind,
-  type Owner,
-  OwnerKind,
   Phase,
 } from './model.ts';
 import type { PlannablePlan } from './plan.ts';

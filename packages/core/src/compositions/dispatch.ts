@@ -1,5 +1,5 @@
-import { nextStep } from '../rollout/operation.ts';
-import type { Operation } from './model.ts';
+import type { Operation } from '../operations/model.ts';
+import { nextStep } from '../operations/state.ts';
 import type { CompositionDeps } from './ports.ts';
 
 /** Sends the operation's next step. A failed send is logged, not thrown: the redispatch sweep delivers it. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { operationSteps, StepName } from '../operations/model.ts';
 import { RolloutBlockerCode } from '../rollout/blockers.ts';
-import { operationSteps, StepName } from './model.ts';
 
 const doc = readFileSync(new URL('../../../../docs/orchestration.md', import.meta.url), 'utf8');
 

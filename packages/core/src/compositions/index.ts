@@ -8,12 +8,7 @@ export {
   EventType,
   holdsQuotaPlace,
   type MessageSubscriptionState,
-  type Operation,
-  OperationKind,
-  OperationStatus,
-  OwnerKind,
   Phase,
-  StepName,
   waitLimits,
 } from './model.ts';
 export { plan } from './planning.ts';

@@ -7,12 +7,15 @@ import type { Answer } from '../idempotency/idempotent.ts';
 import type { IdempotencyCompletion, IdempotencyStore } from '../idempotency/ports.ts';
 import type { Job } from '../jobs/job.ts';
 import type { Log } from '../log.ts';
+import type { Operation } from '../operations/model.ts';
+import type { OperationStore } from '../operations/ports.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import type { CheckRecord } from '../verification/model.ts';
-import type { CompositionEvent, CompositionRecord, Operation } from './model.ts';
+import type { CompositionEvent, CompositionRecord } from './model.ts';
 import type { CompositionView } from './schema.ts';
 
-export interface CompositionStore {
+/** Compositions, their events and (as an OperationStore) their operations, in one table. */
+export interface CompositionStore extends OperationStore {
   get(id: string): Promise<CompositionRecord | null>;
   /**
    * Compositions not yet destroyed, newest first; `project` filters, and so does `projects` (the
@@ -67,44 +70,9 @@ export interface CompositionStore {
     events?: CompositionEvent[] | undefined;
     checks?: CheckRecord[] | undefined;
   }): Promise<boolean>;
-  getOperation(compositionId: string, operationId: string): Promise<Operation | null>;
-  /**
-   * The redispatch sweep takes over an unfinished operation whose `due_at` passed: `due_at` moves
-   * from the value read to `dueAt`, the lease goes and `lock_version` moves on, so a chain that let
-   * its lease lapse but still runs has its next write refused. False when the operation was written
-   * or renewed meanwhile (its `due_at` changed) or has finished.
-   */
-  takeOver(operation: Pick<Operation, 'composition_id' | 'id' | 'due_at'>, dueAt: string): Promise<boolean>;
-  /**
-   * A chain that picked up a running operation takes its lease: conditional on the `lock_version`
-   * read and on no other lease that has not lapsed at `now`; `lock_version` moves on. The operation
-   * as written, or null when another chain holds it or it changed.
-   */
-  takeLease(
-    operation: Operation,
-    lease: { holder: string; until: string; now: Date },
-  ): Promise<Operation | null>;
-  /**
-   * Gives up the lease `holder` holds, the operation due at `dueAt` (`lock_version` stays): a chain
-   * whose own write failed lets the queue's retry run at once. False when it no longer held it.
-   */
-  releaseLease(
-    operation: Pick<Operation, 'composition_id' | 'id'>,
-    lease: { holder: string; dueAt: string },
-  ): Promise<boolean>;
-  /**
-   * Moves the lease `holder` holds to `until`, and nothing else (`lock_version` stays, so the
-   * holder's own writes are not refused). False when the holder no longer holds it.
-   */
-  renewLease(
-    operation: Pick<Operation, 'composition_id' | 'id'>,
-    lease: { holder: string; until: string },
-  ): Promise<boolean>;
   appendEvents(events: readonly CompositionEvent[]): Promise<void>;
   /** Newest first. */
   listEvents(compositionId: string, page: PageRequest): Promise<Page<CompositionEvent>>;
-  /** Unfinished operations whose `due_at` has passed, oldest first. */
-  dueOperations(now: Date, limit: number): Promise<Operation[]>;
   /** Compositions past `expires_at` whose destroy has not started, oldest first. */
   expired(now: Date, limit: number): Promise<CompositionRecord[]>;
   putCheck(check: CheckRecord): Promise<void>;

@@ -16,10 +16,12 @@ import type { Clock } from '../clock.ts';
 import { type Job, parse } from '../jobs/job.ts';
 import type { DeadJob, DeadLetterQueue } from '../jobs/ports.ts';
 import type { Log } from '../log.ts';
-import { isUnfinished, notResumable, replayedEvent, resumeOperation } from '../rollout/operation.ts';
+import type { Operation } from '../operations/model.ts';
+import { isUnfinished } from '../operations/state.ts';
 import { enqueueNextStep } from './dispatch.ts';
-import { type CompositionEvent, type CompositionRecord, EventActorKind, type Operation } from './model.ts';
+import { type CompositionEvent, type CompositionRecord, EventActorKind } from './model.ts';
 import type { CompositionStore, JobQueue } from './ports.ts';
+import { notResumable, replayedEvent, resumeOperation } from './resume.ts';
 
 export const ReplayRequest = v.strictObject({
   /** Say what would happen; send, write and remove nothing. */

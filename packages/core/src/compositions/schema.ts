@@ -6,17 +6,9 @@
 import * as v from 'valibot';
 import { formatDuration } from '../duration.ts';
 import { CompositionName, Id, ResourceName } from '../names.ts';
+import { OperationKind, OperationStatus, OwnerKind } from '../operations/model.ts';
 import { pageSchema } from '../paging.ts';
-import {
-  type CompositionRecord,
-  EventActorKind,
-  EventType,
-  effectivePhase,
-  OperationKind,
-  OperationStatus,
-  OwnerKind,
-  Phase,
-} from './model.ts';
+import { type CompositionRecord, EventActorKind, EventType, effectivePhase, Phase } from './model.ts';
 
 export const maxOverrides = 3;
 /**

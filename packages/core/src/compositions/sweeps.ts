@@ -1,6 +1,6 @@
 /** The sweeps the worker runs on schedule. Each can run twice: every write in them is conditional. */
 import { grantsOfRole, Role } from '../auth/identity.ts';
-import { overdueAt } from '../rollout/chain.ts';
+import { overdueAt } from '../operations/lease.ts';
 import { destroy } from './commands.ts';
 import { enqueueNextStep } from './dispatch.ts';
 import type { CompositionDeps } from './ports.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OperationKind, OperationStatus, Phase } from '../compositions/model.ts';
+import { Phase } from '../compositions/model.ts';
+import { OperationKind, OperationStatus } from '../operations/model.ts';
 import { composition, now } from '../testing/fixtures.ts';
 import { CheckKind, type CheckRecord, CheckStatus, Freshness } from '../verification/model.ts';
 import { type DiagnosisFacts, DiagnosisState, diagnosisOf, diagnosisState } from './diagnosis.ts';

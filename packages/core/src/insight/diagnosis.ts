@@ -7,18 +7,15 @@ import type { Identity } from '../auth/identity.ts';
 import { type ClusterPort, CompositionKinds } from '../cluster/ports.ts';
 import type { ClusterLookup } from '../cluster/registry.ts';
 import { compositionSelector } from '../cluster/render.ts';
+import { type CompositionRecord, effectivePhase, isTornDown, Phase } from '../compositions/model.ts';
+import { requireComposition } from '../compositions/reads.ts';
+import { outwardCause } from '../errors.ts';
 import {
   type ClusterUnavailable,
-  type CompositionRecord,
-  effectivePhase,
-  isTornDown,
   type Observations,
   OperationKind,
   OperationStatus,
-  Phase,
-} from '../compositions/model.ts';
-import { requireComposition } from '../compositions/reads.ts';
-import { outwardCause } from '../errors.ts';
+} from '../operations/model.ts';
 import { RolloutBlockerCode } from '../rollout/blockers.ts';
 import { clusterUnavailableMessage } from '../rollout/clusters.ts';
 import { type CheckRecord, CheckStatus, Freshness } from '../verification/model.ts';

@@ -3,9 +3,10 @@
  * one the stage knows (any more), or does not answer. Either way only that cluster's compositions
  * are held up; the others' steps never ask it anything.
  */
-import type { CompositionRecord, Operation, StepName } from '../compositions/model.ts';
-import { OperationKind, StepName as Steps } from '../compositions/model.ts';
+import type { CompositionRecord } from '../compositions/model.ts';
 import { Dependency, DependencyUnavailableError } from '../errors.ts';
+import type { Operation, StepName } from '../operations/model.ts';
+import { OperationKind, StepName as Steps } from '../operations/model.ts';
 import { RolloutBlockerCode, rolloutBlocker, rolloutFailure } from './blockers.ts';
 import type { StepDone, StepFailure, StepWait } from './chain.ts';
 

@@ -3,7 +3,7 @@
  * that cannot start, and the failure grace before that fails the rollout.
  */
 import { condition, type Deployment, Label, type Pod } from '../cluster/objects.ts';
-import type { Observations } from '../compositions/model.ts';
+import type { Observations } from '../operations/model.ts';
 import { RolloutBlockerCode, rolloutFailure } from './blockers.ts';
 import type { StepFailure } from './chain.ts';
 import { type ForkTarget, forkOf } from './target.ts';

@@ -4,10 +4,6 @@ export {
   chainFrom,
   chainWrite,
   handOff,
-  leasedByAnother,
-  leaseSeconds,
-  leaseUntil,
-  overdueAt,
   type StepFailure,
   type StepOutcome,
 } from './chain.ts';
@@ -24,17 +20,6 @@ export {
   watchBoundMs,
 } from './health.ts';
 export {
-  advanceOperation,
-  completeOperation,
-  failOperation,
-  isCurrentOperation,
-  isUnfinished,
-  nextStep,
-  startOperation,
-  supersedeOperation,
-  waitOperation,
-} from './operation.ts';
-export {
   entryRoute,
   type ForkBase,
   type ForkTarget,
@@ -45,4 +30,12 @@ export {
   type RolloutTarget,
   rolloutTarget,
 } from './target.ts';
+export {
+  advanceOperation,
+  completeOperation,
+  failOperation,
+  startOperation,
+  supersedeOperation,
+  waitOperation,
+} from './transitions.ts';
 export { destroyFinished, rolloutFinished, rolloutWait } from './verdict.ts';

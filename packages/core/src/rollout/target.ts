@@ -13,7 +13,8 @@ import {
   type Service,
 } from '../cluster/objects.ts';
 import { publicRoute } from '../cluster/render.ts';
-import type { CompositionRecord, Operation } from '../compositions/model.ts';
+import type { CompositionRecord } from '../compositions/model.ts';
+import type { Operation } from '../operations/model.ts';
 import { type RolloutBlocker, RolloutBlockerCode, rolloutBlocker, rolloutFailure } from './blockers.ts';
 import type { StepFailure } from './chain.ts';
 /** An overridden component: the image it should run and its profile. */

@@ -3,13 +3,8 @@
  * finished or failed, and the composition a finished rollout or destroy leaves.
  */
 import type { Deployment, Pod } from '../cluster/objects.ts';
-import {
-  type CompositionRecord,
-  type MessageSubscriptionState,
-  type Observations,
-  type Operation,
-  Phase,
-} from '../compositions/model.ts';
+import { type CompositionRecord, type MessageSubscriptionState, Phase } from '../compositions/model.ts';
+import type { Observations, Operation } from '../operations/model.ts';
 import { type CheckRecord, CheckStatus } from '../verification/model.ts';
 import type { StepFailure, StepWait } from './chain.ts';
 import { failureGrace, forkRolledOut, unhealthyFork } from './health.ts';

@@ -7,16 +7,10 @@ import { nextProjectVersion, type ProjectVersion } from '../catalog/model.ts';
 import { ProjectManifest } from '../catalog/schema.ts';
 import type { Condition, Deployment, Pod } from '../cluster/objects.ts';
 import { Label } from '../cluster/objects.ts';
-import {
-  type CompositionRecord,
-  type Operation,
-  OperationKind,
-  OperationStatus,
-  OwnerKind,
-  Phase,
-} from '../compositions/model.ts';
+import { type CompositionRecord, Phase } from '../compositions/model.ts';
 import { noFeedback, type PreviewRecord, PreviewState } from '../forge/model.ts';
-import { newOperation } from '../rollout/operation.ts';
+import { type Operation, OperationKind, OperationStatus, OwnerKind } from '../operations/model.ts';
+import { newOperation } from '../operations/state.ts';
 
 export const now = new Date('2026-03-01T12:00:00.000Z');
 export const image = (component: string, tag: string) => `registry.example.com/demo/${component}:${tag}`;

@@ -1,4 +1,4 @@
-import { Cluster, Compositions, Rollout } from '@svc/core';
+import { Cluster, Operations, Rollout } from '@svc/core';
 import { isolate } from '../isolation.ts';
 import { readTarget, type Step } from './step.ts';
 
@@ -39,6 +39,6 @@ const finishDestroy: Step = async ({ deps, composition }) => ({
 });
 
 export const finish: Step = (context) =>
-  context.operation.kind === Compositions.OperationKind.Destroy
+  context.operation.kind === Operations.OperationKind.Destroy
     ? finishDestroy(context)
     : finishRollout(context);

@@ -1,4 +1,4 @@
-import { Compositions, Rollout } from '@svc/core';
+import { Operations, Rollout } from '@svc/core';
 import { describe, expect, it } from 'vitest';
 import {
   createComposition,
@@ -11,7 +11,7 @@ import {
 import { steps } from './index.ts';
 import type { StepContext } from './step.ts';
 
-const { StepName } = Compositions;
+const { StepName } = Operations;
 const override = image('service-b', '2.0.0');
 const labelled = (worker: MemoryWorker, kind: string, id: string) =>
   worker.cluster.objects(kind).filter((o) => o.metadata.labels?.['preview.svc/composition'] === id);

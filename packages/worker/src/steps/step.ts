@@ -1,4 +1,4 @@
-import { type Cluster, type Compositions, Rollout, type Verification } from '@svc/core';
+import { type Cluster, type Compositions, type Operations, Rollout, type Verification } from '@svc/core';
 import type { WorkerDeps } from '../deps.ts';
 
 /** Thrown by `fence()`: a later operation took over, so this one stops before writing. */
@@ -16,7 +16,7 @@ export interface StepContext {
   /** The composition's cluster: the one its steps read and write. */
   cluster: Cluster.ClusterPort;
   composition: Compositions.CompositionRecord;
-  operation: Compositions.Operation;
+  operation: Operations.Operation;
   seen: ChainSeen;
   /** The queue's last receive of this message: a failure now fails the operation, unless the step gives up itself. */
   lastAttempt: boolean;

@@ -3,10 +3,10 @@
  * conditions as the DynamoDB store (every write conditional on the `lock_version` read, all or
  * nothing; leases taken, renewed and given up on the holder), on plain maps.
  */
-import { Compositions, type Page, type PageRequest, Rollout, type Verification } from '@svc/core';
+import { Compositions, Operations, type Page, type PageRequest, type Verification } from '@svc/core';
 
 type Store = Compositions.CompositionStore;
-type Operation = Compositions.Operation;
+type Operation = Operations.Operation;
 type OperationRef = Pick<Operation, 'composition_id' | 'id'>;
 
 const copy = <T>(value: T): T => structuredClone(value);
@@ -23,7 +23,7 @@ interface State {
 const opKey = (op: OperationRef) => `${op.composition_id}/${op.id}`;
 
 const unfinished = (op: Operation | undefined): op is Operation =>
-  op !== undefined && Rollout.isUnfinished(op);
+  op !== undefined && Operations.isUnfinished(op);
 
 /** Newest first, `limit` at a time; the cursor is the index to read on from. */
 function newestFirst<T>(items: T[], at: (item: T) => string, page: PageRequest): Page<T> {
@@ -85,7 +85,7 @@ function writes(state: State): Pick<Store, 'create' | 'replace' | 'commit' | 'ap
           ref,
           () => true,
           (stored) => ({
-            status: Compositions.OperationStatus.Superseded,
+            status: Operations.OperationStatus.Superseded,
             updated_at: composition.updated_at,
             lock_version: stored.lock_version + 1,
           }),
@@ -144,7 +144,7 @@ function leases(state: State): Pick<Store, 'takeOver' | 'takeLease' | 'releaseLe
     renewLease: async (operation, { holder, until }) =>
       update(
         operation,
-        (stored) => stored.lease_holder === holder && stored.status === Compositions.OperationStatus.Running,
+        (stored) => stored.lease_holder === holder && stored.status === Operations.OperationStatus.Running,
         () => ({ due_at: until }),
       ) !== null,
   };

@@ -1,90 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { EventType, OperationKind, OperationStatus, Phase, StepName } from '../compositions/model.ts';
+import { EventType, Phase } from '../compositions/model.ts';
+import { leaseSeconds, overdueAt, redispatchAfterSeconds } from '../operations/lease.ts';
+import { OperationKind, OperationStatus, StepName } from '../operations/model.ts';
+import { isUnfinished } from '../operations/state.ts';
 import { composition, now, withOperation } from '../testing/fixtures.ts';
 import { CheckKind, type CheckRecord, CheckStatus } from '../verification/model.ts';
-import {
-  chainFrom,
-  chainWrite,
-  guardedWrite,
-  handOff,
-  leasedByAnother,
-  leaseSeconds,
-  overdueAt,
-  redispatchAfterSeconds,
-} from './chain.ts';
+import { chainFrom, chainWrite, handOff } from './chain.ts';
 import {
   advanceOperation,
   completeOperation,
   failOperation,
-  isCurrentOperation,
-  isUnfinished,
-  newOperation,
-  nextStep,
-  notResumable,
-  resumeOperation,
   startOperation,
   supersedeOperation,
   waitOperation,
-} from './operation.ts';
+} from './transitions.ts';
 
 const later = new Date(now.getTime() + 5_000);
 const inSeconds = (from: Date, seconds: number) => new Date(from.getTime() + seconds * 1000).toISOString();
 const blocker = { code: 'image_pull_failed', message: 'image x cannot be pulled', component: 'service-b' };
-
-describe('a new operation', () => {
-  it('is pending at its first step, due for redispatch, at lock version 1', () => {
-    const operation = newOperation('c-1', OperationKind.Destroy, 2, 3, composition().owner, now);
-    expect(operation).toMatchObject({
-      status: OperationStatus.Pending,
-      generation: 2,
-      epoch: 3,
-      steps: [StepName.Delete, StepName.AwaitDeletion, StepName.ReleaseMessaging, StepName.Finish],
-      next_step: 0,
-      due_at: inSeconds(now, redispatchAfterSeconds),
-      lock_version: 1,
-      observations: { bad_since: {}, ready: null },
-    });
-    expect(nextStep(operation)).toBe(StepName.Delete);
-    expect(isUnfinished(operation)).toBe(true);
-  });
-
-  it('creates and updates run apply, await-rollout, verify and finish', () => {
-    for (const kind of [OperationKind.Create, OperationKind.Update]) {
-      expect(newOperation('c-1', kind, 1, 1, composition().owner, now).steps).toEqual([
-        'apply',
-        'await-rollout',
-        'verify',
-        'finish',
-      ]);
-    }
-  });
-});
-
-describe('when an operation is overdue', () => {
-  it('leaves a message in the queue its pickup allowance, and nothing more: a running chain holds a lease instead', () => {
-    expect(overdueAt(now)).toBe(inSeconds(now, redispatchAfterSeconds));
-    expect(overdueAt(now, 5)).toBe(inSeconds(now, 5 + redispatchAfterSeconds));
-    expect(leaseSeconds).toBeLessThan(redispatchAfterSeconds);
-  });
-});
-
-describe('guarded writes', () => {
-  it('are conditional on the version read and one version past it', () => {
-    expect(guardedWrite({ lock_version: 4 }, { lock_version: 4, name: 'x' })).toEqual({
-      record: { lock_version: 5, name: 'x' },
-      expected_lock_version: 4,
-    });
-  });
-});
-
-describe('fencing', () => {
-  it('lets only the active operation of the current epoch act', () => {
-    const { composition: record, operation } = withOperation(composition(), OperationKind.Update);
-    expect(isCurrentOperation(record, operation)).toBe(true);
-    expect(isCurrentOperation({ ...record, epoch: record.epoch + 1 }, operation)).toBe(false);
-    expect(isCurrentOperation({ ...record, active_operation: 'op-other' }, operation)).toBe(false);
-  });
-});
 
 describe('start', () => {
   it('runs the operation, leased to the chain that starts it, and takes a created composition to provisioning, both guarded', () => {
@@ -200,7 +133,7 @@ describe('wait', () => {
   });
 });
 
-describe('leases', () => {
+describe('handing off', () => {
   const { operation } = withOperation(composition(), OperationKind.Create);
   const held = {
     ...operation,
@@ -209,15 +142,6 @@ describe('leases', () => {
     due_at: inSeconds(now, 3),
   };
 
-  it('belong to another chain only while they have not lapsed', () => {
-    expect(leasedByAnother(held, 'chain-2', now)).toBe(true);
-    expect(leasedByAnother(held, 'chain-1', now)).toBe(false);
-    expect(leasedByAnother(held, 'chain-2', new Date(now.getTime() + 3_000))).toBe(false);
-    expect(leasedByAnother({ ...held, lease_holder: null }, 'chain-2', now)).toBe(false);
-    const { lease_holder: _, ...older } = held;
-    expect(leasedByAnother(older, 'chain-2', now)).toBe(false);
-  });
-
   it('are given up when a chain hands the operation to the queue, keeping its progress', () => {
     const chain = { ...chainFrom(held), operation: { ...held, next_step: 2 } };
     expect(handOff(chain, later).operation).toMatchObject({
@@ -225,64 +149,6 @@ describe('leases', () => {
       lease_holder: null,
       due_at: overdueAt(later),
     });
-  });
-});
-
-describe('resuming a failed operation (a dead job replayed)', () => {
-  const replay = {
-    actor: { kind: 'machine' as const, subject: 'token:ops' },
-    reason: 'fixed',
-    message_id: 'm-1',
-  };
-
-  function failedCreate() {
-    const { composition: record, operation } = withOperation(composition(), OperationKind.Create);
-    const atVerify = chainFrom({ ...operation, status: OperationStatus.Running, next_step: 2 });
-    const write = failOperation(record, atVerify, [blocker], now);
-    return { record: write.composition?.record ?? record, operation: write.operation?.record ?? operation };
-  }
-
-  it('takes it up again at the step that failed, the composition back in its phase without blockers', () => {
-    const { record, operation } = failedCreate();
-    expect(notResumable(record, operation, later)).toBeNull();
-    const write = resumeOperation(record, operation, replay, later);
-    expect(write.operation.record).toMatchObject({
-      status: OperationStatus.Running,
-      next_step: 2,
-      error: null,
-      lease_holder: null,
-      due_at: overdueAt(later),
-    });
-    expect(write.composition.record).toMatchObject({
-      phase: Phase.Provisioning,
-      active_operation: operation.id,
-      latest_operation: { status: OperationStatus.Running },
-      observed: { blockers: [] },
-    });
-    expect(write.composition.expected_lock_version).toBe(record.lock_version);
-    expect(write.events).toMatchObject([
-      {
-        type: EventType.Replayed,
-        actor: replay.actor,
-        message: 'create from verify replayed from the dead-letter queue: fixed',
-        data: { reason: 'fixed', message_id: 'm-1', step: StepName.Verify },
-      },
-    ]);
-  });
-
-  it('refuses one a later operation took over, one that did not fail, and an expired composition', () => {
-    const { record, operation } = failedCreate();
-    expect(
-      notResumable(
-        { ...record, latest_operation: { ...record.latest_operation, id: 'op-later' } },
-        operation,
-        later,
-      ),
-    ).toMatch(/later operation/);
-    expect(notResumable(record, { ...operation, status: OperationStatus.Succeeded }, later)).toMatch(
-      /succeeded/,
-    );
-    expect(notResumable({ ...record, expires_at: now.toISOString() }, operation, later)).toMatch(/expired/);
   });
 });
 
