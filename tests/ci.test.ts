@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Auth, Verification } from '@svc/core';
+import { Auth, Checks } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { type HttpClient, httpClient, useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
@@ -71,7 +71,7 @@ function githubRun(commit: string, attempt = '1') {
 /** The image serving service-b's hop behind a preview URL. */
 async function servedImage(url: string): Promise<string | undefined> {
   const response = await gatewayFetch(stack.gatewayUrl, url);
-  const hops = Verification.hopsOf(await response.json()) ?? [];
+  const hops = Checks.hopsOf(await response.json()) ?? [];
   return hops.find((h) => h.component === 'service-b')?.image;
 }
 
@@ -287,7 +287,7 @@ describe('docs/ci.md, step by step with svc', () => {
     await step('composition', 'wait', created.id, '--timeout', '60s');
     const { endpoints } = await step('composition', 'endpoints', created.id);
     const response = await gatewayFetch(stack.gatewayUrl, endpoints.public.url);
-    const hops = Verification.hopsOf(await response.json()) ?? [];
+    const hops = Checks.hopsOf(await response.json()) ?? [];
     const passed = response.status === 200 && hops.find((h) => h.component === 'service-b')?.image === image;
     expect(passed).toBe(true);
 

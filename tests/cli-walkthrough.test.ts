@@ -9,7 +9,7 @@
  * resolve `*.localhost`, so the request goes to the gateway's address with the preview host.
  * Every `svc` invocation below is one line of the docs, in the same order with the same arguments.
  */
-import { Verification } from '@svc/core';
+import { Checks } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { useTestStack } from '@svc/local/testing';
@@ -40,13 +40,13 @@ const choseServiceB =
   'svc: --image overrides service-b, the component of demo named like the image (--component chooses)\n';
 
 /** `curl -s <url>`: the workloads' hop report flattened into the hops it went through. */
-async function curl(url: string): Promise<{ status: number; body: unknown; hops: Verification.Hop[] }> {
+async function curl(url: string): Promise<{ status: number; body: unknown; hops: Checks.Hop[] }> {
   const response = await gatewayFetch(stack.gatewayUrl, url);
   const body = await response.json().catch(() => null);
-  return { status: response.status, body, hops: Verification.hopsOf(body) ?? [] };
+  return { status: response.status, body, hops: Checks.hopsOf(body) ?? [] };
 }
 
-const serviceB = (hops: Verification.Hop[]) => hops.find((h) => h.component === 'service-b');
+const serviceB = (hops: Checks.Hop[]) => hops.find((h) => h.component === 'service-b');
 
 describe('first session', () => {
   it('create → wait → endpoints → curl → logs → update → wait → curl → diagnosis → destroy → destroyed', async () => {

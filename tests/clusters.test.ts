@@ -6,7 +6,7 @@
  * waited for it converges.
  */
 
-import { Cluster, Verification } from '@svc/core';
+import { Checks, Cluster } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { demoManifest, image } from '@svc/local/demo';
 import type { HttpClient } from '@svc/local/testing';
@@ -27,7 +27,7 @@ const override = { 'service-b': { image: image('service-b', '2.0.0') } };
 /** A preview URL fetched at the gateway its own port names: the one of its composition's cluster. */
 async function served(url: string): Promise<{ status: number; serviceB: string | undefined }> {
   const response = await gatewayFetch(`http://127.0.0.1:${new URL(url).port}`, url);
-  const hops = Verification.hopsOf(await response.json().catch(() => null)) ?? [];
+  const hops = Checks.hopsOf(await response.json().catch(() => null)) ?? [];
   return { status: response.status, serviceB: hops.find((h) => h.component === 'service-b')?.image };
 }
 

@@ -32,7 +32,7 @@ async function withEvents() {
 }
 
 async function check(compositionId: string, generation: number) {
-  await stack.stores.compositions.putCheck({
+  await stack.stores.checks.put({
     id: `chk-${compositionId.slice(2)}${generation}`,
     composition_id: compositionId,
     kind: 'routing',

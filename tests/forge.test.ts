@@ -7,7 +7,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
 import { sign } from '@octokit/webhooks-methods';
-import { type Compositions, Forge, Resources, Verification } from '@svc/core';
+import { Checks, type Compositions, Forge, Resources } from '@svc/core';
 import { ciImage, type Stack } from '@svc/local';
 import type { HttpClient } from '@svc/local/testing';
 import { useTestStack } from '@svc/local/testing';
@@ -80,7 +80,7 @@ async function compositionsOf(number: number): Promise<Compositions.CompositionV
 /** The image serving service-b behind a preview URL, from the demo workloads' hop report. */
 async function servingImage(url: string): Promise<string | undefined> {
   const response = await gatewayFetch(stack.gatewayUrl, url);
-  const hops = Verification.hopsOf(await response.json().catch(() => null)) ?? [];
+  const hops = Checks.hopsOf(await response.json().catch(() => null)) ?? [];
   return hops.find((hop) => hop.component === 'service-b')?.image;
 }
 

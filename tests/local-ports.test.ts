@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Verification } from '@svc/core';
+import { Checks } from '@svc/core';
 import { image } from '@svc/local/demo';
 import { gatewayFetch } from '@svc/local-cluster';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -171,7 +171,7 @@ it('runs the second local cluster with its own demo baseline, whose previews ans
   }
   expect(phase).toBe('ready');
   const answer = await gatewayFetch(`http://127.0.0.1:${gateway}`, created.endpoints.public.url);
-  const hops = Verification.hopsOf(await answer.json()) ?? [];
+  const hops = Checks.hopsOf(await answer.json()) ?? [];
   expect(hops.find((h) => h.component === 'service-b')?.image).toBe(image('service-b', '2.0.0'));
   const health = (await (await fetch(`${apiUrl}/healthz`)).json()) as {
     dependencies: Record<string, unknown>;

@@ -11,7 +11,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Verification } from '@svc/core';
+import { Checks } from '@svc/core';
 import { clusterFromSettings } from '@svc/kube';
 import type { Stack } from '@svc/local';
 import { demoManifestAs, deployBaselineOf, image } from '@svc/local/demo';
@@ -110,7 +110,7 @@ describe('a cluster of the team’s own', () => {
     const ready = await waitForPhase(http, created.body.id, ['ready', 'failed']);
     expect(ready.phase).toBe('ready');
     const answer = await gatewayFetch(team.gatewayUrl, ready.endpoints.public.url);
-    const hops = Verification.hopsOf(await answer.json()) ?? [];
+    const hops = Checks.hopsOf(await answer.json()) ?? [];
     expect(hops.find((h) => h.component === 'service-b')?.image).toBe(image('service-b', '2.0.0'));
     const diagnosis = await http.get(`/v1/compositions/${created.body.id}/diagnosis`);
     expect(diagnosis.body).toMatchObject({ cluster: 'team-staging', state: 'healthy' });

@@ -6,7 +6,7 @@
  * so a 200 from the baseline does not pass for "my change did not deploy". Through the real
  * worker, the local cluster's gateway and the real executable.
  */
-import { Verification } from '@svc/core';
+import { Checks } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { image } from '@svc/local/demo';
 import { httpClient, useTestStack } from '@svc/local/testing';
@@ -27,7 +27,7 @@ const api = () => httpClient(stack.apiUrl);
 async function preview(url: string) {
   const response = await gatewayFetch(stack.gatewayUrl, url);
   const body = await response.json().catch(() => null);
-  const hops = Verification.hopsOf(body) ?? [];
+  const hops = Checks.hopsOf(body) ?? [];
   return {
     status: response.status,
     pending: response.headers.get('preview-rollout'),

@@ -1,4 +1,4 @@
-import { Verification } from '@svc/core';
+import { Checks } from '@svc/core';
 import type { Stack } from '@svc/local';
 import type { HttpClient } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
@@ -43,13 +43,13 @@ export async function waitForPhase(http: HttpClient, id: string, phases: string[
 export async function previewHops(
   stack: Stack,
   url: string,
-): Promise<{ status: number; hops: Verification.Hop[] }> {
+): Promise<{ status: number; hops: Checks.Hop[] }> {
   const response = await gatewayFetch(stack.gatewayUrl, url);
   const body = await response.json().catch(() => null);
-  return { status: response.status, hops: Verification.hopsOf(body) ?? [] };
+  return { status: response.status, hops: Checks.hopsOf(body) ?? [] };
 }
 
-export function imageOf(hops: Verification.Hop[], component: string): string | undefined {
+export function imageOf(hops: Checks.Hop[], component: string): string | undefined {
   return hops.find((h) => h.component === component)?.image;
 }
 

@@ -5,6 +5,7 @@ import {
   type Builds,
   bodyLimits,
   type Catalog,
+  type Checks,
   type Cluster,
   type Compositions,
   type Cursors,
@@ -60,6 +61,7 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   clusters: Cluster.ClusterRegistry;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
+  checks: Checks.CheckStore;
   /** What /v1/forge/status says of the app's configuration (presence only, never a secret). */
   forgeConfiguration: Forge.ForgeConfiguration;
   cursors: Cursors;

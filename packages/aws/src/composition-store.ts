@@ -1,10 +1,10 @@
-import type { Clock, Compositions, Page, PageRequest } from '@svc/core';
+import type { Clock, Compositions, Page, PageRequest, Rollout } from '@svc/core';
 import { releaseLease, renewLease, takeLease, takeOver } from './composition-leases.ts';
 import { appendEvents, commit, create, replace } from './composition-writes.ts';
-import { Check, Composition, Event, Operation } from './entities/index.ts';
-import { dueQuery, getItem, getLive, mergedQueryPage, putItem, queryPage, type Table } from './table.ts';
+import { Composition, Event, Operation } from './entities/index.ts';
+import { dueQuery, getItem, getLive, mergedQueryPage, queryPage, type Table } from './table.ts';
 
-export function dynamoCompositionStore(table: Table, clock: Clock): Compositions.CompositionStore {
+export function dynamoCompositionStore(table: Table, clock: Clock): Rollout.RolloutStore {
   return {
     get: (id) => getLive(table, Composition.key(id), clock.now(), Composition.fromItem),
     list: (filter, page) => list(table, filter, page),
@@ -21,9 +21,6 @@ export function dynamoCompositionStore(table: Table, clock: Clock): Compositions
     appendEvents: (events) => appendEvents(table, events),
     listEvents: (compositionId, page) =>
       queryPage(table, { ...Event.of(compositionId), newestFirst: true }, page, Event.fromItem),
-    putCheck: (check) => putItem(table, Check.toItem(check)),
-    listChecks: (compositionId, page) =>
-      queryPage(table, { ...Check.of(compositionId), newestFirst: true }, page, Check.fromItem),
     dueOperations: (now, limit) => dueQuery(table, Operation.due.until(now), limit, Operation.fromItem),
     expired: (now, limit) => dueQuery(table, Composition.expiring.until(now), limit, Composition.fromItem),
   };

@@ -5,13 +5,21 @@
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { Catalog, Compositions, ErrorCode, type Idempotency, Operations, ProblemError } from '@svc/core';
+import {
+  Catalog,
+  Compositions,
+  ErrorCode,
+  type Idempotency,
+  Operations,
+  ProblemError,
+  type Rollout,
+} from '@svc/core';
 import type { Item } from './entities/entity.ts';
 import { Check, Composition, Event, NamespaceClaim, Operation, ProjectQuota } from './entities/index.ts';
 import { completionUpdate } from './idempotency-store.ts';
 import { conditionHeld, failedConditions, getItem, type Table } from './table.ts';
 
-type Store = Compositions.CompositionStore;
+type Store = Rollout.RolloutStore;
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export async function create(

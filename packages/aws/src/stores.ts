@@ -2,6 +2,7 @@ import {
   type Auth,
   type Builds,
   type Catalog,
+  type Checks,
   type Clock,
   type Compositions,
   type Cursors,
@@ -10,10 +11,12 @@ import {
   type Forge,
   type Frontends,
   type Idempotency,
+  type Rollout,
 } from '@svc/core';
 import { dynamoAuditStore } from './audit-store.ts';
 import { dynamoBuildStore } from './build-store.ts';
 import { dynamoCatalogStore } from './catalog-store.ts';
+import { dynamoCheckStore } from './check-store.ts';
 import type { AwsClients } from './clients.ts';
 import { dynamoCompositionStore } from './composition-store.ts';
 import { dynamoDraftStore } from './draft-store.ts';
@@ -28,7 +31,9 @@ import { dynamoTokenStore } from './token-store.ts';
 import { dynamoUserStore } from './user-store.ts';
 
 export interface AwsStores {
-  compositions: Compositions.CompositionStore;
+  /** Compositions, their operations and events, and the checks the worker's steps ran. */
+  compositions: Rollout.RolloutStore;
+  checks: Checks.CheckStore;
   catalog: Catalog.CatalogStore;
   builds: Builds.BuildStore;
   idempotency: Idempotency.IdempotencyStore;
@@ -59,6 +64,7 @@ export function awsStores(
   const table = { name: names.tableName, documents: clients.documents, cursors: seal };
   return {
     compositions: dynamoCompositionStore(table, clock),
+    checks: dynamoCheckStore(table),
     catalog: dynamoCatalogStore(table),
     builds: dynamoBuildStore(table),
     idempotency: dynamoIdempotencyStore(table),

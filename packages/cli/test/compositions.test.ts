@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Compositions, Insight, Verification } from '@svc/core';
+import { Checks, Compositions, Insight } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { demoManifestWithoutMessaging, image } from '@svc/local/demo';
 import { useTestStack } from '@svc/local/testing';
@@ -520,10 +520,7 @@ describe('logs, diagnosis and verification of a rolled-out composition', () => {
   });
 
   it("verification lists the worker's passed routing check, fresh, covering the override", async () => {
-    const checks = v.parse(
-      Verification.CheckList,
-      await ok(['composition', 'verification', id, '--limit', '1']),
-    );
+    const checks = v.parse(Checks.CheckList, await ok(['composition', 'verification', id, '--limit', '1']));
     expect(checks.items).toEqual([
       expect.objectContaining({
         composition_id: id,

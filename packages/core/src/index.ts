@@ -10,6 +10,7 @@ export * as Auth from './auth/index.ts';
 export * as Builds from './builds/index.ts';
 export { contentHash, sha256 } from './canonical.ts';
 export * as Catalog from './catalog/index.ts';
+export * as Checks from './checks/index.ts';
 export { addSeconds, type Clock, systemClock } from './clock.ts';
 export * as Cluster from './cluster/index.ts';
 export * as Compositions from './compositions/index.ts';
@@ -57,7 +58,7 @@ export {
 } from './paging.ts';
 export * as Resources from './resources.ts';
 export * as Rollout from './rollout/index.ts';
-export { type MetricsSink, observedCompositionStore, ServiceMetric } from './service-metrics.ts';
+export { type MetricsSink, ServiceMetric } from './service-metrics.ts';
 export {
   LocalStackEnvironment,
   parseEnvironment,
@@ -66,5 +67,4 @@ export {
   variablePath,
 } from './settings.ts';
 export { bodyLimits, bodyProblems, parseFields, parseOrThrow, parseQueryOrThrow } from './validation.ts';
-export * as Verification from './verification/index.ts';
 export { VersionView } from './version.ts';

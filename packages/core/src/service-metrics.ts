@@ -1,13 +1,10 @@
 /**
  * The service's own metrics (docs/runbooks.md, docs/deploy.md): what a composition's life and the
  * webhook look like from outside. A sink turns them into CloudWatch metrics on Lambda (embedded
- * metric format, packages/aws); the composition counts are read off the events the store writes,
- * so no rule has to remember to report them.
+ * metric format, packages/aws); the composition counts are read off the events the store writes
+ * (rollout/observed-store.ts).
  */
 
-import { type CompositionEvent, EventType } from './compositions/model.ts';
-import type { CompositionStore } from './compositions/ports.ts';
-import type { Operation } from './operations/model.ts';
 import type { ScheduleName } from './resources.ts';
 
 export const ServiceMetric = {
@@ -34,47 +31,4 @@ interface MetricDimensions {
 export interface MetricsSink {
   count(metric: ServiceMetric, dimensions?: MetricDimensions): void;
   milliseconds(metric: ServiceMetric, value: number, dimensions?: MetricDimensions): void;
-}
-
-const counted: Partial<Record<EventType, ServiceMetric>> = {
-  [EventType.Accepted]: ServiceMetric.CompositionsAccepted,
-  [EventType.Ready]: ServiceMetric.CompositionsReady,
-  [EventType.Failed]: ServiceMetric.CompositionsFailed,
-};
-
-/** The store, reporting each accepted, ready and failed event once it is written. */
-export function observedCompositionStore(store: CompositionStore, metrics: MetricsSink): CompositionStore {
-  const report = (events: readonly CompositionEvent[] | undefined, operation?: Operation) => {
-    for (const event of events ?? []) {
-      const metric = counted[event.type];
-      if (metric) metrics.count(metric);
-      if (event.type === EventType.Ready && operation?.id === event.operation_id) {
-        metrics.milliseconds(
-          ServiceMetric.RolloutDuration,
-          Date.parse(event.at) - Date.parse(operation.created_at),
-        );
-      }
-    }
-  };
-  return {
-    ...store,
-    async create(write) {
-      await store.create(write);
-      report(write.events, write.operation);
-    },
-    async replace(write) {
-      const written = await store.replace(write);
-      if (written) report(write.events, write.operation);
-      return written;
-    },
-    async commit(write) {
-      const written = await store.commit(write);
-      if (written) report(write.events, write.operation?.record);
-      return written;
-    },
-    async appendEvents(events) {
-      await store.appendEvents(events);
-      report(events);
-    },
-  };
 }

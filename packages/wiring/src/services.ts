@@ -30,7 +30,7 @@ import {
   type Log,
   type Messaging,
   type MetricsSink,
-  observedCompositionStore,
+  Rollout,
   systemClock,
 } from '@svc/core';
 import { forgeWiring, webhookCheck } from '@svc/github';
@@ -80,6 +80,8 @@ export interface Adapters<TMessaging extends Messaging.MessagingPort | null> ext
 
 /** The use cases' dependencies (every store, wrapped where told), and what the entries add to them. */
 export interface Services<TMessaging> extends AwsStores, Forge.ForgeDeps {
+  /** The rollout's store: the worker writes a step's check with the step. */
+  compositions: Rollout.RolloutStore;
   aws: Storage;
   /** Every cluster the settings name, by the name baselines give it. */
   clusters: Cluster.ClusterRegistry;
@@ -163,7 +165,7 @@ export function wireServices<TMessaging extends Messaging.MessagingPort | null>(
   return {
     ...stores,
     compositions: adapters.metrics
-      ? observedCompositionStore(stores.compositions, adapters.metrics)
+      ? Rollout.observedCompositionStore(stores.compositions, adapters.metrics)
       : stores.compositions,
     jobs: adapters.wrapJobs ? adapters.wrapJobs(stores.jobs) : stores.jobs,
     aws,

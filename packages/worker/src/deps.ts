@@ -1,5 +1,6 @@
 import {
   type Catalog,
+  type Checks,
   type Clock,
   type Cluster,
   type Compositions,
@@ -55,7 +56,9 @@ export const defaultWorkerSettings: WorkerSettings = {
 
 /** Forge jobs run pull-request automation, which creates and updates compositions itself. */
 export interface WorkerDeps extends Forge.ForgeDeps {
-  compositions: Compositions.CompositionStore;
+  /** A step's routing check is written with the step (RolloutStore.commit). */
+  compositions: Rollout.RolloutStore;
+  checks: Checks.CheckStore;
   catalog: Catalog.CatalogStore;
   /** For the idempotency sweep the worker runs on schedule. */
   idempotency: Idempotency.IdempotencyStore;

@@ -2,10 +2,10 @@ import { lookup } from 'node:dns/promises';
 import { request } from 'node:http';
 import { request as requestTls } from 'node:https';
 import { isIP } from 'node:net';
-import { Verification } from '@svc/core';
+import { Checks } from '@svc/core';
 
 /** GETs a preview URL, as the verification check does. */
-export type Probe = (url: string) => Promise<Verification.ProbeResult>;
+export type Probe = (url: string) => Promise<Checks.ProbeResult>;
 
 /** The addresses a host name resolves to (every one, as the resolver orders them). */
 type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
@@ -37,7 +37,7 @@ async function checkedAddress(
       : await options.resolve(bare);
   const first = found[0];
   if (!first) return { refused: `${hostname} resolves to no address` };
-  if (!options.privateAddresses && found.some((a) => Verification.isPrivateAddress(a.address))) {
+  if (!options.privateAddresses && found.some((a) => Checks.isPrivateAddress(a.address))) {
     return {
       refused: `${hostname} resolves to a loopback, link-local or private address, which the routing check does not connect to here (the stage's previewPrivateAddresses)`,
     };
@@ -63,7 +63,7 @@ export function httpProbe(options: ProbeOptions = {}): Probe {
 }
 
 function get(target: URL, to: { address: string; family: number }, timeoutMs: number) {
-  return new Promise<Verification.ProbeResult>((resolve) => {
+  return new Promise<Checks.ProbeResult>((resolve) => {
     const tls = target.protocol === 'https:';
     const send = tls ? requestTls : request;
     const req = send(

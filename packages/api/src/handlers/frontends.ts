@@ -1,8 +1,10 @@
 import type { frontendOperations } from '@svc/contract';
-import { Frontends } from '@svc/core';
+import { Checks, Frontends } from '@svc/core';
 import type { HandlersOf } from '../bind.ts';
 
-export function frontendHandlers(deps: Frontends.FrontendDeps): HandlersOf<typeof frontendOperations> {
+export function frontendHandlers(
+  deps: Frontends.FrontendDeps & Checks.CheckDeps,
+): HandlersOf<typeof frontendOperations> {
   return {
     async bindFrontend(c, { path, body }) {
       const { created, binding } = await Frontends.bind(deps, c.get('identity'), path, body);
@@ -13,6 +15,6 @@ export function frontendHandlers(deps: Frontends.FrontendDeps): HandlersOf<typeo
     publishFrontend: async (c, { path, body }) =>
       c.json(await Frontends.publish(deps, c.get('identity'), path, body)),
     recordFrontendCheck: async (c, { path, body }) =>
-      c.json(await Frontends.recordCheck(deps, c.get('identity'), path, body), 201),
+      c.json(await Checks.recordFrontend(deps, c.get('identity'), path, body), 201),
   };
 }

@@ -1,9 +1,9 @@
 import { type insightOperations, pageOf } from '@svc/contract';
-import { type Auth, Insight } from '@svc/core';
+import { Checks, Insight } from '@svc/core';
 import type { HandlersOf } from '../bind.ts';
 
 export function insightHandlers(
-  deps: Insight.InsightDeps & { audit: Auth.AuditStore },
+  deps: Insight.InsightDeps & Checks.CheckDeps,
 ): HandlersOf<typeof insightOperations> {
   const { tailLines, maxBytes } = Insight.logLimits;
   return {
@@ -24,9 +24,9 @@ export function insightHandlers(
       ),
     getDiagnosis: async (c, { path }) => c.json(await Insight.diagnose(deps, c.get('identity'), path.id)),
     listVerification: async (c, { path, query }) =>
-      c.json(await Insight.listVerification(deps, c.get('identity'), path.id, pageOf(query))),
+      c.json(await Checks.list(deps, c.get('identity'), path.id, pageOf(query))),
     recordCompositionCheck: async (c, { path, body }) =>
-      c.json(await Insight.recordCheck(deps, c.get('identity'), path.id, body), 201),
+      c.json(await Checks.recordTest(deps, c.get('identity'), path.id, body), 201),
     getObservability: async (c, { path }) =>
       c.json(await Insight.observability(deps, c.get('identity'), path.id)),
   };

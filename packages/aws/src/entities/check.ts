@@ -1,12 +1,12 @@
 /** A verification check of a composition, in its partition, kept as long as its events. */
-import { Verification } from '@svc/core';
+import { Checks } from '@svc/core';
 import * as v from 'valibot';
 import { type Item, itemSchema, readItem, recordEntries } from './entity.ts';
 import { history } from './event.ts';
 
 export const type = 'check';
 
-export const { key, of, toItem } = history<Verification.CheckRecord, typeof type>(
+export const { key, of, toItem } = history<Checks.CheckRecord, typeof type>(
   type,
   'CHECK#',
   (check) => check.ran_at,
@@ -14,12 +14,12 @@ export const { key, of, toItem } = history<Verification.CheckRecord, typeof type
 
 const schema = itemSchema(
   type,
-  recordEntries<Verification.CheckRecord>()({
+  recordEntries<Checks.CheckRecord>()({
     id: v.string(),
     composition_id: v.string(),
-    kind: v.enum(Verification.CheckKind),
+    kind: v.enum(Checks.CheckKind),
     generation: v.number(),
-    status: v.enum(Verification.CheckStatus),
+    status: v.enum(Checks.CheckStatus),
     message: v.string(),
     ran_at: v.string(),
     target: v.nullable(v.string()),
@@ -33,4 +33,4 @@ const schema = itemSchema(
   }),
 );
 
-export const fromItem = (item: Item): Verification.CheckRecord => readItem(schema, item);
+export const fromItem = (item: Item): Checks.CheckRecord => readItem(schema, item);

@@ -6,11 +6,11 @@ import {
   type Auth,
   type Builds,
   Catalog,
+  type Checks,
   type Compositions,
   type Forge,
   type Operations,
   sha256,
-  type Verification,
 } from '@svc/core';
 import * as v from 'valibot';
 
@@ -148,7 +148,7 @@ export const event: Compositions.CompositionEvent = {
   data: { overrides: ['svc-a'], nested: { list: [1, null, 'x'] } },
 };
 
-export const check: Verification.CheckRecord = {
+export const check: Checks.CheckRecord = {
   id: 'ch1',
   composition_id: 'c1',
   kind: 'frontend',

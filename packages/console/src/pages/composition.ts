@@ -3,7 +3,7 @@
  * verification checks, logs per component, then events. The live part and the events refresh in
  * place; a composition torn down keeps its history and diagnosis, nothing that points at what is gone.
  */
-import { Compositions, Insight, Operations, type ProblemError, type Verification } from '@svc/core';
+import { Checks, Compositions, Insight, Operations, type ProblemError } from '@svc/core';
 import { can } from '../access.ts';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
@@ -30,14 +30,14 @@ const finished: readonly Compositions.Phase[] = [Compositions.Phase.Destroying, 
 interface Live {
   view: Compositions.CompositionView;
   diagnosis: Insight.DiagnosisView;
-  checks: Verification.CheckView[];
+  checks: Checks.CheckView[];
 }
 
 async function readLive(deps: ConsoleDeps, viewer: Viewer, id: string): Promise<Live> {
   const view = await Compositions.get(deps, viewer.identity, id);
   const [diagnosis, checks] = await Promise.all([
     Insight.diagnose(deps, viewer.identity, id),
-    Insight.listVerification(deps, viewer.identity, id, { limit: 10, after: null }),
+    Checks.list(deps, viewer.identity, id, { limit: 10, after: null }),
   ]);
   return { view, diagnosis, checks: checks.items };
 }
@@ -105,7 +105,7 @@ function diagnosisSection(diagnosis: Insight.DiagnosisView): Html {
   </section>`;
 }
 
-function checksSection(checks: Verification.CheckView[], now: Date): Html {
+function checksSection(checks: Checks.CheckView[], now: Date): Html {
   return html`<section aria-labelledby="checks-title">
     <h2 id="checks-title">Verification checks</h2>
     ${

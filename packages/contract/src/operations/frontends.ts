@@ -1,5 +1,5 @@
 /** Frontend bindings: a static frontend revision bound to a composition, published and checked. */
-import { ErrorCode, Frontends, Verification } from '@svc/core';
+import { Checks, ErrorCode, Frontends } from '@svc/core';
 import * as v from 'valibot';
 import type { ApiOperation } from '../operation.ts';
 import { frontendParam, projectParam, revisionParam } from '../params.ts';
@@ -80,10 +80,10 @@ export const frontendOperations = {
         "Record a frontend check result against a generation of the bound composition; it joins that composition's verification list.",
       tag,
       params,
-      body: Frontends.FrontendCheckBody,
+      body: Checks.FrontendCheckBody,
       errors: bindingWriteErrors,
     },
     201,
-    { description: 'The check as the verification list shows it now.', json: Verification.CheckView },
+    { description: 'The check as the verification list shows it now.', json: Checks.CheckView },
   ),
 } as const satisfies Record<string, ApiOperation>;

@@ -1,5 +1,5 @@
 /** What a composition tells about itself: logs, diagnosis, verification, observability links. */
-import { Insight, Verification } from '@svc/core';
+import { Checks, Insight } from '@svc/core';
 import * as v from 'valibot';
 import type { ApiOperation } from '../operation.ts';
 import { componentParam, compositionParam } from '../params.ts';
@@ -58,7 +58,7 @@ export const insightOperations = {
       tag,
       params: byId,
     },
-    { description: 'A page of checks.', json: Verification.CheckList },
+    { description: 'A page of checks.', json: Checks.CheckList },
   ),
 
   recordCompositionCheck: write(
@@ -69,10 +69,10 @@ export const insightOperations = {
       summary: 'Record a test result (CI ran its tests against the preview) in the verification list.',
       tag,
       params: byId,
-      body: Insight.CompositionCheckBody,
+      body: Checks.CompositionCheckBody,
     },
     201,
-    { description: 'Recorded, as the verification list shows it.', json: Verification.CheckView },
+    { description: 'Recorded, as the verification list shows it.', json: Checks.CheckView },
   ),
 
   getObservability: read(

@@ -7,12 +7,19 @@ import type { Answer } from '../idempotency/idempotent.ts';
 import type { IdempotencyCompletion, IdempotencyStore } from '../idempotency/ports.ts';
 import type { Job } from '../jobs/job.ts';
 import type { Log } from '../log.ts';
+import type { Guarded } from '../operations/fence.ts';
 import type { Operation } from '../operations/model.ts';
 import type { OperationStore } from '../operations/ports.ts';
 import type { Page, PageRequest } from '../paging.ts';
-import type { CheckRecord } from '../verification/model.ts';
 import type { CompositionEvent, CompositionRecord } from './model.ts';
 import type { CompositionView } from './schema.ts';
+
+/** The worker's one write: a composition and an operation, each guarded, with events. */
+export interface CompositionCommit {
+  composition?: Guarded<CompositionRecord> | undefined;
+  operation?: Guarded<Operation> | undefined;
+  events?: CompositionEvent[] | undefined;
+}
 
 /** Compositions, their events and (as an OperationStore) their operations, in one table. */
 export interface CompositionStore extends OperationStore {
@@ -61,23 +68,15 @@ export interface CompositionStore extends OperationStore {
   }): Promise<boolean>;
   /**
    * The worker's write: the composition and/or an operation, each conditional on the
-   * `lock_version` it read, plus events and checks, all or nothing. False when either changed
-   * meanwhile.
+   * `lock_version` it read, plus events, all or nothing (the rollout's adds the checks its steps
+   * ran: `RolloutStore`). False when either changed meanwhile.
    */
-  commit(write: {
-    composition?: { record: CompositionRecord; expected_lock_version: number } | undefined;
-    operation?: { record: Operation; expected_lock_version: number } | undefined;
-    events?: CompositionEvent[] | undefined;
-    checks?: CheckRecord[] | undefined;
-  }): Promise<boolean>;
+  commit(write: CompositionCommit): Promise<boolean>;
   appendEvents(events: readonly CompositionEvent[]): Promise<void>;
   /** Newest first. */
   listEvents(compositionId: string, page: PageRequest): Promise<Page<CompositionEvent>>;
   /** Compositions past `expires_at` whose destroy has not started, oldest first. */
   expired(now: Date, limit: number): Promise<CompositionRecord[]>;
-  putCheck(check: CheckRecord): Promise<void>;
-  /** Newest first. */
-  listChecks(compositionId: string, page: PageRequest): Promise<Page<CheckRecord>>;
 }
 
 export interface JobQueue {

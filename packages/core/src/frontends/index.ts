@@ -4,9 +4,8 @@ export {
   BindFrontendBody,
   type FrontendBinding,
   FrontendBindingView,
-  FrontendCheckBody,
   FrontendResolutionView,
   FrontendRevision,
   PublishFrontendBody,
 } from './schema.ts';
-export { bind, type FrontendDeps, publish, recordCheck, resolve } from './service.ts';
+export { bind, type FrontendDeps, publish, resolve } from './service.ts';

@@ -6,7 +6,6 @@
 import * as v from 'valibot';
 import { Phase } from '../compositions/model.ts';
 import { Id } from '../names.ts';
-import { CheckStatus } from '../verification/model.ts';
 import { frontendRevisionPattern, ResolveOutcome } from './model.ts';
 
 export const FrontendRevision = v.pipe(
@@ -14,7 +13,8 @@ export const FrontendRevision = v.pipe(
   v.regex(frontendRevisionPattern, 'revision must be a full lowercase hex commit SHA (40 or 64 characters)'),
 );
 
-const version = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 31 - 1));
+/** A binding's version, as a change names the one it saw. */
+export const BindingVersion = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 31 - 1));
 
 export const BindFrontendBody = v.strictObject({ composition_id: Id });
 export type BindFrontendBody = v.InferOutput<typeof BindFrontendBody>;
@@ -23,7 +23,7 @@ export type BindFrontendBody = v.InferOutput<typeof BindFrontendBody>;
 const parsedUrl = (url: string) => (URL.canParse(url) ? new URL(url) : null);
 
 export const PublishFrontendBody = v.strictObject({
-  expected_version: version,
+  expected_version: BindingVersion,
   url: v.pipe(
     v.string(),
     v.maxLength(2048),
@@ -39,15 +39,6 @@ export const PublishFrontendBody = v.strictObject({
   ),
 });
 export type PublishFrontendBody = v.InferOutput<typeof PublishFrontendBody>;
-
-export const FrontendCheckBody = v.strictObject({
-  expected_version: version,
-  /** The composition generation the frontend was checked against. */
-  composition_generation: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  status: v.picklist([CheckStatus.Passed, CheckStatus.Failed], 'status must be passed or failed'),
-  message: v.pipe(v.string(), v.minLength(1, 'message must not be empty'), v.maxLength(1024)),
-});
-export type FrontendCheckBody = v.InferOutput<typeof FrontendCheckBody>;
 
 export const FrontendBindingView = v.object({
   project: v.string(),

@@ -1,48 +1,28 @@
 /**
  * The frontend use cases behind `/v1/projects/{project}/frontends/{frontend}/revisions/{revision}/…`:
  * bind a frontend revision to a composition, resolve the binding (waiting, bounded, for the
- * composition to be ready), publish it, and record check results that feed the composition's
- * verification list.
+ * composition to be ready) and publish it. The checks recorded for a binding are the checks
+ * domain's (checks/commands.ts).
  */
 import { authorize } from '../auth/access.ts';
 import { recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
-import { AuditAction } from '../auth/model.ts';
 import type { AuditStore } from '../auth/ports.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import { requireProject } from '../catalog/service.ts';
 import { addSeconds, type Clock } from '../clock.ts';
-import type { ClusterRegistry } from '../cluster/registry.ts';
-import { type CompositionRecord, effectivePhase, isTornDown, Phase } from '../compositions/model.ts';
+import { type CompositionRecord, effectivePhase, Phase } from '../compositions/model.ts';
 import type { CompositionStore } from '../compositions/ports.ts';
-import { requireComposition } from '../compositions/reads.ts';
 import { ErrorCode, ProblemError, validationFailed } from '../errors.ts';
-import { IdPrefix, newId } from '../names.ts';
-import { currentFingerprint } from '../verification/fingerprint.ts';
-import {
-  CheckKind,
-  type CheckRecord,
-  type CheckView,
-  checkView,
-  type Fingerprint,
-} from '../verification/model.ts';
 import { bindingRetentionDays, maxResolveWaitSeconds, ResolveOutcome, resolvePollMs } from './model.ts';
 import type { FrontendStore } from './ports.ts';
-import type {
-  BindFrontendBody,
-  FrontendBinding,
-  FrontendCheckBody,
-  FrontendResolution,
-  PublishFrontendBody,
-} from './schema.ts';
+import type { BindFrontendBody, FrontendBinding, FrontendResolution, PublishFrontendBody } from './schema.ts';
 
 export interface FrontendDeps {
   audit: AuditStore;
   frontends: FrontendStore;
   compositions: CompositionStore;
   catalog: CatalogStore;
-  /** Every cluster of the stage: a check's fingerprint is read on its composition's. */
-  clusters: ClusterRegistry;
   clock: Clock;
 }
 
@@ -63,13 +43,16 @@ function noBinding(ref: BindingRef): ProblemError {
   );
 }
 
-async function requireBinding(deps: FrontendDeps, ref: BindingRef): Promise<FrontendBinding> {
+export async function requireBinding(
+  deps: Pick<FrontendDeps, 'frontends' | 'clock'>,
+  ref: BindingRef,
+): Promise<FrontendBinding> {
   const binding = await deps.frontends.get(ref.project, ref.frontend, ref.revision, deps.clock.now());
   if (!binding) throw noBinding(ref);
   return binding;
 }
 
-function versionMismatch(expected: number, current: number): ProblemError {
+export function versionMismatch(expected: number, current: number): ProblemError {
   return new ProblemError(
     ErrorCode.VersionMismatch,
     `expected_version is ${expected} but the binding is at version ${current}; read it again.`,
@@ -229,120 +212,4 @@ export async function publish(
     data: { url: body.url, version: next.version },
   });
   return next;
-}
-
-/**
- * Why a recorded check (frontend or test) no longer holds, beyond its fingerprint: it ran against
- * another generation than the one observed now, or the binding it ran for has changed or gone.
- */
-export function frontendStaleReasons(
-  check: CheckRecord,
-  record: Pick<CompositionRecord, 'observed_generation'>,
-  binding: FrontendBinding | null,
-): string[] {
-  if (check.kind === CheckKind.Routing) return [];
-  const reasons: string[] = [];
-  if (check.generation !== record.observed_generation) {
-    reasons.push(
-      `generation: the check ran against generation ${check.generation}, the observed generation is ${record.observed_generation}`,
-    );
-  }
-  const frontend = check.frontend;
-  if (frontend) {
-    const name = `frontend:${frontend.name}`;
-    if (!binding) reasons.push(`${name} revision ${frontend.revision} is no longer bound`);
-    else if (binding.composition_id !== check.composition_id)
-      reasons.push(`${name} is now bound to ${binding.composition_id}`);
-    else if (binding.version !== frontend.version)
-      reasons.push(`${name} binding changed (version ${frontend.version}, now ${binding.version})`);
-  }
-  return reasons;
-}
-
-/** The fingerprint of a composition now, or a marker that never matches when it cannot be read. */
-async function fingerprintNow(
-  deps: Pick<FrontendDeps, 'catalog' | 'clusters'>,
-  record: CompositionRecord,
-): Promise<Fingerprint | null> {
-  return isTornDown(record.phase) ? null : currentFingerprint(deps, record);
-}
-
-/**
- * POST …/checks: records a frontend check result against a generation of the bound composition.
- * It joins that composition's verification list (kind `frontend`) with the fingerprint of what it
- * ran against, so a baseline change makes it stale like a routing check; so does a generation
- * other than the observed one, or a change of the binding.
- */
-export async function recordCheck(
-  deps: FrontendDeps,
-  caller: Identity,
-  ref: BindingRef,
-  body: FrontendCheckBody,
-): Promise<CheckView> {
-  authorize(caller, 'frontend:check', { project: ref.project, repository: null });
-  const binding = await requireBinding(deps, ref);
-  if (binding.version !== body.expected_version)
-    throw versionMismatch(body.expected_version, binding.version);
-  const record = await requireComposition(deps, caller, binding.composition_id, 'frontend:check');
-  return storeResult(
-    deps,
-    caller,
-    record,
-    binding,
-    {
-      kind: CheckKind.Frontend,
-      generation: body.composition_generation,
-      status: body.status,
-      message: body.message,
-      target: binding.published?.url ?? null,
-      frontend: { name: ref.frontend, revision: ref.revision, version: binding.version },
-    },
-    { action: AuditAction.FrontendCheckRecorded, data: { frontend: ref.frontend, revision: ref.revision } },
-  );
-}
-
-/**
- * Stores a result someone ran against a generation of the composition (a frontend check, a test
- * run), with the fingerprint of what it ran against, and answers it as the verification list shows
- * it. A generation the composition never had is a 422.
- */
-export async function storeResult(
-  deps: Pick<FrontendDeps, 'compositions' | 'catalog' | 'clusters' | 'clock' | 'audit'>,
-  caller: Identity,
-  record: CompositionRecord,
-  binding: FrontendBinding | null,
-  result: Pick<CheckRecord, 'kind' | 'generation' | 'status' | 'message' | 'target' | 'frontend'>,
-  audit: { action: AuditAction; data: Record<string, unknown> },
-): Promise<CheckView> {
-  if (result.generation > record.generation) {
-    throw validationFailed([
-      {
-        path: '/composition_generation',
-        message: `composition ${record.id} is at generation ${record.generation}`,
-      },
-    ]);
-  }
-  const current = await fingerprintNow(deps, record);
-  const check: CheckRecord = {
-    id: newId(IdPrefix.Check),
-    composition_id: record.id,
-    ...result,
-    ran_at: deps.clock.now().toISOString(),
-    http_status: null,
-    coverage: {},
-    fingerprint: current ?? { inputs: {}, hash: 'unreadable' },
-  };
-  await deps.compositions.putCheck(check);
-  await recordAudit(deps, caller, {
-    action: audit.action,
-    project: record.project,
-    target: record.id,
-    data: { check_id: check.id, ...audit.data, status: check.status, generation: check.generation },
-  });
-  const gone = isTornDown(record.phase);
-  return checkView(
-    check,
-    current,
-    gone ? [`the composition is ${record.phase}`] : frontendStaleReasons(check, record, binding),
-  );
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { CheckKind, type CheckRecord, CheckStatus, Freshness } from '../checks/model.ts';
 import { Phase } from '../compositions/model.ts';
 import { OperationKind, OperationStatus } from '../operations/model.ts';
 import { composition, now } from '../testing/fixtures.ts';
-import { CheckKind, type CheckRecord, CheckStatus, Freshness } from '../verification/model.ts';
 import { type DiagnosisFacts, DiagnosisState, diagnosisOf, diagnosisState } from './diagnosis.ts';
 
 const check = (status: CheckRecord['status'], generation = 1): CheckRecord => ({

@@ -4,6 +4,8 @@
  */
 import * as v from 'valibot';
 import type { Identity } from '../auth/identity.ts';
+import { type CheckRecord, CheckStatus, Freshness } from '../checks/model.ts';
+import { checkViewNow, freshnessInputs } from '../checks/reads.ts';
 import { type ClusterPort, CompositionKinds } from '../cluster/ports.ts';
 import type { ClusterLookup } from '../cluster/registry.ts';
 import { compositionSelector } from '../cluster/render.ts';
@@ -18,9 +20,7 @@ import {
 } from '../operations/model.ts';
 import { RolloutBlockerCode } from '../rollout/blockers.ts';
 import { clusterUnavailableMessage } from '../rollout/clusters.ts';
-import { type CheckRecord, CheckStatus, Freshness } from '../verification/model.ts';
 import type { InsightDeps } from './ports.ts';
-import { checkViewNow, freshnessInputs } from './verification.ts';
 
 export const DiagnosisState = {
   Progressing: 'progressing',
@@ -88,7 +88,7 @@ export async function diagnose(deps: InsightDeps, caller: Identity, id: string):
   const phase = effectivePhase(record, deps.clock.now());
   const cluster = deps.clusters.lookup(record.cluster);
   const [latest, operation, problem] = await Promise.all([
-    deps.compositions.listChecks(id, { limit: 1, after: null }).then((page) => page.items[0] ?? null),
+    deps.checks.list(id, { limit: 1, after: null }).then((page) => page.items[0] ?? null),
     record.active_operation ? deps.compositions.getOperation(id, record.active_operation) : null,
     isTornDown(phase) ? null : clusterProblem(cluster),
   ]);

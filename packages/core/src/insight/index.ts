@@ -1,6 +1,4 @@
-export { CompositionCheckBody, recordCheck } from './checks.ts';
 export { DiagnosisView, diagnose } from './diagnosis.ts';
 export { componentLogs, LogSnapshot, logLimits } from './logs.ts';
 export { ObservabilityView, observability } from './observability.ts';
 export type { InsightDeps } from './ports.ts';
-export { listVerification } from './verification.ts';

@@ -1,4 +1,5 @@
 import type { CatalogStore } from '../catalog/ports.ts';
+import type { CheckStore } from '../checks/ports.ts';
 import type { Clock } from '../clock.ts';
 import type { ClusterRegistry } from '../cluster/registry.ts';
 import type { CompositionStore } from '../compositions/ports.ts';
@@ -8,6 +9,7 @@ import type { Log } from '../log.ts';
 /** What the insight reads (logs, diagnosis, verification, observability links) need. */
 export interface InsightDeps {
   compositions: CompositionStore;
+  checks: CheckStore;
   catalog: CatalogStore;
   /** Every cluster of the stage: a composition is read on its own. */
   clusters: ClusterRegistry;

@@ -14,7 +14,7 @@ import {
   namespacePolicyOn,
   sameNamespace,
 } from '../catalog/namespaces.ts';
-import { CheckStatus } from '../verification/model.ts';
+import { CheckStatus } from '../checks/model.ts';
 import type { Outcome } from './checks.ts';
 
 export function catalogNamespacesVerdict(

@@ -10,12 +10,12 @@ import type { ProjectVersion } from '../catalog/model.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
 import type { Baseline, ComponentProfile } from '../catalog/schema.ts';
 import type { ManifestLimits } from '../catalog/validate.ts';
+import { CheckStatus } from '../checks/model.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
 import type { ClusterRegistry } from '../cluster/registry.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
 import { maxPageSize } from '../paging.ts';
-import { CheckStatus } from '../verification/model.ts';
 import { catalogClustersVerdict, catalogNamespacesVerdict } from './catalog-namespaces.ts';
 import {
   clusterCheck,

@@ -4,10 +4,10 @@
  * docs/installation.md). check.ts plans and runs them.
  */
 import type { Baseline, ComponentProfile } from '../catalog/schema.ts';
+import { CheckStatus } from '../checks/model.ts';
 import type { ClusterObject, Condition } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
 import { topicGranted } from '../messaging/ports.ts';
-import { CheckStatus } from '../verification/model.ts';
 import { accessRequests, clusterGroups, describeAccess } from './permissions.ts';
 import type { GatewayRef, InstallationCheckView } from './schema.ts';
 

@@ -4,9 +4,10 @@
  * can still name one repository in several projects, each posting a check run and a comment on its
  * pull requests.
  */
+
+import { CheckStatus } from '../checks/model.ts';
 import { allPolicies } from '../forge/policies.ts';
 import type { ForgeStore } from '../forge/ports.ts';
-import { CheckStatus } from '../verification/model.ts';
 import type { Outcome } from './checks.ts';
 
 export async function repositoryClaimsVerdict(

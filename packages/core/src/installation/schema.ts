@@ -3,8 +3,8 @@
  * --file` take) and the report they answer with. Documented in docs/installation.md.
  */
 import * as v from 'valibot';
+import { CheckStatus } from '../checks/model.ts';
 import { ClusterName, dnsLabel, ResourceName } from '../names.ts';
-import { CheckStatus } from '../verification/model.ts';
 
 export const GatewayRef = v.strictObject({
   namespace: dnsLabel(63, 'gateway namespace'),

@@ -2,11 +2,12 @@
  * A chain of steps as the worker runs it: what a step answers, and the one guarded write that
  * records the chain's progress (the lease it holds and the fence are the operation's: operations/).
  */
+
+import type { CheckRecord } from '../checks/model.ts';
 import type { Blocker, CompositionEvent, CompositionRecord } from '../compositions/model.ts';
 import { type Guarded, guardedWrite } from '../operations/fence.ts';
 import { handedOff } from '../operations/lease.ts';
 import type { ClusterUnavailable, Observations, Operation } from '../operations/model.ts';
-import type { CheckRecord } from '../verification/model.ts';
 
 /**
  * The chain stops and hands the operation to the queue, keeping what it achieved: its budget ran

@@ -19,6 +19,8 @@ export {
   rolloutComplete,
   watchBoundMs,
 } from './health.ts';
+export { observedCompositionStore } from './observed-store.ts';
+export type { RolloutStore } from './ports.ts';
 export {
   entryRoute,
   type ForkBase,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ComponentProfile } from '../catalog/schema.ts';
+import { CheckKind, type CheckRecord, CheckStatus } from '../checks/model.ts';
 import type { ClusterObject, Deployment, Service } from '../cluster/objects.ts';
 import { Phase } from '../compositions/model.ts';
 import { composition, demoCatalog, forkDeployment, image, now, waitingPod } from '../testing/fixtures.ts';
-import { CheckKind, type CheckRecord, CheckStatus } from '../verification/model.ts';
 import { RolloutBlockerCode } from './blockers.ts';
 import {
   failureGrace,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { CheckKind, type CheckRecord, CheckStatus } from '../checks/model.ts';
 import { EventType, Phase } from '../compositions/model.ts';
 import { leaseSeconds, overdueAt, redispatchAfterSeconds } from '../operations/lease.ts';
 import { OperationKind, OperationStatus, StepName } from '../operations/model.ts';
 import { isUnfinished } from '../operations/state.ts';
 import { composition, now, withOperation } from '../testing/fixtures.ts';
-import { CheckKind, type CheckRecord, CheckStatus } from '../verification/model.ts';
 import { chainFrom, chainWrite, handOff } from './chain.ts';
 import {
   advanceOperation,

@@ -2,10 +2,11 @@
  * The rollout's verdicts: its blockers (codes listed in docs/orchestration.md), whether it waits,
  * finished or failed, and the composition a finished rollout or destroy leaves.
  */
+
+import { type CheckRecord, CheckStatus } from '../checks/model.ts';
 import type { Deployment, Pod } from '../cluster/objects.ts';
 import { type CompositionRecord, type MessageSubscriptionState, Phase } from '../compositions/model.ts';
 import type { Observations, Operation } from '../operations/model.ts';
-import { type CheckRecord, CheckStatus } from '../verification/model.ts';
 import type { StepFailure, StepWait } from './chain.ts';
 import { failureGrace, forkRolledOut, unhealthyFork } from './health.ts';
 import { type ForkTarget, forkOf } from './target.ts';

@@ -1,7 +1,7 @@
 // In-process request routing between virtual workloads: the public gateway's entry, GAMMA routes
 // attached to Services, endpoint choice among ready pods, and the workload each pod runs.
 
-import type { Verification } from '@svc/core';
+import type { Checks } from '@svc/core';
 import type { Api } from '../api/operations.ts';
 import type { ResourceType } from '../api/registry.ts';
 import type { KubeObject, Pod, Service } from '../api/types.ts';
@@ -289,7 +289,7 @@ export class Mesh {
       namespace,
       routing_key: key,
       calls,
-    } satisfies Verification.HopReport;
+    } satisfies Checks.HopReport;
     const failed = calls.filter((c) => c.status >= 400).map((c) => `${c.service}=${c.status}`);
     this.writeLog(
       pod,

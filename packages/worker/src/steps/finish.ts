@@ -16,8 +16,7 @@ const finishRollout: Step = async (context) => {
     context.seen.forks ??
     (await cluster.listDeployments(composition.namespace, Cluster.compositionSelector(composition.id)));
   const latestCheck =
-    context.seen.check ??
-    (await deps.compositions.listChecks(composition.id, { limit: 1, after: null })).items[0];
+    context.seen.check ?? (await deps.checks.list(composition.id, { limit: 1, after: null })).items[0];
   const now = deps.clock.now();
   return {
     kind: 'done',

@@ -1,4 +1,4 @@
-import { type Cluster, type Compositions, type Operations, Rollout, type Verification } from '@svc/core';
+import { type Checks, type Cluster, type Compositions, type Operations, Rollout } from '@svc/core';
 import type { WorkerDeps } from '../deps.ts';
 
 /** Thrown by `fence()`: a later operation took over, so this one stops before writing. */
@@ -40,7 +40,7 @@ export interface ChainSeen {
   /** The forks' Deployments as `await-rollout` saw them all rolled out. */
   forks?: Cluster.Deployment[];
   /** The routing check `verify` ran. */
-  check?: Verification.CheckRecord;
+  check?: Checks.CheckRecord;
 }
 
 export type Step = (context: StepContext) => Promise<Rollout.StepOutcome>;

@@ -1,4 +1,4 @@
-import { IdPrefix, newId, Verification } from '@svc/core';
+import { Checks, IdPrefix, newId } from '@svc/core';
 import type { WorkerDeps } from '../deps.ts';
 import { readTarget, type Step, sleep } from './step.ts';
 
@@ -11,25 +11,23 @@ export const verify: Step = async (context) => {
   const target = await readTarget(context);
   if ('kind' in target) return target;
   const { path, expect_status } = target.entry.verification;
-  const url = Verification.routingTarget(composition.public_url, path);
+  const url = Checks.routingTarget(composition.public_url, path);
   const images = Object.fromEntries(
     Object.entries(composition.desired.images).map(([component, { image }]) => [component, image]),
   );
   const { ran_at, verdict } = url
     ? await probeUntilPassed(deps, url, images, expect_status)
-    : { ran_at: deps.clock.now().toISOString(), verdict: Verification.offPreviewVerdict(path, images) };
+    : { ran_at: deps.clock.now().toISOString(), verdict: Checks.offPreviewVerdict(path, images) };
   // The forks as await-rollout saw them rolled out, when it ran in this invocation.
   const seen = { forks: context.seen.forks };
-  const print = await Verification.fingerprint(context.cluster, target.catalog, composition, seen).catch(
-    () => ({
-      inputs: {},
-      hash: 'unreadable',
-    }),
-  );
-  const check: Verification.CheckRecord = {
+  const print = await Checks.fingerprint(context.cluster, target.catalog, composition, seen).catch(() => ({
+    inputs: {},
+    hash: 'unreadable',
+  }));
+  const check: Checks.CheckRecord = {
     id: newId(IdPrefix.Check),
     composition_id: composition.id,
-    kind: Verification.CheckKind.Routing,
+    kind: Checks.CheckKind.Routing,
     generation: operation.generation,
     ran_at,
     target: url ?? composition.public_url,
@@ -47,11 +45,11 @@ async function probeUntilPassed(
   url: string,
   images: Record<string, string>,
   expectStatus: number,
-): Promise<{ ran_at: string; verdict: Verification.RoutingVerdict }> {
+): Promise<{ ran_at: string; verdict: Checks.RoutingVerdict }> {
   for (let attempt = 1; ; attempt++) {
     const ran_at = deps.clock.now().toISOString();
-    const verdict = Verification.routingVerdict(await deps.probe(url), images, expectStatus);
-    if (verdict.status === Verification.CheckStatus.Passed || attempt >= deps.settings.verifyAttempts) {
+    const verdict = Checks.routingVerdict(await deps.probe(url), images, expectStatus);
+    if (verdict.status === Checks.CheckStatus.Passed || attempt >= deps.settings.verifyAttempts) {
       return { ran_at, verdict };
     }
     await sleep(150 * attempt);

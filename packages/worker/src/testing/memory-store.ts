@@ -1,11 +1,11 @@
 /**
- * The composition store and the job queue in memory, for the worker's unit tests: the same
+ * The composition store (with its checks) and the job queue in memory, for the worker's unit tests: the same
  * conditions as the DynamoDB store (every write conditional on the `lock_version` read, all or
  * nothing; leases taken, renewed and given up on the holder), on plain maps.
  */
-import { Compositions, Operations, type Page, type PageRequest, type Verification } from '@svc/core';
+import { type Checks, Compositions, Operations, type Page, type PageRequest, type Rollout } from '@svc/core';
 
-type Store = Compositions.CompositionStore;
+type Store = Rollout.RolloutStore;
 type Operation = Operations.Operation;
 type OperationRef = Pick<Operation, 'composition_id' | 'id'>;
 
@@ -15,7 +15,7 @@ interface State {
   compositions: Map<string, Compositions.CompositionRecord>;
   operations: Map<string, Operation>;
   events: Compositions.CompositionEvent[];
-  checks: Verification.CheckRecord[];
+  checks: Checks.CheckRecord[];
   /** A write of another writer that lands just before the next commit. */
   interloper: (() => void) | null;
 }
@@ -66,7 +66,7 @@ function commitHolds(state: State, write: Parameters<Store['commit']>[0]): boole
   );
 }
 
-function writes(state: State): Pick<Store, 'create' | 'replace' | 'commit' | 'appendEvents' | 'putCheck'> {
+function writes(state: State): Pick<Store, 'create' | 'replace' | 'commit' | 'appendEvents'> {
   return {
     async create({ composition, operation, events }) {
       if (state.compositions.has(composition.id)) throw new Error(`composition ${composition.id} exists`);
@@ -108,9 +108,6 @@ function writes(state: State): Pick<Store, 'create' | 'replace' | 'commit' | 'ap
     },
     async appendEvents(events) {
       state.events.push(...copy(events));
-    },
-    async putCheck(check) {
-      state.checks.push(copy(check));
     },
   };
 }
@@ -154,14 +151,7 @@ function reads(
   state: State,
 ): Pick<
   Store,
-  | 'get'
-  | 'list'
-  | 'listOnCluster'
-  | 'getOperation'
-  | 'listEvents'
-  | 'listChecks'
-  | 'dueOperations'
-  | 'expired'
+  'get' | 'list' | 'listOnCluster' | 'getOperation' | 'listEvents' | 'dueOperations' | 'expired'
 > {
   const { compositions, operations } = state;
   const live = (c: Compositions.CompositionRecord) => c.phase !== Compositions.Phase.Destroyed;
@@ -192,12 +182,6 @@ function reads(
         (e) => e.at,
         page,
       ),
-    listChecks: async (id, page) =>
-      newestFirst(
-        state.checks.filter((c) => c.composition_id === id),
-        (c) => c.ran_at,
-        page,
-      ),
     dueOperations: async (now, limit) =>
       copy(
         [...operations.values()]
@@ -215,7 +199,9 @@ function reads(
 
 export interface MemoryStore extends Store {
   readonly events: Compositions.CompositionEvent[];
-  readonly checks: Verification.CheckRecord[];
+  readonly checks: Checks.CheckRecord[];
+  /** The checks as their own store sees them. */
+  readonly checkStore: Checks.CheckStore;
   /** Runs once before the next commit: a writer that gets there first. */
   beforeNextCommit(write: () => void): void;
   /** Writes the operation as stored, as another writer would. */
@@ -236,6 +222,17 @@ export function memoryStore(): MemoryStore {
     ...leases(state),
     events: state.events,
     checks: state.checks,
+    checkStore: {
+      async put(check) {
+        state.checks.push(copy(check));
+      },
+      list: async (id, page) =>
+        newestFirst(
+          state.checks.filter((c) => c.composition_id === id),
+          (c) => c.ran_at,
+          page,
+        ),
+    },
     beforeNextCommit(write) {
       state.interloper = write;
     },

@@ -150,6 +150,7 @@ export function memoryWorker(settings: Partial<WorkerSettings> = {}): MemoryWork
   const catalog = demoCatalog();
   const deps: WorkerDeps = {
     compositions: store,
+    checks: store.checkStore,
     catalog: {
       readProject: async (project) => (project === catalog.project ? catalog : null),
       readVersion: async (project, versionId) =>

@@ -1,4 +1,4 @@
-import { Insight } from '@svc/core';
+import { Checks } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { invalidArgument } from '../../errors.ts';
@@ -42,7 +42,7 @@ export default defineCommand({
           max: Number.MAX_SAFE_INTEGER,
         }),
         status: flags.status,
-        message: checkWith(Insight.CompositionCheckBody.entries.message, flags.message, '--message'),
+        message: checkWith(Checks.CompositionCheckBody.entries.message, flags.message, '--message'),
       },
     });
   },

@@ -1,4 +1,4 @@
-import { Frontends } from '@svc/core';
+import { Checks } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { invalidArgument } from '../../errors.ts';
@@ -43,7 +43,7 @@ export default defineCommand({
           max: Number.MAX_SAFE_INTEGER,
         }),
         status: flags.status,
-        message: checkWith(Frontends.FrontendCheckBody.entries.message, flags.message, '--message'),
+        message: checkWith(Checks.FrontendCheckBody.entries.message, flags.message, '--message'),
       },
     });
   },

@@ -1,4 +1,4 @@
-import { Installation, Verification } from '@svc/core';
+import { Checks, Installation } from '@svc/core';
 import { api } from '../../api.ts';
 import { defineCommand } from '../../command.ts';
 import { CliError, ExitCode, LocalCode, localProblem } from '../../errors.ts';
@@ -28,7 +28,7 @@ export default defineCommand({
     if (report.status === Installation.InstallationStatus.Passed) return report;
     const failed = report.status === Installation.InstallationStatus.Failed;
     const open = report.checks.filter(
-      (c) => c.status === (failed ? Verification.CheckStatus.Failed : Verification.CheckStatus.Unknown),
+      (c) => c.status === (failed ? Checks.CheckStatus.Failed : Checks.CheckStatus.Unknown),
     );
     throw new CliError(
       localProblem(

@@ -2,32 +2,28 @@
  * Verification as read: each check with its freshness now, from the fingerprint recomputed against
  * the cluster and, for frontend checks, the binding they ran for.
  */
-
 import type { Identity } from '../auth/identity.ts';
 import { type CompositionRecord, isTornDown } from '../compositions/model.ts';
 import { requireComposition } from '../compositions/reads.ts';
 import type { FrontendBinding } from '../frontends/schema.ts';
-import { frontendStaleReasons } from '../frontends/service.ts';
 import type { Page, PageRequest } from '../paging.ts';
-import { currentFingerprint } from '../verification/fingerprint.ts';
-import {
-  CheckKind,
-  type CheckRecord,
-  type CheckView,
-  checkView,
-  type Fingerprint,
-  Freshness,
-} from '../verification/model.ts';
-import type { InsightDeps } from './ports.ts';
+import { currentFingerprint } from './fingerprint.ts';
+import { checkView, staleReasons } from './freshness.ts';
+import { CheckKind, type CheckRecord, type Fingerprint, Freshness } from './model.ts';
+import type { CheckDeps } from './ports.ts';
+import type { CheckView } from './schema.ts';
 
-export async function listVerification(
-  deps: InsightDeps,
+/** What reading a check's freshness needs. */
+type ReadDeps = Pick<CheckDeps, 'catalog' | 'clusters' | 'frontends' | 'clock'>;
+
+export async function list(
+  deps: ReadDeps & Pick<CheckDeps, 'checks' | 'compositions'>,
   caller: Identity,
   id: string,
   page: PageRequest,
 ): Promise<Page<CheckView>> {
   const record = await requireComposition(deps, caller, id, 'composition:read');
-  const checks = await deps.compositions.listChecks(id, page);
+  const checks = await deps.checks.list(id, page);
   if (checks.items.length === 0) return { items: [], next_cursor: checks.next_cursor };
   if (isTornDown(record.phase)) {
     const reasons = [`the composition is ${record.phase}`];
@@ -55,7 +51,7 @@ export interface FreshnessInputs {
 }
 
 export async function freshnessInputs(
-  deps: InsightDeps,
+  deps: ReadDeps,
   record: CompositionRecord,
   checks: readonly CheckRecord[],
 ): Promise<FreshnessInputs> {
@@ -73,7 +69,7 @@ export function checkViewNow(
   check: CheckRecord,
 ): CheckView {
   const binding = bindingOf(inputs.bindings, check);
-  return checkView(check, inputs.current, frontendStaleReasons(check, record, binding));
+  return checkView(check, inputs.current, staleReasons(check, record, binding));
 }
 
 type Bindings = Map<string, FrontendBinding | null>;
@@ -81,7 +77,7 @@ const bindingKey = (name: string, revision: string) => `${name}#${revision}`;
 
 /** The current binding of each frontend check's frontend revision, read once per revision. */
 async function bindingsOf(
-  deps: InsightDeps,
+  deps: ReadDeps,
   record: CompositionRecord,
   checks: readonly CheckRecord[],
 ): Promise<Bindings> {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type CompositionEvent, EventType } from './compositions/model.ts';
-import type { CompositionStore } from './compositions/ports.ts';
-import { OperationKind } from './operations/model.ts';
-import { type MetricsSink, observedCompositionStore, ServiceMetric } from './service-metrics.ts';
-import { composition, withOperation } from './testing/fixtures.ts';
+import { type CompositionEvent, EventType } from '../compositions/model.ts';
+import { OperationKind } from '../operations/model.ts';
+import { type MetricsSink, ServiceMetric } from '../service-metrics.ts';
+import { composition, withOperation } from '../testing/fixtures.ts';
+import { observedCompositionStore } from './observed-store.ts';
+import type { RolloutStore } from './ports.ts';
 
 function recordingSink() {
   const seen: [string, number][] = [];
@@ -15,13 +16,13 @@ function recordingSink() {
 }
 
 /** Only the writes the decorator wraps; whether a conditional write lands is the test's choice. */
-function storeAnswering(landed: boolean): CompositionStore {
+function storeAnswering(landed: boolean): RolloutStore {
   return {
     create: async () => {},
     replace: async () => landed,
     commit: async () => landed,
     appendEvents: async () => {},
-  } as Partial<CompositionStore> as CompositionStore;
+  } as Partial<RolloutStore> as RolloutStore;
 }
 
 const { composition: record, operation } = withOperation(composition(), OperationKind.Create);

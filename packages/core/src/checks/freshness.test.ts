@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CheckKind, type CheckRecord, checkView, type Fingerprint, freshness } from './model.ts';
+import { checkView, freshness } from './freshness.ts';
+import { CheckKind, type CheckRecord, type Fingerprint } from './model.ts';
 
 const fingerprintOf = (inputs: Record<string, string>): Fingerprint => ({
   inputs,
