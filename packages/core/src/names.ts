@@ -69,3 +69,6 @@ export const IdPrefix = {
   Check: 'chk',
   Build: 'b',
 } as const;
+
+/** `"a", "b"`: the clusters a message lists as the ones the stage knows. */
+export const clusterList = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ');

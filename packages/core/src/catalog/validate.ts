@@ -1,5 +1,5 @@
-import { clusterList } from '../cluster/registry.ts';
 import { topicGranted } from '../messaging/ports.ts';
+import { clusterList } from '../names.ts';
 import { parseFields } from '../validation.ts';
 import { type ClusterLimits, clusterScopeProblems } from './clusters.ts';
 import { type NamespacePolicy, namespaceProblems } from './namespaces.ts';

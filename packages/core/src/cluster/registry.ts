@@ -3,6 +3,7 @@
  * built once per process by the wiring and kept, so every composition on a cluster shares its
  * client and connections; a name the stage does not know is an answer, not an error.
  */
+import { clusterList } from '../names.ts';
 import type { ClusterPort } from './ports.ts';
 
 export type ClusterLookup =
@@ -18,9 +19,6 @@ export interface ClusterRegistry {
    */
   lookup(name: string | undefined): ClusterLookup;
 }
-
-/** `"a", "b"`: the clusters a message lists as the ones the stage knows. */
-export const clusterList = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ');
 
 /** Why a name is not one of the stage's clusters, naming those it knows. */
 function unknownClusterReason(name: string | undefined, names: readonly string[]): string {

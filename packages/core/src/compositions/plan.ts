@@ -7,9 +7,9 @@ import type { Build } from '../builds/schema.ts';
 import type { ProjectVersion } from '../catalog/model.ts';
 import type { Baseline } from '../catalog/schema.ts';
 import { addSeconds } from '../clock.ts';
-import { clusterList } from '../cluster/registry.ts';
 import { formatDuration, parseDuration } from '../duration.ts';
 import { readImage } from '../images.ts';
+import { clusterList } from '../names.ts';
 import type { Blocker, ResolvedImage } from './model.ts';
 import { defaultTtlSeconds, maxOverrides, maxTtlSeconds, minTtlSeconds, type PlanView } from './schema.ts';
 

@@ -13,12 +13,12 @@ import { recordAudit } from '../auth/audit.ts';
 import type { Identity } from '../auth/identity.ts';
 import { AuditAction } from '../auth/model.ts';
 import { Baseline } from '../catalog/schema.ts';
-import { clusterList } from '../cluster/registry.ts';
 import { destroy, destroyUnderWay } from '../compositions/commands.ts';
 import { type CompositionRecord, effectivePhase, Phase } from '../compositions/model.ts';
 import { ErrorCode, outwardCause, ProblemError } from '../errors.ts';
 import type { ForgeDeps } from '../forge/ports.ts';
 import { stopForComposition } from '../forge/previews.ts';
+import { clusterList } from '../names.ts';
 import type { Page, PageRequest } from '../paging.ts';
 
 export const DrainRequest = v.strictObject({
