@@ -6,9 +6,62 @@ const workspace = (...names) => `^packages/(${names.join('|')})/`;
 /** Test code of a package: it may reach for the local stack and the stand-ins. */
 const testCode = '(^packages/[^/]+/test/|\\.test\\.ts$)';
 
+/**
+ * Core's domains, lowest first: a domain imports only the kernel (core's flat files) and domains
+ * of lower layers, never one of its own layer or above, so core stacks without arrows back up.
+ * Test code and the test fixtures (`testing/`) may reach any of them.
+ */
+const coreLayers = [
+  ['auth', 'idempotency', 'jobs', 'messaging'],
+  ['catalog', 'drafts'],
+  ['builds', 'cluster'],
+  ['operations'],
+  ['compositions'],
+  ['frontends'],
+  ['checks'],
+  ['rollout'],
+  ['forge', 'insight'],
+  ['installation'],
+];
+const coreDomain = (...names) => `^packages/core/src/(${names.join('|')})/`;
+const coreSource = (path) => ({ path, pathNot: [testCode, '^packages/core/src/testing/'] });
+const layerRules = [
+  {
+    name: 'core-kernel-knows-no-domain',
+    comment:
+      'The shared kernel (core’s flat files: errors, clock, names, paging, …) is what every domain speaks; it imports none of them. index.ts, the namespace importers see, names them all.',
+    severity: 'error',
+    from: coreSource('^packages/core/src/(?!(index|health)\\.ts$)[^/]+$'),
+    to: { path: '^packages/core/src/[^/]+/' },
+  },
+  {
+    name: 'core-kernel-knows-no-domain-but-auth-modes',
+    comment:
+      'The one exception: the /healthz answer (health.ts) says which auth mode the installation runs, as the auth domain, the lowest, names them.',
+    severity: 'error',
+    from: { path: '^packages/core/src/health\\.ts$' },
+    to: { path: '^packages/core/src/[^/]+/', pathNot: '^packages/core/src/auth/identity\\.ts$' },
+  },
+  {
+    name: 'core-domain-has-a-layer',
+    comment: 'Every folder of core is a domain placed in coreLayers (or the test fixtures).',
+    severity: 'error',
+    from: coreSource(`^packages/core/src/(?!(${[...coreLayers.flat(), 'testing'].join('|')})/)[^/]+/`),
+    to: {},
+  },
+  ...coreLayers.map((layer, index) => ({
+    name: `core-layer-${layer.join('-')}-points-down`,
+    comment: `${layer.join(', ')} may import only the kernel and the domains below them (coreLayers): ${coreLayers.slice(0, index).flat().join(', ') || 'none'}.`,
+    severity: 'error',
+    from: coreSource(coreDomain(...layer)),
+    to: { path: coreDomain(...coreLayers.slice(index).flat()), pathNot: '^packages/core/src/$1/' },
+  })),
+];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
   forbidden: [
+    ...layerRules,
     {
       name: 'no-circular',
       comment: 'Files import each other in one direction only; a cycle means two modules are one.',
