@@ -23,7 +23,7 @@ import {
   Phase,
 } from './model.ts';
 import type { PlannablePlan } from './plan.ts';
-import { desiredState, planFor, rejectBlocked, selectors } from './planning.ts';
+import { desiredState, planFor, rejectBlocked, selectors } from './plan-request.ts';
 import type { Accepted, CompositionDeps } from './ports.ts';
 import { authorizedComposition, requireComposition } from './reads.ts';
 import {

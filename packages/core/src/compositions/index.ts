@@ -11,7 +11,7 @@ export {
   Phase,
   waitLimits,
 } from './model.ts';
-export { plan } from './planning.ts';
+export { plan } from './plan-request.ts';
 export type { CompositionDeps, CompositionStore, JobQueue } from './ports.ts';
 export { get, getEndpoints, getStatus, list, listEvents } from './reads.ts';
 export {

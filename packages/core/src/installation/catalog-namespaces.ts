@@ -15,7 +15,7 @@ import {
   sameNamespace,
 } from '../catalog/namespaces.ts';
 import { CheckStatus } from '../checks/model.ts';
-import type { Outcome } from './checks.ts';
+import type { Outcome } from './probes.ts';
 
 export function catalogNamespacesVerdict(
   versions: readonly ProjectVersion[],

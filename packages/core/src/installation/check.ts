@@ -1,7 +1,7 @@
 /**
  * The installation check: a read-only preflight of the clusters the server is configured with,
  * each baseline the specification names on its own cluster. Every check runs at once under a time bound
- * (checks.ts has each one's rules); a question the cluster did not answer is unknown, never passed,
+ * (probes.ts has each one's rules); a question the cluster did not answer is unknown, never passed,
  * and a check whose prerequisite failed is unknown too ("not established"), keeping what it saw.
  * Nothing is written: the only write-shaped call is a server-side dry run.
  */
@@ -17,6 +17,8 @@ import type { ClusterRegistry } from '../cluster/registry.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
 import { maxPageSize } from '../paging.ts';
 import { catalogClustersVerdict, catalogNamespacesVerdict } from './catalog-namespaces.ts';
+import { meshSchemaCheck } from './mesh-schema.ts';
+import type { InstallationDeps } from './ports.ts';
 import {
   clusterCheck,
   describeFailure,
@@ -34,9 +36,7 @@ import {
   type Target,
   unknown,
   workloadCheck,
-} from './checks.ts';
-import { meshSchemaCheck } from './mesh-schema.ts';
-import type { InstallationDeps } from './ports.ts';
+} from './probes.ts';
 import { repositoryClaimsVerdict } from './repository-claims.ts';
 import {
   type GatewayRef,

@@ -7,7 +7,7 @@
  */
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
-import { failed, gatewayApiVersion, type Outcome, passed, type Target, unknown } from './checks.ts';
+import { failed, gatewayApiVersion, type Outcome, passed, type Target, unknown } from './probes.ts';
 
 const httpRouteDefinition = 'httproutes.gateway.networking.k8s.io';
 

@@ -8,7 +8,7 @@
 import { CheckStatus } from '../checks/model.ts';
 import { allPolicies } from '../forge/policies.ts';
 import type { ForgeStore } from '../forge/ports.ts';
-import type { Outcome } from './checks.ts';
+import type { Outcome } from './probes.ts';
 
 export async function repositoryClaimsVerdict(
   forgeStore: Pick<ForgeStore, 'listPolicies' | 'repositoryOwner'>,

@@ -1,5 +1,5 @@
 /**
- * The checks of an installation check, one function each: it reads what it needs and answers
+ * The probes of an installation check, one function each: it reads what it needs and answers
  * passed, failed or unknown with the evidence it read (the rules are tabled in
  * docs/installation.md). check.ts plans and runs them.
  */
