@@ -9,9 +9,10 @@
 import { anyProject, authorize, readableProjects } from '../auth/access.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { Page, PageRequest } from '../paging.ts';
-import type { Delivery, DeliveryView } from './model.ts';
+import type { Delivery } from './model.ts';
 import { allPolicies } from './policies.ts';
 import type { ForgeDeps } from './ports.ts';
+import type { DeliveryView } from './schema.ts';
 
 type Caller = Pick<Identity, 'grants'>;
 

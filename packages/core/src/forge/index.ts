@@ -4,25 +4,15 @@ export { convergePullRequest } from './drive.ts';
 export { listInstallations, listRepositories } from './installations.ts';
 export {
   type Delivery,
-  DeliveryList,
-  DeliveryView,
-  ForgeStatusView,
-  InstallationPage,
   type InstallationSuspension,
   noFeedback,
   ownerSubject,
-  PreviewList,
   type PreviewPolicy,
-  PreviewPolicyBody,
-  PreviewPolicyList,
-  PreviewPolicyView,
   type PreviewRecord,
   PreviewState,
-  PreviewView,
   type PullRequest,
   type RateBudget,
   type ReconciliationRun,
-  RepositoryPage,
   type WebhookHealth,
 } from './model.ts';
 export { deletePolicy, getPolicy, listPolicies, putPolicy } from './policies.ts';
@@ -37,5 +27,17 @@ export {
   type PolicyWrite,
 } from './ports.ts';
 export { buildPublished, getPreview, listPreviews, restart, stop, stopForComposition } from './previews.ts';
+export {
+  DeliveryList,
+  DeliveryView,
+  ForgeStatusView,
+  InstallationPage,
+  PreviewList,
+  PreviewPolicyBody,
+  PreviewPolicyList,
+  PreviewPolicyView,
+  PreviewView,
+  RepositoryPage,
+} from './schema.ts';
 export { type ForgeConfiguration, status } from './status.ts';
 export { dispatchDeliveries, reconcile, recordBudgets } from './sweeps.ts';

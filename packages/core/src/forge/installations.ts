@@ -1,8 +1,8 @@
 /** Discovery through the app: its installations and the repositories each can reach. */
 import { ErrorCode, ProblemError } from '../errors.ts';
 import { requireForge } from './drive.ts';
-import type { InstallationPage, RepositoryPage } from './model.ts';
 import type { ForgeDeps } from './ports.ts';
+import type { InstallationPage, RepositoryPage } from './schema.ts';
 
 /** `page` counts from 1. */
 export function listInstallations(deps: Pick<ForgeDeps, 'forge'>, page: number): Promise<InstallationPage> {

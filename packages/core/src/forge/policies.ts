@@ -17,8 +17,9 @@ import { maxTtlSeconds, minTtlSeconds } from '../compositions/schema.ts';
 import { parseDuration } from '../duration.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
 import type { Page, PageRequest } from '../paging.ts';
-import { type PreviewPolicy, type PreviewPolicyBody, RepositoryName } from './model.ts';
+import type { PreviewPolicy } from './model.ts';
 import type { ForgeDeps } from './ports.ts';
+import { type PreviewPolicyBody, RepositoryName } from './schema.ts';
 
 function requireRepository(repository: string): string {
   if (!v.is(RepositoryName, repository)) {

@@ -6,16 +6,15 @@ import type { CompositionDeps } from '../compositions/ports.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import type {
   Delivery,
-  InstallationPage,
   InstallationSuspension,
   PreviewPolicy,
   PreviewRecord,
   PullRequest,
   RateBudget,
   ReconciliationRun,
-  RepositoryPage,
   WebhookHealth,
 } from './model.ts';
+import type { InstallationPage, RepositoryPage } from './schema.ts';
 
 export class ForgeRateLimitedError extends Error {
   override name = 'ForgeRateLimitedError';

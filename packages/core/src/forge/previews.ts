@@ -12,16 +12,10 @@ import { OwnerKind } from '../operations/model.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import { unwantedBecause } from './converge.ts';
 import { requireForge } from './drive.ts';
-import {
-  accountOf,
-  type PreviewRecord,
-  PreviewState,
-  type PreviewView,
-  previewId,
-  previewView,
-} from './model.ts';
+import { accountOf, type PreviewRecord, PreviewState, previewId } from './model.ts';
 import { policyInEffect } from './policies.ts';
 import type { ForgeDeps } from './ports.ts';
+import { type PreviewView, previewView } from './schema.ts';
 
 type Caller = Pick<Identity, 'grants'>;
 

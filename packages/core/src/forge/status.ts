@@ -1,7 +1,8 @@
 /** GET /v1/forge/status: is the app configured and working, are webhooks arriving and being processed, did reconciliation find drift, how much rate limit is left. Never a secret, only whether it is there. */
 import { addSeconds } from '../clock.ts';
-import type { ForgeStatusView, RateBudget } from './model.ts';
+import type { RateBudget } from './model.ts';
 import type { ForgeDeps } from './ports.ts';
+import type { ForgeStatusView } from './schema.ts';
 
 export interface ForgeConfiguration {
   app_id: string | null;
