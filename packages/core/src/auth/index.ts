@@ -1,3 +1,4 @@
+/** Off the recipe's use-case files: many small use cases, one file per thing they act on. */
 export { authorize, Grant, GrantRole, type Permission, permissionNames, permissionRule } from './access.ts';
 export { auditRetentionDays } from './audit.ts';
 export { bearerChallenge, Refusal, refusalDescriptions } from './challenge.ts';

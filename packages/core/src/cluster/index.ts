@@ -1,3 +1,4 @@
+/** Only the cluster port and what core renders for it: no records, bodies or use cases. */
 export {
   type ClusterObject,
   type Deployment,

@@ -1,3 +1,4 @@
+/** Off the recipe's use-case files: one per thing they act on (policies, previews, deliveries). */
 export { convergeRepository, ingest, processDelivery, type SignatureCheck } from './deliveries.ts';
 export { listDeliveries } from './delivery-list.ts';
 export { convergePullRequest } from './drive.ts';

@@ -1,3 +1,4 @@
+/** Only the messaging port and the rules of its names and filter policies. */
 export {
   FilterPolicyQuotaError,
   filterPoliciesPerTopic,

@@ -1,3 +1,4 @@
+/** The worker's pure rules and its store port: no records, bodies or use cases of its own. */
 export { RolloutBlockerCode, rolloutBlocker, rolloutFailure, stepFailedBlocker } from './blockers.ts';
 export {
   type Chain,
