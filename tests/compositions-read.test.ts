@@ -1,4 +1,4 @@
-import type { Compositions } from '@svc/core';
+import type { Jobs } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { type HttpClient, testClock, useTestStack } from '@svc/local/testing';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ useTestStack(
   {
     clock,
     worker: false,
-    wrapJobs: (jobs): Compositions.JobQueue => ({
+    wrapJobs: (jobs): Jobs.JobQueue => ({
       send: (job, options) =>
         failSends ? Promise.reject(new Error('queue unreachable')) : jobs.send(job, options),
     }),

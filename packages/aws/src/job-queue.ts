@@ -5,9 +5,9 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { Compositions, Jobs } from '@svc/core';
+import type { Jobs } from '@svc/core';
 
-export function sqsJobQueue(sqs: SQSClient, queueUrl: string): Compositions.JobQueue {
+export function sqsJobQueue(sqs: SQSClient, queueUrl: string): Jobs.JobQueue {
   return {
     async send(job: Jobs.Job, options = {}) {
       await sqs.send(

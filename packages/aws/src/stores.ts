@@ -4,13 +4,13 @@ import {
   type Catalog,
   type Checks,
   type Clock,
-  type Compositions,
   type Cursors,
   cursors,
   type Drafts,
   type Forge,
   type Frontends,
   type Idempotency,
+  type Jobs,
   type Rollout,
 } from '@svc/core';
 import { dynamoAuditStore } from './audit-store.ts';
@@ -38,7 +38,7 @@ export interface AwsStores {
   builds: Builds.BuildStore;
   idempotency: Idempotency.IdempotencyStore;
   tokens: Auth.TokenStore;
-  jobs: Compositions.JobQueue;
+  jobs: Jobs.JobQueue;
   drafts: Drafts.DraftStore;
   frontends: Frontends.FrontendStore;
   users: Auth.UserStore;

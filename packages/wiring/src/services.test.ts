@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { type Cluster, type Compositions, type Messaging, parseEnvironment } from '@svc/core';
+import { type Cluster, type Jobs, type Messaging, parseEnvironment } from '@svc/core';
 import { describe, expect, it } from 'vitest';
 import { wireServices, wireWebhook } from './services.ts';
 import { ServiceSettings, WebhookSettings } from './settings.ts';
@@ -80,7 +80,7 @@ describe('wireServices', () => {
       messaging: () => null,
       log: () => {},
       clock: { now: () => new Date('2026-11-26T00:00:00Z') },
-      wrapJobs: (jobs): Compositions.JobQueue => ({ ...jobs, send: async (job) => void sent.push(job.kind) }),
+      wrapJobs: (jobs): Jobs.JobQueue => ({ ...jobs, send: async (job) => void sent.push(job.kind) }),
       metrics: { count: () => {}, milliseconds: () => {} },
     });
     await services.jobs.send({ kind: 'step', composition_id: 'c-1', operation_id: 'op-1', step: 'apply' });

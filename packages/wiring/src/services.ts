@@ -22,7 +22,6 @@ import {
   type Catalog,
   type Clock,
   Cluster,
-  type Compositions,
   clusterDependency,
   type DependencyCheck,
   Forge,
@@ -71,7 +70,7 @@ export interface Adapters<TMessaging extends Messaging.MessagingPort | null> ext
   /** Counts accepted compositions (embedded metrics on Lambda). */
   metrics?: MetricsSink;
   /** Wraps the job queue every use case sends to (tests make sends fail). */
-  wrapJobs?: (jobs: Compositions.JobQueue) => Compositions.JobQueue;
+  wrapJobs?: (jobs: Jobs.JobQueue) => Jobs.JobQueue;
   /** Forge timings (default `Forge.defaultForgeSettings`; tests poll faster). */
   forgeSettings?: Partial<Forge.ForgeSettings>;
   /** The cost of the password hashes written (default OWASP's; the local stack's tests pay less). */

@@ -3,9 +3,9 @@ import {
   type Checks,
   type Clock,
   type Cluster,
-  type Compositions,
   type Forge,
   type Idempotency,
+  type Jobs,
   type Log,
   type Messaging,
   Rollout,
@@ -62,7 +62,7 @@ export interface WorkerDeps extends Forge.ForgeDeps {
   catalog: Catalog.CatalogStore;
   /** For the idempotency sweep the worker runs on schedule. */
   idempotency: Idempotency.IdempotencyStore;
-  jobs: Compositions.JobQueue;
+  jobs: Jobs.JobQueue;
   /** Every cluster of the stage; a composition's steps use its own (StepContext.cluster). */
   clusters: Cluster.ClusterRegistry;
   /** SNS → SQS isolation of overridden consumers. */

@@ -12,7 +12,7 @@ export {
   waitLimits,
 } from './model.ts';
 export { plan } from './plan-request.ts';
-export type { CompositionDeps, CompositionStore, JobQueue } from './ports.ts';
+export type { CompositionDeps, CompositionStore } from './ports.ts';
 export { get, getEndpoints, getStatus, list, listEvents } from './reads.ts';
 export {
   type ReplayDeps,

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { ClusterRegistry } from '../cluster/registry.ts';
 import type { Answer } from '../idempotency/idempotent.ts';
 import type { IdempotencyCompletion, IdempotencyStore } from '../idempotency/ports.ts';
-import type { Job } from '../jobs/job.ts';
+import type { JobQueue } from '../jobs/ports.ts';
 import type { Log } from '../log.ts';
 import type { Guarded } from '../operations/fence.ts';
 import type { Operation } from '../operations/model.ts';
@@ -77,10 +77,6 @@ export interface CompositionStore extends OperationStore {
   listEvents(compositionId: string, page: PageRequest): Promise<Page<CompositionEvent>>;
   /** Compositions past `expires_at` whose destroy has not started, oldest first. */
   expired(now: Date, limit: number): Promise<CompositionRecord[]>;
-}
-
-export interface JobQueue {
-  send(job: Job, options?: { delaySeconds?: number }): Promise<void>;
 }
 
 export interface CompositionDeps {

@@ -14,13 +14,13 @@ import { AuditAction } from '../auth/model.ts';
 import type { AuditStore } from '../auth/ports.ts';
 import type { Clock } from '../clock.ts';
 import { type Job, parse } from '../jobs/job.ts';
-import type { DeadJob, DeadLetterQueue } from '../jobs/ports.ts';
+import type { DeadJob, DeadLetterQueue, JobQueue } from '../jobs/ports.ts';
 import type { Log } from '../log.ts';
 import type { Operation } from '../operations/model.ts';
 import { isUnfinished } from '../operations/state.ts';
 import { enqueueNextStep } from './dispatch.ts';
 import { type CompositionEvent, type CompositionRecord, EventActorKind } from './model.ts';
-import type { CompositionStore, JobQueue } from './ports.ts';
+import type { CompositionStore } from './ports.ts';
 import { notResumable, replayedEvent, resumeOperation } from './resume.ts';
 
 export const ReplayRequest = v.strictObject({

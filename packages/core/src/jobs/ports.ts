@@ -1,3 +1,10 @@
+import type { Job } from './job.ts';
+
+/** Where a step or a forge job is sent for the worker. */
+export interface JobQueue {
+  send(job: Job, options?: { delaySeconds?: number }): Promise<void>;
+}
+
 /** The job queue's dead-letter queue, as a replay reads it (packages/aws `sqsDeadLetterQueue`). */
 export interface DeadJob {
   message_id: string;

@@ -2,7 +2,7 @@
  * What a local stack is asked for, and the defaults every part of it shares: the region, the
  * emulators' deadlines, the cursor key, the demo's topic.
  */
-import type { Auth, Catalog, Clock, Compositions, Forge, Log } from '@svc/core';
+import type { Auth, Catalog, Clock, Compositions, Forge, Jobs, Log } from '@svc/core';
 import type { WorkerSettings } from '@svc/worker';
 import type { LocalAuthOptions } from '../auth.ts';
 import type { LocalClusterAccess, OutsideCluster } from '../clusters.ts';
@@ -49,7 +49,7 @@ export interface StackOptions {
   /** Seed the demo catalog and deploy its baseline (default true). */
   seed?: boolean;
   /** Wrap the job queue, e.g. to make sends fail in a test. */
-  wrapJobs?: (jobs: Compositions.JobQueue) => Compositions.JobQueue;
+  wrapJobs?: (jobs: Jobs.JobQueue) => Jobs.JobQueue;
   /** Wrap the composition store the worker writes through, e.g. to crash between a cluster write and its record. */
   wrapWorkerStore?: (store: Compositions.CompositionStore) => Compositions.CompositionStore;
   /** Base of the poller's retry backoff in seconds (default 1); 0 retries at once. */

@@ -3,7 +3,15 @@
  * conditions as the DynamoDB store (every write conditional on the `lock_version` read, all or
  * nothing; leases taken, renewed and given up on the holder), on plain maps.
  */
-import { type Checks, Compositions, Operations, type Page, type PageRequest, type Rollout } from '@svc/core';
+import {
+  type Checks,
+  Compositions,
+  type Jobs,
+  Operations,
+  type Page,
+  type PageRequest,
+  type Rollout,
+} from '@svc/core';
 
 type Store = Rollout.RolloutStore;
 type Operation = Operations.Operation;
@@ -243,7 +251,7 @@ export function memoryStore(): MemoryStore {
 }
 
 /** A job queue that keeps what was sent, with its delay. */
-export function memoryQueue(): Compositions.JobQueue & {
+export function memoryQueue(): Jobs.JobQueue & {
   readonly sent: { job: unknown; delaySeconds: number }[];
 } {
   const sent: { job: unknown; delaySeconds: number }[] = [];
