@@ -9,11 +9,11 @@ import {
   type Cluster,
   type Compositions,
   type Cursors,
-  type DependencyCheck,
   type Drafts,
   ErrorCode,
   type Forge,
   type Frontends,
+  type Health,
   type Jobs,
   type Log,
   ProblemError,
@@ -49,7 +49,7 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   auth: Auth.AuthSettings;
   /** `oidc` mode's identity provider. */
   identityProvider?: IdentityProvider;
-  health: readonly DependencyCheck[];
+  health: readonly Health.DependencyCheck[];
   builds: Builds.BuildStore;
   tokens: Auth.TokenStore;
   users: Auth.UserStore;

@@ -1,10 +1,4 @@
-import {
-  type DependencyCheck,
-  type DependencyReport,
-  DependencyStatus,
-  type Log,
-  outwardCause,
-} from '@svc/core';
+import { Health, type Log, outwardCause } from '@svc/core';
 
 const checkTimeoutMs = 2000;
 
@@ -13,7 +7,7 @@ const healthReuseMs = 5000;
 
 interface ProbeResult {
   healthy: boolean;
-  dependencies: Record<string, DependencyReport>;
+  dependencies: Record<string, Health.DependencyReport>;
 }
 
 /**
@@ -22,16 +16,19 @@ interface ProbeResult {
  * (ECONNREFUSED)`, `access denied`, `no answer in time`); what the dependency said goes to `log`.
  */
 async function probeDependencies(
-  checks: readonly DependencyCheck[],
+  checks: readonly Health.DependencyCheck[],
   expected: readonly string[],
   log: Log,
 ): Promise<ProbeResult> {
   const entries = await Promise.all(
-    checks.map(async (dependency): Promise<[string, DependencyReport]> => {
+    checks.map(async (dependency): Promise<[string, Health.DependencyReport]> => {
       const started = performance.now();
       try {
         await dependency.check(AbortSignal.timeout(checkTimeoutMs));
-        return [dependency.name, { status: DependencyStatus.Ok, latency_ms: elapsed(started), error: null }];
+        return [
+          dependency.name,
+          { status: Health.DependencyStatus.Ok, latency_ms: elapsed(started), error: null },
+        ];
       } catch (error) {
         log({
           level: 'warn',
@@ -41,16 +38,16 @@ async function probeDependencies(
         });
         return [
           dependency.name,
-          { status: DependencyStatus.Error, latency_ms: elapsed(started), error: outwardCause(error) },
+          { status: Health.DependencyStatus.Error, latency_ms: elapsed(started), error: outwardCause(error) },
         ];
       }
     }),
   );
-  const dependencies: Record<string, DependencyReport> = Object.fromEntries(entries);
+  const dependencies: Record<string, Health.DependencyReport> = Object.fromEntries(entries);
   for (const name of expected) {
-    dependencies[name] ??= { status: DependencyStatus.Unconfigured, latency_ms: null, error: null };
+    dependencies[name] ??= { status: Health.DependencyStatus.Unconfigured, latency_ms: null, error: null };
   }
-  const healthy = Object.values(dependencies).every((d) => d.status !== DependencyStatus.Error);
+  const healthy = Object.values(dependencies).every((d) => d.status !== Health.DependencyStatus.Error);
   return { healthy, dependencies };
 }
 
@@ -67,7 +64,7 @@ export interface HealthProbe {
  * round in flight (single flight); the log lines of a round carry the request id that started it.
  */
 export function healthProbe(
-  checks: readonly DependencyCheck[],
+  checks: readonly Health.DependencyCheck[],
   expected: readonly string[],
   reuseMs = healthReuseMs,
 ): HealthProbe {

@@ -1,7 +1,7 @@
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Dependency, type DependencyCheck } from '@svc/core';
+import { Dependency, type Health } from '@svc/core';
 import { dependencyFailures, transactionConflicts } from './failures.ts';
 
 export interface AwsSettings {
@@ -77,7 +77,7 @@ export function createAwsClients(settings: AwsSettings): AwsClients {
   return { dynamodb, documents, sqs };
 }
 
-export function dynamodbCheck(client: DynamoDBClient, tableName: string): DependencyCheck {
+export function dynamodbCheck(client: DynamoDBClient, tableName: string): Health.DependencyCheck {
   return {
     name: 'dynamodb',
     async check(signal) {
@@ -86,7 +86,7 @@ export function dynamodbCheck(client: DynamoDBClient, tableName: string): Depend
   };
 }
 
-export function sqsCheck(client: SQSClient, queueUrl: string): DependencyCheck {
+export function sqsCheck(client: SQSClient, queueUrl: string): Health.DependencyCheck {
   return {
     name: 'sqs',
     async check(signal) {

@@ -1,6 +1,6 @@
 /**
  * The domain, as importers see it. The shared kernel (errors, clock, names and ids, paging,
- * validation, duration, images, hashing, health) is flat: every domain and adapter speaks it.
+ * validation, duration, images, hashing, log, settings) is flat: every domain and adapter speaks it.
  * Each domain is a namespace named after its folder, whose index.ts names its public surface:
  * `Compositions.create(…)`, `Catalog.apply(…)`. Functions drop the namespace from their name;
  * types, schemas and constants keep descriptive names (`Compositions.CompositionView`), since the
@@ -29,14 +29,7 @@ export {
 } from './errors.ts';
 export * as Forge from './forge/index.ts';
 export * as Frontends from './frontends/index.ts';
-export {
-  anonymousDependencies,
-  clusterDependency,
-  type DependencyCheck,
-  type DependencyReport,
-  DependencyStatus,
-  HealthReport,
-} from './health.ts';
+export * as Health from './health/index.ts';
 export * as Idempotency from './idempotency/index.ts';
 export { componentNamedLike, type ImageParts, readImage } from './images.ts';
 export * as Insight from './insight/index.ts';

@@ -22,9 +22,8 @@ import {
   type Catalog,
   type Clock,
   Cluster,
-  clusterDependency,
-  type DependencyCheck,
   Forge,
+  Health,
   type Jobs,
   type Log,
   type Messaging,
@@ -99,7 +98,7 @@ export interface Services<TMessaging> extends AwsStores, Forge.ForgeDeps {
   deadLetters: Jobs.DeadLetterQueue | null;
   passwords: Auth.PasswordHashing;
   /** What `/healthz` asks: the table, the job queue, each cluster (`cluster:<name>`). */
-  health: DependencyCheck[];
+  health: Health.DependencyCheck[];
   build: { release: string; commit: string };
 }
 
@@ -145,10 +144,10 @@ function wireClusters(kube: KubeSettings, build: (settings: ClusterSettings) => 
 }
 
 /** One `/healthz` probe per cluster, named after it. */
-function clusterChecks(clusters: Cluster.ClusterRegistry): DependencyCheck[] {
+function clusterChecks(clusters: Cluster.ClusterRegistry): Health.DependencyCheck[] {
   return clusters.names.flatMap((name) => {
     const found = clusters.lookup(name);
-    return found.known ? [{ name: clusterDependency(name), check: found.cluster.health.check }] : [];
+    return found.known ? [{ name: Health.clusterDependency(name), check: found.cluster.health.check }] : [];
   });
 }
 

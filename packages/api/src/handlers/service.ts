@@ -1,5 +1,5 @@
 import type { serviceOperations } from '@svc/contract';
-import { type Auth, anonymousDependencies, type HealthReport, type VersionView } from '@svc/core';
+import { type Auth, Health, type VersionView } from '@svc/core';
 import type { Context } from 'hono';
 import type { HandlersOf } from '../bind.ts';
 import type { AppEnv } from '../env.ts';
@@ -22,9 +22,9 @@ export function serviceHandlers(deps: {
     async getHealth(c) {
       const identified = await deps.identified(c);
       const round = await (identified ? deps.health.fresh : deps.health.recent)(c.get('log'));
-      const body: HealthReport = {
+      const body: Health.HealthReport = {
         status: round.healthy ? 'ok' : 'degraded',
-        dependencies: identified ? round.dependencies : anonymousDependencies(round.dependencies),
+        dependencies: identified ? round.dependencies : Health.anonymousDependencies(round.dependencies),
         auth: { mode: deps.mode, warning: authWarning(deps.mode) },
       };
       return c.json(body, round.healthy ? 200 : 503);

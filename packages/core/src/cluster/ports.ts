@@ -1,4 +1,4 @@
-import type { DependencyCheck } from '../health.ts';
+import type { DependencyCheck } from '../health/report.ts';
 import type { ClusterObject, Deployment, ObjectRef, Pod, Service } from './objects.ts';
 
 export interface LogOptions {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { AuthMode } from './auth/identity.ts';
+import { AuthMode } from '../auth/identity.ts';
 
 /** A backing service the API depends on, probed by `GET /healthz`. */
 export interface DependencyCheck {

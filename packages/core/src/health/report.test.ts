@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { anonymousDependencies, clusterDependency, type DependencyReport } from './health.ts';
+import { anonymousDependencies, clusterDependency, type DependencyReport } from './report.ts';
 
 const ok = (latency: number): DependencyReport => ({ status: 'ok', latency_ms: latency, error: null });
 const down = (error: string): DependencyReport => ({ status: 'error', latency_ms: 2000, error });
