@@ -1,5 +1,5 @@
 export { localUsers } from '../auth.ts';
-export { freePort } from '../ports.ts';
+export { freePort, portInUse } from '../ports.ts';
 export { answerConsent, authorizeUrl, Browser, formOf, pkce, tokenRequest } from './browser.ts';
 export { launchChromium } from './chromium.ts';
 export { type TestClock, testClock } from './clock.ts';
