@@ -4,27 +4,22 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Stack } from '@svc/local';
-import { type HttpClient, launchChromium, useTestStack } from '@svc/local/testing';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type HttpClient, useChromium, useTestStack } from '@svc/local/testing';
+import { expect, it } from 'vitest';
 import { createComposition, waitForPhase } from './support/compositions.ts';
 
 let stack: Stack;
 let http: HttpClient;
-let browser: Browser;
 
 useTestStack({}, (environment) => {
   stack = environment.stack;
   http = environment.http;
 });
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(() => browser?.close());
+const chromium = useChromium();
 
 it('dev mode signs in by itself', async () => {
-  const page = await browser.newPage();
+  const page = await chromium.newPage();
   await page.goto(`${stack.apiUrl}/console/sign-in?return_to=${encodeURIComponent('/console/catalog')}`);
   expect(new URL(page.url()).pathname).toBe('/console/catalog');
   expect(await page.locator('.who').textContent()).toContain('admin');
@@ -38,7 +33,7 @@ it('every read works without JavaScript', async () => {
     'service-b': { image: 'registry.example.com/demo/service-b:2.0.0' },
   });
   await waitForPhase(http, created.id, ['ready']);
-  const context = await browser.newContext({ javaScriptEnabled: false });
+  const context = await chromium.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
   await page.goto(`${stack.apiUrl}/`);
   expect(new URL(page.url()).pathname).toBe('/console/compositions');
@@ -81,7 +76,7 @@ it('serves its pinned htmx and its own assets, with no inline script and a stric
 });
 
 it('reports no violation of its own policy in the browser', async () => {
-  const page = await browser.newPage();
+  const page = await chromium.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(message.text());
@@ -115,7 +110,7 @@ interface Control {
 
 it('pages are labelled, landmarked and usable from the keyboard with a visible focus', async () => {
   const created = await createComposition(http, {}, { name: 'keyboard' });
-  const page = await browser.newPage();
+  const page = await chromium.newPage();
   for (const path of [
     '/console/compositions',
     `/console/compositions/${created.id}`,

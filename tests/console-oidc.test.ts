@@ -6,12 +6,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { launchChromium, useTestStack } from '@svc/local/testing';
-import type { Browser } from 'playwright-core';
+import { useChromium, useTestStack } from '@svc/local/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 let stack: Stack;
-let browser: Browser;
 /** Another site on loopback, so a browser sent there really lands (the network is closed). */
 let attacker: Server;
 let attackerHost: string;
@@ -20,9 +18,9 @@ const attackerVisits: string[] = [];
 useTestStack({ authMode: Auth.AuthMode.Oidc }, (environment) => {
   stack = environment.stack;
 });
+const chromium = useChromium();
 
 beforeAll(async () => {
-  browser = await launchChromium();
   attacker = createServer((request, response) => {
     attackerVisits.push(request.url ?? '');
     response.writeHead(200, { 'content-type': 'text/html' }).end('<title>attacker</title>');
@@ -31,7 +29,6 @@ beforeAll(async () => {
   attackerHost = `127.0.0.1:${(attacker.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await browser?.close();
   await new Promise((resolve) => attacker?.close(resolve));
 });
 
@@ -51,7 +48,7 @@ const offSite = (host: string) => [
 ];
 
 it('signs in at the identity provider and comes back to the page asked for', async () => {
-  const page = await browser.newPage();
+  const page = await chromium.newPage();
   await page.goto(`${stack.apiUrl}/console/catalog`);
   expect(new URL(page.url()).pathname).toBe('/console/sign-in');
   await page.getByRole('link', { name: 'Sign in with the identity provider' }).click();
@@ -68,7 +65,7 @@ it('signs in at the identity provider and comes back to the page asked for', asy
 });
 
 it('lands on the console home, not off-site, for a return address with a tab', async () => {
-  const page = await browser.newPage();
+  const page = await chromium.newPage();
   await page.goto(`${stack.apiUrl}/auth/login?return_to=${encodeURIComponent('/\t/evil.example/')}`);
   const providerOrigin = new URL(stack.identityProvider?.issuer ?? '').origin;
   await page.waitForURL((url) => url.origin === providerOrigin);
@@ -81,7 +78,7 @@ it('lands on the console home, not off-site, for a return address with a tab', a
 });
 
 it('comes back to the service, never to another site, for return addresses with dot segments', async () => {
-  const context = await browser.newContext();
+  const context = await chromium.newContext();
   const providerOrigin = new URL(stack.identityProvider?.issuer ?? '').origin;
   for (const [i, returnTo] of offSite(attackerHost).entries()) {
     const page = await context.newPage();
@@ -102,7 +99,7 @@ it('comes back to the service, never to another site, for return addresses with 
 });
 
 it('signs a signed-out visitor out onto the service, never onto another site', async () => {
-  const context = await browser.newContext();
+  const context = await chromium.newContext();
   for (const returnTo of offSite(attackerHost)) {
     const page = await context.newPage();
     // A page anywhere can post this form; no session, so no CSRF token is asked for.

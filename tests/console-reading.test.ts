@@ -7,14 +7,13 @@
  */
 import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { type HttpClient, httpClient, launchChromium, useTestStack } from '@svc/local/testing';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpClient, httpClient, useChromium, useTestStack } from '@svc/local/testing';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createComposition, waitForPhase } from './support/compositions.ts';
 
 let stack: Stack;
 let admin: HttpClient;
-let browser: Browser;
 /** Every answer a page got that was a 404, with its URL. */
 const notFound: string[] = [];
 
@@ -25,16 +24,13 @@ useTestStack({ authMode: Auth.AuthMode.Password }, async (environment) => {
   });
 });
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(() => browser?.close());
+const chromium = useChromium();
 
 const imageB = (tag: string) => `registry.example.com/demo/service-b:${tag}`;
 const digestImage = `registry.example.com/demo/team/checkout/service-b@sha256:${'ab12'.repeat(16)}`;
 
 async function signedIn(username: string, width = 1280): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const context = await chromium.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
   page.on('response', (response) => {
     if (response.status() === 404) notFound.push(response.url());

@@ -11,17 +11,16 @@ import {
   authorizeUrl,
   type HttpClient,
   httpClient,
-  launchChromium,
   pkce,
+  useChromium,
   useTestStack,
 } from '@svc/local/testing';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createComposition, waitForPhase } from './support/compositions.ts';
 
 let stack: Stack;
 let admin: HttpClient;
-let browser: Browser;
 
 useTestStack({ authMode: Auth.AuthMode.Password }, async (environment) => {
   stack = environment.stack;
@@ -30,15 +29,12 @@ useTestStack({ authMode: Auth.AuthMode.Password }, async (environment) => {
   });
 });
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(() => browser?.close());
+const chromium = useChromium();
 
 const imageB = (tag: string) => `registry.example.com/demo/service-b:${tag}`;
 
 async function signedIn(username: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
+  const page = await chromium.newPage();
   await page.goto(`${stack.apiUrl}/console/compositions`);
   expect(new URL(page.url()).pathname).toBe('/console/sign-in');
   await page.getByLabel('User name').fill(username);
@@ -354,7 +350,7 @@ describe('refusals', () => {
     expect(await text()).toMatch(/previews at http:\/\/\*\.preview\.localhost:\d+\//);
 
     // The svc CLI's sign-in, as its browser sees it: the cancel offer, then the consent.
-    const cli = await (await browser.newContext()).newPage();
+    const cli = await chromium.newPage();
     await cli.goto(authorizeUrl(stack.apiUrl, 'http://127.0.0.1:9/callback', pkce()));
     expect((await cli.locator('main').textContent())?.replace(/\s+/g, ' ')).toContain(
       'Signing in the svc command line? Cancel the sign-in to stop it waiting.',

@@ -7,22 +7,18 @@
 import { readFileSync } from 'node:fs';
 import { Auth } from '@svc/core';
 import type { Stack } from '@svc/local';
-import { launchChromium, useTestStack } from '@svc/local/testing';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useChromium, useTestStack } from '@svc/local/testing';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { ensureBuilt, type SvcResult, svc } from '../packages/cli/test/helpers.ts';
 
 let stack: Stack;
-let browser: Browser;
 
 useTestStack({ authMode: Auth.AuthMode.Password, alongside: ensureBuilt }, (environment) => {
   stack = environment.stack;
 });
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(() => browser?.close());
+const chromium = useChromium();
 
 const configDir = () => `${process.env.TMPDIR ?? '/tmp'}/svc-chromium-${Math.random().toString(36).slice(2)}`;
 
@@ -31,7 +27,7 @@ async function cliLogin(
   inBrowser: (page: Page) => Promise<void>,
 ): Promise<{ result: SvcResult; dir: string }> {
   const dir = configDir();
-  const context = await browser.newContext();
+  const context = await chromium.newContext();
   let person: Promise<void> | undefined;
   let printed = '';
   const result = await svc(['auth', 'login', '--no-browser', '--timeout', '2m'], {
@@ -110,7 +106,7 @@ describe('svc auth login in a real browser', () => {
 
 describe('the console in a real browser', () => {
   it('signs in after a typo on the retry page and lands on the page asked for', async () => {
-    const page = await (await browser.newContext()).newPage();
+    const page = await chromium.newPage();
     await page.goto(`${stack.apiUrl}/console/catalog`);
     await signInForm(page, 'alice', 'alice-typo-password');
     await page.getByRole('alert').waitFor();
@@ -127,7 +123,7 @@ describe('the console in a real browser', () => {
     ['an encoded slash', '/%2F/evil.example/'],
     ['an absolute address', 'https://evil.example/'],
   ])('never leaves the service after sign-in for a return address with %s', async (_name, returnTo) => {
-    const page = await (await browser.newContext()).newPage();
+    const page = await chromium.newPage();
     await page.goto(`${stack.apiUrl}/auth/login?return_to=${encodeURIComponent(returnTo)}`);
     await signInForm(page, 'carol', 'carol-local-password');
     await page.waitForLoadState();

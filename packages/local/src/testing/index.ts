@@ -1,7 +1,6 @@
 export { localUsers } from '../auth.ts';
 export { freePort, portInUse } from '../ports.ts';
 export { answerConsent, authorizeUrl, Browser, formOf, pkce, tokenRequest } from './browser.ts';
-export { launchChromium } from './chromium.ts';
 export { type TestClock, testClock } from './clock.ts';
 export {
   startTestStack,
@@ -11,3 +10,4 @@ export {
   useTestStack,
 } from './environment.ts';
 export { type HttpAnswer, type HttpClient, httpClient } from './http.ts';
+export { useChromium } from './use-chromium.ts';
