@@ -2,7 +2,7 @@
  * The AWS part of the service's settings: the runtime environment SST gives a deployed function
  * (infra/settings.ts `functionEnvironments`), or the local stack its own values in the same shape.
  */
-import { type Catalog, minCursorKeyLength } from '@svc/core';
+import { type Catalog, Compositions, minCursorKeyLength } from '@svc/core';
 import * as v from 'valibot';
 import type { AwsSettings } from './clients.ts';
 
@@ -70,6 +70,15 @@ export const AwsEnvironment = v.object({
    * the network, the local stack's on 127.0.0.1). Anything else, or unset: it never connects to one.
    */
   PREVIEW_PRIVATE_ADDRESSES: v.optional(v.picklist(['allow', 'refuse'], 'must be allow or refuse'), 'refuse'),
+  /**
+   * The stage's sleep (docs/sleep.md) as JSON: `default_after` for baselines that set no `sleep`
+   * (null: they never sleep), `max_after` cutting every baseline's, `crawler_user_agents` replacing
+   * the documented list of link unfurlers and crawlers routed to the baseline.
+   */
+  SLEEP_SETTINGS: v.optional(
+    v.pipe(v.string(), v.parseJson(undefined, 'must be JSON'), Compositions.SleepSettingsInput),
+    '{}',
+  ),
   /** The service's own namespace (its Gateway's), refused to baselines unless listed. */
   SERVICE_NAMESPACE: v.optional(
     v.pipe(v.string(), v.regex(/^[a-z0-9-]{1,63}$/, 'must be a namespace name')),
@@ -95,6 +104,7 @@ export interface AwsServiceSettings {
   previewPrivateAddresses: boolean;
   /** What the stage's isolated queues are named from. */
   previewQueuePrefix: string;
+  sleep: Compositions.SleepSettings;
   build: { release: string; commit: string };
 }
 
@@ -128,6 +138,7 @@ function awsServiceSettings(env: v.InferOutput<typeof AwsEnvironment>): AwsServi
     },
     previewPrivateAddresses: env.PREVIEW_PRIVATE_ADDRESSES === 'allow',
     previewQueuePrefix: env.PREVIEW_QUEUE_PREFIX,
+    sleep: Compositions.sleepSettingsOf(env.SLEEP_SETTINGS),
     build: { release: env.SVC_RELEASE, commit: env.SVC_COMMIT },
   };
 }

@@ -22,6 +22,7 @@ import {
   type Catalog,
   type Clock,
   Cluster,
+  type Compositions,
   Forge,
   Health,
   type Jobs,
@@ -92,6 +93,8 @@ export interface Services<TMessaging> extends AwsStores, Forge.ForgeDeps {
   /** What a catalog may name: the stage's message topics, where baselines may be, its clusters. */
   manifestLimits: Catalog.ManifestLimits;
   previewQueuePrefix: string;
+  /** The stage's sleep default, maximum and crawler list. */
+  sleep: Compositions.SleepSettings;
   /** Whether the routing check may connect to loopback, link-local and private addresses. */
   previewPrivateAddresses: boolean;
   /** The job queue's dead-letter queue, where the settings name it (the API's replay). */
@@ -178,6 +181,7 @@ export function wireServices<TMessaging extends Messaging.MessagingPort | null>(
     previewUrl: previewUrlOf(settings.aws.previewUrlTemplate, settings.kube),
     manifestLimits: manifestLimitsOf(settings.aws.manifestLimits, settings.kube, clusters.names),
     previewQueuePrefix: settings.aws.previewQueuePrefix,
+    sleep: settings.aws.sleep,
     previewPrivateAddresses: settings.aws.previewPrivateAddresses,
     passwords: Auth.passwordHashing(adapters.passwordCost),
     deadLetters: names.deadLetterQueueUrl ? sqsDeadLetterQueue(clients.sqs, names.deadLetterQueueUrl) : null,

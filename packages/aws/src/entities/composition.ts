@@ -139,6 +139,15 @@ const schema = itemSchema(
         }),
       ),
     ),
+    sleep: v.optional(
+      v.nullable(
+        v.object({
+          after_seconds: v.number(),
+          state: v.enum(Compositions.SleepState),
+          since: v.string(),
+        }),
+      ),
+    ),
     destroyed_at: v.nullable(v.string()),
     lock_version: v.number(),
   }),

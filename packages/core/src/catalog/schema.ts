@@ -4,6 +4,7 @@
  */
 
 import * as v from 'valibot';
+import { parseDuration } from '../duration.ts';
 import { ImageReference } from '../images.ts';
 import { ClusterName, dnsLabel, ResourceName } from '../names.ts';
 
@@ -144,6 +145,26 @@ const Messaging = v.strictObject({
   routing_attribute: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,256}$/)), 'preview_route'),
 });
 
+/** Bounds of a baseline's `sleep.after`: docs/sleep.md. */
+const sleepAfterLimits = { minSeconds: 5, maxSeconds: 24 * 3600 } as const;
+
+/** A duration such as `30m` or `1h30m` within `sleepAfterLimits`. */
+export const SleepAfter = v.pipe(
+  v.string(),
+  v.check((text) => {
+    const seconds = parseDuration(text);
+    return (
+      seconds !== null && seconds >= sleepAfterLimits.minSeconds && seconds <= sleepAfterLimits.maxSeconds
+    );
+  }, 'a duration such as 30m or 1h30m, between 5s and 24h'),
+);
+
+/**
+ * When a composition's forks sleep: after `after` without a request routed to them or a message on
+ * their isolated queue. Absent: the stage's default (off unless set); null: never, whatever it is.
+ */
+const Sleep = v.strictObject({ after: SleepAfter });
+
 export const Baseline = v.strictObject({
   name: ResourceName,
   namespace: dnsLabel(63, 'namespace'),
@@ -168,6 +189,7 @@ export const Baseline = v.strictObject({
   ),
   components: boundedMap(ResourceName, BaselineComponent, manifestLimits.componentsPerProject),
   messaging: v.optional(v.nullable(Messaging), null),
+  sleep: v.optional(v.nullable(Sleep)),
 });
 export type Baseline = v.InferOutput<typeof Baseline>;
 

@@ -32,6 +32,7 @@ import {
   compositionView,
   UpdateCompositionBody,
 } from './schema.ts';
+import { SleepState } from './sleep.ts';
 
 const maxConflictRetries = 5;
 
@@ -141,6 +142,10 @@ function newComposition(
     active_operation: operation.id,
     epoch: 1,
     message_subscriptions: input.message_isolation ? [] : null,
+    sleep:
+      result.sleepAfterSeconds === null
+        ? null
+        : { after_seconds: result.sleepAfterSeconds, state: SleepState.Awake, since: at },
     destroyed_at: null,
     lock_version: 1,
   };

@@ -33,4 +33,10 @@ export {
   PlanView,
   UpdateCompositionBody,
 } from './schema.ts';
+export {
+  type SleepSettings,
+  SleepSettingsInput,
+  SleepState,
+  sleepSettingsOf,
+} from './sleep.ts';
 export { expireDue, nextDueBefore, redispatchOverdue } from './sweeps.ts';

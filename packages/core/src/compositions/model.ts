@@ -1,5 +1,6 @@
 /** Phases, events and the stored composition. Enums are `as const` objects with derived types. */
 import { type OperationKind, type OperationStatus, type Owner, OwnerKind } from '../operations/model.ts';
+import type { SleepRecord } from './sleep.ts';
 
 export const Phase = {
   Created: 'created',
@@ -97,6 +98,8 @@ export interface CompositionRecord {
   /** Bumped by every new operation; a step whose operation is not current stops (fencing). */
   epoch: number;
   message_subscriptions: MessageSubscriptionState[] | null;
+  /** Its forks' sleep (docs/sleep.md); null or absent (older records): they never sleep. */
+  sleep?: SleepRecord | null | undefined;
   destroyed_at: string | null;
   lock_version: number;
 }
@@ -117,6 +120,10 @@ export const EventType = {
   CleanupIncomplete: 'cleanup_incomplete',
   /** An operator sent the operation's dead job back to the queue (`svc admin dlq replay`), with a reason. */
   Replayed: 'replayed',
+  /** Its forks scaled to zero after `sleep.after` idle. */
+  Slept: 'slept',
+  /** Its forks left zero, with the cause: a request, a message or a command. */
+  Woke: 'woke',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 

@@ -14,6 +14,7 @@ import {
 } from './plan.ts';
 import type { CompositionDeps } from './ports.ts';
 import type { CreateCompositionBody, PlanView } from './schema.ts';
+import { defaultSleepSettings } from './sleep.ts';
 
 export async function plan(
   deps: CompositionDeps,
@@ -60,6 +61,7 @@ export async function planFor(
     now,
     previewUrl: deps.previewUrl,
     clusters: deps.clusters.names,
+    sleep: deps.sleep ?? defaultSleepSettings,
     ...(fixedLifetime ? { fixedLifetime } : {}),
   });
 }

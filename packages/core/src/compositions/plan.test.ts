@@ -1,7 +1,11 @@
+import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
 import type { Build } from '../builds/schema.ts';
-import { demoCatalog, image, now } from '../testing/fixtures.ts';
+import { nextProjectVersion } from '../catalog/model.ts';
+import { ProjectManifest } from '../catalog/schema.ts';
+import { demoCatalog, demoProject, image, now } from '../testing/fixtures.ts';
 import { BlockerCode, type PlanContext, type PlanRequest, planIdPlaceholder, planOf } from './plan.ts';
+import { defaultSleepSettings } from './sleep.ts';
 
 const digest = `sha256:${'a'.repeat(64)}`;
 const build: Build = {
@@ -26,6 +30,7 @@ const context: PlanContext = {
   now,
   previewUrl: (id, domain, cluster) => `http://${id}.${domain}:${cluster === 'local' ? 8082 : 8084}/`,
   clusters: ['local', 'local-2'],
+  sleep: defaultSleepSettings,
 };
 
 function request(changes: Partial<PlanRequest> = {}): PlanRequest {
@@ -256,5 +261,46 @@ describe('reading override images', () => {
     } finally {
       exec.mockRestore();
     }
+  });
+});
+
+describe('sleep in a plan', () => {
+  function catalogSleeping(sleep: unknown) {
+    const project = demoProject();
+    Object.assign(project.baselines[0] ?? {}, { sleep });
+    const version = nextProjectVersion(null, v.parse(ProjectManifest, project), now.toISOString(), 'v-1');
+    if (!version) throw new Error('a first version always exists');
+    return version;
+  }
+
+  it("says after how long the forks sleep, from the baseline's sleep.after", () => {
+    const result = planOf(request(), { ...context, catalog: catalogSleeping({ after: '30m' }) });
+    expect(result.view.sleep).toEqual({ after: '30m' });
+    expect(result.plannable && result.sleepAfterSeconds).toBe(1800);
+  });
+
+  it('is off by default, on with the stage default, and off for a baseline that says null', () => {
+    expect(planOf(request(), context).view.sleep).toBeNull();
+    const stageDefault = { ...context, sleep: { ...defaultSleepSettings, defaultAfterSeconds: 600 } };
+    expect(planOf(request(), stageDefault).view.sleep).toEqual({ after: '10m' });
+    expect(planOf(request(), { ...stageDefault, catalog: catalogSleeping(null) }).view.sleep).toBeNull();
+  });
+
+  it("cuts a baseline's after to the stage maximum, and says so", () => {
+    const result = planOf(request(), {
+      ...context,
+      catalog: catalogSleeping({ after: '8h' }),
+      sleep: { ...defaultSleepSettings, maxAfterSeconds: 3600 },
+    });
+    expect(result.view.sleep).toEqual({ after: '1h' });
+    expect(result.view.cautions.map((c) => c.code)).toContain('sleep_after_cut');
+  });
+
+  it('never sleeps a composition that overrides nothing: the baseline does not sleep', () => {
+    const result = planOf(request({ overrides: {} }), {
+      ...context,
+      catalog: catalogSleeping({ after: '5m' }),
+    });
+    expect(result.view.sleep).toBeNull();
   });
 });

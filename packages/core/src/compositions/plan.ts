@@ -12,6 +12,7 @@ import { readImage } from '../images.ts';
 import { clusterList } from '../names.ts';
 import type { Blocker, ResolvedImage } from './model.ts';
 import { defaultTtlSeconds, maxOverrides, maxTtlSeconds, minTtlSeconds, type PlanView } from './schema.ts';
+import { type SleepSettings, sleepAfter } from './sleep.ts';
 
 export const BlockerCode = {
   UnknownProject: 'unknown_project',
@@ -67,6 +68,8 @@ export interface PlanContext {
   clusters: readonly string[];
   /** Updates keep the composition's lifetime; creates compute it from `ttl`. */
   fixedLifetime?: { ttl_seconds: number; expires_at: string };
+  /** The stage's sleep default, maximum and crawler list. */
+  sleep: SleepSettings;
 }
 
 /** A plan that something blocks: its view says what, nothing can be made from it. */
@@ -85,6 +88,8 @@ export interface PlannablePlan {
   baselineName: string;
   baseline: Baseline;
   ttlSeconds: number;
+  /** Idle seconds before its forks sleep; null: they never do. */
+  sleepAfterSeconds: number | null;
   catalogVersion: { version: number; version_id: string };
 }
 
@@ -149,6 +154,7 @@ export function planOf(request: PlanRequest, context: PlanContext): Plan {
     baselineName,
     baseline,
     ttlSeconds,
+    sleepAfterSeconds: plannedSleep(request, baseline, context)?.seconds ?? null,
     catalogVersion: { version: catalog.version, version_id: catalog.version_id },
   };
 }
@@ -257,6 +263,7 @@ function planView(
   const running = baseline ? Object.keys(baseline.components).sort() : [];
   const overridden = new Set(Object.keys(request.overrides));
   const profile = (name: string) => context.catalog?.components[name];
+  const sleep = plannedSleep(request, baseline, context);
   return {
     images,
     inherited: running.filter((name) => !overridden.has(name)),
@@ -278,9 +285,22 @@ function planView(
       : null,
     lifetime: planLifetime(context, ttlSeconds),
     resource_estimate: resourceEstimate(overridden, context.catalog, baseline),
+    sleep: sleep ? { after: formatDuration(sleep.seconds) } : null,
     blockers: blockers.map(({ code, message, component }) => ({ code, message, component })),
-    cautions: planCautions(overridden, images),
+    cautions: [...planCautions(overridden, images), ...sleepCautions(sleep)],
   };
+}
+
+/** Only forks sleep: a composition overriding nothing never does. */
+function plannedSleep(request: PlanRequest, baseline: Baseline | null, context: PlanContext) {
+  if (!baseline || Object.keys(request.overrides).length === 0) return null;
+  return sleepAfter(baseline, context.sleep);
+}
+
+function sleepCautions(sleep: ReturnType<typeof plannedSleep>): PlanView['cautions'] {
+  if (sleep?.cutFrom == null) return [];
+  const message = `the baseline's sleep.after of ${formatDuration(sleep.cutFrom)} is cut to the stage's maximum, ${formatDuration(sleep.seconds)}`;
+  return [{ code: 'sleep_after_cut', message }];
 }
 
 function planLifetime(context: PlanContext, ttlSeconds: number | null): PlanView['lifetime'] {

@@ -13,6 +13,7 @@ import type { OperationStore } from '../operations/ports.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import type { CompositionEvent, CompositionRecord } from './model.ts';
 import type { CompositionView } from './schema.ts';
+import type { SleepSettings } from './sleep.ts';
 
 /** The worker's one write: a composition and an operation, each guarded, with events. */
 export interface CompositionCommit {
@@ -91,6 +92,8 @@ export interface CompositionDeps {
   /** The clusters the stage knows: a baseline on another cannot take a composition. */
   clusters: Pick<ClusterRegistry, 'names'>;
   log: Log;
+  /** The stage's sleep settings; absent: `defaultSleepSettings`. */
+  sleep?: SleepSettings | undefined;
   /** Live (not destroyed) compositions a project may have; absent = no quota (dev mode). */
   liveCompositionQuota?: number | undefined;
 }

@@ -9,6 +9,7 @@ import { CompositionName, Id, ResourceName } from '../names.ts';
 import { OperationKind, OperationStatus, OwnerKind } from '../operations/model.ts';
 import { pageSchema } from '../paging.ts';
 import { type CompositionRecord, EventActorKind, EventType, effectivePhase, Phase } from './model.ts';
+import { SleepState, sleepView } from './sleep.ts';
 
 export const maxOverrides = 3;
 /**
@@ -86,6 +87,9 @@ const MessageSubscriptionView = v.object({
   ready: v.boolean(),
 });
 
+/** Null: its forks never sleep. `since`: when the state began; `after`: the idle time before they sleep. */
+const SleepView = v.nullable(v.object({ state: v.enum(SleepState), since: timestamp, after: v.string() }));
+
 export const CompositionView = v.object({
   id: Id,
   project: v.string(),
@@ -124,6 +128,7 @@ export const CompositionView = v.object({
   endpoints: v.object({ public: EndpointView }),
   latest_operation: OperationRefView,
   message_subscriptions: v.nullable(v.array(MessageSubscriptionView)),
+  sleep: SleepView,
 });
 export type CompositionView = v.InferOutput<typeof CompositionView>;
 
@@ -154,6 +159,8 @@ export const PlanView = v.object({
   destination: v.nullable(v.object({ cluster: v.string(), namespace: v.string(), url: v.string() })),
   lifetime: v.object({ ttl: nullableString, expires_at: v.nullable(timestamp) }),
   resource_estimate: v.object({ cpu_millicores: v.number(), memory_mib: v.number(), pods: v.number() }),
+  /** Whether its forks sleep, after how long without a request or a message; null: never. */
+  sleep: v.nullable(v.object({ after: v.string() })),
   blockers: v.array(BlockerView),
   cautions: v.array(CautionView),
 });
@@ -205,6 +212,7 @@ export function compositionView(record: CompositionRecord, now: Date): Compositi
     endpoints: { public: { url: record.public_url, ready: record.public_ready } },
     latest_operation: record.latest_operation,
     message_subscriptions: record.message_subscriptions,
+    sleep: sleepView(record.sleep),
   };
 }
 
