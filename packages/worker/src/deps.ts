@@ -73,4 +73,8 @@ export interface WorkerDeps extends Forge.ForgeDeps {
   log: Log;
   /** Counts of what the worker drops or loses (alongside the log line naming it). */
   metrics: Metrics;
+  /** The stage's sleep settings (the crawler list); absent: `Compositions.defaultSleepSettings`. */
+  sleep?: Compositions.SleepSettings;
+  /** Where isolated queues are, for the triggers that wake a sleeping fork on a message. */
+  aws?: { settings: { region: string; sqsEndpoint?: string } };
 }

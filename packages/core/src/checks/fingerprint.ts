@@ -6,10 +6,10 @@
 import { contentHash } from '../canonical.ts';
 import type { ProjectVersion } from '../catalog/model.ts';
 import type { CatalogStore } from '../catalog/ports.ts';
-import { type ClusterObject, type Deployment, Label, type Service } from '../cluster/objects.ts';
+import { type ClusterObject, type Deployment, forkName, Label, type Service } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
 import type { ClusterRegistry } from '../cluster/registry.ts';
-import { compositionSelector, forkName } from '../cluster/render.ts';
+import { compositionSelector } from '../cluster/render.ts';
 import type { CompositionRecord } from '../compositions/model.ts';
 import type { Fingerprint } from './model.ts';
 

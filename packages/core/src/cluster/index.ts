@@ -22,3 +22,4 @@ export {
   pendingHeader,
   routingBaggage,
 } from './render.ts';
+export { interceptorGrant, interceptorRoute, type SleepingForkInput, scaledObject } from './sleep.ts';

@@ -1,4 +1,5 @@
 /** Kubernetes objects as plain data: what the worker renders and the cluster port applies. No client types. */
+import { createHash } from 'node:crypto';
 
 interface ObjectMeta {
   name: string;
@@ -134,4 +135,12 @@ export function refOf(object: ClusterObject): ObjectRef {
 
 export function condition(deployment: Deployment, type: string): Condition | undefined {
   return deployment.status?.conditions?.find((c) => c.type === type);
+}
+
+/** A Kubernetes name `<base>-<id>`, shortened with a hash when it would pass 63 characters. */
+export function forkName(base: string, id: string): string {
+  const name = `${base}-${id}`;
+  if (name.length <= 63) return name;
+  const hash = createHash('sha256').update(base).digest('hex').slice(0, 6);
+  return `${base.slice(0, 63 - id.length - 8).replace(/-+$/, '')}-${hash}-${id}`;
 }

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ComponentProfile } from '../catalog/schema.ts';
 import { demoCatalog, image } from '../testing/fixtures.ts';
-import type { Deployment, Service } from './objects.ts';
+import { type Deployment, forkName, type Service } from './objects.ts';
 import {
   anchor,
   baggageMatch,
   compositionSelector,
   type ForkInput,
   forkDeployment,
-  forkName,
   forkSelector,
   forkService,
   meshRoute,

@@ -4,18 +4,19 @@
  * routing key, and a mesh (GAMMA) route per overridden component sending keyed requests to its
  * fork. Applying the same render twice changes nothing (server-side apply, one field manager).
  */
-import { createHash } from 'node:crypto';
 import type { Baseline, ComponentProfile } from '../catalog/schema.ts';
 import {
   Annotation,
   type ClusterObject,
   type Container,
   type Deployment,
+  forkName,
   Label,
   managedBy,
   type OwnerReference,
   type Service,
 } from './objects.ts';
+import { forkHost, throughInterceptor } from './sleep.ts';
 
 /** The W3C baggage entry that carries the routing key. */
 const routingKeyName = 'preview-route';
@@ -27,14 +28,6 @@ export function routingBaggage(id: string): string {
 
 /** Forks keep at least one pod serving while a new image rolls out; a failed rollout leaves the old one. */
 const forkProgressDeadlineSeconds = 120;
-
-/** A Kubernetes name `<base>-<id>`, shortened with a hash when it would pass 63 characters. */
-export function forkName(base: string, id: string): string {
-  const name = `${base}-${id}`;
-  if (name.length <= 63) return name;
-  const hash = createHash('sha256').update(base).digest('hex').slice(0, 6);
-  return `${base.slice(0, 63 - id.length - 8).replace(/-+$/, '')}-${hash}-${id}`;
-}
 
 export const anchorName = (id: string) => `preview-${id}`;
 const publicRouteName = (id: string) => `preview-${id}`;
@@ -91,6 +84,11 @@ export interface ForkInput {
   progressDeadlineSeconds?: number;
   /** Variables set on the profile's container, e.g. the queue URL of an isolated subscription. */
   env?: readonly { name: string; value: string }[];
+  /**
+   * The fork sleeps: its replicas are its ScaledObject's to set, so the apply leaves them out (a
+   * manager that kept writing them would wake it on every apply).
+   */
+  sleeps?: boolean;
 }
 
 /**
@@ -123,7 +121,7 @@ export function forkDeployment(input: ForkInput): Deployment {
       ownerReferences: [input.owner],
     },
     spec: {
-      replicas: input.baseline.components[component]?.replicas ?? 1,
+      ...(input.sleeps ? {} : { replicas: input.baseline.components[component]?.replicas ?? 1 }),
       progressDeadlineSeconds: input.progressDeadlineSeconds ?? forkProgressDeadlineSeconds,
       revisionHistoryLimit: 2,
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
@@ -203,9 +201,15 @@ export function publicRoute(input: {
   entryOverridden: boolean;
   owner: OwnerReference;
   pendingGeneration?: number | null;
+  /** The forks sleep: the entry's fork is reached through the interceptor, crawlers reach the baseline. */
+  sleep?: SleepRouting | null;
 }): ClusterObject {
   const { service } = input.entry;
   const backend = input.entryOverridden ? forkName(service.name, input.id) : service.name;
+  const toFork =
+    input.entryOverridden && input.sleep
+      ? throughInterceptor(forkHost(input.id, input.entry, input.baseline.namespace))
+      : null;
   const pending =
     input.pendingGeneration == null
       ? []
@@ -237,6 +241,7 @@ export function publicRoute(input: {
       ],
       hostnames: [`${input.id}.${input.baseline.preview_domain}`],
       rules: [
+        ...crawlerRules(input.sleep, pending, { name: service.name, port: service.port }),
         {
           filters: [
             {
@@ -244,12 +249,39 @@ export function publicRoute(input: {
               requestHeaderModifier: { add: [{ name: 'baggage', value: routingBaggage(input.id) }] },
             },
             ...pending,
+            ...(toFork ? [toFork.filter] : []),
           ],
-          backendRefs: [{ name: backend, port: service.port }],
+          backendRefs: [toFork ? toFork.backendRef : { name: backend, port: service.port }],
         },
       ],
     },
   };
+}
+
+/** How a sleeping composition's routes read: the `User-Agent` match of crawlers, if any. */
+export interface SleepRouting {
+  crawlerPattern: string | null;
+}
+
+/**
+ * Crawlers and link unfurlers reach the baseline's entry without the routing key, so nothing they
+ * ask for wakes a fork. More header matches than the keyed rule: it takes precedence.
+ */
+function crawlerRules(
+  sleep: SleepRouting | null | undefined,
+  pending: readonly unknown[],
+  baselineEntry: { name: string; port: number },
+) {
+  if (!sleep?.crawlerPattern) return [];
+  return [
+    {
+      matches: [
+        { headers: [{ type: 'RegularExpression', name: 'User-Agent', value: sleep.crawlerPattern }] },
+      ],
+      ...(pending.length ? { filters: pending } : {}),
+      backendRefs: [baselineEntry],
+    },
+  ];
 }
 
 /** The mesh route on an overridden component's Service: keyed requests to the fork, the rest to the baseline. */
@@ -259,8 +291,13 @@ export function meshRoute(input: {
   profile: ComponentProfile;
   baseline: Baseline;
   owner: OwnerReference;
+  /** The fork sleeps: keyed requests go through the interceptor, which wakes it. */
+  sleeps?: boolean;
 }): ClusterObject {
   const { service } = input.profile;
+  const toFork = input.sleeps
+    ? throughInterceptor(forkHost(input.id, input.profile, input.baseline.namespace))
+    : null;
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
@@ -277,7 +314,10 @@ export function meshRoute(input: {
           matches: [
             { headers: [{ type: 'RegularExpression', name: 'baggage', value: baggageMatch(input.id) }] },
           ],
-          backendRefs: [{ name: forkName(service.name, input.id), port: service.port }],
+          ...(toFork ? { filters: [toFork.filter] } : {}),
+          backendRefs: [
+            toFork ? toFork.backendRef : { name: forkName(service.name, input.id), port: service.port },
+          ],
         },
         { backendRefs: [{ name: service.name, port: service.port }] },
       ],

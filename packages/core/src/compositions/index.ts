@@ -34,6 +34,8 @@ export {
   UpdateCompositionBody,
 } from './schema.ts';
 export {
+  crawlerUserAgentPattern,
+  defaultSleepSettings,
   type SleepSettings,
   SleepSettingsInput,
   SleepState,

@@ -12,7 +12,7 @@ import {
   type OwnerReference,
   type Service,
 } from '../cluster/objects.ts';
-import { publicRoute } from '../cluster/render.ts';
+import { publicRoute, type SleepRouting } from '../cluster/render.ts';
 import type { CompositionRecord } from '../compositions/model.ts';
 import type { Operation } from '../operations/model.ts';
 import { type RolloutBlocker, RolloutBlockerCode, rolloutBlocker, rolloutFailure } from './blockers.ts';
@@ -131,6 +131,7 @@ export function entryRoute(
   composition: Pick<CompositionRecord, 'id' | 'desired'>,
   target: Pick<RolloutTarget, 'baseline' | 'entry'>,
   owner: OwnerReference,
+  sleep: SleepRouting | null = null,
 ): ClusterObject {
   return publicRoute({
     id: composition.id,
@@ -138,6 +139,7 @@ export function entryRoute(
     entry: target.entry,
     entryOverridden: entryOverridden(composition, target),
     owner,
+    sleep,
   });
 }
 
@@ -153,6 +155,7 @@ export function pendingEntryRoute(
   target: Pick<RolloutTarget, 'baseline' | 'entry'>,
   owner: OwnerReference,
   generation: number,
+  sleep: SleepRouting | null = null,
 ): ClusterObject | null {
   const entry = target.baseline.entry_component;
   const servedByFork = composition.observed_generation > 0 && entry in composition.observed.components;
@@ -164,6 +167,7 @@ export function pendingEntryRoute(
     entryOverridden: entryOverridden(composition, target) && servedByFork,
     owner,
     pendingGeneration: generation,
+    sleep,
   });
 }
 

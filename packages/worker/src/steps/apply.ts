@@ -1,5 +1,6 @@
 import { Cluster, type Compositions, Rollout } from '@svc/core';
 import { isolate } from '../isolation.ts';
+import { applySleep, sleepKinds, sleepRouting } from './sleep.ts';
 import { readTarget, type Step } from './step.ts';
 
 const routeKinds = [{ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' }] as const;
@@ -47,13 +48,33 @@ export const apply: Step = async (context) => {
         owner,
         progressDeadlineSeconds: deps.settings.progressDeadlineSeconds,
         env: isolation.env[base.component] ?? [],
+        sleeps: Boolean(composition.sleep),
       };
       return [cluster.apply(Cluster.forkDeployment(input)), cluster.apply(Cluster.forkService(input))];
     }),
   );
+  await applySleep(
+    deps,
+    cluster,
+    composition,
+    forkable.bases.map((base) => ({
+      id: composition.id,
+      component: base.component,
+      profile: base.profile,
+      baseline: target.baseline,
+      owner,
+      queueUrls: (isolation.env[base.component] ?? []).map((variable) => variable.value),
+    })),
+  );
   // Until the forks are out, the preview URL answers from what served it before, marked pending;
   // await-rollout routes it to the forks and drops the mark.
-  const pending = Rollout.pendingEntryRoute(composition, target, owner, operation.generation);
+  const pending = Rollout.pendingEntryRoute(
+    composition,
+    target,
+    owner,
+    operation.generation,
+    sleepRouting(deps, composition),
+  );
   if (pending) await cluster.apply(pending);
   if (Rollout.mayHaveInherited(composition, operation)) await removeInherited(cluster, composition);
   return { kind: 'done' };
@@ -85,7 +106,8 @@ async function removeInherited(
   composition: Compositions.CompositionRecord,
 ): Promise<void> {
   const selector = Cluster.compositionSelector(composition.id);
-  for (const kinds of [routeKinds, forkKinds]) {
+  const kindLists = composition.sleep ? [routeKinds, sleepKinds, forkKinds] : [routeKinds, forkKinds];
+  for (const kinds of kindLists) {
     const objects = await cluster.list(composition.namespace, kinds, selector);
     await Promise.all(
       Rollout.inheritedAgain(objects, composition).map((o) => cluster.delete(Cluster.refOf(o))),

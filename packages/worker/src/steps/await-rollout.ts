@@ -1,4 +1,5 @@
 import { Cluster, Rollout } from '@svc/core';
+import { sleepRouting } from './sleep.ts';
 import { readTarget, type Step, type StepContext } from './step.ts';
 
 /**
@@ -69,9 +70,18 @@ async function routeToForks(
   const { baseline } = target;
   await Promise.all([
     ...target.forks.map(({ component, profile }) =>
-      cluster.apply(Cluster.meshRoute({ id: composition.id, component, profile, baseline, owner })),
+      cluster.apply(
+        Cluster.meshRoute({
+          id: composition.id,
+          component,
+          profile,
+          baseline,
+          owner,
+          sleeps: Boolean(composition.sleep),
+        }),
+      ),
     ),
-    cluster.apply(Rollout.entryRoute(composition, target, owner)),
+    cluster.apply(Rollout.entryRoute(composition, target, owner, sleepRouting(context.deps, composition))),
   ]);
   return { kind: 'done' };
 }
