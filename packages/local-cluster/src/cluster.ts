@@ -19,6 +19,13 @@ import { DeploymentController } from './controllers/deployment-controller.ts';
 import { EndpointsController } from './controllers/endpoints-controller.ts';
 import { EventRecorder } from './controllers/events.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
+import {
+  type HoldLimits,
+  interceptorService,
+  Keda,
+  kedaResources,
+  sqsQueueDepth,
+} from './controllers/keda.ts';
 import { Kubelet } from './controllers/kubelet.ts';
 import { NamespaceController } from './controllers/namespace-controller.ts';
 import { PodLogs } from './controllers/pod-logs.ts';
@@ -63,6 +70,10 @@ export interface LocalClusterOptions {
   bookmarkIntervalMs?: number;
   /** Changes kept for watch resumption before clients get 410 Gone; default 10 000. */
   watchHistory?: number;
+  /** The KEDA interceptor's hold while a sleeping workload wakes (default 1000 requests, 16 MiB, 20 s). */
+  interceptorHold?: Partial<HoldLimits>;
+  /** How often the KEDA stand-in looks at its ScaledObjects' triggers; default 250 ms. */
+  kedaTickMs?: number;
 }
 
 export interface LocalCluster {
@@ -79,7 +90,14 @@ export interface LocalCluster {
   stop(): Promise<void>;
 }
 
-const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'svc-system'];
+const SYSTEM_NAMESPACES = [
+  'default',
+  'kube-system',
+  'kube-public',
+  'kube-node-lease',
+  'svc-system',
+  interceptorService.namespace,
+];
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -100,6 +118,21 @@ function bootstrap(api: Api): void {
   for (const name of SYSTEM_NAMESPACES) {
     if (!api.tryGet(namespaces, undefined, name))
       api.create(namespaces, undefined, { metadata: { name } }, { fieldManager: 'local-cluster' });
+  }
+  const services = api.rt('', 'services');
+  if (!api.tryGet(services, interceptorService.namespace, interceptorService.name)) {
+    // The add-on's interceptor: no pods; the gateway serves it (controllers/keda.ts).
+    api.create(
+      services,
+      interceptorService.namespace,
+      {
+        metadata: { name: interceptorService.name, namespace: interceptorService.namespace },
+        spec: {
+          ports: [{ name: 'proxy', port: interceptorService.port, targetPort: interceptorService.port }],
+        },
+      },
+      { fieldManager: 'local-cluster' },
+    );
   }
   const nodes = api.rt('', 'nodes');
   if (!api.tryGet(nodes, undefined, 'local-node')) {
@@ -229,7 +262,7 @@ function tokenOf(users: readonly LocalUser[], name: string | undefined): string 
 /** Starts the API server, its controllers and the preview gateway. */
 export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
   const host = options.host ?? '127.0.0.1';
-  const registry = new Registry(options.resources ?? []);
+  const registry = new Registry([...kedaResources, ...(options.resources ?? [])]);
   const store = new Store(options.watchHistory ?? 10_000);
   if (options.dataDir) {
     const snapshot = loadSnapshot(options.dataDir);
@@ -265,6 +298,11 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const replicaSets = new ReplicaSetController(api, events);
   const deployments = new DeploymentController(api, events);
   const endpoints = new EndpointsController(api);
+  const keda = new Keda(api, {
+    queueDepth: sqsQueueDepth,
+    ...(options.interceptorHold ? { limits: options.interceptorHold } : {}),
+    ...(options.kedaTickMs ? { tickMs: options.kedaTickMs } : {}),
+  });
   const routeIndex = new RouteIndex(api);
   const routeStatus = new RouteStatusController(api, routeIndex);
   faults.connect({
@@ -296,7 +334,14 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const url = urlFor(host, apiPort);
 
   const previewDomain = (options.previewDomain ?? 'preview.localhost').toLowerCase();
-  const mesh = new Mesh(api, faults, (pod, line) => kubelet.writeLog(pod, line), previewDomain, routeIndex);
+  const mesh = new Mesh(
+    api,
+    faults,
+    (pod, line) => kubelet.writeLog(pod, line),
+    previewDomain,
+    routeIndex,
+    keda,
+  );
   const gateway = createServer(createGatewayHandler(mesh));
   gateway.keepAliveTimeout = 30_000;
   let gatewayPort: number;
@@ -317,6 +362,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     stop() {
       stopped ??= (async () => {
         const controllers = [
+          keda,
           routeStatus,
           routeIndex,
           deployments,

@@ -5,6 +5,7 @@ import type { Checks } from '@svc/core';
 import type { Api } from '../api/operations.ts';
 import type { ResourceType } from '../api/registry.ts';
 import type { KubeObject, Pod, Service } from '../api/types.ts';
+import type { Keda } from '../controllers/keda.ts';
 import { COMPONENT_LABEL } from '../controllers/kubelet.ts';
 import { isPodReady } from '../controllers/owners.ts';
 import type { Faults } from '../faults.ts';
@@ -69,6 +70,7 @@ export class Mesh {
   private readonly roundRobin = new Map<string, number>();
 
   private readonly index: RouteIndex;
+  private readonly keda: Keda | null;
 
   constructor(
     api: Api,
@@ -76,8 +78,10 @@ export class Mesh {
     writeLog: (pod: Pod, line: string) => void,
     previewDomain: string,
     index: RouteIndex,
+    keda: Keda | null = null,
   ) {
     this.api = api;
+    this.keda = keda;
     this.index = index;
     this.faults = faults;
     this.writeLog = writeLog;
@@ -150,8 +154,9 @@ export class Mesh {
         const r = f.requestRedirect;
         const location = `${r.scheme ?? 'http'}://${r.hostname ?? headers.host ?? ''}${r.port ? `:${r.port}` : ''}${r.path?.replaceFullPath ?? path}`;
         return { status: r.statusCode ?? 302, headers: { location }, body: '' };
-      } else if (f.type === 'URLRewrite' && f.urlRewrite?.path?.type === 'ReplaceFullPath') {
-        path = f.urlRewrite.path.replaceFullPath ?? path;
+      } else if (f.type === 'URLRewrite') {
+        if (f.urlRewrite?.hostname) headers.host = f.urlRewrite.hostname;
+        if (f.urlRewrite?.path?.type === 'ReplaceFullPath') path = f.urlRewrite.path.replaceFullPath ?? path;
       }
     }
     const backend = pickBackend(rule);
@@ -174,7 +179,12 @@ export class Mesh {
         'backend_not_found',
         `backendRef Service ${namespace}/${backend.name} does not exist`,
       );
-    const response = await this.toEndpoints(svc, backend.port, { ...req, path, headers }, depth);
+    const forwarded = { ...req, path, headers };
+    const response = this.keda?.isInterceptor(namespace, backend.name)
+      ? await this.keda.intercept(headers.host ?? '', Buffer.byteLength(req.body), (ns, name, port) =>
+          this.callService(ns, name, port, forwarded, depth),
+        )
+      : await this.toEndpoints(svc, backend.port, forwarded, depth);
     for (const f of responseChanges) applyHeaderChanges(response.headers, f.responseHeaderModifier);
     return response;
   }
