@@ -3,7 +3,8 @@
  * RBAC each needs (deploy/kubernetes/rbac.yaml binds exactly these):
  *
  * - the worker (packages/worker/src/steps): server-side apply and delete of its anchor ConfigMaps,
- *   fork Deployments and Services and the HTTPRoutes; reads of the anchor and of the forks before
+ *   fork Deployments and Services, the HTTPRoutes and a sleeping fork's ScaledObject and
+ *   InterceptorRoute; reads of the anchor and of the forks before
  *   they are replaced; a bounded watch on Deployments; lists of what a composition left behind;
  * - the API (insight, logs, verification, the installation check): lists of those same kinds, the
  *   baseline's Deployments and Services by name, pod logs, and a LocalSubjectAccessReview per
@@ -40,6 +41,9 @@ const permissions: Record<Identity, readonly Permission[]> = {
     { group: 'apps', resource: 'replicasets', verbs: ['list'] },
     { group: '', resource: 'pods', verbs: ['list'] },
     { group: gatewayGroup, resource: 'httproutes', verbs: ['list', ...applied] },
+    // A sleeping composition's per-fork KEDA objects (docs/sleep.md).
+    { group: 'keda.sh', resource: 'scaledobjects', verbs: ['list', ...applied] },
+    { group: 'http.keda.sh', resource: 'interceptorroutes', verbs: ['list', ...applied] },
   ],
   api: [
     { group: '', resource: 'configmaps', verbs: ['list'] },

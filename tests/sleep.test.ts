@@ -1,0 +1,102 @@
+/**
+ * Sleep and wake on the local stack (docs/sleep.md): a baseline with a short `sleep.after`, a
+ * composition whose fork scales to zero when idle, woken by the first request (held and answered,
+ * not dropped) or by a message on its isolated queue (delivered, not lost), and left asleep by a
+ * link unfurler.
+ */
+import { ListTopicsCommand, PublishCommand } from '@aws-sdk/client-sns';
+import type { Stack } from '@svc/local';
+import { demoManifest, image } from '@svc/local/demo';
+import { type HttpClient, useTestStack } from '@svc/local/testing';
+import { gatewayFetch } from '@svc/local-cluster';
+import { describe, expect, it } from 'vitest';
+import { createComposition, imageOf, previewHops, waitForPhase, waitUntil } from './support/compositions.ts';
+import { drainQueue } from './support/queues.ts';
+
+let stack: Stack;
+let http: HttpClient;
+let topicArn: string;
+useTestStack({}, async (started) => {
+  ({ stack, http } = started);
+  const manifest = demoManifest();
+  for (const baseline of manifest.projects[0]?.baselines ?? []) baseline.sleep = { after: '5s' };
+  const applied = await http.post('/v1/catalog/apply', manifest);
+  expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+  const { Topics = [] } = await stack.clients.sns.send(new ListTopicsCommand({}));
+  topicArn = Topics.find((t) => t.TopicArn?.endsWith(':demo-events'))?.TopicArn ?? '';
+});
+
+const forkReplicas = async (component: string, id: string) =>
+  (await stack.cluster.getDeployment('staging', `${component}-${id}`))?.spec.replicas;
+
+async function asleep(component: string, id: string) {
+  await waitUntil(
+    async () => (await forkReplicas(component, id)) === 0,
+    20_000,
+    `${component}'s fork at 0 replicas`,
+  );
+}
+
+describe('a composition whose baseline sleeps after 5s', () => {
+  it('says so in its plan and its answer, then sleeps: its fork has 0 replicas', async () => {
+    const overrides = { 'service-b': { image: image('service-b', '2.0.0') } };
+    const plan = await http.post('/v1/compositions/plan', { project: 'demo', name: 'plan', overrides });
+    expect(plan.body.sleep).toEqual({ after: '5s' });
+    const created = await createComposition(http, overrides);
+    expect(created.sleep).toMatchObject({ state: 'awake', after: '5s' });
+    await waitForPhase(http, created.id, ['ready']);
+    await asleep('service-b', created.id);
+  });
+
+  it('wakes on the first request through the preview URL, which is held and answered by the fork', async () => {
+    const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.1.0') } });
+    const ready = await waitForPhase(http, created.id, ['ready']);
+    await asleep('service-b', created.id);
+    const { status, hops } = await previewHops(stack, ready.endpoints.public.url);
+    expect(status).toBe(200);
+    expect(imageOf(hops, 'service-b')).toBe(image('service-b', '2.1.0'));
+    expect(await forkReplicas('service-b', created.id)).toBeGreaterThan(0);
+  });
+
+  it('stays asleep for a link unfurler, which gets the baseline', async () => {
+    const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.2.0') } });
+    const ready = await waitForPhase(http, created.id, ['ready']);
+    await asleep('service-b', created.id);
+    const response = await gatewayFetch(stack.gatewayUrl, ready.endpoints.public.url, {
+      headers: { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' },
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      routing_key: string | null;
+      calls: { body: { image: string } }[];
+    };
+    expect(body.routing_key).toBeNull();
+    expect(body.calls[0]?.body.image).toBe(image('service-b', '1.0.0'));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await forkReplicas('service-b', created.id)).toBe(0);
+  });
+
+  it('wakes on a message on its isolated queue, and the message waits there for the woken consumer', async () => {
+    const created = await createComposition(
+      http,
+      { 'service-d': { image: image('service-d', '2.0.0') } },
+      { message_isolation: true },
+    );
+    const ready = await waitForPhase(http, created.id, ['ready']);
+    const queueUrl = ready.message_subscriptions[0].queue_url as string;
+    await asleep('service-d', created.id);
+    await stack.clients.sns.send(
+      new PublishCommand({
+        TopicArn: topicArn,
+        Message: 'for the sleeping preview',
+        MessageAttributes: { preview_route: { DataType: 'String', StringValue: created.id } },
+      }),
+    );
+    await waitUntil(
+      async () => ((await forkReplicas('service-d', created.id)) ?? 0) > 0,
+      10_000,
+      'the fork woken',
+    );
+    expect(await drainQueue(stack.clients.sqs, queueUrl, 1)).toEqual(['for the sleeping preview']);
+  });
+});
