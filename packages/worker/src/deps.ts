@@ -3,6 +3,7 @@ import {
   type Checks,
   type Clock,
   type Cluster,
+  type Compositions,
   type Forge,
   type Idempotency,
   type Jobs,
