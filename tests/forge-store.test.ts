@@ -148,6 +148,7 @@ describe('the forge store', () => {
       components: ['service-b'],
       fork_pull_requests: false,
       build_selection: 'head_sha',
+      group_by: 'none',
       revision: 1,
       updated_at: at,
       updated_by: 'admin',

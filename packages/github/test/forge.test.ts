@@ -35,6 +35,7 @@ describe('the GitHub forge port', () => {
       open: true,
       labels: ['preview'],
       head_sha: pullRequest?.headSha,
+      head_ref: 'read',
       fork: false,
     });
     expect((await port.getPullRequest(repository, fork?.number as number))?.fork).toBe(true);

@@ -93,6 +93,7 @@ export async function seedDemoPolicy(store: Forge.ForgeStore): Promise<void> {
       project: 'demo',
       repository: demoRepository,
       build_selection: 'head_sha',
+      group_by: 'none',
       revision: 1,
       updated_at: systemClock.now().toISOString(),
       updated_by: 'admin',

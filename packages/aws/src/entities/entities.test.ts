@@ -357,6 +357,11 @@ describe('items written before their record had its present shape', () => {
     expect(E.Operation.fromItem(stored)).toStrictEqual(operation);
   });
 
+  it('reads a policy stored before changes across repositories as not grouping', () => {
+    const { group_by: _, ...stored } = E.PreviewPolicy.toItem({ ...X.previewPolicy, group_by: 'branch' });
+    expect(E.PreviewPolicy.fromItem(stored)).toEqual({ ...X.previewPolicy, group_by: 'none' });
+  });
+
   it('reads a preview stored before each feedback channel had its fingerprint as having none, its run not known open', () => {
     const stored = E.Preview.toItem(X.preview);
     const {

@@ -47,7 +47,12 @@ export function toItem(policy: Forge.PreviewPolicy): Item {
 const { ttl: _ttl, ...stored } = Forge.PreviewPolicyView.entries;
 
 const schema = v.pipe(
-  itemSchema(type, { ...stored, preview_ttl: v.string() }),
+  // Policies saved before changes existed do not group.
+  itemSchema(type, {
+    ...stored,
+    group_by: v.optional(stored.group_by, Forge.GroupBy.None),
+    preview_ttl: v.string(),
+  }),
   v.transform(({ preview_ttl, ...policy }): Forge.PreviewPolicy => ({ ...policy, ttl: preview_ttl })),
 );
 

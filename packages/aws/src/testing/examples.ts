@@ -366,6 +366,7 @@ export const previewPolicy: Forge.PreviewPolicy = {
   components: ['svc-a'],
   fork_pull_requests: false,
   build_selection: 'head_sha',
+  group_by: 'none',
   revision: 2,
   updated_at: at,
   updated_by: 'user:alice',

@@ -23,6 +23,7 @@ const stateTone: Record<Forge.PreviewState, 'ok' | 'bad' | 'busy' | 'idle'> = {
   stopped: 'idle',
   restarting: 'busy',
   expired: 'idle',
+  refused: 'bad',
 };
 
 /**

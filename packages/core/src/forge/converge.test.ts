@@ -17,6 +17,7 @@ const policy: PreviewPolicy = {
   components: ['service-b'],
   fork_pull_requests: false,
   build_selection: 'head_sha',
+  group_by: 'none',
   revision: 1,
   updated_at: '2026-01-01T00:00:00.000Z',
   updated_by: 'admin',
@@ -28,6 +29,7 @@ const pr = (changes: Partial<PullRequest> = {}): PullRequest => ({
   open: true,
   labels: ['preview'],
   head_sha: sha1,
+  head_ref: 'feature',
   fork: false,
   ...changes,
 });

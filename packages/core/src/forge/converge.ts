@@ -88,7 +88,7 @@ function completeBuilds(policy: PreviewPolicy | null, builds: Record<string, str
   return selected;
 }
 
-const sameBuilds = (a: Record<string, string>, b: Record<string, string>) =>
+export const sameBuilds = (a: Record<string, string>, b: Record<string, string>) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, id]) => b[k] === id);
 
 const inProgress = (phase: Phase) =>
@@ -105,16 +105,46 @@ const decision = (
 });
 
 export function converge(observed: Observation): Decision {
-  const { policy, pr, preview, composition } = observed;
-  const unwanted = unwantedBecause(policy, pr, preview?.suppressed ?? false, observed.suspended);
-  const wanted = completeBuilds(policy, observed.builds);
+  const { policy, pr, preview } = observed;
   const restart = preview?.restart_pending ?? false;
+  const expiredHere =
+    preview !== null &&
+    preview.deployed_sha !== null &&
+    preview.deployed_sha === pr?.head_sha &&
+    preview.state !== PreviewState.Stopping &&
+    preview.state !== PreviewState.Stopped;
+  return decide(
+    {
+      unwanted: unwantedBecause(policy, pr, preview?.suppressed ?? false, observed.suspended),
+      wanted: completeBuilds(policy, observed.builds),
+      state: preview?.state ?? null,
+      restart,
+      expiredHere,
+    },
+    observed.composition,
+  );
+}
 
+/** What one composition's owner (a pull request, or a change of several) wants, as it is now. */
+export interface Wanting {
+  unwanted: Unwanted | null;
+  /** The overrides it should run; null while a build it needs is not published yet. */
+  wanted: Record<string, string> | null;
+  /** The state recorded so far; null: nothing recorded. */
+  state: PreviewState | null;
+  restart: boolean;
+  /** It last composed what it still wants (and was not stopped): a composition gone since expired. */
+  expiredHere: boolean;
+}
+
+/** The next state and action of a composition's owner, from what it wants and the composition now. */
+export function decide(owner: Wanting, composition: ObservedComposition | null): Decision {
+  const { unwanted, wanted, restart } = owner;
   if (composition && composition.phase !== Phase.Destroyed) {
     if (composition.phase === Phase.Destroying) {
-      const ours = preview?.state === PreviewState.Stopping || preview?.state === PreviewState.Restarting;
+      const ours = owner.state === PreviewState.Stopping || owner.state === PreviewState.Restarting;
       // The expiry sweep (or a generic delete) got there first: nothing left to do once it is gone.
-      return decision(ours ? (preview?.state ?? null) : PreviewState.Expired, { kind: 'poll' }, unwanted);
+      return decision(ours ? owner.state : PreviewState.Expired, { kind: 'poll' }, unwanted);
     }
     if (unwanted) return decision(PreviewState.Stopping, { kind: 'destroy' }, unwanted);
     if (restart) return decision(PreviewState.Restarting, { kind: 'destroy' });
@@ -134,17 +164,11 @@ export function converge(observed: Observation): Decision {
   // No composition runs (never made, or destroyed).
   if (unwanted) {
     // A pull request closed (or unlabelled) before its preview existed leaves nothing behind.
-    return decision(preview ? PreviewState.Stopped : null, { kind: 'none' }, unwanted);
+    return decision(owner.state !== null ? PreviewState.Stopped : null, { kind: 'none' }, unwanted);
   }
-  const expiredHere =
-    composition?.phase === Phase.Destroyed &&
-    !restart &&
-    preview !== null &&
-    preview.state !== PreviewState.Stopping &&
-    preview.state !== PreviewState.Stopped &&
-    preview.deployed_sha !== null &&
-    preview.deployed_sha === pr?.head_sha;
-  if (expiredHere) return decision(PreviewState.Expired, { kind: 'none' });
+  if (composition?.phase === Phase.Destroyed && !restart && owner.expiredHere) {
+    return decision(PreviewState.Expired, { kind: 'none' });
+  }
   if (!wanted) return decision(PreviewState.WaitingForBuild, { kind: 'none' });
   return decision(PreviewState.Deploying, { kind: 'create', builds: wanted });
 }

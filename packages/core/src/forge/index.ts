@@ -5,6 +5,7 @@ export { convergePullRequest } from './drive.ts';
 export { listInstallations, listRepositories } from './installations.ts';
 export {
   type Delivery,
+  GroupBy,
   type InstallationSuspension,
   noFeedback,
   ownerSubject,

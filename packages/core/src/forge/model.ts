@@ -7,6 +7,10 @@
  */
 import { contentHash } from '../canonical.ts';
 
+/** Whether pull requests of one head branch across the project's repositories share one preview (a change). */
+export const GroupBy = { None: 'none', Branch: 'branch' } as const;
+export type GroupBy = (typeof GroupBy)[keyof typeof GroupBy];
+
 export interface PreviewPolicy {
   project: string;
   repository: string;
@@ -17,6 +21,7 @@ export interface PreviewPolicy {
   components: string[];
   fork_pull_requests: boolean;
   build_selection: 'head_sha';
+  group_by: GroupBy;
   revision: number;
   updated_at: string;
   updated_by: string;
@@ -39,6 +44,8 @@ export const PreviewState = {
   Restarting: 'restarting',
   /** The composition reached its TTL; a push or a restart brings it back. */
   Expired: 'expired',
+  /** The change the pull request belongs to cannot be composed (`last_error` says why). */
+  Refused: 'refused',
 } as const;
 export type PreviewState = (typeof PreviewState)[keyof typeof PreviewState];
 
@@ -123,6 +130,8 @@ export interface PullRequest {
   open: boolean;
   labels: string[];
   head_sha: string;
+  /** The head branch's name: text from the forge, a grouping key only, never markup. */
+  head_ref: string;
   fork: boolean;
 }
 

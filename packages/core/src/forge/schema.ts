@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { ResourceName } from '../names.ts';
 import { pageSchema } from '../paging.ts';
-import { DeliveryState, type PreviewRecord, PreviewState } from './model.ts';
+import { DeliveryState, GroupBy, type PreviewRecord, PreviewState } from './model.ts';
 
 /** `owner/name`, as the forge spells it (case kept; compared case-insensitively by the forge). */
 export const RepositoryName = v.pipe(
@@ -25,6 +25,8 @@ export const PreviewPolicyBody = v.strictObject({
   fork_pull_requests: v.optional(v.boolean(), false),
   /** How builds are chosen: only the build CI published for the pull request's head commit. */
   build_selection: v.optional(v.literal('head_sha'), 'head_sha'),
+  /** `branch`: pull requests of one head branch in the project's repositories form one change (docs/forge.md). */
+  group_by: v.optional(v.enum(GroupBy), GroupBy.None),
   /** Optimistic concurrency: the revision read (0 creates). Omitted: overwrite. */
   expected_revision: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
@@ -40,6 +42,7 @@ export const PreviewPolicyView = v.object({
   components: v.array(v.string()),
   fork_pull_requests: v.boolean(),
   build_selection: v.literal('head_sha'),
+  group_by: v.enum(GroupBy),
   revision: v.number(),
   updated_at: v.string(),
   updated_by: v.string(),

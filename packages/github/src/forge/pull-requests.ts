@@ -12,7 +12,7 @@ interface GitHubPull {
   number: number;
   state: string;
   labels: { name?: string }[];
-  head: { sha: string; repo: { full_name: string } | null };
+  head: { ref: string; sha: string; repo: { full_name: string } | null };
   base: { repo: { full_name: string } };
 }
 
@@ -23,6 +23,7 @@ function pullRequest(repository: string, pull: GitHubPull): Forge.PullRequest {
     open: pull.state === 'open',
     labels: pull.labels.flatMap((label) => (label.name ? [label.name] : [])),
     head_sha: pull.head.sha,
+    head_ref: pull.head.ref,
     // A deleted fork has no head repository: it is still a fork.
     fork: pull.head.repo?.full_name.toLowerCase() !== pull.base.repo.full_name.toLowerCase(),
   };

@@ -18,7 +18,7 @@ export default defineCommand({
   summary: "Configure a repository's preview policy; prints the policy as stored.",
   notes: [
     'The file: { project, repository: "owner/name", enabled, trigger_label, baseline, ttl?,',
-    'components: [..], fork_pull_requests?, expected_revision? }. Open pull requests converge to it.',
+    'components: [..], fork_pull_requests?, group_by?, expected_revision? }. Open pull requests converge to it.',
   ],
   flags: fileFlag,
   run: async ({ flags, context }) => {
