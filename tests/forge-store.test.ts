@@ -75,6 +75,39 @@ describe('the forge store', () => {
     expect((await store.listPreviews({ project: 'other' }, { limit: 10, after: null })).items).toEqual([]);
   });
 
+  it('writes a change only over the version read, its pull requests in the one item', async () => {
+    const change: Forge.ChangeRecord = {
+      id: 'ch-00000000000000000001',
+      account: 'demo-org',
+      key: { kind: 'label', name: 'checkout' },
+      project: null,
+      members: [{ repository: 'demo-org/service-b', number: 3, components: ['service-b'] }],
+      state: 'waiting_for_build',
+      composition_id: null,
+      composed: {},
+      url: null,
+      expires_at: null,
+      refusal: null,
+      suppressed: false,
+      restart_pending: false,
+      poll_at: null,
+      created_at: at,
+      updated_at: at,
+      lock_version: 1,
+    };
+    expect(await store.getChange(change.id)).toBeNull();
+    expect(await store.putChange(change, 0)).toBe(true);
+    expect(await store.putChange(change, 0)).toBe(false);
+    const joined = {
+      ...change,
+      members: [...change.members, { repository: 'demo-org/web', number: 5, components: ['web'] }],
+      lock_version: 2,
+    };
+    expect(await store.putChange({ ...joined, state: 'refused' }, 2)).toBe(false);
+    expect(await store.putChange(joined, 1)).toBe(true);
+    expect(await store.getChange(change.id)).toEqual(joined);
+  });
+
   it('stores a delivery once, keeps it due until it is finished, and counts what is unprocessed', async () => {
     expect(await store.putDelivery(delivery('d-1'))).toBe(true);
     expect(await store.putDelivery(delivery('d-1', { action: 'closed' }))).toBe(false);

@@ -112,6 +112,10 @@ export async function policiesOf(table: Table, repository: string): Promise<Forg
   return items.map(PreviewPolicy.fromItem);
 }
 
+/** Writes `item` if its `lock_version` is still `expected` (0: if it does not exist). */
+export const lockedPut = (table: Table, item: Item, expected: number) =>
+  versioned(table, item, 'lock_version', expected);
+
 export async function putPreview(
   table: Table,
   record: Forge.PreviewRecord,

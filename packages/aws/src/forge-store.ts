@@ -1,6 +1,7 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Forge } from '@svc/core';
 import {
+  ForgeChange,
   ForgeDelivery,
   ForgeHealth,
   ForgeRateBudget,
@@ -14,6 +15,7 @@ import {
   activePreviewsOf,
   deletePolicy,
   listPreviews,
+  lockedPut,
   policiesOf,
   putPolicy,
   putPreview,
@@ -38,6 +40,9 @@ export function dynamoForgeStore(table: Table): Forge.ForgeStore {
     listPreviews: (filter, page) => listPreviews(table, filter, page),
     activePreviewsOf: (repository) => activePreviewsOf(table, repository),
     waitingFor: (repository, commitSha) => waitingFor(table, repository, commitSha),
+
+    getChange: (id) => getItem(table, ForgeChange.key(id), ForgeChange.fromItem),
+    putChange: (record, expected) => lockedPut(table, ForgeChange.toItem(record), expected),
 
     putDelivery: (delivery) => putDelivery(table, delivery),
     getDelivery: (id) => getItem(table, ForgeDelivery.key(id), ForgeDelivery.fromItem),

@@ -146,6 +146,7 @@ const examples: Record<string, Example> = {
     E.ForgeReconciliation.fromItem,
     X.reconciliation,
   ),
+  [E.ForgeChange.type]: example(E.ForgeChange.toItem(X.change), E.ForgeChange.fromItem, X.change),
   [E.ForgeSuspension.type]: example(
     E.ForgeSuspension.toItem(X.suspension),
     E.ForgeSuspension.fromItem,

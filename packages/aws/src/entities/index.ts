@@ -14,6 +14,7 @@ export * as Check from './check.ts';
 export * as Composition from './composition.ts';
 export * as Draft from './draft.ts';
 export * as Event from './event.ts';
+export * as ForgeChange from './forge-change.ts';
 export * as ForgeDelivery from './forge-delivery.ts';
 export * as ForgeHealth from './forge-health.ts';
 export * as ForgeRateBudget from './forge-rate-budget.ts';

@@ -67,6 +67,7 @@ export const placeholders: Record<string, string> = {
   '<session id>': 'ses-1',
   '<sha256(issuer + "\\n" + sub)>': sha256('https://id.example\nsub-1'),
   '<account>': 'acme',
+  '<change id>': 'ch-0123456789abcdef0123',
 };
 
 const user = { kind: 'user', subject: 'user:alice' } as const;
@@ -443,4 +444,27 @@ export const suspension: Forge.InstallationSuspension = {
   account: 'Acme',
   installation: 42,
   suspended_at: at,
+};
+
+export const change: Forge.ChangeRecord = {
+  id: 'ch-0123456789abcdef0123',
+  account: 'org',
+  key: { kind: 'branch', name: 'feature-x' },
+  project: 'demo',
+  members: [
+    { repository: 'Org/svc-a', number: 7, components: ['svc-a'] },
+    { repository: 'Org/web', number: 3, components: ['web'] },
+  ],
+  state: 'ready',
+  composition_id: 'c1',
+  composed: { 'svc-a': 'b1', web: 'b2' },
+  url: 'http://c1.preview.localhost:8082/',
+  expires_at: later,
+  refusal: null,
+  suppressed: false,
+  restart_pending: false,
+  poll_at: at,
+  created_at: at,
+  updated_at: at,
+  lock_version: 2,
 };

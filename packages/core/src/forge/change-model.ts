@@ -4,7 +4,7 @@
  * each pull request's component(s) with its build (the rule: change-converge.ts).
  */
 import { contentHash } from '../canonical.ts';
-import { accountOf, GroupBy, type PreviewPolicy, type PullRequest } from './model.ts';
+import { accountOf, GroupBy, type PreviewPolicy, type PreviewState, type PullRequest } from './model.ts';
 
 const ChangeKeyKind = { Branch: 'branch', Label: 'label' } as const;
 type ChangeKeyKind = (typeof ChangeKeyKind)[keyof typeof ChangeKeyKind];
@@ -27,6 +27,39 @@ export interface ChangeMember {
 export interface ChangeRefusal {
   code: string;
   message: string;
+}
+
+/**
+ * A change as last converged: one item, written over the `lock_version` read, so concurrent
+ * convergences of its pull requests take turns, and its composition id is recorded before the
+ * composition is created (a crash in between: the next convergence creates it under that id).
+ */
+export interface ChangeRecord {
+  /** `changeId` of its installation's account and key. */
+  id: string;
+  /** The installation's account, in lower case (one installation per account). */
+  account: string;
+  key: ChangeKey;
+  /** The project of its composition, once it has one. */
+  project: string | null;
+  /** Its pull requests as last converged; each is read again every time, with the one an event names. */
+  members: ChangeMember[];
+  state: PreviewState;
+  composition_id: string | null;
+  /** The overrides it last composed (component → build id). */
+  composed: Record<string, string>;
+  url: string | null;
+  expires_at: string | null;
+  /** Why it cannot be composed, while it cannot. */
+  refusal: ChangeRefusal | null;
+  /** A user stop: automation leaves it alone until a restart, or until its last pull request leaves. */
+  suppressed: boolean;
+  restart_pending: boolean;
+  /** When the pending look at its composition in progress is due; one chain of polls per change. */
+  poll_at: string | null;
+  created_at: string;
+  updated_at: string;
+  lock_version: number;
 }
 
 /** The label that groups pull requests explicitly: `preview-group:<key>`. */

@@ -1,4 +1,5 @@
 /** Off the recipe's use-case files: one per thing they act on (policies, previews, deliveries). */
+export type { ChangeRecord } from './change-model.ts';
 export { convergeRepository, ingest, processDelivery, type SignatureCheck } from './deliveries.ts';
 export { listDeliveries } from './delivery-list.ts';
 export { convergePullRequest } from './drive.ts';

@@ -4,6 +4,7 @@ import { grantsOfRole, Role } from '../auth/identity.ts';
 import type { AuditStore } from '../auth/ports.ts';
 import type { CompositionDeps } from '../compositions/ports.ts';
 import type { Page, PageRequest } from '../paging.ts';
+import type { ChangeRecord } from './change-model.ts';
 import type {
   Delivery,
   InstallationSuspension,
@@ -107,6 +108,10 @@ export interface ForgeStore {
   activePreviewsOf(repository: string): Promise<PreviewRecord[]>;
   /** Previews waiting for a build of this commit (an index query, not a scan). */
   waitingFor(repository: string, commitSha: string): Promise<PreviewRecord[]>;
+
+  getChange(id: string): Promise<ChangeRecord | null>;
+  /** Writes the change if its `lock_version` is still `expected` (0: must not exist). */
+  putChange(record: ChangeRecord, expected: number): Promise<boolean>;
 
   /** Stores a new delivery; false when one with its id exists. */
   putDelivery(delivery: Delivery): Promise<boolean>;
