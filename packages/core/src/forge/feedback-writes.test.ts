@@ -182,6 +182,31 @@ describe('which channels a preview change writes', () => {
     expect(plan?.comment?.body.startsWith(commentMarker('pr-x'))).toBe(true);
   });
 
+  it('refused: the check run concludes failure and the comment says why, once', () => {
+    const refused = preview({
+      state: PreviewState.Refused,
+      last_error: {
+        code: 'change_component_conflict',
+        message: 'component web is overridden by both acme/web#7 and acme/web-next#9 <b>',
+      },
+    });
+    const plan = planFeedback(readyWritten, refused, [], false);
+    expect(plan?.checkRun?.run).toMatchObject({
+      status: 'completed',
+      conclusion: 'failure',
+      title: 'Refused',
+    });
+    const why =
+      'change_component_conflict: component web is overridden by both acme/web#7 and acme/web-next#9  b ';
+    expect(plan?.checkRun?.run.summary).toBe(why);
+    expect(plan?.comment?.body).toContain(`| Phase | Refused |`);
+    expect(plan?.comment?.body).toContain(`- ${why}`);
+    expect(walk([refused, refused], readyWritten).steps).toEqual([
+      ['check run created', 'comment edited'],
+      [],
+    ]);
+  });
+
   it('expired: the check run and the comment say so once', () => {
     const expired = walk(
       [preview({ state: PreviewState.Expired }), preview({ state: PreviewState.Expired })],

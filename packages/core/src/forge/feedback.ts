@@ -22,6 +22,7 @@ const settledStates: readonly PreviewState[] = [
   PreviewState.Failed,
   PreviewState.Stopped,
   PreviewState.Expired,
+  PreviewState.Refused,
 ];
 
 export const isSettled = (state: PreviewState) => settledStates.includes(state);
@@ -75,6 +76,14 @@ export function checkRunFor(preview: PreviewRecord, blockers: readonly Blocker[]
         title: 'Failed',
         summary: blockers.map((b) => `${b.code}: ${inert(b.message)}`).join('\n') || 'The preview failed.',
       };
+    case PreviewState.Refused:
+      return {
+        ...base,
+        status: 'completed',
+        conclusion: 'failure',
+        title: 'Refused',
+        summary: refusalText(preview),
+      };
     case PreviewState.Expired:
       return {
         ...base,
@@ -88,11 +97,18 @@ export function checkRunFor(preview: PreviewRecord, blockers: readonly Blocker[]
   }
 }
 
+/** Why the pull request's change cannot be composed: the same words on each of its pull requests. */
+const refusalText = (preview: PreviewRecord) =>
+  preview.last_error
+    ? `${preview.last_error.code}: ${inert(preview.last_error.message)}`
+    : 'The change this pull request belongs to cannot be composed.';
+
 const settledHeadline: Partial<Record<PreviewState, string>> = {
   [PreviewState.Ready]: 'Ready',
   [PreviewState.Failed]: 'Failed',
   [PreviewState.Stopped]: 'Stopped',
   [PreviewState.Expired]: expiredText,
+  [PreviewState.Refused]: 'Refused',
 };
 
 /** The comment: the preview as it stands at its URL. Only settled states have one (`isSettled`). */
@@ -118,6 +134,8 @@ export function commentFor(preview: PreviewRecord, blockers: readonly Blocker[])
             ? [`- \`${preview.last_error.code}\`: ${inert(preview.last_error.message)}`]
             : []),
         ]
-      : [];
+      : preview.state === PreviewState.Refused
+        ? ['', '**Why**', '', `- ${refusalText(preview)}`]
+        : [];
   return [commentMarker(preview.id), '### Preview', '', '| | |', '|---|---|', ...rows, ...failure].join('\n');
 }
