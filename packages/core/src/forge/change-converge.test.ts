@@ -166,6 +166,23 @@ describe('convergeChange', () => {
     }
   });
 
+  it('one leaving takes its override with it even while the others wait for their builds', () => {
+    const closed = candidate('api', 'a-1', { pr: { open: false } });
+    const decided = observe([candidate('web', null), closed], ready({ api: 'a-1' }));
+    expect(decided.action).toEqual({ kind: 'update', builds: {} });
+    expect(decided.members.map((m) => [m.repository, m.state, m.waiting])).toEqual([
+      ['demo-org/web', PreviewState.WaitingForBuild, ['web']],
+    ]);
+  });
+
+  it('a restart never brings back an older build of a pull request still waiting', () => {
+    const restarting = observe([candidate('web', null), candidate('api', 'a-2')], {
+      recorded: { ...recorded(PreviewState.Restarting, { web: 'w-1', api: 'a-1' }), restart_pending: true },
+      composition: { phase: Phase.Destroyed, builds: { web: 'w-1', api: 'a-1' } },
+    });
+    expect(restarting.action).toEqual({ kind: 'create', builds: { api: 'a-2' } });
+  });
+
   it('the last one closing destroys the composition, then the change is stopped', () => {
     const closed = [candidate('web', 'w-1', { pr: { open: false } })];
     const destroying = observe(closed, ready({ web: 'w-1' }));

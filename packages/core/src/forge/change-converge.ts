@@ -6,6 +6,7 @@
  * it. A push is an update of that pull request's component(s), a join adds its override, a close
  * or unlabel removes it (the component returns to the baseline), the last one leaving destroys.
  */
+import { Phase } from '../compositions/model.ts';
 import { maxOverrides } from '../compositions/schema.ts';
 import {
   type ChangeKey,
@@ -140,21 +141,23 @@ function refusalOf(members: readonly Member[]): ChangeRefusal | null {
 
 /**
  * The overrides the composition should run: each member's builds of its head commit; a member
- * still waiting for one keeps what the composition runs for its components (a new member adds
- * nothing until its builds are all published). null when nothing is ready to run.
+ * still waiting for one keeps what the live composition runs for its components (a new member
+ * adds nothing until its builds are all published; a composition gone runs nothing, so never an
+ * older build). A live composition always gets an answer, so a leaver's override goes even while
+ * the others wait; with none, null until something is ready to run.
  */
-function wantedOverrides(members: readonly Member[], running: Record<string, string>) {
+function wantedOverrides(members: readonly Member[], live: Record<string, string> | null) {
   const overrides: Record<string, string> = {};
   const waiting = new Map<Member, string[]>();
   for (const member of members) {
     const missing = member.policy.components.filter((component) => !member.candidate.builds[component]);
     waiting.set(member, missing);
-    const source = missing.length === 0 ? member.candidate.builds : running;
+    const source = missing.length === 0 ? member.candidate.builds : (live ?? {});
     const complete = member.policy.components.every((component) => source[component] !== undefined);
     if (!complete) continue;
     for (const component of member.policy.components) overrides[component] = source[component] as string;
   }
-  return { overrides: Object.keys(overrides).length > 0 ? overrides : null, waiting };
+  return { overrides: live !== null || Object.keys(overrides).length > 0 ? overrides : null, waiting };
 }
 
 const outcome = (member: Member, state: PreviewState, waiting: string[] = []): MemberOutcome => ({
@@ -199,7 +202,8 @@ export function convergeChange(observed: ChangeObservation): ChangeDecision {
       members: members.map((member) => outcome(member, PreviewState.Refused)),
     };
   }
-  const { overrides, waiting } = wantedOverrides(members, composition?.builds ?? {});
+  const live = composition && composition.phase !== Phase.Destroyed ? composition.builds : null;
+  const { overrides, waiting } = wantedOverrides(members, live);
   const decided = decide(
     {
       unwanted,
