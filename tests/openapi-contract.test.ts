@@ -260,6 +260,13 @@ describe('OpenAPI contract', () => {
     conforms('put', policy, await http.put(contractPolicy, { ...body, expected_revision: 1 }));
     conforms('put', policy, await http.put(contractPolicy, { ...body, baseline: 'nowhere' }));
     conforms('put', policy, await http.put(contractPolicy, { ...body, ttl: '99h' }));
+    const grouped = await http.put(contractPolicy, { ...body, group_by: 'branch' });
+    conforms('put', policy, grouped);
+    expect(grouped.body.group_by).toBe('branch');
+    const misgrouped = await http.put(contractPolicy, { ...body, group_by: 'repository' });
+    conforms('put', policy, misgrouped);
+    expect(misgrouped.status).toBe(422);
+    expect(misgrouped.body.errors.map((e: { path: string }) => e.path)).toEqual(['/group_by']);
     conforms('get', policy, await http.get(contractPolicy));
     conforms('get', '/v1/forge/preview-policies', await http.get('/v1/forge/preview-policies'));
     conforms('delete', policy, await http.delete(contractPolicy));
