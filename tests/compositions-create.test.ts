@@ -283,6 +283,7 @@ describe('POST /v1/compositions/plan', () => {
       },
       lifetime: { ttl: '2h', expires_at: expect.stringMatching(/Z$/) },
       resource_estimate: { cpu_millicores: 100, memory_mib: 128, pods: 1 },
+      sleep: null,
       blockers: [],
       cautions: [expect.objectContaining({ code: 'mutable_image_tag' })],
     });
