@@ -1,6 +1,6 @@
 /**
  * Deadlines: with DynamoDB frozen — connections accepted, nothing ever answered, as a table behind
- * a partitioned network looks — every route of the API answers within 3 s, a 503
+ * a partitioned network looks — every route of the API answers within its deadline (about 2 s), a 503
  * `dependency_unavailable` where it needed the table, never a hung request.
  */
 import { createServer, type Server, Socket } from 'node:net';
@@ -83,7 +83,7 @@ describe('a frozen table', () => {
   });
   afterAll(() => proxy?.close());
 
-  it('answers every route within 3 s: 503 dependency_unavailable where it needed the table', async () => {
+  it('answers every route within the API’s deadline: 503 dependency_unavailable where it needed the table', async () => {
     const ask = (method: string, path: string, body?: unknown) =>
       app.request(`http://127.0.0.1${path}`, {
         method,
@@ -118,7 +118,10 @@ describe('a frozen table', () => {
         return { route: `${method} ${path}`, status: response.status, ms: performance.now() - started, text };
       }),
     );
-    const slow = answers.filter((a) => a.ms > 3000).map((a) => `${a.route}: ${Math.round(a.ms)} ms`);
+    // By design 2 attempts of 1 s (apiTimeouts): alone every route answers in about 2.1 s. The bound
+    // leaves room for a CI machine whose event loop is starved by parallel suites, and still fails a
+    // route that waits on the worker's deadlines (3 attempts of 2.5 s) or hangs.
+    const slow = answers.filter((a) => a.ms > 4500).map((a) => `${a.route}: ${Math.round(a.ms)} ms`);
     expect(slow).toEqual([]);
     const broken = answers
       .filter((a) => a.status >= 500 && a.status !== 503)
