@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Auth, SettingsError } from '@svc/core';
+import { kubeconfigContext } from '@svc/kube';
 import { LocalStackSettings, settingsFromEnvironment } from '@svc/wiring';
 import { localUsers } from './auth.ts';
 import { gatewayPortOf, localClusterNames, OutsideClusterRefused } from './clusters.ts';
@@ -68,6 +69,14 @@ if (!Number.isInteger(clusterCount) || clusterCount < 1 || clusterCount > 4)
 if (!flags.kubeconfig && (flags.context || flags['preview-url']))
   fail('--context and --preview-url go with --kubeconfig: the cluster of your own they describe.');
 const clusterNames = localClusterNames(clusterCount);
+// A file or context that cannot be used is a mistake in the command: said before anything starts.
+if (flags.kubeconfig) {
+  try {
+    kubeconfigContext(flags.kubeconfig, flags.context);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+}
 
 const ports: [string, number][] = [
   ['PORT', port],
