@@ -5,14 +5,13 @@
  * leaves nothing in the cluster (docs/orchestration.md, Leases).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomInt } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster } from '@svc/core';
 import { fixedKubeConfig, kubeCluster, kubeConfigFromString } from '@svc/kube';
 import { image } from '@svc/local/demo';
-import { type HttpClient, httpClient, portInUse } from '@svc/local/testing';
+import { freePort, type HttpClient, httpClient } from '@svc/local/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const podReadyDelayMs = 3000;
@@ -34,24 +33,6 @@ afterAll(async () => {
   }
   rmSync(stateDir, { recursive: true, force: true });
 });
-
-/**
- * A free port below the kernel's ephemeral range. The restarted stack must listen where the killed
- * one did, as `npm start` run again does: the compositions in flight keep preview URLs naming the
- * gateway's port, which their routing check probes. A port the kernel hands out to any `listen(0)`
- * or outgoing connection could be taken by another test file while the stack is down; one below
- * the range is only ever taken by asking for it.
- */
-async function portKeptAcrossRestarts(taken: readonly number[]): Promise<number> {
-  const [ephemeralStart = 32768] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
-    .trim()
-    .split(/\s+/)
-    .map(Number);
-  for (;;) {
-    const port = randomInt(20_000, ephemeralStart);
-    if (!taken.includes(port) && !(await portInUse(port))) return port;
-  }
-}
 
 /** `npm start`'s entry on free ports and this test's state directory. */
 function startStack(ports: { api: number; gateway: number; forge: number }): Running {
@@ -118,9 +99,12 @@ async function until(
 
 describe('a crash of the whole stack', () => {
   it('brings every in-flight composition to ready within 30 s of the restart, and destroy leaves nothing', async () => {
-    const api = await portKeptAcrossRestarts([]);
-    const gateway = await portKeptAcrossRestarts([api]);
-    const ports = { api, gateway, forge: await portKeptAcrossRestarts([api, gateway]) };
+    // The restarted stack listens where the killed one did, as `npm start` run again does: the
+    // compositions in flight keep preview URLs naming the gateway's port. freePort picks below the
+    // ephemeral range, so no other file's socket takes one while the stack is down.
+    const api = await freePort();
+    const gateway = await freePort('127.0.0.1', [api]);
+    const ports = { api, gateway, forge: await freePort('127.0.0.1', [api, gateway]) };
     const http = httpClient(`http://127.0.0.1:${ports.api}`);
     const first = startStack(ports);
     await answering(http, first);

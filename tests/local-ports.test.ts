@@ -7,37 +7,23 @@
  */
 import { type ChildProcess, exec, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Checks } from '@svc/core';
 import { image } from '@svc/local/demo';
+import { freePort, portInUse } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { repoRoot } from '../packages/cli/test/helpers.ts';
 
 const run = promisify(exec);
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** A free port whose second port above is free too: the second local cluster's gateway listens there. */
 async function gatewayPorts(): Promise<number> {
   for (;;) {
     const port = await freePort();
-    if (port + 2 > 65535) continue;
-    const probe = createServer();
-    const free = await new Promise<boolean>((resolve) => {
-      probe.once('error', () => resolve(false));
-      probe.listen(port + 2, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
+    if (!(await portInUse(port + 2))) return port;
   }
 }
 
@@ -47,7 +33,9 @@ let banner = '';
 
 beforeAll(async () => {
   stateDir = await mkdtemp(join(tmpdir(), 'svc-ports-'));
-  const [port, gatewayPort, forgePort] = [await freePort(), await gatewayPorts(), await freePort()];
+  const gatewayPort = await gatewayPorts();
+  const port = await freePort('127.0.0.1', [gatewayPort, gatewayPort + 2]);
+  const forgePort = await freePort('127.0.0.1', [port, gatewayPort, gatewayPort + 2]);
   child = spawn(process.execPath, [join(repoRoot, 'packages/local/src/main.ts'), '--clusters', '2'], {
     cwd: repoRoot,
     env: {

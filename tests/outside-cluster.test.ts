@@ -144,7 +144,9 @@ describe('a cluster of the team’s own', () => {
   });
 
   it('makes npm start exit with the reason when it refuses it', async () => {
-    const [port, gatewayPort, forgePort] = [await freePort(), await freePort(), await freePort()];
+    const port = await freePort();
+    const gatewayPort = await freePort('127.0.0.1', [port]);
+    const forgePort = await freePort('127.0.0.1', [port, gatewayPort]);
     const child = spawn(
       process.execPath,
       [join(repoRoot, 'packages/local/src/main.ts'), '--kubeconfig', kubeconfig, '--context', 'prod'],

@@ -1,16 +1,30 @@
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** Asks the kernel for a free TCP port on the host. */
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, resolve);
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('could not allocate a port');
-  return address.port;
+/**
+ * A free port for a process about to start, below the kernel's ephemeral range: `listen(0)` and
+ * outgoing connections never take one there, so it stays free until the process binds it, however
+ * many sockets other suites open meanwhile (a port `listen(0)` handed out can be taken by the next
+ * socket before the child binds it). Ports the caller already picked are not picked again.
+ */
+export async function freePort(host = '127.0.0.1', taken: readonly number[] = []): Promise<number> {
+  const below = ephemeralRangeStart();
+  for (;;) {
+    const port = randomInt(20_000, below);
+    if (!taken.includes(port) && !(await portInUse(port, host))) return port;
+  }
+}
+
+/** Linux's first ephemeral port; elsewhere IANA's 49152 is above the 32768 assumed. */
+function ephemeralRangeStart(): number {
+  try {
+    const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    const port = Number(start);
+    return port > 20_100 ? port : 32_768;
+  } catch {
+    return 32_768;
+  }
 }
 
 /** True when something already listens on host:port. */
