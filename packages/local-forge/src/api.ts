@@ -7,6 +7,7 @@ import { appInstallations } from './api/app-installations.ts';
 import { checkRuns } from './api/check-runs.ts';
 import { comments } from './api/comments.ts';
 import type { ApiDeps, Env } from './api/context.ts';
+import { deployments } from './api/deployments.ts';
 import { hookDeliveries } from './api/hook-deliveries.ts';
 import { installationAccess } from './api/installation-access.ts';
 import { issues } from './api/issues.ts';
@@ -32,6 +33,7 @@ export function createApi(deps: ApiDeps): Hono<Env> {
     comments,
     checkRuns,
     statuses,
+    deployments,
   ]) {
     app.route('/', routes(deps));
   }

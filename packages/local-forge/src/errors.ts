@@ -8,6 +8,8 @@ export interface ValidationDetail {
   resource: string;
   field: string;
   code: string;
+  /** A deployment refused for its commit's statuses names each required context and its state. */
+  contexts?: { context: string; state: string }[];
 }
 
 export class GitHubError extends Error {

@@ -24,6 +24,8 @@ export type Issue = RestSchema<'issue'>;
 export type IssueComment = RestSchema<'issue-comment'>;
 export type CheckRun = RestSchema<'check-run'>;
 export type Status = RestSchema<'status'>;
+export type Deployment = RestSchema<'deployment'>;
+export type DeploymentStatus = RestSchema<'deployment-status'>;
 export type HookDeliveryItem = RestSchema<'hook-delivery-item'>;
 export type HookDelivery = RestSchema<'hook-delivery'>;
 

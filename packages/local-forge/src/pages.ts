@@ -1,11 +1,12 @@
 // Read-only web pages, where GitHub has its own: one per pull request (at its html_url) with its
-// title, labels, head commit, the comments and the check runs of the head commit, and an index of
+// title, labels, head commit, the comments, the check runs of the head commit, the deployments of
+// its head branch, and an index of
 // the pull requests. Everything shown is data from the forge's state, escaped; nothing can be
 // changed here.
 
 import { Hono } from 'hono';
 import { html } from 'hono/html';
-import type { CheckRunRecord, CommentRecord, PullRecord } from './state.ts';
+import type { CheckRunRecord, CommentRecord, DeploymentRecord, PullRecord } from './state.ts';
 import type { ForgeStore } from './store.ts';
 
 /** Paths the pages answer; everything else is the API's. */
@@ -52,6 +53,30 @@ const checkRun = (run: CheckRunRecord) => html`<tr>
   <td>${link(run.detailsUrl)}</td>
 </tr>`;
 
+/** A deployment with its newest status, as the pull request's timeline shows it. */
+function deploymentRow(store: ForgeStore, deployment: DeploymentRecord) {
+  const latest = store.state.deploymentStatuses.findLast((s) => s.deploymentId === deployment.id);
+  return html`<tr id="deployment-${deployment.id}">
+  <td>${deployment.environment}</td>
+  <td>${latest ? html`<strong>${latest.state}</strong>` : 'no status'}${latest?.description ? html` · ${latest.description}` : ''}</td>
+  <td>${link(latest?.environmentUrl || null)}</td>
+  <td>${link(latest?.logUrl || null)}</td>
+</tr>`;
+}
+
+/** GitHub shows a pull request the deployments of its head branch. */
+function deploymentsOf(store: ForgeStore, pull: PullRecord) {
+  const deployments = store.state.deployments.filter(
+    (d) => d.repositoryId === pull.repositoryId && (d.ref === pull.headRef || d.sha === pull.headSha),
+  );
+  return deployments.length
+    ? html`<table>
+        <tr><th>environment</th><th>state</th><th>environment URL</th><th>log</th></tr>
+        ${deployments.reverse().map((d) => deploymentRow(store, d))}
+      </table>`
+    : html`<p>No deployments.</p>`;
+}
+
 function pullPage(store: ForgeStore, pull: PullRecord, fullName: string) {
   const comments = store.state.comments.filter(
     (c) => c.repositoryId === pull.repositoryId && c.issueNumber === pull.number,
@@ -78,6 +103,8 @@ function pullPage(store: ForgeStore, pull: PullRecord, fullName: string) {
             </table>`
           : html`<p>No check runs.</p>`
       }
+      <h2>Deployments</h2>
+      ${deploymentsOf(store, pull)}
       <h2>Comments</h2>
       ${comments.length ? comments.map(comment) : html`<p>No comments.</p>`}`,
   );

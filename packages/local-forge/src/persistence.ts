@@ -12,6 +12,9 @@ export function loadState(file: string): ForgeState | undefined {
   if (!existsSync(file)) return undefined;
   const parsed = JSON.parse(readFileSync(file, 'utf8')) as ForgeState;
   if (parsed.version !== 1) throw new Error(`${file}: unknown forge state version ${String(parsed.version)}`);
+  // Files written before deployments existed have none.
+  parsed.deployments ??= [];
+  parsed.deploymentStatuses ??= [];
   return parsed;
 }
 

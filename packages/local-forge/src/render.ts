@@ -8,6 +8,8 @@ import {
   type CheckRunRecord,
   type CommentRecord,
   type DeliveryRecord,
+  type DeploymentRecord,
+  type DeploymentStatusRecord,
   type InstallationRecord,
   type LabelRecord,
   type PullRecord,
@@ -20,6 +22,7 @@ import type { ForgeStore } from './store.ts';
 export const APP_PERMISSIONS: Record<string, string> = {
   checks: 'write',
   contents: 'read',
+  deployments: 'write',
   issues: 'write',
   metadata: 'read',
   pull_requests: 'write',
@@ -358,6 +361,59 @@ export class Renderer {
       updated_at: status.createdAt,
       creator: this.user(status.creator),
     } satisfies GitHub.Status;
+  }
+
+  deployment(deployment: DeploymentRecord) {
+    const repository = this.store.repositoryById(deployment.repositoryId);
+    const repositoryUrl = `${this.base}/repos/${repository.owner}/${repository.name}`;
+    const url = `${repositoryUrl}/deployments/${deployment.id}`;
+    const byApp = deployment.creator === this.botLogin();
+    return {
+      url,
+      id: deployment.id,
+      node_id: nodeId('DE', deployment.id),
+      sha: deployment.sha,
+      ref: deployment.ref,
+      task: deployment.task,
+      payload: deployment.payload,
+      original_environment: deployment.originalEnvironment,
+      environment: deployment.environment,
+      description: deployment.description,
+      creator: this.user(deployment.creator),
+      created_at: deployment.createdAt,
+      updated_at: deployment.updatedAt,
+      statuses_url: `${url}/statuses`,
+      repository_url: repositoryUrl,
+      transient_environment: deployment.transientEnvironment,
+      production_environment: deployment.productionEnvironment,
+      performed_via_github_app: byApp ? this.appObject() : null,
+    } satisfies GitHub.Deployment;
+  }
+
+  deploymentStatus(status: DeploymentStatusRecord) {
+    const deployment = this.store.state.deployments.find((d) => d.id === status.deploymentId);
+    if (!deployment) throw new Error(`deployment status ${status.id} has no deployment`);
+    const repository = this.store.repositoryById(deployment.repositoryId);
+    const repositoryUrl = `${this.base}/repos/${repository.owner}/${repository.name}`;
+    const deploymentUrl = `${repositoryUrl}/deployments/${deployment.id}`;
+    return {
+      url: `${deploymentUrl}/statuses/${status.id}`,
+      id: status.id,
+      node_id: nodeId('DES', status.id),
+      state: status.state,
+      creator: this.user(status.creator),
+      description: status.description,
+      environment: status.environment,
+      // GitHub still answers the field log_url replaced, with the same value.
+      target_url: status.logUrl,
+      created_at: status.createdAt,
+      updated_at: status.createdAt,
+      deployment_url: deploymentUrl,
+      repository_url: repositoryUrl,
+      environment_url: status.environmentUrl,
+      log_url: status.logUrl,
+      performed_via_github_app: status.creator === this.botLogin() ? this.appObject() : null,
+    } satisfies GitHub.DeploymentStatus;
   }
 
   deliveryItem(delivery: DeliveryRecord) {

@@ -128,6 +128,47 @@ export interface StatusRecord {
   createdAt: string;
 }
 
+export const DEPLOYMENT_STATES = [
+  'error',
+  'failure',
+  'inactive',
+  'in_progress',
+  'queued',
+  'pending',
+  'success',
+] as const;
+type DeploymentState = (typeof DEPLOYMENT_STATES)[number];
+
+export interface DeploymentRecord {
+  id: number;
+  repositoryId: number;
+  sha: string;
+  /** The ref as asked for: a branch, a tag or a SHA. */
+  ref: string;
+  task: string;
+  payload: Record<string, unknown> | string;
+  environment: string;
+  originalEnvironment: string;
+  description: string | null;
+  transientEnvironment: boolean;
+  productionEnvironment: boolean;
+  creator: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeploymentStatusRecord {
+  id: number;
+  deploymentId: number;
+  state: DeploymentState;
+  description: string;
+  environment: string;
+  environmentUrl: string;
+  logUrl: string;
+  creator: string;
+  createdAt: string;
+}
+
 export interface TokenRecord {
   token: string;
   installationId: number;
@@ -179,6 +220,8 @@ export interface ForgeState {
   comments: CommentRecord[];
   checkRuns: CheckRunRecord[];
   statuses: StatusRecord[];
+  deployments: DeploymentRecord[];
+  deploymentStatuses: DeploymentStatusRecord[];
   tokens: TokenRecord[];
   deliveries: DeliveryRecord[];
 }
@@ -199,6 +242,8 @@ export function emptyState(app: AppRecord): ForgeState {
     comments: [],
     checkRuns: [],
     statuses: [],
+    deployments: [],
+    deploymentStatuses: [],
     tokens: [],
     deliveries: [],
   };
