@@ -154,6 +154,78 @@ const open = async (head: string, labels = ['preview']) => {
   return pullRequest;
 };
 
+describe('status as GitHub Deployments', () => {
+  const policyPath = `/v1/projects/demo/repositories/${encodeURIComponent(repository)}/preview-policy`;
+  const setFeedback = async (feedback: Forge.FeedbackMode) => {
+    const current = (await http.get(policyPath)).body as Forge.PreviewPolicy;
+    const { project: _p, repository: _r, revision: _v, updated_at: _u, updated_by: _b, ...body } = current;
+    const answer = await http.put(policyPath, { ...body, feedback });
+    expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
+  };
+
+  /** The pull request's deployments as GitHub lists them, each with its statuses' states, newest first. */
+  async function deploymentsOf(sha: string) {
+    const octokit = installationClient();
+    const repo = { owner: 'demo-org', repo: 'service-b' };
+    const { data } = await octokit.request('GET /repos/{owner}/{repo}/deployments', { ...repo, sha });
+    return Promise.all(
+      data.map(async (deployment) => {
+        const statuses = await octokit.request(
+          'GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses',
+          {
+            ...repo,
+            deployment_id: Number(deployment.id),
+          },
+        );
+        return { ...deployment, states: statuses.data.map((s) => s.state), newest: statuses.data[0] };
+      }),
+    );
+  }
+
+  /** Polls until the newest deployment of `sha` has a status in `state`: feedback follows the preview's state. */
+  async function deployedAs(sha: string, state: string) {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const deployments = await deploymentsOf(sha);
+      if (deployments[0]?.newest?.state === state) return deployments;
+      if (Date.now() > deadline) throw new Error(`deployments of ${sha}: ${JSON.stringify(deployments)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('with feedback "both": a transient deployment per head commit, success at the preview URL, inactive once stopped', async () => {
+    await setFeedback('both');
+    try {
+      const pr = await open('feature-deployed');
+      await publish(pr.headSha);
+      const ready = await until(pr.number, (p) => p.state === 'ready');
+      await commented(pr.number, ready.url ?? 'no url');
+      const [deployment, ...others] = await deployedAs(pr.headSha, 'success');
+      expect(others).toEqual([]);
+      expect(deployment).toMatchObject({
+        environment: 'preview/feature-deployed',
+        transient_environment: true,
+        production_environment: false,
+        newest: { state: 'success', environment_url: ready.url },
+      });
+      expect(deployment?.states.at(-1)).toMatch(/^(queued|in_progress)$/);
+
+      const sha = Array.from({ length: 40 }, () => Math.floor(Math.random() * 16).toString(16)).join('');
+      await publish(sha);
+      await forge.push({ repository, number: pr.number, sha });
+      const moved = await until(pr.number, (p) => p.state === 'ready' && p.deployed_sha === sha);
+      expect((await deployedAs(sha, 'success'))[0]?.newest?.environment_url).toBe(moved.url);
+      expect((await deploymentsOf(pr.headSha))[0]?.newest?.state).toBe('inactive');
+
+      await forge.close({ repository, number: pr.number });
+      await until(pr.number, (p) => p.state === 'stopped');
+      expect(await deployedAs(sha, 'inactive')).toHaveLength(1);
+    } finally {
+      await setFeedback('comment');
+    }
+  });
+});
+
 describe('pull-request previews', () => {
   it('waits for the head build, becomes ready, follows pushes (never to an older build) and stops on unlabel', async () => {
     const pr = await open('feature-follow');

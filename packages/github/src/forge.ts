@@ -11,6 +11,7 @@ import { upsertCheckRun } from './forge/check-runs.ts';
 import { upsertComment } from './forge/comments.ts';
 import { gitHubContext } from './forge/context.ts';
 import { deliveries, redeliver } from './forge/deliveries.ts';
+import { createDeployment, createDeploymentStatus } from './forge/deployments.ts';
 import { forgetRepositories } from './forge/installations.ts';
 import { getPullRequest, listOpenPullRequests } from './forge/pull-requests.ts';
 import type { GitHubAppSettings } from './settings.ts';
@@ -22,6 +23,9 @@ export function gitHubForge(settings: GitHubAppSettings): Forge.ForgePort {
     listOpenPullRequests: (repository, label) => listOpenPullRequests(context, repository, label),
     upsertComment: (repository, number, comment) => upsertComment(context, repository, number, comment),
     upsertCheckRun: (repository, id, run) => upsertCheckRun(context, repository, id, run),
+    createDeployment: (repository, deployment) => createDeployment(context, repository, deployment),
+    createDeploymentStatus: (repository, id, status) =>
+      createDeploymentStatus(context, repository, id, status),
     listInstallations: (page) => listInstallations(context, page),
     getInstallation: (id) => getInstallation(context, id),
     listRepositories: (installationId, page) => listRepositories(context, installationId, page),

@@ -22,6 +22,7 @@ const demoPolicy = {
   ttl: '8h',
   components: ['service-b'],
   fork_pull_requests: false,
+  feedback: 'comment',
 } as const;
 
 export interface LocalForgeOptions {

@@ -47,10 +47,11 @@ export function toItem(policy: Forge.PreviewPolicy): Item {
 const { ttl: _ttl, ...stored } = Forge.PreviewPolicyView.entries;
 
 const schema = v.pipe(
-  // Policies saved before changes existed do not group.
+  // Policies saved before changes existed do not group; before deployments existed, they comment.
   itemSchema(type, {
     ...stored,
     group_by: v.optional(stored.group_by, Forge.GroupBy.None),
+    feedback: v.optional(stored.feedback, Forge.FeedbackMode.Comment),
     preview_ttl: v.string(),
   }),
   v.transform(({ preview_ttl, ...policy }): Forge.PreviewPolicy => ({ ...policy, ttl: preview_ttl })),

@@ -53,6 +53,8 @@ const schema = itemSchema(
     number: v.number(),
     state: v.enum(Forge.PreviewState),
     head_sha: v.string(),
+    // Unknown on items written before it was kept: the deployment's environment falls back to the number.
+    head_ref: v.optional(v.string(), ''),
     fork: v.boolean(),
     builds: v.record(v.string(), v.string()),
     deployed_sha: nullableString,
@@ -72,6 +74,10 @@ const schema = itemSchema(
       check_run_fingerprint: v.optional(nullableString, null),
       // Unknown on items written before it was kept: the next change on the commit is a new run.
       check_run_open: v.optional(v.boolean(), false),
+      // Items written before deployments were a channel have none.
+      deployment_id: v.optional(v.nullable(v.number()), null),
+      deployment_sha: v.optional(nullableString, null),
+      deployment_fingerprint: v.optional(nullableString, null),
     }),
     poll_at: nullableString,
     created_at: v.string(),

@@ -8,7 +8,7 @@ import {
 } from './change-converge.ts';
 import { type ChangeKey, changeId, groupOf } from './change-model.ts';
 import { Unwanted } from './converge.ts';
-import { GroupBy, type PreviewPolicy, PreviewState, type PullRequest } from './model.ts';
+import { FeedbackMode, GroupBy, type PreviewPolicy, PreviewState, type PullRequest } from './model.ts';
 
 const policyOf = (repository: string, components: string[], changes: Partial<PreviewPolicy> = {}) => ({
   project: 'demo',
@@ -21,6 +21,7 @@ const policyOf = (repository: string, components: string[], changes: Partial<Pre
   fork_pull_requests: false,
   build_selection: 'head_sha' as const,
   group_by: GroupBy.Branch,
+  feedback: FeedbackMode.Comment,
   revision: 1,
   updated_at: '2026-01-01T00:00:00.000Z',
   updated_by: 'admin',

@@ -18,6 +18,7 @@ const policy: PreviewPolicy = {
   fork_pull_requests: false,
   build_selection: 'head_sha',
   group_by: 'none',
+  feedback: 'comment',
   revision: 1,
   updated_at: '2026-01-01T00:00:00.000Z',
   updated_by: 'admin',

@@ -14,6 +14,7 @@ import { commentMarker } from './feedback.ts';
 import { type FeedbackPlan, type FeedbackSent, planFeedback, settleFeedback } from './feedback-writes.ts';
 import {
   accountOf,
+  FeedbackMode,
   noFeedback,
   ownerSubject,
   type PreviewPolicy,
@@ -76,6 +77,7 @@ function freshRecord(ref: PullRequestRef, pr: PullRequest, now: string): Preview
     number: ref.number,
     state: PreviewState.WaitingForBuild,
     head_sha: pr.head_sha,
+    head_ref: pr.head_ref,
     fork: pr.fork,
     builds: {},
     deployed_sha: null,
@@ -137,7 +139,8 @@ export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef):
     }
     // The forge refuses a suspended installation's writes; the feedback follows once it is back.
     if (suspended) return { decision, preview: outcome.record };
-    const written = await writeFeedback(deps, forge, outcome.record, composition);
+    const mode = policy?.feedback ?? FeedbackMode.Comment;
+    const written = await writeFeedback(deps, forge, outcome.record, composition, mode);
     return { decision, preview: written };
   }
   throw new Error(`preview of ${ref.repository}#${ref.number} kept changing under the worker`);
@@ -175,6 +178,7 @@ function observedRecord(step: Step): PreviewRecord {
     ...base,
     state: decision.state as PreviewState,
     head_sha: step.pr?.head_sha ?? base.head_sha,
+    head_ref: step.pr?.head_ref ?? base.head_ref,
     fork: step.pr?.fork ?? base.fork,
     updated_at: now.toISOString(),
   };
@@ -351,6 +355,7 @@ async function writeFeedback(
   forge: ForgePort,
   record: PreviewRecord,
   composition: CompositionRecord | null,
+  mode: FeedbackMode,
 ): Promise<PreviewRecord> {
   const blockers =
     composition && record.state === PreviewState.Failed && composition.phase === Phase.Failed
@@ -358,7 +363,7 @@ async function writeFeedback(
       : [];
   const now = deps.clock.now();
   const takeOver = now.getTime() - Date.parse(record.updated_at) > claimExpiryMs;
-  const plan = planFeedback(record.feedback, record, blockers, takeOver);
+  const plan = planFeedback(record.feedback, record, blockers, takeOver, mode);
   if (!plan) return record;
   // Stamped, so that a claim is taken over a minute after it was made, not after the last save.
   const claimed: PreviewRecord = {
@@ -372,11 +377,12 @@ async function writeFeedback(
   const sent = await sendFeedback(forge, record, plan);
   const stored = await storeFeedback(deps, record, claimed, plan, sent);
   // A rate limit, say: the job is retried later, and writes what was given back.
-  for (const result of [sent.checkRun, sent.comment]) if (result && 'failed' in result) throw result.failed;
+  for (const result of [sent.checkRun, sent.comment, sent.deployment])
+    if (result && 'failed' in result) throw result.failed;
   if (!stored.written) return stored.record;
   // Convergences that moved the preview meanwhile left their feedback to this one.
   const moved = stored.record.state !== record.state || stored.record.head_sha !== record.head_sha;
-  return moved ? writeFeedback(deps, forge, stored.record, composition) : stored.record;
+  return moved ? writeFeedback(deps, forge, stored.record, composition, mode) : stored.record;
 }
 
 /** Makes the planned calls side by side; one channel's failure does not undo the other's write. */
@@ -390,8 +396,8 @@ async function sendFeedback(
       (id) => ({ id }),
       (failed: unknown) => ({ failed }),
     );
-  const { checkRun, comment } = plan;
-  const [runResult, commentResult] = await Promise.all([
+  const { checkRun, comment, deployment } = plan;
+  const [runResult, commentResult, deploymentResult] = await Promise.all([
     checkRun ? settle(forge.upsertCheckRun(record.repository, checkRun.id, checkRun.run)) : null,
     comment
       ? settle(
@@ -402,8 +408,39 @@ async function sendFeedback(
           }),
         )
       : null,
+    deployment ? sendDeployment(forge, record.repository, deployment) : null,
   ]);
-  return { checkRun: runResult, comment: commentResult };
+  return { checkRun: runResult, comment: commentResult, deployment: deploymentResult };
+}
+
+/**
+ * The deployment's calls, in an order a retry can repeat: the replaced deployment made inactive
+ * (again, harmlessly), then the new one created, then its status; a failure after the creation
+ * reports the deployment created, so the retry writes only its status.
+ */
+async function sendDeployment(
+  forge: ForgePort,
+  repository: string,
+  plan: NonNullable<FeedbackPlan['deployment']>,
+): Promise<FeedbackSent['deployment']> {
+  let created: number | null = null;
+  try {
+    if (plan.supersedes !== null) {
+      const replaced = {
+        state: 'inactive',
+        description: 'Replaced by a newer commit',
+        environment_url: null,
+      } as const;
+      await forge.createDeploymentStatus(repository, plan.supersedes, replaced);
+    }
+    if (plan.create) created = await forge.createDeployment(repository, plan.create);
+    const id = created ?? plan.id;
+    if (id === null) throw new Error('a deployment status needs a deployment');
+    await forge.createDeploymentStatus(repository, id, plan.status);
+    return { id };
+  } catch (failed) {
+    return { failed, created };
+  }
 }
 
 /**

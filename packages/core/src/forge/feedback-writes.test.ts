@@ -3,7 +3,7 @@ import type { Blocker } from '../compositions/model.ts';
 import { previewRecord } from '../testing/fixtures.ts';
 import { commentMarker } from './feedback.ts';
 import { type FeedbackPlan, type FeedbackSent, planFeedback, settleFeedback } from './feedback-writes.ts';
-import { type Feedback, noFeedback, type PreviewRecord, PreviewState } from './model.ts';
+import { type Feedback, FeedbackMode, noFeedback, type PreviewRecord, PreviewState } from './model.ts';
 
 const sha1 = '1'.repeat(40);
 const sha2 = '2'.repeat(40);
@@ -39,19 +39,29 @@ let nextId = 100;
  * Walks a pull request's preview through `states`, each write succeeding (the forge numbering what
  * it creates): the calls made at each step, and the feedback recorded at the end.
  */
-function walk(states: PreviewRecord[], from: Feedback = nothingWritten, blockers: Blocker[] = []) {
+function walk(
+  states: PreviewRecord[],
+  from: Feedback = nothingWritten,
+  blockers: Blocker[] = [],
+  mode: FeedbackMode = FeedbackMode.Comment,
+) {
   let feedback = from;
   const steps = states.map((state) => {
-    const plan = planFeedback(feedback, state, blockers, false);
+    const plan = planFeedback(feedback, state, blockers, false, mode);
     if (!plan) return [];
+    const { checkRun, comment, deployment } = plan;
     const sent: FeedbackSent = {
-      checkRun: plan.checkRun ? { id: plan.checkRun.id ?? nextId++ } : null,
-      comment: plan.comment ? { id: plan.comment.id ?? nextId++ } : null,
+      checkRun: checkRun ? { id: checkRun.id ?? nextId++ } : null,
+      comment: comment ? { id: comment.id ?? nextId++ } : null,
+      deployment: deployment ? { id: deployment.id ?? nextId++ } : null,
     };
     feedback = settleFeedback(plan.claim, feedback, plan, sent);
     return [
-      ...(plan.checkRun ? [plan.checkRun.id === null ? 'check run created' : 'check run updated'] : []),
-      ...(plan.comment ? [plan.comment.id === null ? 'comment created' : 'comment edited'] : []),
+      ...(checkRun ? [checkRun.id === null ? 'check run created' : 'check run updated'] : []),
+      ...(comment ? [comment.id === null ? 'comment created' : 'comment edited'] : []),
+      ...(deployment?.supersedes ? ['deployment made inactive'] : []),
+      ...(deployment?.create ? ['deployment created'] : []),
+      ...(deployment ? [`deployment ${deployment.status.state}`] : []),
     ];
   });
   return { steps, writes: steps.flat().length, feedback };
@@ -280,13 +290,14 @@ describe('the claim and what is stored after the calls', () => {
     const stored = settleFeedback(plan.claim, nothingWritten, plan, {
       checkRun: { id: 5 },
       comment: { id: 6 },
+      deployment: null,
     });
     expect(stored).toEqual({ ...plan.claim, check_run_id: 5, comment_id: 6 });
   });
 
   it('gives a failed channel its claim back and keeps the channel written', () => {
     const plan = planFeedback(nothingWritten, ready(sha1, 'b-1'), [], false) as FeedbackPlan;
-    const sent = { checkRun: { id: 5 }, comment: { failed: new Error('rate limited') } };
+    const sent = { checkRun: { id: 5 }, comment: { failed: new Error('rate limited') }, deployment: null };
     const stored = settleFeedback(plan.claim, nothingWritten, plan, sent);
     expect(stored).toEqual({ ...plan.claim, check_run_id: 5, comment_id: null, comment_fingerprint: null });
     // The retry writes the comment only.
@@ -298,9 +309,108 @@ describe('the claim and what is stored after the calls', () => {
   it('does not undo a newer claim, nor give an older commit’s run id to a newer head', () => {
     const plan = planFeedback(readyWritten, deploying(sha2, 'b-2'), [], false) as FeedbackPlan;
     const newer = (planFeedback(plan.claim, waiting(sha3), [], true) as FeedbackPlan).claim;
-    expect(settleFeedback(newer, readyWritten, plan, { checkRun: { id: 9 }, comment: null })).toEqual(newer);
-    expect(settleFeedback(newer, readyWritten, plan, { checkRun: { failed: 'x' }, comment: null })).toEqual(
-      newer,
+    expect(
+      settleFeedback(newer, readyWritten, plan, { checkRun: { id: 9 }, comment: null, deployment: null }),
+    ).toEqual(newer);
+    expect(
+      settleFeedback(newer, readyWritten, plan, {
+        checkRun: { failed: 'x' },
+        comment: null,
+        deployment: null,
+      }),
+    ).toEqual(newer);
+  });
+});
+
+describe('the deployment channel', () => {
+  const both = FeedbackMode.Both;
+
+  it('a deployment per head commit: queued, in progress, success with the preview URL; the one before made inactive', () => {
+    const walked = walk(
+      [
+        waiting(sha1),
+        deploying(sha1, 'b-1', null),
+        ready(sha1, 'b-1'),
+        deploying(sha2, 'b-2'),
+        ready(sha2, 'b-2'),
+      ],
+      nothingWritten,
+      [],
+      FeedbackMode.Deployment,
     );
+    expect(walked.steps).toEqual([
+      ['check run created', 'deployment created', 'deployment queued'],
+      ['check run updated', 'deployment in_progress'],
+      ['check run updated', 'deployment success'],
+      ['check run created', 'deployment made inactive', 'deployment created', 'deployment in_progress'],
+      ['check run updated', 'deployment success'],
+    ]);
+    expect(walked.feedback).toMatchObject({ deployment_sha: sha2, comment_id: null });
+  });
+
+  it('says success with the preview URL, in an environment of the branch, and nothing from the forge but it', () => {
+    const plan = planFeedback(nothingWritten, ready(sha1, 'b-1', url1), [], false, both) as FeedbackPlan;
+    expect(plan.deployment).toEqual({
+      id: null,
+      create: { sha: sha1, environment: 'preview/feature', description: 'Preview of pull request #7' },
+      supersedes: null,
+      status: { state: 'success', description: 'Ready', environment_url: url1 },
+    });
+    expect(plan.comment).not.toBeNull();
+    const odd = ready(sha1, 'b-1', url1);
+    const named = planFeedback(nothingWritten, { ...odd, head_ref: 'feat/<b>"x"' }, [], false, both);
+    expect(named?.deployment?.create?.environment).toBe('preview/feat/-b--x-');
+    const fork = planFeedback(nothingWritten, { ...odd, fork: true, head_ref: 'main' }, [], false, both);
+    expect(fork?.deployment?.create?.environment).toBe('preview/pr-7');
+  });
+
+  it('a stop makes the deployment inactive once, and a push while stopped creates none', () => {
+    const readyDeployed = walk([ready(sha1, 'b-1')], nothingWritten, [], both).feedback;
+    const walked = walk([stopping(sha1, 'b-1'), stopped(sha1), stopped(sha2)], readyDeployed, [], both);
+    expect(walked.steps.map((step) => step.filter((call) => call.startsWith('deployment')))).toEqual([
+      ['deployment inactive'],
+      [],
+      [],
+    ]);
+  });
+
+  it('a policy back on comments still makes the last deployment inactive, and makes no new one', () => {
+    const readyDeployed = walk([ready(sha1, 'b-1')], nothingWritten, [], both).feedback;
+    expect(planFeedback(readyDeployed, deploying(sha2, 'b-2'), [], false)?.deployment).toBeNull();
+    expect(planFeedback(readyDeployed, stopped(sha1), [], false)?.deployment?.status.state).toBe('inactive');
+  });
+
+  it('after a failure following the creation, the retry writes only the status on the deployment created', () => {
+    const plan = planFeedback(nothingWritten, ready(sha1, 'b-1'), [], false, both) as FeedbackPlan;
+    const sent: FeedbackSent = {
+      checkRun: { id: 5 },
+      comment: { id: 6 },
+      deployment: { failed: new Error('rate limited'), created: 41 },
+    };
+    const stored = settleFeedback(plan.claim, nothingWritten, plan, sent);
+    expect(stored).toMatchObject({ deployment_id: 41, deployment_sha: sha1, deployment_fingerprint: null });
+    const retry = planFeedback(stored, ready(sha1, 'b-1'), [], false, both);
+    expect(retry?.deployment).toMatchObject({ id: 41, create: null, supersedes: null });
+
+    const nothingMade = settleFeedback(plan.claim, nothingWritten, plan, {
+      ...sent,
+      deployment: { failed: new Error('rate limited'), created: null },
+    });
+    expect(nothingMade).toMatchObject({
+      deployment_id: null,
+      deployment_sha: null,
+      deployment_fingerprint: null,
+    });
+  });
+
+  it('never creates a second deployment while one is being created, unless that claim is old', () => {
+    const claimed = {
+      ...nothingWritten,
+      deployment_id: 0,
+      deployment_sha: sha1,
+      deployment_fingerprint: 'x',
+    };
+    expect(planFeedback(claimed, ready(sha1, 'b-1'), [], false, both)?.deployment).toBeNull();
+    expect(planFeedback(claimed, ready(sha1, 'b-1'), [], true, both)?.deployment?.create).not.toBeNull();
   });
 });

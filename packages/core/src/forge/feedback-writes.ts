@@ -11,6 +11,10 @@
  *   the stop was told once.
  * - The comment speaks of the preview at its URL: written only once the preview settles (ready,
  *   failed, stopped, expired); the first comment is created then.
+ * - The deployment (where the policy asks for one) speaks of the head commit as the check run does:
+ *   a new head commit gets a deployment of its own, the one before it made `inactive` first (its
+ *   environment is transient, so GitHub leaves that to us); a status is written when what it says
+ *   changes. A preview that no longer runs makes its deployment inactive and creates none.
  *
  * Each channel is claimed on the record before any call (its fingerprint, and id 0 for one being
  * created), so two concurrent convergences never create two of either; what the calls answered is
@@ -18,15 +22,25 @@
  */
 import { contentHash } from '../canonical.ts';
 import type { Blocker } from '../compositions/model.ts';
-import { checkRunFor, commentFor, isSettled } from './feedback.ts';
-import { type Feedback, type PreviewRecord, PreviewState } from './model.ts';
-import type { CheckRunInput } from './ports.ts';
+import { checkRunFor, commentFor, deploymentFor, deploymentStatusFor, isSettled } from './feedback.ts';
+import { type Feedback, FeedbackMode, type PreviewRecord, PreviewState } from './model.ts';
+import type { CheckRunInput, DeploymentInput, DeploymentStatusInput } from './ports.ts';
 
 export interface FeedbackPlan {
   /** The check run to write: `id` null creates one on the head commit. */
   checkRun: { id: number | null; run: CheckRunInput } | null;
   /** The comment to write: `id` null creates it (or finds a lost one by its marker). */
   comment: { id: number | null; body: string } | null;
+  /**
+   * The deployment status to write: on deployment `id`, or on one created first (`create`), after
+   * the deployment it replaces (`supersedes`) was made inactive.
+   */
+  deployment: {
+    id: number | null;
+    create: DeploymentInput | null;
+    supersedes: number | null;
+    status: DeploymentStatusInput;
+  } | null;
   /** The feedback to claim on the record before any call. */
   claim: Feedback;
 }
@@ -57,10 +71,14 @@ export function planFeedback(
   preview: PreviewRecord,
   blockers: readonly Blocker[],
   takeOver: boolean,
+  mode: FeedbackMode = FeedbackMode.Comment,
 ): FeedbackPlan | null {
   const claim: Feedback = { ...previous };
   let checkRun: FeedbackPlan['checkRun'] = null;
   let comment: FeedbackPlan['comment'] = null;
+  // A policy that stopped asking for deployments (or is gone) still has the last one made inactive.
+  const deployment = planDeployment(previous, preview, blockers, takeOver, mode !== FeedbackMode.Comment);
+  if (deployment) Object.assign(claim, deployment.claim);
 
   const run = checkRunFor(preview, blockers);
   const runPrint = contentHash(run);
@@ -77,7 +95,8 @@ export function planFeedback(
     });
   }
 
-  if (isSettled(preview.state) && !creating(previous.comment_id, takeOver)) {
+  const comments = mode !== FeedbackMode.Deployment;
+  if (comments && isSettled(preview.state) && !creating(previous.comment_id, takeOver)) {
     const body = commentFor(preview, blockers);
     const bodyPrint = contentHash(body);
     if (due(bodyPrint, previous.comment_fingerprint, previous.comment_id, takeOver)) {
@@ -86,13 +105,52 @@ export function planFeedback(
       Object.assign(claim, { comment_id: id ?? 0, comment_fingerprint: bodyPrint });
     }
   }
-  return checkRun || comment ? { checkRun, comment, claim } : null;
+  return checkRun || comment || deployment
+    ? { checkRun, comment, deployment: deployment?.write ?? null, claim }
+    : null;
+}
+
+/** The deployment channel's write and claim, or null when it has nothing new to say. */
+function planDeployment(
+  previous: Feedback,
+  preview: PreviewRecord,
+  blockers: readonly Blocker[],
+  takeOver: boolean,
+  wanted: boolean,
+): { write: NonNullable<FeedbackPlan['deployment']>; claim: Partial<Feedback> } | null {
+  if (creating(previous.deployment_id, takeOver)) return null;
+  const status = deploymentStatusFor(preview, blockers);
+  if (!wanted && status.state !== 'inactive') return null;
+  const print = contentHash(status);
+  const existing = previous.deployment_id || null;
+  const onHead = existing !== null && previous.deployment_sha === preview.head_sha;
+  if (status.state === 'inactive') {
+    // Nothing runs: the last deployment says so, and a new head commit gets none.
+    if (existing === null || !due(print, previous.deployment_fingerprint, existing, takeOver)) return null;
+    return {
+      write: { id: existing, create: null, supersedes: null, status },
+      claim: { deployment_fingerprint: print },
+    };
+  }
+  if (onHead) {
+    if (!due(print, previous.deployment_fingerprint, existing, takeOver)) return null;
+    return {
+      write: { id: existing, create: null, supersedes: null, status },
+      claim: { deployment_fingerprint: print },
+    };
+  }
+  return {
+    write: { id: null, create: deploymentFor(preview), supersedes: existing, status },
+    claim: { deployment_id: 0, deployment_sha: preview.head_sha, deployment_fingerprint: print },
+  };
 }
 
 /** What the calls of a plan answered: the id written per channel, or the call's failure. */
 export interface FeedbackSent {
   checkRun: { id: number } | { failed: unknown } | null;
   comment: { id: number } | { failed: unknown } | null;
+  /** `created`: the deployment made before a later call of the channel failed. */
+  deployment: { id: number } | { failed: unknown; created: number | null } | null;
 }
 
 const checkRunFields = (f: Feedback) => [
@@ -102,6 +160,7 @@ const checkRunFields = (f: Feedback) => [
   f.check_run_open,
 ];
 const commentFields = (f: Feedback) => [f.comment_id, f.comment_fingerprint];
+const deploymentFields = (f: Feedback) => [f.deployment_id, f.deployment_sha, f.deployment_fingerprint];
 const same = (a: unknown[], b: unknown[]) => a.every((value, i) => value === b[i]);
 
 /**
@@ -135,5 +194,24 @@ export function settleFeedback(
       comment_fingerprint: previous.comment_fingerprint,
     });
   }
+  Object.assign(next, settledDeployment(latest, previous, plan.claim, sent.deployment));
   return next;
+}
+
+/** The deployment channel after its calls; nothing when the claim there is no longer this one's. */
+function settledDeployment(
+  latest: Feedback,
+  previous: Feedback,
+  claim: Feedback,
+  sent: FeedbackSent['deployment'],
+): Partial<Feedback> {
+  if (!sent || !same(deploymentFields(latest), deploymentFields(claim))) return {};
+  if ('id' in sent) return { deployment_id: sent.id };
+  // A deployment was created but its status was not written: kept, so the retry writes only the status.
+  if (sent.created !== null) return { deployment_id: sent.created, deployment_fingerprint: null };
+  return {
+    deployment_id: previous.deployment_id,
+    deployment_sha: previous.deployment_sha,
+    deployment_fingerprint: previous.deployment_fingerprint,
+  };
 }

@@ -1,8 +1,9 @@
 /**
- * What the pull request shows: one check run on the head commit and one comment edited in place.
- * Built only from what the service itself knows (state, commit SHA, build ids, its own URL and
- * blockers): nothing the forge sent (titles, branch names) is repeated, so no pull request can
- * smuggle markup or commands into it.
+ * What the pull request shows: one check run on the head commit, and one comment edited in place or
+ * a deployment of the head commit, or both. Built only from what the service itself knows (state,
+ * commit SHA, build ids, its own URL and blockers): nothing the forge sent (titles) is repeated, so no
+ * pull request can smuggle markup or commands into it; the one exception, the branch in a
+ * deployment's environment name, is cut to the characters git and GitHub agree on.
  *
  * Each says only what a person needs, so that a state change which tells them nothing new is no
  * write (feedback-writes.ts): the check run speaks of the head commit in kinds (queued, in
@@ -11,7 +12,7 @@
 import type { Blocker } from '../compositions/model.ts';
 import type { PreviewRecord } from './model.ts';
 import { PreviewState } from './model.ts';
-import type { CheckRunInput } from './ports.ts';
+import type { CheckRunInput, DeploymentInput, DeploymentStatusInput } from './ports.ts';
 
 /** The hidden marker that finds the comment again if its id was lost. */
 export const commentMarker = (previewId: string) => `<!-- svc-preview:${previewId} -->`;
@@ -138,4 +139,60 @@ export function commentFor(preview: PreviewRecord, blockers: readonly Blocker[])
         ? ['', '**Why**', '', `- ${refusalText(preview)}`]
         : [];
   return [commentMarker(preview.id), '### Preview', '', '| | |', '|---|---|', ...rows, ...failure].join('\n');
+}
+
+/**
+ * The deployment's environment: `preview/<head branch>`, shared by the pull requests of one change,
+ * kept to characters that are inert anywhere GitHub shows it. A fork's branch names nothing of this
+ * repository (many forks push `main`), so a fork's pull request, or one saved before branches were
+ * kept, is `preview/pr-<number>`.
+ */
+function deploymentEnvironment(preview: PreviewRecord): string {
+  const branch = preview.fork ? '' : preview.head_ref.replace(/[^A-Za-z0-9._/-]/g, '-').slice(0, 200);
+  return `preview/${branch || `pr-${preview.number}`}`;
+}
+
+export function deploymentFor(preview: PreviewRecord): DeploymentInput {
+  return {
+    sha: preview.head_sha,
+    environment: deploymentEnvironment(preview),
+    description: `Preview of pull request #${preview.number}`,
+  };
+}
+
+/** GitHub keeps 140 characters of a status's description. */
+const short = (text: string) => (text.length > 140 ? `${text.slice(0, 139)}…` : text);
+
+/**
+ * The deployment's newest status: the same kinds as the check run (queued, in progress, a
+ * conclusion), `inactive` once nothing runs, and the preview URL as its environment URL while ready.
+ */
+export function deploymentStatusFor(
+  preview: PreviewRecord,
+  blockers: readonly Blocker[],
+): DeploymentStatusInput {
+  const status = (state: DeploymentStatusInput['state'], description: string): DeploymentStatusInput => ({
+    state,
+    description: short(description),
+    environment_url: null,
+  });
+  switch (preview.state) {
+    case PreviewState.WaitingForBuild:
+      return status('queued', 'Waiting for the build of this commit');
+    case PreviewState.Deploying:
+    case PreviewState.Restarting:
+      return status('in_progress', 'Deploying');
+    case PreviewState.Ready:
+      return { ...status('success', 'Ready'), environment_url: preview.url };
+    case PreviewState.Failed: {
+      const first = blockers[0] ?? preview.last_error;
+      return status('failure', first ? `Failed: ${first.code}: ${inert(first.message)}` : 'Failed');
+    }
+    case PreviewState.Refused:
+      return status('error', `Refused: ${refusalText(preview)}`);
+    case PreviewState.Expired:
+      return status('inactive', expiredText);
+    default:
+      return status('inactive', 'Stopped');
+  }
 }

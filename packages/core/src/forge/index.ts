@@ -6,6 +6,7 @@ export { convergePullRequest } from './drive.ts';
 export { listInstallations, listRepositories } from './installations.ts';
 export {
   type Delivery,
+  FeedbackMode,
   GroupBy,
   type InstallationSuspension,
   noFeedback,
@@ -20,6 +21,8 @@ export {
 } from './model.ts';
 export { deletePolicy, getPolicy, listPolicies, putPolicy } from './policies.ts';
 export {
+  type DeploymentInput,
+  type DeploymentStatusInput,
   defaultForgeSettings,
   type ForgeDeliveryAttempt,
   type ForgeDeps,

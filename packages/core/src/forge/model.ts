@@ -11,6 +11,13 @@ import { contentHash } from '../canonical.ts';
 export const GroupBy = { None: 'none', Branch: 'branch' } as const;
 export type GroupBy = (typeof GroupBy)[keyof typeof GroupBy];
 
+/**
+ * Where a preview's state goes besides its check run: the one comment (the default), a GitHub
+ * Deployment (no e-mail; the pull request's timeline and the repository's environments), or both.
+ */
+export const FeedbackMode = { Comment: 'comment', Deployment: 'deployment', Both: 'both' } as const;
+export type FeedbackMode = (typeof FeedbackMode)[keyof typeof FeedbackMode];
+
 export interface PreviewPolicy {
   project: string;
   repository: string;
@@ -22,6 +29,7 @@ export interface PreviewPolicy {
   fork_pull_requests: boolean;
   build_selection: 'head_sha';
   group_by: GroupBy;
+  feedback: FeedbackMode;
   revision: number;
   updated_at: string;
   updated_by: string;
@@ -71,6 +79,11 @@ export interface Feedback {
    * and conclusion as they are, so any later change on the commit is a new run; false when unknown.
    */
   check_run_open: boolean;
+  /** The deployment of the head commit; a new head commit gets a deployment of its own. */
+  deployment_id: number | null;
+  deployment_sha: string | null;
+  /** What its newest status says (its hash). */
+  deployment_fingerprint: string | null;
 }
 
 /** A preview's feedback before anything was written to its pull request. */
@@ -81,6 +94,9 @@ export const noFeedback: Feedback = {
   check_run_sha: null,
   check_run_fingerprint: null,
   check_run_open: false,
+  deployment_id: null,
+  deployment_sha: null,
+  deployment_fingerprint: null,
 };
 
 export interface PreviewRecord {
@@ -91,6 +107,8 @@ export interface PreviewRecord {
   state: PreviewState;
   /** The pull request's head commit when last observed. */
   head_sha: string;
+  /** Its head branch ('' when unknown: previews saved before it was kept). */
+  head_ref: string;
   /** Whether the head lives in a fork. */
   fork: boolean;
   /** The builds the composition runs (component → build id), for the commit in `deployed_sha`. */

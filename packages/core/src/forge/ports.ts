@@ -37,6 +37,20 @@ export interface CheckRunInput {
   details_url: string | null;
 }
 
+/** A GitHub Deployment of a pull request's head commit, in a transient environment of its branch. */
+export interface DeploymentInput {
+  sha: string;
+  environment: string;
+  description: string;
+}
+
+/** What a deployment's newest status says; `environment_url` only once the preview answers there. */
+export interface DeploymentStatusInput {
+  state: 'queued' | 'in_progress' | 'success' | 'failure' | 'error' | 'inactive';
+  description: string;
+  environment_url: string | null;
+}
+
 /** A failed attempt of a delivery the forge recorded (its hook-deliveries API). */
 export interface ForgeDeliveryAttempt {
   id: number;
@@ -62,6 +76,13 @@ export interface ForgePort {
   ): Promise<number>;
   /** Creates the check run on `head_sha`, or updates run `id`; answers its id. */
   upsertCheckRun(repository: string, id: number | null, run: CheckRunInput): Promise<number>;
+  /** Creates a deployment (no status yet); answers its id. */
+  createDeployment(repository: string, deployment: DeploymentInput): Promise<number>;
+  createDeploymentStatus(
+    repository: string,
+    deploymentId: number,
+    status: DeploymentStatusInput,
+  ): Promise<void>;
   listInstallations(page: number): Promise<InstallationPage>;
   /** One installation as the forge says it is now (suspended or not); null when it does not exist. */
   getInstallation(id: number): Promise<{ id: number; account: string; suspended_at: string | null } | null>;

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { ResourceName } from '../names.ts';
 import { pageSchema } from '../paging.ts';
-import { DeliveryState, GroupBy, type PreviewRecord, PreviewState } from './model.ts';
+import { DeliveryState, FeedbackMode, GroupBy, type PreviewRecord, PreviewState } from './model.ts';
 
 /** `owner/name`, as the forge spells it (case kept; compared case-insensitively by the forge). */
 export const RepositoryName = v.pipe(
@@ -27,6 +27,8 @@ export const PreviewPolicyBody = v.strictObject({
   build_selection: v.optional(v.literal('head_sha'), 'head_sha'),
   /** `branch`: pull requests of one head branch in the project's repositories form one change (docs/forge.md). */
   group_by: v.optional(v.enum(GroupBy), GroupBy.None),
+  /** Besides the check run: the one comment, a GitHub Deployment, or both (docs/forge.md). */
+  feedback: v.optional(v.enum(FeedbackMode), FeedbackMode.Comment),
   /** Optimistic concurrency: the revision read (0 creates). Omitted: overwrite. */
   expected_revision: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
 });
@@ -43,6 +45,7 @@ export const PreviewPolicyView = v.object({
   fork_pull_requests: v.boolean(),
   build_selection: v.literal('head_sha'),
   group_by: v.enum(GroupBy),
+  feedback: v.enum(FeedbackMode),
   revision: v.number(),
   updated_at: v.string(),
   updated_by: v.string(),

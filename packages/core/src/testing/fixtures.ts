@@ -212,6 +212,7 @@ export function previewRecord(changes: Partial<PreviewRecord> = {}): PreviewReco
     number: 7,
     state: PreviewState.Ready,
     head_sha: sha('1'),
+    head_ref: 'feature',
     fork: false,
     builds: { 'service-b': 'b-1' },
     deployed_sha: sha('1'),
