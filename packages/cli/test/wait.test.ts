@@ -2,6 +2,10 @@
  * `svc composition wait` polls GET …/status while the real worker rolls the composition out into
  * the local cluster: ready → exit 0, failed → exit 1 naming the blockers, a rollout kept in
  * progress by a `-slow` image → exit 3 at the timeout. Each prints the last status on stdout.
+ *
+ * The worker fails a rollout half a second into a failing image here, not after the default 20 s
+ * (tests/failure-grace.test.ts is about the grace; packages/worker/src/deps.test.ts checks that the
+ * default grace ends within a default wait).
  */
 import { createServer, type ServerResponse } from 'node:http';
 import { Compositions } from '@svc/core';
@@ -13,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { ensureBuilt, recordingServer, svc } from './helpers.ts';
 
 let stack: Stack;
-useTestStack({ alongside: ensureBuilt }, (started) => {
+useTestStack({ alongside: ensureBuilt, workerSettings: { failureGraceMs: 500 } }, (started) => {
   stack = started.stack;
 });
 
@@ -30,7 +34,7 @@ describe('svc composition wait', () => {
   it('times out with exit 3 while the rollout is still in progress, printing the last status', async () => {
     const id = await create(image('service-b', '2.0.0-slow'));
     const started = Date.now();
-    const result = await svc(['composition', 'wait', id, '--timeout', '2s'], { apiUrl: stack.apiUrl });
+    const result = await svc(['composition', 'wait', id, '--timeout', '1s'], { apiUrl: stack.apiUrl });
     const elapsed = Date.now() - started;
     expect(result.code, result.stderr).toBe(3);
     expect(v.parse(Compositions.CompositionStatusView, result.json())).toMatchObject({
@@ -40,9 +44,9 @@ describe('svc composition wait', () => {
       latest_operation: { kind: 'create', status: 'running' },
     });
     expect(result.problem()).toMatchObject({ code: 'wait_timeout', status: null });
-    expect(result.problem().detail).toContain('still provisioning after 2s');
-    expect(elapsed).toBeGreaterThanOrEqual(2000);
-    expect(elapsed).toBeLessThan(6000);
+    expect(result.problem().detail).toContain('still provisioning after 1s');
+    expect(elapsed).toBeGreaterThanOrEqual(1000);
+    expect(elapsed).toBeLessThan(5000);
   });
 
   it('returns as soon as the worker has rolled the composition out: exit 0 with its status', async () => {
@@ -69,11 +73,11 @@ describe('svc composition wait', () => {
     ['missing', 'image_pull_failed'],
     ['crash', 'crash_loop'],
   ])(
-    'ends with exit 1 when an image that is %s fails the rollout (%s), naming the blocker',
+    'ends with exit 1 when an image that is %s fails the rollout (%s), naming the blocker, within the default timeout',
     async (kind, code) => {
       const bad = image('service-b', `9.9.9-${kind}`);
       const id = await create(bad);
-      const result = await svc(['composition', 'wait', id, '--timeout', '20s'], { apiUrl: stack.apiUrl });
+      const result = await svc(['composition', 'wait', id], { apiUrl: stack.apiUrl });
       expect(result.code, result.stderr).toBe(1);
       expect(v.parse(Compositions.CompositionStatusView, result.json())).toMatchObject({
         id,
@@ -172,11 +176,11 @@ describe('svc composition wait', () => {
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     try {
       const started = Date.now();
-      const result = await svc(['composition', 'wait', 'c-x', '--timeout', '2s'], { apiUrl: url });
+      const result = await svc(['composition', 'wait', 'c-x', '--timeout', '1s'], { apiUrl: url });
       expect(result.code).toBe(3);
       expect(result.json()).toMatchObject({ phase: 'provisioning' });
       expect(result.problem()).toMatchObject({ code: 'wait_timeout' });
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(4000);
     } finally {
       for (const response of hanging) response.destroy();
       server.close();
