@@ -322,6 +322,8 @@ describe('refusals', () => {
     await alice.getByRole('button', { name: 'End every sign-in of bob' }).click();
     await alice.getByText('No sign-in of theirs works now.').waitFor();
 
+    // Bob's open page is sent to sign in by its own next refresh, and so is a fresh visit.
+    await bob.waitForURL((url) => url.pathname === '/console/sign-in');
     await bob.goto(`${stack.apiUrl}/console/compositions`);
     expect(new URL(bob.url()).pathname).toBe('/console/sign-in');
     const carol = await signedIn('carol');

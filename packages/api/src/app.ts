@@ -75,6 +75,8 @@ export interface AppDeps extends Compositions.CompositionDeps, Forge.ForgeDeps {
   deadLetters: Jobs.DeadLetterQueue;
   /** Where the console links pull requests (default https://github.com; the local forge locally). */
   forgeWebUrl?: string;
+  /** How often the console's live parts refresh, in milliseconds (default: each page's own). */
+  refreshMs?: number;
 }
 
 /** Names that can only ever mean this machine: a browser never asks DNS for them. */

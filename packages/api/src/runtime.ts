@@ -55,6 +55,8 @@ export function serviceApp(
     mcp: McpSettings;
     /** Where the console links pull requests (the local forge locally). */
     forgeWebUrl?: string;
+    /** How often the console's live parts refresh, in milliseconds (tests make it short). */
+    refreshMs?: number;
   },
 ): ReturnType<typeof createApp> {
   const { deadLetters } = services;

@@ -32,6 +32,11 @@ export interface ConsoleDeps
   browser: BrowserAuth;
   /** Where pull requests of forge-owned compositions are shown (default https://github.com). */
   forgeWebUrl?: string;
+  /**
+   * How often the live parts of pages refresh, in milliseconds (default: 2 s on a composition's
+   * page, 3 s on the lists). Tests that watch a page change make it short.
+   */
+  refreshMs?: number;
 }
 
 export interface Viewer {

@@ -5,6 +5,7 @@ import {
   costEstimate,
   count,
   curlCommand,
+  interval,
   phaseReason,
   pullRequestUrl,
   readable,
@@ -31,6 +32,12 @@ it('when reads a moment in UTC, with the year only when it is not this one', () 
   expect(when('2026-11-26T14:05:59.000Z', now)).toBe('26 Nov 14:05 UTC');
   expect(when('2027-01-02T03:04:00.000Z', now)).toBe('2 Jan 2027 03:04 UTC');
   expect(when('not a time', now)).toBe('not a time');
+});
+
+it('interval reads whole seconds as seconds and anything finer as milliseconds, as htmx takes both', () => {
+  expect(interval(3000)).toBe('3s');
+  expect(interval(250)).toBe('250ms');
+  expect(interval(1500)).toBe('1500ms');
 });
 
 it('readable turns machine states into words', () => {

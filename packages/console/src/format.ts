@@ -41,6 +41,11 @@ export function when(at: string, now: Date): string {
 }
 
 /** A machine state as words: `not_started` → `not started`, `waiting_for_build` → `waiting for build`. */
+/** An interval as htmx's `every` reads it and a person does: `3s`, `250ms`. */
+export function interval(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
 export function readable(state: string): string {
   return state.replaceAll('_', ' ');
 }

@@ -102,7 +102,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const { api } = functions;
     await checkOutsideClusters(api, outside);
     await seedBeforeServing(options, api, operator, clients, settings.auth, extraClusters(infrastructure));
-    const app = connectFront(front, forge, functions, settings.auth, auth.identityProvider);
+    const app = connectFront(
+      front,
+      forge,
+      functions,
+      settings.auth,
+      auth.identityProvider,
+      options.consoleRefreshMs,
+    );
     // Seeded once the API listens: the demo's log links name the port it actually got.
     if (options.seed !== false) await seedDemoCatalog(api, front.apiUrl, extraClusters(infrastructure));
     const worker = await startWorker(options, functions.worker, cleanups);

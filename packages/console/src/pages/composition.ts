@@ -7,7 +7,7 @@ import { Checks, Compositions, Insight, Operations, type ProblemError } from '@s
 import { can } from '../access.ts';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
-import { ago, curlCommand, phaseReason, readable, when } from '../format.ts';
+import { ago, curlCommand, interval, phaseReason, readable, when } from '../format.ts';
 import { logQuery } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { base, page } from '../layout.ts';
@@ -24,7 +24,6 @@ import {
   statusBadge,
 } from '../parts.ts';
 
-const refreshEvery = '2s';
 const finished: readonly Compositions.Phase[] = [Compositions.Phase.Destroying, Compositions.Phase.Destroyed];
 
 interface Live {
@@ -132,6 +131,7 @@ function eventsSection(
   view: Compositions.CompositionView,
   events: Compositions.CompositionEvent[],
   now: Date,
+  refreshEvery: string,
 ): Html {
   const live = view.phase !== Compositions.Phase.Destroyed;
   return html`<section
@@ -184,7 +184,7 @@ function reachFacts(view: Compositions.CompositionView, now: Date): Html {
   </dl>`;
 }
 
-function liveSection(viewer: Viewer, live: Live, now: Date, forgeWebUrl: string): Html {
+function liveSection(viewer: Viewer, live: Live, now: Date, forgeWebUrl: string, refreshEvery: string): Html {
   const { view } = live;
   return html`<div
     id="live"
@@ -315,6 +315,7 @@ function actions(viewer: Viewer, view: Compositions.CompositionView): Html {
 
 export function compositionPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): void {
   const forgeWebUrl = deps.forgeWebUrl ?? 'https://github.com';
+  const refreshEvery = interval(deps.refreshMs ?? 2000);
   const id = (c: ConsoleContext) => c.req.param('id') ?? '';
 
   app.get('/compositions/:id', async (c) => {
@@ -330,15 +331,20 @@ export function compositionPages(app: ConsoleApp, deps: ConsoleDeps, assets: Ass
     const body = html`
       <p><a href=${`${base}/compositions`}>← All compositions</a></p>
       <h1>${view.name} <code class="hint unbroken">${view.id}</code></h1>
-      ${liveSection(viewer, live, now, forgeWebUrl)}
+      ${liveSection(viewer, live, now, forgeWebUrl, refreshEvery)}
       ${logsSection(view, query, logs)}
-      ${eventsSection(view, events, now)}`;
+      ${eventsSection(view, events, now, refreshEvery)}`;
     return render(c, page(assets, { title: view.name, section: 'compositions', viewer, body }));
   });
 
   app.get('/compositions/:id/live', async (c) => {
     const live = await readLive(deps, c.get('viewer'), id(c));
-    return render(c, liveSection(c.get('viewer'), live, deps.clock.now(), forgeWebUrl), 200, true);
+    return render(
+      c,
+      liveSection(c.get('viewer'), live, deps.clock.now(), forgeWebUrl, refreshEvery),
+      200,
+      true,
+    );
   });
 
   app.get('/compositions/:id/events', async (c) => {
@@ -347,7 +353,7 @@ export function compositionPages(app: ConsoleApp, deps: ConsoleDeps, assets: Ass
       Compositions.get(deps, viewer.identity, id(c)),
       readEvents(deps, viewer, id(c)),
     ]);
-    return render(c, eventsSection(view, events, deps.clock.now()), 200, true);
+    return render(c, eventsSection(view, events, deps.clock.now(), refreshEvery), 200, true);
   });
 
   app.get('/compositions/:id/logs', async (c) =>

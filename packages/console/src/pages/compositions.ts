@@ -3,12 +3,10 @@ import { Catalog, Compositions, maxPageSize } from '@svc/core';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleDeps, Viewer } from '../context.ts';
 import { filterQuery, type ListFilter, matches, OwnerFilter, parseFilter } from '../filters.ts';
-import { ago, when } from '../format.ts';
+import { ago, interval, when } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { base, page } from '../layout.ts';
 import { countdown, owner, phaseBadge, render } from '../parts.ts';
-
-const refreshEvery = '3s';
 
 function overridesCell(view: Compositions.CompositionView): Html {
   const entries = Object.entries(view.desired.images);
@@ -24,6 +22,7 @@ function rows(
   after: string | null,
   now: Date,
   forgeWebUrl: string,
+  refreshEvery: string,
 ): Html {
   return html`<tbody
     id="composition-rows"
@@ -97,6 +96,7 @@ async function listed(deps: ConsoleDeps, viewer: Viewer, query: Record<string, s
 
 export function compositionListPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): void {
   const forgeWebUrl = deps.forgeWebUrl ?? 'https://github.com';
+  const refreshEvery = interval(deps.refreshMs ?? 3000);
 
   app.get('/compositions', async (c) => {
     const viewer = c.get('viewer');
@@ -122,7 +122,7 @@ export function compositionListPages(app: ConsoleApp, deps: ConsoleDeps, assets:
             <th scope="col">Overrides</th><th scope="col">Owner</th><th scope="col">Expires in</th><th scope="col">Created</th>
           </tr>
         </thead>
-        ${rows(list.items, list.filter, list.after, now, forgeWebUrl)}
+        ${rows(list.items, list.filter, list.after, now, forgeWebUrl, refreshEvery)}
       </table>
       ${
         list.next
@@ -134,6 +134,7 @@ export function compositionListPages(app: ConsoleApp, deps: ConsoleDeps, assets:
 
   app.get('/compositions/rows', async (c) => {
     const list = await listed(deps, c.get('viewer'), c.req.query());
-    return render(c, rows(list.items, list.filter, list.after, deps.clock.now(), forgeWebUrl), 200, true);
+    const now = deps.clock.now();
+    return render(c, rows(list.items, list.filter, list.after, now, forgeWebUrl, refreshEvery), 200, true);
   });
 }

@@ -7,12 +7,10 @@ import { Forge, isDnsLabel, maxPageSize, type ProblemError } from '@svc/core';
 import { can } from '../access.ts';
 import type { Assets } from '../assets.ts';
 import type { ConsoleApp, ConsoleContext, ConsoleDeps, Viewer } from '../context.ts';
-import { count, pullRequestUrl, readable } from '../format.ts';
+import { count, interval, pullRequestUrl, readable } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { base, csrfField, page } from '../layout.ts';
 import { asProblem, countdown, problemNotice, render } from '../parts.ts';
-
-const refreshEvery = '3s';
 
 const stateTone: Record<Forge.PreviewState, 'ok' | 'bad' | 'busy' | 'idle'> = {
   waiting_for_build: 'busy',
@@ -68,6 +66,7 @@ function rows(
   query: string,
   now: Date,
   forgeWebUrl: string,
+  refreshEvery: string,
 ): Html {
   return html`<tbody id="preview-rows" hx-get=${`${base}/pr-previews/rows${query}`} hx-trigger=${`every ${refreshEvery}`} hx-swap="outerMorph">
     ${
@@ -110,6 +109,7 @@ async function listed(deps: ConsoleDeps, viewer: Viewer, project: string | null)
 
 export function prPreviewPages(app: ConsoleApp, deps: ConsoleDeps, assets: Assets): void {
   const forgeWebUrl = deps.forgeWebUrl ?? 'https://github.com';
+  const refreshEvery = interval(deps.refreshMs ?? 3000);
   const queryOf = (project: string | null) => (project ? `?project=${encodeURIComponent(project)}` : '');
 
   const show = async (c: ConsoleContext, problem?: ProblemError) => {
@@ -123,7 +123,7 @@ export function prPreviewPages(app: ConsoleApp, deps: ConsoleDeps, assets: Asset
       <table>
         <caption>${count(list.items.length, 'preview')}${project ? ` of ${project}` : ''}; states refresh every ${refreshEvery} while scripts run.</caption>
         <thead><tr><th scope="col">Pull request</th><th scope="col">State</th><th scope="col">Head commit</th><th scope="col">Preview</th><th scope="col">Expires in</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-        ${rows(viewer, list.items, queryOf(project), deps.clock.now(), forgeWebUrl)}
+        ${rows(viewer, list.items, queryOf(project), deps.clock.now(), forgeWebUrl, refreshEvery)}
       </table>`;
     return render(
       c,
@@ -138,7 +138,8 @@ export function prPreviewPages(app: ConsoleApp, deps: ConsoleDeps, assets: Asset
     const viewer = c.get('viewer');
     const project = projectOf(c.req.query());
     const list = await listed(deps, viewer, project);
-    return render(c, rows(viewer, list.items, queryOf(project), deps.clock.now(), forgeWebUrl), 200, true);
+    const now = deps.clock.now();
+    return render(c, rows(viewer, list.items, queryOf(project), now, forgeWebUrl, refreshEvery), 200, true);
   });
 
   for (const verb of ['stop', 'restart'] as const) {

@@ -51,12 +51,14 @@ export function connectFront(
   functions: Pick<StackFunctions, 'api' | 'webhook'>,
   auth: Auth.AuthSettings,
   identityProvider: LocalIdentityProvider | null,
+  consoleRefreshMs: number | undefined,
 ): ReturnType<typeof serviceApp>['app'] {
   const { app } = serviceApp(functions.api, auth, {
     // One API process: a secret of its own for the agents' confirmations.
     mcp: { secret: randomBytes(32).toString('base64url') },
     // The console links a pull request to the local forge's page of it, not to github.com.
     ...(forge ? { forgeWebUrl: forge.url } : {}),
+    ...(consoleRefreshMs === undefined ? {} : { refreshMs: consoleRefreshMs }),
   });
   front.serveWebhook(createWebhookApp(functions.webhook));
   identityProvider?.register(`${front.apiUrl}/auth/callback`);

@@ -67,6 +67,8 @@ export interface StackOptions {
   build?: { release: string; commit: string };
   /** The local forge (a GitHub stand-in with the app installed on demo-org/service-b); false: none. */
   forge?: LocalForgeOptions | false;
+  /** How often the console's live parts refresh, in milliseconds (default: each page's own). */
+  consoleRefreshMs?: number;
   /** Forge timings (tests poll faster). */
   forgeSettings?: Partial<Forge.ForgeSettings>;
   /** Seals page cursors (default: {@link localCursorKey}). */

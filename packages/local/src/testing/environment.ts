@@ -33,13 +33,15 @@ export const testPasswordCost: Auth.ScryptCost = { N: 2 ** 12, r: 8, p: 1 };
 /**
  * The API, worker and a local cluster in process, on free ports, against the shared emulators and
  * fresh resources; pods get ready in tens of milliseconds, the failure grace and the delay between
- * looks at a rollout are short, and password hashes cost `testPasswordCost`.
+ * looks at a rollout are short, console pages refresh every quarter second, and password hashes
+ * cost `testPasswordCost`.
  */
 export type TestStackOptions = Omit<StackOptions, 'emulators' | 'port'>;
 
 export function startTestStack(options: TestStackOptions = {}): Promise<Stack> {
   return startStack({
     podReadyDelayMs: 20,
+    consoleRefreshMs: 250,
     passwordCost: testPasswordCost,
     ...options,
     workerSettings: {
