@@ -1,11 +1,12 @@
 /**
  * Local validation mirrors the server's rules and fails before any request: every case here runs
  * against a recording stand-in API and asserts it received nothing, exit 2, a problem on stderr
- * naming the flag, and nothing on stdout.
+ * naming the flag, and nothing on stdout. The flag cases run the CLI's entry in process (they are
+ * about parsing); those reading stdin or the environment run the executable.
  */
 import { image } from '@svc/local/demo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, recordingServer, svc } from './helpers.ts';
+import { ensureBuilt, recordingServer, svc, svcInProcess } from './helpers.ts';
 
 let api: Awaited<ReturnType<typeof recordingServer>>;
 beforeAll(async () => {
@@ -26,7 +27,7 @@ const update = (...flags: string[]) => [
 
 async function refused(args: string[], path: string, message: RegExp) {
   const before = api.requests.length;
-  const result = await svc(args, { apiUrl: api.url });
+  const result = await svcInProcess(args, { apiUrl: api.url });
   expect(result.code, result.stderr).toBe(2);
   expect(result.stdout).toBe('');
   const problem = result.problem();
