@@ -222,6 +222,20 @@ describe('how failures map', () => {
     expect((await stored(worker, composition.id)).phase).toBe(Compositions.Phase.Ready);
   });
 
+  it('gives a step that throws after its chain went past the message’s step a message of its own, retried at once', async () => {
+    const worker = memoryWorker();
+    const { composition, job } = await createComposition(worker, override);
+    worker.cluster.failNext('watchDeployments', connectionReset());
+    // The message names apply, which is done: its retry would be stale, and the operation left to
+    // the redispatch sweep (a minute or more).
+    await handleJob(worker.deps, job, 1);
+    expect(worker.logged).toContainEqual(
+      expect.objectContaining({ msg: 'step failed', step: 'await-rollout', receive_count: 1 }),
+    );
+    expect(await drain(worker)).toEqual(['await-rollout']);
+    expect((await stored(worker, composition.id)).phase).toBe(Compositions.Phase.Ready);
+  });
+
   it("fails the operation on the queue's last receive, with a step_failed blocker naming the cause", async () => {
     const worker = memoryWorker({ maxReceiveCount: 3 });
     const { composition, job } = await createComposition(worker, override);

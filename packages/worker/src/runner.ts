@@ -185,7 +185,8 @@ async function runChain(run: Run, start: Rollout.Chain, first: Operations.StepNa
  * found the cluster unavailable, and the cluster does not answer a probe either) waits for it. A
  * step that throws otherwise (a cluster that answers, but not this call) hands the operation back
  * keeping what the chain achieved, so the retry starts from this step; on the queue's last receive
- * it fails the operation. The error is rethrown for the queue to retry.
+ * it fails the operation. The error is rethrown for the queue to retry, unless the step is not the
+ * one the message names (see `stepFailed`).
  */
 async function runStep(
   run: Run,
@@ -208,7 +209,7 @@ async function runStep(
     if (run.cluster.known && Rollout.isClusterUnavailable(error) && !(await answers(run.cluster.cluster))) {
       return clusterWait(run, chain, step, error);
     }
-    await stepFailed(run, chain, step, error);
+    if ((await stepFailed(run, chain, step, error)) === 'sent-again') return null;
     throw error;
   }
 }
@@ -270,13 +271,18 @@ function clusterWait(
   });
 }
 
-/** A step threw: the operation goes back to the queue, and fails on the queue's last receive. */
+/**
+ * A step threw: the operation goes back to the queue, and fails on the queue's last receive. A step
+ * the chain went on to past the message's own is sent again in a message of its own, with its own
+ * receives: the queue's retry of this message would name a step that is done and be dropped, leaving
+ * the operation to the redispatch sweep (a minute or more).
+ */
 async function stepFailed(
   run: Run,
   chain: Rollout.Chain,
   step: Operations.StepName,
   error: unknown,
-): Promise<void> {
+): Promise<'retried-by-queue' | 'sent-again'> {
   const { deps, composition } = run;
   const written = chain.written;
   deps.log({
@@ -289,10 +295,15 @@ async function stepFailed(
   });
   await run.lease.stop();
   const saved = await save(deps, Rollout.handOff(chain, deps.clock.now()));
+  if (step !== run.job.step) {
+    if (saved) await Compositions.enqueueNextStep(deps, saved);
+    return 'sent-again';
+  }
   if (run.receiveCount >= deps.settings.maxReceiveCount) {
     const blocker = Rollout.stepFailedBlocker(step, run.receiveCount, outwardCause(error), written.id);
     await fail(deps, composition, Rollout.chainFrom(saved ?? written), [blocker]);
   }
+  return 'retried-by-queue';
 }
 
 /**

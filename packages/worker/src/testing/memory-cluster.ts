@@ -50,7 +50,7 @@ export interface MemoryCluster extends Cluster.ClusterPort {
   /** Deployments applied from now on never become available. */
   stall(): void;
   /** The next call of `method` fails with `error` (a cluster that refuses or drops a request). */
-  failNext(method: 'apply' | 'delete', error: Error): void;
+  failNext(method: 'apply' | 'delete' | 'watchDeployments', error: Error): void;
   /** Every call of the port fails with `error` from now on (a cluster that is down); null: it is back. */
   down(error: Error | null): void;
 }
@@ -105,7 +105,15 @@ type Reads =
   | 'listDeployments'
   | 'listServices';
 
-function reads({ stored }: State): Pick<Cluster.ClusterPort, Reads | 'watchDeployments'> {
+/** Throws the failure `failNext` set for `method`, once. */
+function failIfAsked(state: State, method: string): void {
+  const error = state.failures.get(method);
+  state.failures.delete(method);
+  if (error) throw error;
+}
+
+function reads(state: State): Pick<Cluster.ClusterPort, Reads | 'watchDeployments'> {
+  const { stored } = state;
   const inNamespace = (namespace: string, selector: string) =>
     [...stored.values()].filter((o) => o.metadata.namespace === namespace && matches(o, selector));
   const ofKind = <T extends ClusterObject>(kind: string, namespace: string, selector: string) =>
@@ -123,6 +131,7 @@ function reads({ stored }: State): Pick<Cluster.ClusterPort, Reads | 'watchDeplo
     listDeployments: async (namespace, selector) => ofKind('Deployment', namespace, selector),
     listServices: async (namespace, selector) => ofKind('Service', namespace, selector),
     async watchDeployments(namespace, selector, done, timeoutMs) {
+      failIfAsked(state, 'watchDeployments');
       const seen = ofKind<Deployment>('Deployment', namespace, selector);
       // Nothing changes in memory while the watch waits: it ends done, or at its bound.
       if (!done(seen)) await new Promise((resolve) => setTimeout(resolve, timeoutMs));
@@ -135,11 +144,6 @@ const unused = (what: string) => () => Promise.reject(new Error(`the worker's st
 
 export function memoryCluster(seed: readonly ClusterObject[] = []): MemoryCluster {
   const state: State = { stored: new Map(), failures: new Map(), down: null, stalled: false, uids: 0 };
-  const fail = (method: string) => {
-    const error = state.failures.get(method);
-    state.failures.delete(method);
-    if (error) throw error;
-  };
   for (const object of seed) put(state, object);
   const port: MemoryCluster = {
     ...reads(state),
@@ -157,11 +161,11 @@ export function memoryCluster(seed: readonly ClusterObject[] = []): MemoryCluste
       state.failures.set(method, error);
     },
     async apply(object) {
-      fail('apply');
+      failIfAsked(state, 'apply');
       return put(state, object);
     },
     async delete(ref) {
-      fail('delete');
+      failIfAsked(state, 'delete');
       remove(state, refKey(ref));
     },
     podLogs: unused('pod logs'),
