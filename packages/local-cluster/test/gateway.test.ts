@@ -309,6 +309,39 @@ describe('preview gateway', () => {
     ]);
   });
 
+  it('reaches a Service of another namespace only through a ReferenceGrant there, as upstream gateways do', async () => {
+    await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'elsewhere' } });
+    await apply({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'across', namespace: 'elsewhere' },
+      spec: {
+        parentRefs: [{ name: 'preview', namespace: 'svc-system' }],
+        hostnames: ['across.preview.localhost'],
+        rules: [{ backendRefs: [{ name: 'service-b', namespace: NS, port: 80 }] }],
+      },
+    });
+    const refused = await get('across.preview.localhost');
+    expect(refused.status).toBe(500);
+    expect(refused.body.error).toBe('ref_not_permitted');
+
+    const grant = (to: Record<string, string>) => ({
+      apiVersion: 'gateway.networking.k8s.io/v1beta1',
+      kind: 'ReferenceGrant',
+      metadata: { name: 'from-elsewhere', namespace: NS },
+      spec: {
+        from: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: 'elsewhere' }],
+        to: [{ group: '', kind: 'Service', ...to }],
+      },
+    });
+    await apply(grant({ name: 'service-c' }));
+    expect((await get('across.preview.localhost')).status).toBe(500);
+    await apply(grant({ name: 'service-b' }));
+    const allowed = await get('across.preview.localhost');
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.component).toBe('service-b');
+  });
+
   it('serves a curl-style request for a real *.localhost name through the gateway port', async () => {
     const url = new URL(t.cluster.gatewayUrl);
     const res = await gatewayFetch(t.cluster.gatewayUrl, `http://base.preview.localhost:${url.port}/`);

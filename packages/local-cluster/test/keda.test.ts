@@ -87,6 +87,16 @@ async function sleepingFork(name: string, cooldownPeriod: number) {
       ],
     },
   });
+  // The interceptor is in another namespace: routes reach it through a grant there, as rendered.
+  await apply({
+    apiVersion: 'gateway.networking.k8s.io/v1beta1',
+    kind: 'ReferenceGrant',
+    metadata: { name: `from-${NS}`, namespace: 'keda' },
+    spec: {
+      from: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: NS }],
+      to: [{ group: '', kind: 'Service', name: 'keda-add-ons-http-interceptor-proxy' }],
+    },
+  });
 }
 
 beforeAll(async () => {

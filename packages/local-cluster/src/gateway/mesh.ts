@@ -21,6 +21,7 @@ import {
   pickBackend,
   type RoutedRequest,
   type RouteFilter,
+  referenceGranted,
   routingKey,
   selectRule,
 } from './routes.ts';
@@ -67,6 +68,7 @@ export class Mesh {
   private readonly servicesRt: ResourceType;
   private readonly endpointsRt: ResourceType;
   private readonly podsRt: ResourceType;
+  private readonly grantsRt: ResourceType;
   private readonly roundRobin = new Map<string, number>();
 
   private readonly index: RouteIndex;
@@ -90,6 +92,7 @@ export class Mesh {
     this.servicesRt = api.rt('', 'services');
     this.endpointsRt = api.rt('', 'endpoints');
     this.podsRt = api.rt('', 'pods');
+    this.grantsRt = api.rt(GATEWAY_GROUP, 'referencegrants');
   }
 
   /** Whether `ref` (from a route in `namespace`) names a Gateway this gateway serves. */
@@ -172,6 +175,14 @@ export class Mesh {
     for (const f of backend.filters ?? [])
       if (f.type === 'RequestHeaderModifier') applyHeaderChanges(headers, f.requestHeaderModifier);
     const namespace = backend.namespace ?? route.metadata.namespace ?? 'default';
+    // As upstream gateways do: a backend the route may not reach answers 500, never forwarded.
+    if (!referenceGranted(this.api.store.list(this.grantsRt, namespace), route, namespace, backend.name)) {
+      return problem(
+        500,
+        'ref_not_permitted',
+        `backendRef Service ${namespace}/${backend.name} is in another namespace and no ReferenceGrant allows it`,
+      );
+    }
     const svc = this.api.tryGet(this.servicesRt, namespace, backend.name) as Service | undefined;
     if (!svc)
       return problem(

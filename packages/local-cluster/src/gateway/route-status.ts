@@ -1,7 +1,7 @@
 // Status of the gateway objects this cluster serves: the GatewayClass `local`, Gateways of that
 // class, and HTTPRoutes' `status.parents` with honest Accepted / ResolvedRefs conditions.
 
-import { deepEqual, isObject, metaTime } from '../api/json.ts';
+import { deepEqual, metaTime } from '../api/json.ts';
 import type { Api } from '../api/operations.ts';
 import type { ResourceType } from '../api/registry.ts';
 import type { StoreEvent } from '../api/store.ts';
@@ -18,6 +18,7 @@ import {
   isGatewayParent,
   isServiceParent,
   type ParentRef,
+  referenceGranted,
 } from './routes.ts';
 
 export const CONTROLLER_NAME = 'preview.local/gateway-controller';
@@ -193,24 +194,6 @@ export class RouteStatusController {
     this.api.writeStatus(this.gatewaysRt, gw, status, MANAGER);
   }
 
-  private refPermitted(route: HTTPRoute, namespace: string): boolean {
-    if (namespace === route.metadata.namespace) return true;
-    return this.api.store.list(this.grantsRt, namespace).some((grant) => {
-      const spec = isObject(grant.spec)
-        ? (grant.spec as {
-            from?: { group?: string; kind?: string; namespace?: string }[];
-            to?: { group?: string; kind?: string }[];
-          })
-        : {};
-      const from = (spec.from ?? []).some(
-        (f) =>
-          f.group === GATEWAY_GROUP && f.kind === 'HTTPRoute' && f.namespace === route.metadata.namespace,
-      );
-      const to = (spec.to ?? []).some((t) => (t.group ?? '') === '' && t.kind === 'Service');
-      return from && to;
-    });
-  }
-
   private resolvedRefs(route: HTTPRoute): { ok: boolean; reason: string; message: string } {
     for (const rule of route.spec.rules ?? []) {
       for (const b of rule.backendRefs ?? []) {
@@ -222,7 +205,7 @@ export class RouteStatusController {
           };
         }
         const namespace = b.namespace ?? route.metadata.namespace ?? 'default';
-        if (!this.refPermitted(route, namespace)) {
+        if (!referenceGranted(this.api.store.list(this.grantsRt, namespace), route, namespace, b.name)) {
           return {
             ok: false,
             reason: 'RefNotPermitted',

@@ -254,3 +254,32 @@ export function asRoute(object: KubeObject): HTTPRoute {
   const spec = isObject(object.spec) ? object.spec : {};
   return { ...object, spec } as HTTPRoute;
 }
+
+/**
+ * Whether a route in one namespace may send to Service `name` in `namespace`: the same namespace, or
+ * a ReferenceGrant there from HTTPRoutes of the route's namespace to Services (all, or that one by
+ * name), as the Gateway API requires of every cross-namespace backendRef.
+ */
+export function referenceGranted(
+  grants: readonly KubeObject[],
+  route: HTTPRoute,
+  namespace: string,
+  name: string,
+): boolean {
+  if (namespace === (route.metadata.namespace ?? 'default')) return true;
+  return grants.some((grant) => {
+    const spec = isObject(grant.spec)
+      ? (grant.spec as {
+          from?: { group?: string; kind?: string; namespace?: string }[];
+          to?: { group?: string; kind?: string; name?: string }[];
+        })
+      : {};
+    const from = (spec.from ?? []).some(
+      (f) => f.group === GATEWAY_GROUP && f.kind === 'HTTPRoute' && f.namespace === route.metadata.namespace,
+    );
+    const to = (spec.to ?? []).some(
+      (t) => (t.group ?? '') === '' && t.kind === 'Service' && (t.name === undefined || t.name === name),
+    );
+    return from && to;
+  });
+}
