@@ -23,6 +23,7 @@ const preview = (changes: Partial<Forge.PreviewRecord>): Forge.PreviewRecord => 
   builds: {},
   deployed_sha: null,
   composition_id: null,
+  change_id: null,
   url: null,
   expires_at: null,
   last_error: null,

@@ -59,6 +59,8 @@ const schema = itemSchema(
     builds: v.record(v.string(), v.string()),
     deployed_sha: nullableString,
     composition_id: nullableString,
+    // Absent on items written before changes were acted on: a preview of its own.
+    change_id: v.optional(nullableString, null),
     url: nullableString,
     expires_at: nullableString,
     last_error: v.nullable(v.object({ code: v.string(), message: v.string() })),

@@ -386,6 +386,7 @@ export const preview: Forge.PreviewRecord = {
   builds: { 'svc-a': 'b1' },
   deployed_sha: 'abc0',
   composition_id: 'c1',
+  change_id: null,
   url: 'http://c1.preview.localhost:8082/',
   expires_at: later,
   last_error: { code: 'build_missing', message: 'no build yet' },

@@ -7,11 +7,12 @@
 import * as v from 'valibot';
 import { addSeconds } from '../clock.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
-import { convergePullRequest, requireForge } from './drive.ts';
+import { convergePullRequest } from './drive.ts';
 import { accountOf, type Delivery, type DeliveryOutcome, DeliveryState, finishedDelivery } from './model.ts';
 import { allPolicies, policiesInEffect, policyInEffect } from './policies.ts';
 import type { ForgeDeps } from './ports.ts';
 import { ForgeRateLimitedError } from './ports.ts';
+import { requireForge } from './preview-io.ts';
 import { RepositoryName } from './schema.ts';
 
 /** Checks `X-Hub-Signature-256` against the raw body with the current (or previous) secret. */

@@ -1,7 +1,7 @@
 /** Discovery through the app: its installations and the repositories each can reach. */
 import { ErrorCode, ProblemError } from '../errors.ts';
-import { requireForge } from './drive.ts';
 import type { ForgeDeps } from './ports.ts';
+import { requireForge } from './preview-io.ts';
 import type { InstallationPage, RepositoryPage } from './schema.ts';
 
 /** `page` counts from 1. */

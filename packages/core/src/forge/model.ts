@@ -115,6 +115,8 @@ export interface PreviewRecord {
   builds: Record<string, string>;
   deployed_sha: string | null;
   composition_id: string | null;
+  /** The change whose composition it shares (change-model.ts); null: a preview of its own. */
+  change_id: string | null;
   url: string | null;
   expires_at: string | null;
   last_error: PreviewError | null;

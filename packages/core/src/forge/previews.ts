@@ -11,10 +11,10 @@ import { ErrorCode, ProblemError } from '../errors.ts';
 import { OwnerKind } from '../operations/model.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import { unwantedBecause } from './converge.ts';
-import { requireForge } from './drive.ts';
 import { accountOf, type PreviewRecord, PreviewState, previewId } from './model.ts';
 import { policyInEffect } from './policies.ts';
 import type { ForgeDeps } from './ports.ts';
+import { requireForge } from './preview-io.ts';
 import { type PreviewView, previewView } from './schema.ts';
 
 type Caller = Pick<Identity, 'grants'>;

@@ -62,6 +62,8 @@ export const PreviewView = v.object({
   builds: v.record(v.string(), v.string()),
   deployed_sha: v.nullable(v.string()),
   composition_id: v.nullable(v.string()),
+  /** The change whose one composition it shares with other pull requests; null: its own. */
+  change_id: v.nullable(v.string()),
   url: v.nullable(v.string()),
   expires_at: v.nullable(v.string()),
   last_error: v.nullable(v.object({ code: v.string(), message: v.string() })),
@@ -82,6 +84,7 @@ export function previewView(record: PreviewRecord): PreviewView {
     builds: record.builds,
     deployed_sha: record.deployed_sha,
     composition_id: record.composition_id,
+    change_id: record.change_id,
     url: record.url,
     expires_at: record.expires_at,
     last_error: record.last_error,

@@ -217,6 +217,7 @@ export function previewRecord(changes: Partial<PreviewRecord> = {}): PreviewReco
     builds: { 'service-b': 'b-1' },
     deployed_sha: sha('1'),
     composition_id: 'c-1',
+    change_id: null,
     url: 'http://c-1.preview.localhost/',
     expires_at: null,
     last_error: null,
