@@ -260,12 +260,9 @@ describe('OpenAPI contract', () => {
     conforms('put', policy, await http.put(contractPolicy, { ...body, expected_revision: 1 }));
     conforms('put', policy, await http.put(contractPolicy, { ...body, baseline: 'nowhere' }));
     conforms('put', policy, await http.put(contractPolicy, { ...body, ttl: '99h' }));
-    // Refused until webhook processing acts on changes: accepted, it would be ignored.
     const grouped = await http.put(contractPolicy, { ...body, group_by: 'branch' });
     conforms('put', policy, grouped);
-    expect(grouped.status).toBe(422);
-    expect(grouped.body.errors.map((e: { path: string }) => e.path)).toEqual(['/group_by']);
-    expect(grouped.body.detail).toContain('not available yet');
+    expect(grouped.body.group_by).toBe('branch');
     const misgrouped = await http.put(contractPolicy, { ...body, group_by: 'repository' });
     conforms('put', policy, misgrouped);
     expect(misgrouped.status).toBe(422);

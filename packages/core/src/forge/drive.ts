@@ -10,6 +10,7 @@ import { type CompositionRecord, isTornDown } from '../compositions/model.ts';
 import { ProblemError } from '../errors.ts';
 import { IdPrefix, newId } from '../names.ts';
 import { type Action, converge, type Decision, Unwanted } from './converge.ts';
+import { changeToConverge, convergeChangeOf } from './drive-change.ts';
 import {
   accountOf,
   FeedbackMode,
@@ -24,6 +25,7 @@ import { policyInEffect } from './policies.ts';
 import { type ForgeDeps, forgeCaller } from './ports.ts';
 import {
   buildsOf,
+  type Converged,
   freshRecord,
   maxRaces,
   observedComposition,
@@ -32,11 +34,6 @@ import {
   requireForge,
   writeFeedback,
 } from './preview-io.ts';
-
-export interface Converged {
-  decision: Decision;
-  preview: PreviewRecord | null;
-}
 
 /** Converges the preview of one pull request in one project; answers what it decided. */
 export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef): Promise<Converged> {
@@ -51,6 +48,8 @@ export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef):
     // A suspended installation's calls are refused: nothing of the pull request can be read.
     const suspended = suspension !== null;
     const pr = suspended ? null : await forge.getPullRequest(ref.repository, ref.number);
+    const change = await changeToConverge(deps, policy, pr, suspended, preview);
+    if (change) return convergeChangeOf(deps, ref, change);
     const [builds, composition] = await Promise.all([
       buildsOf(deps, policy, pr?.head_sha),
       preview?.composition_id ? deps.compositions.get(preview.composition_id) : null,

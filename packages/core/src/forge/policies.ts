@@ -17,7 +17,7 @@ import { maxTtlSeconds, minTtlSeconds } from '../compositions/schema.ts';
 import { parseDuration } from '../duration.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
 import type { Page, PageRequest } from '../paging.ts';
-import { GroupBy, type PreviewPolicy } from './model.ts';
+import type { PreviewPolicy } from './model.ts';
 import type { ForgeDeps } from './ports.ts';
 import { type PreviewPolicyBody, RepositoryName } from './schema.ts';
 
@@ -96,7 +96,6 @@ export async function putPolicy(
   requireRepository(repository);
   const version = await requireProject(deps, project);
   checkPolicyReferences(version, project, body);
-  refuseGroupingUntilActedOn(body);
   const current = await deps.forgeStore.getPolicy(project, repository);
   const revision = current?.revision ?? 0;
   if (body.expected_revision !== undefined && body.expected_revision !== revision) {
@@ -131,21 +130,6 @@ export async function putPolicy(
   });
   await convergeLater(deps, project, repository);
   return { created: current === null, policy };
-}
-
-/**
- * Changes across repositories are decided (convergeChange) but webhook processing does not act on
- * them yet: a policy saying `branch` would be accepted and then ignored, so it is refused until then.
- */
-function refuseGroupingUntilActedOn(body: PreviewPolicyBody): void {
-  if (body.group_by !== GroupBy.None) {
-    throw validationFailed([
-      {
-        path: '/group_by',
-        message: `group_by "${body.group_by}" is not available yet: pull requests are not grouped into changes across repositories; use "none" (docs/forge.md)`,
-      },
-    ]);
-  }
 }
 
 function repositoryTaken(repository: string, holders: readonly string[], project: string): ProblemError {

@@ -4,7 +4,7 @@
  */
 import { type CompositionRecord, effectivePhase, Phase } from '../compositions/model.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
-import type { ObservedComposition } from './converge.ts';
+import type { Decision, ObservedComposition } from './converge.ts';
 import { commentMarker } from './feedback.ts';
 import { type FeedbackPlan, type FeedbackSent, planFeedback, settleFeedback } from './feedback-writes.ts';
 import {
@@ -214,4 +214,9 @@ async function storeFeedback(
     latest = await deps.forgeStore.getPreview(record.id);
   }
   return { written: false, record: latest ?? claimed };
+}
+
+export interface Converged {
+  decision: Decision;
+  preview: PreviewRecord | null;
 }
