@@ -48,7 +48,11 @@ export function checkRunFor(preview: PreviewRecord, blockers: readonly Blocker[]
         status: 'queued',
         conclusion: null,
         title: 'Waiting for the build of this commit',
-        summary: 'CI has not published a build for this commit yet.',
+        // In a change, the components of this pull request still waiting (drive-change.ts).
+        summary:
+          preview.last_error?.code === 'waiting_for_build'
+            ? inert(preview.last_error.message)
+            : 'CI has not published a build for this commit yet.',
       };
     case PreviewState.Deploying:
     case PreviewState.Restarting:
