@@ -1,0 +1,229 @@
+/**
+ * A change across repositories end to end through the local forge: pull requests of two
+ * repositories of the demo project sharing a head branch get one composition, the preview URL
+ * answering each component from its pull request's build at every step; a conflict is refused on
+ * every pull request of the change. Real webhooks, the real GitHub App adapter, builds published
+ * through the build-publication route as CI does.
+ */
+import { createAppAuth } from '@octokit/auth-app';
+import { Octokit } from '@octokit/core';
+import { Checks, type Forge } from '@svc/core';
+import { ciImage, type Stack } from '@svc/local';
+import type { HttpClient } from '@svc/local/testing';
+import { useTestStack } from '@svc/local/testing';
+import { gatewayFetch } from '@svc/local-cluster';
+import type { LocalForge } from '@svc/local-forge';
+import { describe, expect, it } from 'vitest';
+
+const api = 'demo-org/service-a';
+const web = 'demo-org/service-b';
+const componentOf: Record<string, string> = { [api]: 'service-a', [web]: 'service-b' };
+let stack: Stack;
+let http: HttpClient;
+let forge: LocalForge;
+
+useTestStack(
+  {
+    forge: { publishOnPush: false, writeIntervalMs: 0 },
+    forgeSettings: { pollSeconds: 1, dispatchGraceSeconds: 1, enqueueTimeoutMs: 300 },
+  },
+  (environment) => {
+    stack = environment.stack;
+    http = environment.http;
+    forge = stack.forge as LocalForge;
+  },
+);
+
+const branch = 'feature-change';
+
+async function publish(repository: string, sha: string) {
+  const component = componentOf[repository] as string;
+  const answer = await http.post('/v1/projects/demo/builds', {
+    component,
+    repository,
+    commit_sha: sha,
+    ref: branch,
+    image: ciImage(component, { headSha: sha, branch }),
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
+}
+
+const policyOf = (repository: string) =>
+  `/v1/projects/demo/repositories/${encodeURIComponent(repository)}/preview-policy`;
+
+async function groupByBranch(repository: string) {
+  const answer = await http.put(policyOf(repository), {
+    enabled: true,
+    trigger_label: 'preview',
+    baseline: 'staging',
+    components: [componentOf[repository]],
+    group_by: 'branch',
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
+}
+
+async function previewOf(repository: string, number: number): Promise<Forge.PreviewView | undefined> {
+  const { body } = await http.get('/v1/forge/previews?project=demo&limit=200');
+  return (body.items as Forge.PreviewView[]).find(
+    (p) => p.repository === repository && p.pull_request.number === number,
+  );
+}
+
+/** Polls the preview of `repository#number` until `done` holds; the message shows where it stopped. */
+async function until(repository: string, number: number, done: (preview: Forge.PreviewView) => boolean) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const preview = await previewOf(repository, number);
+    if (preview && done(preview)) return preview;
+    if (Date.now() > deadline)
+      throw new Error(`preview of ${repository}#${number} is ${JSON.stringify(preview)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The image serving each component behind a preview URL, from the demo workloads' hop report. */
+async function serving(url: string): Promise<Record<string, string>> {
+  const response = await gatewayFetch(stack.gatewayUrl, url);
+  const hops = Checks.hopsOf(await response.json().catch(() => null)) ?? [];
+  return Object.fromEntries(hops.map((hop) => [hop.component, hop.image]));
+}
+
+/** Waits until the URL serves each component as `expected` says; `not:` the image it must no longer serve. */
+async function servingUntil(url: string, expected: Record<string, string>) {
+  const deadline = Date.now() + 30_000;
+  const matches = (served: string | undefined, wanted: string) =>
+    wanted.startsWith('not:') ? served !== undefined && served !== wanted.slice(4) : served === wanted;
+  for (;;) {
+    const images = await serving(url);
+    if (Object.entries(expected).every(([component, wanted]) => matches(images[component], wanted)))
+      return images;
+    if (Date.now() > deadline) throw new Error(`${url} serves ${JSON.stringify(images)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function installationClient(): Octokit {
+  const installationId = forge.state().installations[0]?.id as number;
+  return new Octokit({
+    baseUrl: forge.url,
+    authStrategy: createAppAuth,
+    auth: { appId: forge.appId, privateKey: forge.privateKey, installationId },
+  });
+}
+
+/** What the pull request shows, read through the forge's API: its comments and its head commit's check runs. */
+async function feedbackOf(repository: string, number: number, headSha: string): Promise<string> {
+  const [owner = '', repo = ''] = repository.split('/');
+  const client = installationClient();
+  const [comments, runs] = await Promise.all([
+    client.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+      owner,
+      repo,
+      issue_number: number,
+    }),
+    client.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { owner, repo, ref: headSha }),
+  ]);
+  return [
+    ...comments.data.map((comment) => comment.body ?? ''),
+    ...runs.data.check_runs.map((run) => `${run.output.title}: ${run.output.summary}`),
+  ].join('\n');
+}
+
+/** Waits until the pull request's feedback says `text`. */
+async function told(repository: string, number: number, headSha: string, text: string) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const said = await feedbackOf(repository, number, headSha);
+    if (said.includes(text)) return said;
+    if (Date.now() > deadline) throw new Error(`${repository}#${number} says ${said}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function open(repository: string, labels = ['preview'], head = branch) {
+  const { pullRequest } = await forge.open({ repository, head, labels });
+  if (!pullRequest) throw new Error('the forge opened no pull request');
+  return pullRequest;
+}
+
+const image = (repository: string, sha: string) =>
+  ciImage(componentOf[repository] as string, { headSha: sha, branch });
+
+describe('a change across repositories', () => {
+  it('is formed, pushed, joined, narrowed and closed, the preview URL answering each component from the right build', async () => {
+    await forge.install({ repository: api });
+    await groupByBranch(api);
+    await groupByBranch(web);
+
+    const first = await open(api);
+    await publish(api, first.headSha);
+    const formed = await until(api, first.number, (p) => p.state === 'ready');
+    expect(formed.change_id).toMatch(/^ch-/);
+    const url = formed.url as string;
+    await servingUntil(url, { 'service-a': image(api, first.headSha) });
+
+    // Joined: its build is not published yet, so the composition keeps what it runs.
+    const second = await open(web);
+    await until(
+      web,
+      second.number,
+      (p) => p.state === 'waiting_for_build' && p.change_id === formed.change_id,
+    );
+    await told(web, second.number, second.headSha, 'waiting for the build of service-b');
+    await publish(web, second.headSha);
+    const joined = await until(web, second.number, (p) => p.state === 'ready');
+    expect(joined.url).toBe(url);
+    expect(joined.composition_id).toBe(formed.composition_id);
+    await servingUntil(url, {
+      'service-a': image(api, first.headSha),
+      'service-b': image(web, second.headSha),
+    });
+
+    // Pushed: only that pull request's component moves.
+    const pushed = (await forge.push({ repository: web, number: second.number })).pullRequest
+      ?.headSha as string;
+    await until(
+      web,
+      second.number,
+      (p) => p.state === 'waiting_for_build' && p.pull_request.head_sha === pushed,
+    );
+    await publish(web, pushed);
+    await until(web, second.number, (p) => p.state === 'ready' && p.deployed_sha === pushed);
+    await servingUntil(url, { 'service-a': image(api, first.headSha), 'service-b': image(web, pushed) });
+    const { body: compositions } = await http.get('/v1/compositions?project=demo&limit=200');
+    const live = (compositions.items as { id: string; phase: string }[]).filter(
+      (c) => c.phase !== 'destroyed',
+    );
+    expect(live.filter((c) => c.id === formed.composition_id)).toHaveLength(1);
+
+    // Narrowed: the first leaves, its component returns to the baseline.
+    await forge.unlabel({ repository: api, number: first.number, label: 'preview' });
+    await until(api, first.number, (p) => p.state === 'stopped' && p.change_id === null);
+    await until(web, second.number, (p) => p.state === 'ready' && p.url === url);
+    await servingUntil(url, {
+      'service-a': `not:${image(api, first.headSha)}`,
+      'service-b': image(web, pushed),
+    });
+
+    // Closed: the last one leaving destroys the composition.
+    await forge.close({ repository: web, number: second.number });
+    await until(web, second.number, (p) => p.state === 'stopped');
+    const { body: after } = await http.get(`/v1/compositions/${formed.composition_id}`);
+    expect(['destroying', 'destroyed']).toContain(after.phase);
+  });
+
+  it('two pull requests overriding one component are refused, the reason on both', async () => {
+    const labels = ['preview', 'preview-group:clash'];
+    const one = await open(web, labels, 'clash-one');
+    const two = await open(web, labels, 'clash-two');
+    for (const pr of [one, two]) {
+      const refused = await until(web, pr.number, (p) => p.state === 'refused');
+      expect(refused.last_error?.code).toBe('change_component_conflict');
+      expect(refused.last_error?.message).toContain('service-b');
+      const said = await told(web, pr.number, pr.headSha, 'change_component_conflict');
+      expect(said).toContain(
+        `component service-b is overridden by both ${web}#${one.number} and ${web}#${two.number}`,
+      );
+    }
+  });
+});
