@@ -159,7 +159,7 @@ describe('a change across repositories', () => {
     await publish(api, first.headSha);
     const formed = await until(api, first.number, (p) => p.state === 'ready');
     expect(formed.change_id).toMatch(/^ch-/);
-    const url = formed.url as string;
+    let url = formed.url as string;
     await servingUntil(url, { 'service-a': image(api, first.headSha) });
 
     // Joined: its build is not published yet, so the composition keeps what it runs.
@@ -196,6 +196,28 @@ describe('a change across repositories', () => {
     );
     expect(live.filter((c) => c.id === formed.composition_id)).toHaveLength(1);
 
+    // A stop from either pull request stops the whole change; a restart from the other brings it back.
+    const stop = await http.post(`/v1/forge/previews/${joined.id}/stop`, {});
+    expect(stop.status, JSON.stringify(stop.body)).toBe(200);
+    await until(api, first.number, (p) => p.state === 'stopped');
+    await until(web, second.number, (p) => p.state === 'stopped');
+    const restart = await http.post(`/v1/forge/previews/${formed.id}/restart`, {});
+    expect(restart.status, JSON.stringify(restart.body)).toBe(200);
+    const restarted = await until(web, second.number, (p) => p.state === 'ready' && p.url !== null);
+    url = restarted.url as string;
+    expect(restarted.composition_id).not.toBe(formed.composition_id);
+    await until(api, first.number, (p) => p.state === 'ready' && p.url === url);
+    await servingUntil(url, { 'service-a': image(api, first.headSha), 'service-b': image(web, pushed) });
+    // A generic DELETE of the change's composition is a stop of the change.
+    const deleted = await http.delete(`/v1/compositions/${restarted.composition_id}`);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBeLessThan(300);
+    await until(api, first.number, (p) => p.state === 'stopped' && p.automation === 'suppressed');
+    await until(web, second.number, (p) => p.state === 'stopped');
+    await http.post(`/v1/forge/previews/${joined.id}/restart`, {});
+    const again = await until(api, first.number, (p) => p.state === 'ready' && p.url !== null);
+    url = again.url as string;
+    await until(web, second.number, (p) => p.state === 'ready' && p.url === url);
+
     // Narrowed: the first leaves, its component returns to the baseline.
     await forge.unlabel({ repository: api, number: first.number, label: 'preview' });
     await until(api, first.number, (p) => p.state === 'stopped' && p.change_id === null);
@@ -208,7 +230,7 @@ describe('a change across repositories', () => {
     // Closed: the last one leaving destroys the composition.
     await forge.close({ repository: web, number: second.number });
     await until(web, second.number, (p) => p.state === 'stopped');
-    const { body: after } = await http.get(`/v1/compositions/${formed.composition_id}`);
+    const { body: after } = await http.get(`/v1/compositions/${again.composition_id}`);
     expect(['destroying', 'destroyed']).toContain(after.phase);
   });
 

@@ -351,3 +351,30 @@ async function releaseLeavers(
     }),
   );
 }
+
+/**
+ * A stop, a restart or a generic DELETE of a change's composition acts on the whole change: its
+ * record says it, and the next convergence (of any of its pull requests) does it.
+ */
+export async function controlChange(
+  deps: Pick<ForgeDeps, 'forgeStore' | 'clock'>,
+  id: string,
+  control: 'stop' | 'restart',
+): Promise<ChangeRecord | null> {
+  for (let attempt = 0; attempt < maxRaces; attempt++) {
+    const current = await deps.forgeStore.getChange(id);
+    if (!current) return null;
+    const next: ChangeRecord = {
+      ...current,
+      suppressed: control === 'stop',
+      restart_pending: control === 'restart' && current.composition_id !== null,
+      updated_at: deps.clock.now().toISOString(),
+      lock_version: current.lock_version + 1,
+    };
+    if (await deps.forgeStore.putChange(next, current.lock_version)) return next;
+  }
+  throw new Error(`change ${id} kept changing`);
+}
+
+/** The change whose composition this is, from its owner subject (`change:<id>`). */
+export const changeOwning = (subject: string) => (subject.startsWith('change:') ? subject.slice(7) : null);

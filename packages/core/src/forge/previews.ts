@@ -11,6 +11,7 @@ import { ErrorCode, ProblemError } from '../errors.ts';
 import { OwnerKind } from '../operations/model.ts';
 import type { Page, PageRequest } from '../paging.ts';
 import { unwantedBecause } from './converge.ts';
+import { changeOwning, controlChange } from './drive-change.ts';
 import { accountOf, type PreviewRecord, PreviewState, previewId } from './model.ts';
 import { policyInEffect } from './policies.ts';
 import type { ForgeDeps } from './ports.ts';
@@ -51,7 +52,7 @@ export async function getPreview(deps: Pick<ForgeDeps, 'forgeStore'>, caller: Ca
   return previewView(await requirePreview(deps, caller, id, 'preview:read'));
 }
 
-const refOf = (record: PreviewRecord) => ({
+const refOf = (record: Pick<PreviewRecord, 'project' | 'repository' | 'number'>) => ({
   project: record.project,
   repository: record.repository,
   number: record.number,
@@ -79,7 +80,10 @@ async function amend(
   throw new ProblemError(ErrorCode.OperationInProgress, 'The preview kept changing; retry.');
 }
 
-async function enqueue(deps: Pick<ForgeDeps, 'jobs' | 'log'>, record: PreviewRecord): Promise<void> {
+async function enqueue(
+  deps: Pick<ForgeDeps, 'jobs' | 'log'>,
+  record: Pick<PreviewRecord, 'project' | 'repository' | 'number'>,
+): Promise<void> {
   // A lost send is repaired by the reconciliation sweep, which converges every active preview.
   await deps.jobs
     .send({ kind: 'forge-preview', ...refOf(record) })
@@ -91,6 +95,7 @@ async function enqueue(deps: Pick<ForgeDeps, 'jobs' | 'log'>, record: PreviewRec
 /** POST …/stop: automation leaves the pull request alone until a restart; cleanup follows. */
 export async function stop(deps: ForgeDeps, caller: Caller, id: string): Promise<PreviewView> {
   const record = await requirePreview(deps, caller, id, 'preview:control');
+  if (record.change_id) await controlChange(deps, record.change_id, 'stop');
   const stopped = await amend(deps, record, (current) => ({
     suppressed: true,
     restart_pending: false,
@@ -137,6 +142,7 @@ export async function restart(deps: ForgeDeps, caller: Caller, id: string): Prom
       },
     );
   }
+  if (record.change_id) await controlChange(deps, record.change_id, 'restart');
   const restarted = await amend(deps, record, (current) => ({
     suppressed: false,
     restart_pending: current.composition_id !== null,
@@ -153,6 +159,15 @@ export async function stopForComposition(
   composition: Pick<CompositionRecord, 'id' | 'project' | 'owner'>,
 ): Promise<void> {
   if (composition.owner.kind !== OwnerKind.Forge) return;
+  const change = changeOwning(composition.owner.subject);
+  if (change) {
+    const stopped = await controlChange(deps, change, 'stop');
+    const [member] = stopped?.members ?? [];
+    if (stopped?.project && member) {
+      await enqueue(deps, { project: stopped.project, repository: member.repository, number: member.number });
+    }
+    return;
+  }
   const match = /^(.+)#(\d+)$/.exec(composition.owner.subject);
   if (!match) return;
   const record = await deps.forgeStore.getPreview(
