@@ -288,6 +288,8 @@ async function tellMembers(
           head_ref: pr.head_ref,
           fork: pr.fork,
           change_id: change.id,
+          // A stop or restart of the change, from any of its pull requests or a DELETE, shows on each.
+          suppressed: change.suppressed,
           composition_id: change.composition_id,
           builds: change.composed,
           deployed_sha: member.waiting.length === 0 ? pr.head_sha : base.deployed_sha,
