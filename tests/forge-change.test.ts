@@ -158,7 +158,7 @@ describe('a change across repositories', () => {
     const first = await open(api);
     await publish(api, first.headSha);
     const formed = await until(api, first.number, (p) => p.state === 'ready');
-    expect(formed.change_id).toMatch(/^ch-/);
+    expect(formed.change?.id).toMatch(/^ch-/);
     let url = formed.url as string;
     await servingUntil(url, { 'service-a': image(api, first.headSha) });
 
@@ -167,13 +167,18 @@ describe('a change across repositories', () => {
     await until(
       web,
       second.number,
-      (p) => p.state === 'waiting_for_build' && p.change_id === formed.change_id,
+      (p) => p.state === 'waiting_for_build' && p.change?.id === formed.change?.id,
     );
     await told(web, second.number, second.headSha, 'waiting for the build of service-b');
     await publish(web, second.headSha);
     const joined = await until(web, second.number, (p) => p.state === 'ready');
     expect(joined.url).toBe(url);
     expect(joined.composition_id).toBe(formed.composition_id);
+    // Either pull request's preview shows the change with both.
+    expect(joined.change?.pull_requests.map((pr) => `${pr.repository}#${pr.number}`)).toEqual([
+      `${api}#${first.number}`,
+      `${web}#${second.number}`,
+    ]);
     await servingUntil(url, {
       'service-a': image(api, first.headSha),
       'service-b': image(web, second.headSha),
@@ -220,7 +225,7 @@ describe('a change across repositories', () => {
 
     // Narrowed: the first leaves, its component returns to the baseline.
     await forge.unlabel({ repository: api, number: first.number, label: 'preview' });
-    await until(api, first.number, (p) => p.state === 'stopped' && p.change_id === null);
+    await until(api, first.number, (p) => p.state === 'stopped' && p.change === null);
     await until(web, second.number, (p) => p.state === 'ready' && p.url === url);
     await servingUntil(url, {
       'service-a': `not:${image(api, first.headSha)}`,

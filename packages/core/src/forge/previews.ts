@@ -43,13 +43,24 @@ export async function listPreviews(
   const readable = readableProjects(caller.grants, 'preview:read');
   const result = await deps.forgeStore.listPreviews(filter, page);
   return {
-    items: result.items.filter((p) => readable === anyProject || readable.has(p.project)).map(previewView),
+    items: await viewsOf(
+      deps,
+      result.items.filter((p) => readable === anyProject || readable.has(p.project)),
+    ),
     next_cursor: result.next_cursor,
   };
 }
 
 export async function getPreview(deps: Pick<ForgeDeps, 'forgeStore'>, caller: Caller, id: string) {
-  return previewView(await requirePreview(deps, caller, id, 'preview:read'));
+  return (await viewsOf(deps, [await requirePreview(deps, caller, id, 'preview:read')]))[0] as PreviewView;
+}
+
+/** The previews as answered, each with its change's pull requests (one read per change on the page). */
+async function viewsOf(deps: Pick<ForgeDeps, 'forgeStore'>, records: readonly PreviewRecord[]) {
+  const ids = [...new Set(records.flatMap((record) => (record.change_id ? [record.change_id] : [])))];
+  const changes = await Promise.all(ids.map((id) => deps.forgeStore.getChange(id)));
+  const byId = new Map(changes.flatMap((change) => (change ? [[change.id, change] as const] : [])));
+  return records.map((record) => previewView(record, byId.get(record.change_id ?? '') ?? null));
 }
 
 const refOf = (record: Pick<PreviewRecord, 'project' | 'repository' | 'number'>) => ({
@@ -105,7 +116,7 @@ export async function stop(deps: ForgeDeps, caller: Caller, id: string): Promise
         : PreviewState.Stopped,
   }));
   await enqueue(deps, stopped);
-  return previewView(stopped);
+  return (await viewsOf(deps, [stopped]))[0] as PreviewView;
 }
 
 /** Where a restart's refusal points: the policy, the app's installation, or the pull request. */
@@ -150,7 +161,7 @@ export async function restart(deps: ForgeDeps, caller: Caller, id: string): Prom
     last_error: null,
   }));
   await enqueue(deps, restarted);
-  return previewView(restarted);
+  return (await viewsOf(deps, [restarted]))[0] as PreviewView;
 }
 
 /** A generic DELETE of a forge-owned composition: recorded as a stop of its preview. */

@@ -1,7 +1,9 @@
 /** The forge's wire bodies and views: preview policies, previews, deliveries, status, installations. */
+
 import * as v from 'valibot';
 import { ResourceName } from '../names.ts';
 import { pageSchema } from '../paging.ts';
+import type { ChangeRecord } from './change-model.ts';
 import { DeliveryState, FeedbackMode, GroupBy, type PreviewRecord, PreviewState } from './model.ts';
 
 /** `owner/name`, as the forge spells it (case kept; compared case-insensitively by the forge). */
@@ -62,8 +64,15 @@ export const PreviewView = v.object({
   builds: v.record(v.string(), v.string()),
   deployed_sha: v.nullable(v.string()),
   composition_id: v.nullable(v.string()),
-  /** The change whose one composition it shares with other pull requests; null: its own. */
-  change_id: v.nullable(v.string()),
+  /** The change whose one composition it shares with other pull requests, and they; null: its own. */
+  change: v.nullable(
+    v.object({
+      id: v.string(),
+      pull_requests: v.array(
+        v.object({ repository: v.string(), number: v.number(), components: v.array(v.string()) }),
+      ),
+    }),
+  ),
   url: v.nullable(v.string()),
   expires_at: v.nullable(v.string()),
   last_error: v.nullable(v.object({ code: v.string(), message: v.string() })),
@@ -73,7 +82,7 @@ export const PreviewView = v.object({
 export type PreviewView = v.InferOutput<typeof PreviewView>;
 export const PreviewList = pageSchema(PreviewView);
 
-export function previewView(record: PreviewRecord): PreviewView {
+export function previewView(record: PreviewRecord, change: ChangeRecord | null): PreviewView {
   return {
     id: record.id,
     project: record.project,
@@ -84,7 +93,10 @@ export function previewView(record: PreviewRecord): PreviewView {
     builds: record.builds,
     deployed_sha: record.deployed_sha,
     composition_id: record.composition_id,
-    change_id: record.change_id,
+    change:
+      record.change_id && change?.id === record.change_id
+        ? { id: change.id, pull_requests: change.members.map((member) => ({ ...member })) }
+        : null,
     url: record.url,
     expires_at: record.expires_at,
     last_error: record.last_error,
