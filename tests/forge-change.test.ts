@@ -14,6 +14,7 @@ import { useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
 import { describe, expect, it } from 'vitest';
+import { ensureBuilt, svc } from '../packages/cli/test/helpers.ts';
 
 const api = 'demo-org/service-a';
 const web = 'demo-org/service-b';
@@ -24,6 +25,7 @@ let forge: LocalForge;
 
 useTestStack(
   {
+    alongside: ensureBuilt,
     forge: { publishOnPush: false, writeIntervalMs: 0 },
     forgeSettings: { pollSeconds: 1, dispatchGraceSeconds: 1, enqueueTimeoutMs: 300 },
   },
@@ -179,6 +181,16 @@ describe('a change across repositories', () => {
       `${api}#${first.number}`,
       `${web}#${second.number}`,
     ]);
+    const listed = await svc(['pr-preview', 'list', '--project', 'demo'], { apiUrl: stack.apiUrl });
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = (listed.json() as { items: Forge.PreviewView[] }).items.filter(
+      (p) => p.change?.id === joined.change?.id,
+    );
+    expect(rows.map((p) => p.repository).sort()).toEqual([api, web]);
+    for (const id of [formed.id, joined.id]) {
+      const shown = await svc(['pr-preview', 'get', id], { apiUrl: stack.apiUrl });
+      expect((shown.json() as Forge.PreviewView).change).toEqual(joined.change);
+    }
     await servingUntil(url, {
       'service-a': image(api, first.headSha),
       'service-b': image(web, second.headSha),
