@@ -173,6 +173,10 @@ async function act(
     suppressed: decision.members.length > 0 && base.suppressed,
     updated_at: now.toISOString(),
   };
+  // One chain of polls per change: a look while one is pending further off starts no other.
+  const pending = base.poll_at !== null && Date.parse(base.poll_at) - now.getTime() > 1000;
+  const poll = decision.action.kind !== 'none' && !pending;
+  if (poll) record.poll_at = new Date(now.getTime() + deps.forgeSettings.pollSeconds * 1000).toISOString();
   const action = decision.action;
   const subject = `change:${base.id}`;
   if (action.kind === 'create' && decision.basis) {
@@ -200,7 +204,7 @@ async function act(
       },
       { id: planned.composition_id as string, subject },
     );
-    await schedulePoll(deps, planned);
+    if (poll) await schedulePoll(deps, planned);
     return save(deps, planned, { ...planned, url: view.endpoints.public.url, expires_at: view.expires_at });
   }
   if (action.kind === 'update' && composition) {
@@ -223,7 +227,7 @@ async function act(
     }
   }
   if (action.kind === 'destroy' && composition) await destroy(deps, forgeCaller(subject), composition.id);
-  if (action.kind !== 'none') await schedulePoll(deps, record);
+  if (poll) await schedulePoll(deps, record);
   return save(deps, base, record);
 }
 
