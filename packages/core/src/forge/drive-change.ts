@@ -189,21 +189,7 @@ async function act(
       lock_version: base.lock_version + 1,
     };
     if (!(await deps.forgeStore.putChange(planned, base.lock_version))) return 'raced';
-    const { project, baseline, ttl } = decision.basis;
-    const view = await createForForge(
-      deps,
-      forgeCaller(subject),
-      {
-        project,
-        baseline,
-        name: base.id,
-        overrides: overridesOf(action.builds),
-        ttl,
-        message_isolation: false,
-        expected_preview_revisions: {},
-      },
-      { id: planned.composition_id as string, subject },
-    );
+    const view = await createComposition(deps, planned, decision.basis);
     if (poll) await schedulePoll(deps, planned);
     return save(deps, planned, { ...planned, url: view.endpoints.public.url, expires_at: view.expires_at });
   }
@@ -229,6 +215,29 @@ async function act(
   if (action.kind === 'destroy' && composition) await destroy(deps, forgeCaller(subject), composition.id);
   if (poll) await schedulePoll(deps, record);
   return save(deps, base, record);
+}
+
+/** Creates the composition under the id the change recorded, as the forge, owned by the change. */
+function createComposition(
+  deps: ForgeDeps,
+  change: ChangeRecord,
+  basis: NonNullable<ChangeDecision['basis']>,
+) {
+  const subject = `change:${change.id}`;
+  return createForForge(
+    deps,
+    forgeCaller(subject),
+    {
+      project: basis.project,
+      baseline: basis.baseline,
+      name: change.id,
+      overrides: overridesOf(change.composed),
+      ttl: basis.ttl,
+      message_isolation: false,
+      expected_preview_revisions: {},
+    },
+    { id: change.composition_id as string, subject },
+  );
 }
 
 async function save(
