@@ -551,6 +551,7 @@ describe('sst.config.ts wiring', () => {
         'RedispatchSweepSilent',
         'ForgeDispatchSweepSilent',
         'ForgeReconcileSilent',
+        'SleepSweepSilent',
       ].sort(),
     );
     for (const [name, alarm] of alarms) {

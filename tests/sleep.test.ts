@@ -5,6 +5,7 @@
  * link unfurler.
  */
 import { ListTopicsCommand, PublishCommand } from '@aws-sdk/client-sns';
+import { Resources } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { demoManifest, image } from '@svc/local/demo';
 import { type HttpClient, useTestStack } from '@svc/local/testing';
@@ -37,6 +38,23 @@ async function asleep(component: string, id: string) {
   );
 }
 
+/** The composition as the sleep sweep records it, the sweep run at each poll rather than waited for. */
+async function observed(id: string, state: 'awake' | 'sleeping') {
+  await waitUntil(
+    async () => {
+      await stack.scheduler.run(Resources.ScheduleName.SleepSweep);
+      return (await http.get(`/v1/compositions/${id}`)).body.sleep?.state === state;
+    },
+    20_000,
+    `composition ${id} recorded ${state}`,
+  );
+}
+
+const eventsOf = async (id: string, type: string) =>
+  ((await http.get(`/v1/compositions/${id}/events`)).body.items as { type: string; data: unknown }[]).filter(
+    (e) => e.type === type,
+  );
+
 describe('a composition whose baseline sleeps after 5s', () => {
   it('says so in its plan and its answer, then sleeps: its fork has 0 replicas', async () => {
     const overrides = { 'service-b': { image: image('service-b', '2.0.0') } };
@@ -46,16 +64,24 @@ describe('a composition whose baseline sleeps after 5s', () => {
     expect(created.sleep).toMatchObject({ state: 'awake', after: '5s' });
     await waitForPhase(http, created.id, ['ready']);
     await asleep('service-b', created.id);
+    await observed(created.id, 'sleeping');
+    await stack.scheduler.run(Resources.ScheduleName.SleepSweep);
+    expect(await eventsOf(created.id, 'slept')).toHaveLength(1);
   });
 
   it('wakes on the first request through the preview URL, which is held and answered by the fork', async () => {
     const created = await createComposition(http, { 'service-b': { image: image('service-b', '2.1.0') } });
     const ready = await waitForPhase(http, created.id, ['ready']);
     await asleep('service-b', created.id);
+    await observed(created.id, 'sleeping');
     const { status, hops } = await previewHops(stack, ready.endpoints.public.url);
     expect(status).toBe(200);
     expect(imageOf(hops, 'service-b')).toBe(image('service-b', '2.1.0'));
     expect(await forkReplicas('service-b', created.id)).toBeGreaterThan(0);
+    await observed(created.id, 'awake');
+    expect(await eventsOf(created.id, 'woke')).toEqual([
+      expect.objectContaining({ data: { cause: 'request' } }),
+    ]);
   });
 
   it('stays asleep for a link unfurler, which gets the baseline', async () => {
@@ -74,6 +100,9 @@ describe('a composition whose baseline sleeps after 5s', () => {
     expect(body.calls[0]?.body.image).toBe(image('service-b', '1.0.0'));
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await forkReplicas('service-b', created.id)).toBe(0);
+    await stack.scheduler.run(Resources.ScheduleName.SleepSweep);
+    expect((await http.get(`/v1/compositions/${created.id}`)).body.sleep.state).toBe('sleeping');
+    expect(await eventsOf(created.id, 'woke')).toEqual([]);
   });
 
   it('wakes on a message on its isolated queue, and the message waits there for the woken consumer', async () => {
@@ -85,6 +114,7 @@ describe('a composition whose baseline sleeps after 5s', () => {
     const ready = await waitForPhase(http, created.id, ['ready']);
     const queueUrl = ready.message_subscriptions[0].queue_url as string;
     await asleep('service-d', created.id);
+    await observed(created.id, 'sleeping');
     await stack.clients.sns.send(
       new PublishCommand({
         TopicArn: topicArn,
@@ -97,6 +127,11 @@ describe('a composition whose baseline sleeps after 5s', () => {
       10_000,
       'the fork woken',
     );
+    await stack.scheduler.run(Resources.ScheduleName.SleepSweep);
     expect(await drainQueue(stack.clients.sqs, queueUrl, 1)).toEqual(['for the sleeping preview']);
+    await observed(created.id, 'awake');
+    expect(await eventsOf(created.id, 'woke')).toEqual([
+      expect.objectContaining({ data: { cause: 'message' } }),
+    ]);
   });
 });

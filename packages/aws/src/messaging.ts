@@ -156,7 +156,31 @@ export function snsSqsMessaging(clients: Clients): Port {
   return {
     ensureIsolatedQueue: (input) => ensureIsolatedQueue(clients, arnOf, input),
     removeIsolatedQueues: (input) => removeIsolatedQueues(clients, arnOf, input),
+    queuedMessages: (queueUrls) => queuedMessages(clients.sqs, queueUrls),
   };
+}
+
+async function queuedMessages(sqs: SQSClient, queueUrls: readonly string[]): Promise<number> {
+  const counts = await Promise.all(
+    queueUrls.map(async (QueueUrl) => {
+      try {
+        const { Attributes = {} } = await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl,
+            AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+          }),
+        );
+        return (
+          Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+          Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0)
+        );
+      } catch (error) {
+        if (error instanceof QueueDoesNotExist) return 0;
+        throw error;
+      }
+    }),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
 }
 
 async function findTopic(sns: SNSClient, topic: string): Promise<string> {

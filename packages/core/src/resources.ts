@@ -53,6 +53,7 @@ export const ScheduleName = {
   RedispatchSweep: 'redispatch-sweep',
   ForgeDispatchSweep: 'forge-dispatch-sweep',
   ForgeReconcile: 'forge-reconcile',
+  SleepSweep: 'sleep-sweep',
 } as const;
 export type ScheduleName = (typeof ScheduleName)[keyof typeof ScheduleName];
 
@@ -81,5 +82,10 @@ export const schedules: readonly { name: ScheduleName; periodSeconds: number; de
     name: ScheduleName.ForgeReconcile,
     periodSeconds: 300,
     description: 'converge every policy repository with the forge and ask it to redeliver failed deliveries',
+  },
+  {
+    name: ScheduleName.SleepSweep,
+    periodSeconds: 60,
+    description: "record the sleep and wake of compositions' forks, read back from the cluster",
   },
 ];

@@ -61,7 +61,8 @@ const scheduled = sweeps({
   clock: systemClock,
   log: () => {},
   previewUrl: (id, domain) => `http://${id}.${domain}/`,
-  clusters: { names: ['local'] },
+  clusters: stack.workerDeps.clusters,
+  messaging: stack.workerDeps.messaging,
   forge: null,
   forgeSettings: Forge.defaultForgeSettings,
 });

@@ -8,12 +8,11 @@
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { awsStores, createAwsClients, Entities } from '@svc/aws';
-import { Compositions, Forge, IdPrefix, newId, Operations, systemClock } from '@svc/core';
+import { Compositions, IdPrefix, newId, Operations, systemClock } from '@svc/core';
 
 const { Phase } = Compositions;
 const { OperationKind, OperationStatus, OwnerKind } = Operations;
 
-import { sweeps } from '@svc/worker';
 import { startDynamoDbLocal } from '../src/dynamodb-local.ts';
 import { startSqsEmulator } from '../src/fauxqs.ts';
 import { provision } from '../src/provision.ts';
@@ -119,16 +118,10 @@ console.log(`seeded ${live} live compositions in ${((performance.now() - seedSta
 
 const meters = { dynamodb: meterDynamoDb(clients.dynamodb), sqs: meterQueue(clients.sqs, 'benchSqsMeter') };
 const log = () => {};
-const sweepOf = (table: { tableName: string; jobQueueUrl: string }) =>
-  sweeps({
-    ...awsStores(clients, table, systemClock, localCursorKey),
-    clock: systemClock,
-    log,
-    previewUrl: (id, domain) => `http://${id}.${domain}/`,
-    clusters: { names: ['local'] },
-    forge: null,
-    forgeSettings: Forge.defaultForgeSettings,
-  })['expiry-sweep'];
+const sweepOf = (table: { tableName: string; jobQueueUrl: string }) => {
+  const deps = { ...awsStores(clients, table, systemClock, localCursorKey), clock: systemClock, log };
+  return () => Compositions.expireDue(deps);
+};
 
 async function timedSweep(which: 'small' | 'large'): Promise<number> {
   const started = performance.now();

@@ -41,4 +41,5 @@ export {
   SleepState,
   sleepSettingsOf,
 } from './sleep.ts';
+export { observeSleeping } from './sleep-sweep.ts';
 export { expireDue, nextDueBefore, redispatchOverdue } from './sweeps.ts';

@@ -87,6 +87,11 @@ export interface MessagingPort {
     topics: readonly string[];
     keep?: readonly string[];
   }): Promise<{ removed: string[]; leftovers: Leftover[] }>;
+  /**
+   * Messages on these queues, waiting or received and not yet deleted (approximate, as SQS counts
+   * them): what says a message woke a sleeping consumer. A queue already gone counts none.
+   */
+  queuedMessages(queueUrls: readonly string[]): Promise<number>;
 }
 
 /** SQS allows 80 characters; long names keep a hash of what was cut. */

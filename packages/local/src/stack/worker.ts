@@ -46,7 +46,7 @@ export async function startWorker(
   }
   const redispatch = followDueOperations(services, () => scheduler);
   const scheduler = startScheduler(
-    Resources.schedules,
+    localSchedules,
     { ...sweeps(services), [Resources.ScheduleName.RedispatchSweep]: redispatch.sweep },
     { log: services.log },
   );
@@ -56,6 +56,14 @@ export async function startWorker(
   await scheduler.run(Resources.ScheduleName.RedispatchSweep);
   return { workerDeps, handle, scheduler };
 }
+
+/**
+ * The sleep sweep every 5 s locally (the shortest `sleep.after`), where EventBridge's finest is a
+ * minute: a local preview says it sleeps or woke seconds after its forks do.
+ */
+const localSchedules = Resources.schedules.map((schedule) =>
+  schedule.name === Resources.ScheduleName.SleepSweep ? { ...schedule, periodSeconds: 5 } : schedule,
+);
 
 const redispatchPeriodMs =
   (Resources.schedules.find((s) => s.name === Resources.ScheduleName.RedispatchSweep)?.periodSeconds ?? 60) *

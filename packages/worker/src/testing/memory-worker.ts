@@ -113,6 +113,7 @@ function memoryMessaging(): Messaging.MessagingPort & { failRemoval(error: Error
       removalFailure = error;
     },
     ensureIsolatedQueue: async ({ name }) => ({ name, queue_url: `http://sqs.local/${name}`, ready: true }),
+    queuedMessages: async () => 0,
     async removeIsolatedQueues() {
       if (removalFailure) throw removalFailure;
       return { removed: [], leftovers: [] };
