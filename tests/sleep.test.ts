@@ -56,7 +56,7 @@ const eventsOf = async (id: string, type: string) =>
   );
 
 describe('a composition whose baseline sleeps after 5s', () => {
-  it('says so in its plan and its answer, then sleeps: its fork has 0 replicas', async () => {
+  it('says so in its plan and its answer, then sleeps: its fork has 0 replicas, slept recorded once, TTL unmoved, diagnosis healthy and sleeping', async () => {
     const overrides = { 'service-b': { image: image('service-b', '2.0.0') } };
     const plan = await http.post('/v1/compositions/plan', { project: 'demo', name: 'plan', overrides });
     expect(plan.body.sleep).toEqual({ after: '5s' });
@@ -67,6 +67,10 @@ describe('a composition whose baseline sleeps after 5s', () => {
     await observed(created.id, 'sleeping');
     await stack.scheduler.run(Resources.ScheduleName.SleepSweep);
     expect(await eventsOf(created.id, 'slept')).toHaveLength(1);
+    expect((await http.get(`/v1/compositions/${created.id}`)).body.expires_at).toBe(created.expires_at);
+    const diagnosis = await http.get(`/v1/compositions/${created.id}/diagnosis`);
+    expect(diagnosis.body).toMatchObject({ state: 'healthy', verification: { freshness: 'fresh' } });
+    expect(diagnosis.body.notes).toEqual([expect.objectContaining({ code: 'sleeping' })]);
   });
 
   it('wakes on the first request through the preview URL, which is held and answered by the fork', async () => {

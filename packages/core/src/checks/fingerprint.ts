@@ -1,6 +1,6 @@
 /**
  * The inputs a verification depends on, read from the cluster and the catalog: inherited images,
- * Service selectors and ports, the composition's routes, fork workload generations and the
+ * Service selectors and ports, the composition's routes, fork workload specs and the
  * verification contract revisions.
  */
 import { contentHash } from '../canonical.ts';
@@ -57,13 +57,20 @@ export async function fingerprint(
     const workload = named(workloads, profile.spec.workload.name);
     inputs[`image:${name}`] = imageOf(workload, profile.spec.workload.container) ?? 'absent';
   }
-  for (const fork of forks) {
-    inputs[`workload:${fork.metadata.name}`] = String(fork.metadata.generation ?? 0);
-  }
+  for (const fork of forks) inputs[`workload:${fork.metadata.name}`] = forkSpecHash(fork);
   for (const route of routes) inputs[`route:${route.metadata.name}`] = contentHash(specOf(route));
 
   const sorted = Object.fromEntries(Object.entries(inputs).sort(([a], [b]) => (a < b ? -1 : 1)));
   return { inputs: sorted, hash: contentHash(sorted) };
+}
+
+/**
+ * A fork's spec but its replicas: a fork scaled to zero and back (docs/sleep.md) still runs what
+ * was verified, while anything else changed in it (its generation would say so too) does not.
+ */
+function forkSpecHash(fork: Deployment): string {
+  const { replicas: _scaledBySleep, ...spec } = fork.spec;
+  return contentHash(spec);
 }
 
 function serviceHash(service: Service | null): string {

@@ -147,7 +147,7 @@ export function diagnosisOf(facts: DiagnosisFacts): DiagnosisView {
   const verification = verificationOf(facts);
   const cleanup = cleanupOf(facts);
   const clusterReadable = !facts.cluster.problem && facts.fingerprintRead && cleanup.state !== 'unknown';
-  const notes = [...verificationNotes(facts), ...rolloutNotes(facts)];
+  const notes = [...verificationNotes(facts), ...rolloutNotes(facts), ...sleepNotes(record)];
   if (!clusterReadable) notes.push(facts.cluster.problem ?? unreadable(facts.cluster.name));
   return {
     composition_id: record.id,
@@ -231,6 +231,17 @@ function rolloutNotes({ record, unhealthy }: DiagnosisFacts): Note[] {
     });
   }
   return notes;
+}
+
+/** A preview asleep is neither failed nor unready: its forks wake on the next request (docs/sleep.md). */
+function sleepNotes({ sleep }: CompositionRecord): Note[] {
+  if (!sleep || sleep.state === 'awake') return [];
+  return [
+    {
+      code: sleep.state,
+      message: `its forks are ${sleep.state === 'sleeping' ? 'scaled to zero' : 'coming back from zero'} since ${sleep.since}; the next request or message wakes them`,
+    },
+  ];
 }
 
 function cleanupOf({ record, remaining }: DiagnosisFacts): DiagnosisView['cleanup'] {
