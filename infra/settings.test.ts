@@ -1,5 +1,5 @@
 import { AwsEnvironment } from '@svc/aws';
-import { Auth, parseEnvironment, Resources } from '@svc/core';
+import { Auth, Compositions, parseEnvironment, Resources } from '@svc/core';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import service from '../packages/api/package.json' with { type: 'json' };
@@ -301,6 +301,7 @@ describe("the stage's clusters", () => {
       });
     }
     expect(environments.worker.PREVIEW_PRIVATE_ADDRESSES).toBe('allow');
+    expect(environments.api.SLEEP_SETTINGS).toBeUndefined();
     expect(
       functionEnvironments(stage, names, build, 'production').worker.PREVIEW_PRIVATE_ADDRESSES,
     ).toBeUndefined();
@@ -355,5 +356,32 @@ describe("a stage's alarms and description", () => {
         detailedMetricsEnabled: true,
       },
     });
+  });
+
+  it('give the API and the worker the stage’s sleep as SLEEP_SETTINGS, which the services read back', () => {
+    const sleepy = defineStage({ ...stage, sleep: { default_after: '30m', max_after: '2h' } });
+    const names = {
+      tableName: 't',
+      jobQueueUrl: 'q',
+      deadLetterQueueUrl: 'd',
+      publicOrigin: 'https://svc.acme.io',
+    };
+    const environments = functionEnvironments(
+      sleepy,
+      names,
+      { release: '0.1.0', commit: 'a'.repeat(40) },
+      'staging',
+    );
+    for (const fn of ['api', 'worker'] as const) {
+      const read = Compositions.sleepSettingsOf(
+        v.parse(Compositions.SleepSettingsInput, JSON.parse(environments[fn].SLEEP_SETTINGS ?? '{}')),
+      );
+      expect(read).toMatchObject({ defaultAfterSeconds: 1800, maxAfterSeconds: 7200 });
+      expect(read.crawlerUserAgents).toContain('Slackbot');
+    }
+    expect(environments.webhook.SLEEP_SETTINGS).toBeUndefined();
+    expect(() => defineStage({ ...stage, sleep: { default_after: 'soon' } })).toThrow(
+      /default_after|duration/,
+    );
   });
 });

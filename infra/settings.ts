@@ -272,11 +272,14 @@ export function functionEnvironments<V = string>(
   const cluster = { CLUSTERS: clustersVariable(settings) };
   // The catalog and the installation check refuse a topic the worker's policy does not grant.
   const topics = { MESSAGE_TOPICS: JSON.stringify(settings.messageTopics) };
+  // The API plans and creates with the stage's sleep; the worker renders it and its sweep observes it.
+  const sleep = settings.sleep ? { SLEEP_SETTINGS: JSON.stringify(settings.sleep) } : {};
   return {
     api: {
       ...functionEnvironment(settings, names, build, secrets.api, stage),
       ...cluster,
       ...topics,
+      ...sleep,
       DEAD_LETTER_QUEUE_URL: names.deadLetterQueueUrl,
       AUTH_MODE: settings.authMode,
       AUTH_SETTINGS: json({ ...settings.authSettings, public_origin: names.publicOrigin }),
@@ -285,6 +288,7 @@ export function functionEnvironments<V = string>(
     worker: {
       ...functionEnvironment(settings, names, build, secrets.worker, stage),
       ...cluster,
+      ...sleep,
       PREVIEW_QUEUE_PREFIX: previewQueuePrefix(stage),
       ...(settings.previewPrivateAddresses ? { PREVIEW_PRIVATE_ADDRESSES: 'allow' } : {}),
     },

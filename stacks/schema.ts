@@ -1,4 +1,4 @@
-import { ClusterName } from '@svc/core';
+import { ClusterName, Compositions } from '@svc/core';
 import * as v from 'valibot';
 
 /**
@@ -128,6 +128,11 @@ const StageFields = v.strictObject({
    * inside the VPC). Off by default: a preview host that resolves to one is not connected to.
    */
   previewPrivateAddresses: v.optional(v.boolean(), false),
+  /**
+   * Previews that sleep when idle (docs/sleep.md): `default_after` for baselines that set no
+   * `sleep` (absent: off), `max_after`, `crawler_user_agents`, as `SLEEP_SETTINGS` takes them.
+   */
+  sleep: v.optional(Compositions.SleepSettingsInput),
   /** Where the alarms (docs/runbooks.md) are mailed (confirm the subscription mail once). */
   alarmEmail: v.optional(v.pipe(v.string(), v.email())),
   /** An SNS topic of the operator's (a pager, a chat bridge), in the stage's region, the alarms notify as well. */
