@@ -5,8 +5,6 @@
  * every pull request of the change. Real webhooks, the real GitHub App adapter, builds published
  * through the build-publication route as CI does.
  */
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/core';
 import { Checks, type Forge } from '@svc/core';
 import { ciImage, type Stack } from '@svc/local';
 import type { HttpClient } from '@svc/local/testing';
@@ -15,6 +13,7 @@ import { gatewayFetch } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
 import { describe, expect, it } from 'vitest';
 import { ensureBuilt, svc } from '../packages/cli/test/helpers.ts';
+import { installationClient } from './support/forge.ts';
 
 const api = 'demo-org/service-a';
 const web = 'demo-org/service-b';
@@ -104,19 +103,10 @@ async function servingUntil(url: string, expected: Record<string, string>) {
   }
 }
 
-function installationClient(): Octokit {
-  const installationId = forge.state().installations[0]?.id as number;
-  return new Octokit({
-    baseUrl: forge.url,
-    authStrategy: createAppAuth,
-    auth: { appId: forge.appId, privateKey: forge.privateKey, installationId },
-  });
-}
-
 /** What the pull request shows, read through the forge's API: its comments and its head commit's check runs. */
 async function feedbackOf(repository: string, number: number, headSha: string): Promise<string> {
   const [owner = '', repo = ''] = repository.split('/');
-  const client = installationClient();
+  const client = installationClient(forge);
   const [comments, runs] = await Promise.all([
     client.request('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
       owner,

@@ -4,8 +4,6 @@
  * check run and comment, builds published through the build-publication route as CI does.
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/core';
 import { sign } from '@octokit/webhooks-methods';
 import { Checks, type Compositions, Forge, Resources } from '@svc/core';
 import { ciImage, type Stack } from '@svc/local';
@@ -14,6 +12,7 @@ import { useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
 import { describe, expect, it } from 'vitest';
+import { installationClient } from './support/forge.ts';
 
 const repository = 'demo-org/service-b';
 let stack: Stack;
@@ -84,17 +83,8 @@ async function servingImage(url: string): Promise<string | undefined> {
   return hops.find((hop) => hop.component === 'service-b')?.image;
 }
 
-function installationClient(): Octokit {
-  const installationId = forge.state().installations[0]?.id as number;
-  return new Octokit({
-    baseUrl: forge.url,
-    authStrategy: createAppAuth,
-    auth: { appId: forge.appId, privateKey: forge.privateKey, installationId },
-  });
-}
-
 async function comments(number: number): Promise<string[]> {
-  const { data } = await installationClient().request(
+  const { data } = await installationClient(forge).request(
     'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
     {
       owner: 'demo-org',
@@ -165,7 +155,7 @@ describe('status as GitHub Deployments', () => {
 
   /** The pull request's deployments as GitHub lists them, each with its statuses' states, newest first. */
   async function deploymentsOf(sha: string) {
-    const octokit = installationClient();
+    const octokit = installationClient(forge);
     const repo = { owner: 'demo-org', repo: 'service-b' };
     const { data } = await octokit.request('GET /repos/{owner}/{repo}/deployments', { ...repo, sha });
     return Promise.all(
