@@ -1,5 +1,5 @@
 import type { Forge } from '@svc/core';
-import { gitHubForge } from './forge.ts';
+import { lazyForge } from './lazy.ts';
 import type { GitHubSettings } from './settings.ts';
 import { webhookCheck } from './signature.ts';
 
@@ -14,7 +14,7 @@ export interface ForgeWiring {
 export function forgeWiring(settings: GitHubSettings): ForgeWiring {
   const { app, webhookSecrets } = settings;
   return {
-    forge: app ? gitHubForge(app) : null,
+    forge: app ? lazyForge(app) : null,
     verify: webhookCheck(webhookSecrets),
     configuration: {
       app_id: app?.appId ?? null,
