@@ -93,13 +93,21 @@ describe('svc mcp over stdio', () => {
     const { tools } = await writer.client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(Object.keys(byName).sort()).toEqual(
-      [...readTools, 'composition_create', 'composition_update', 'composition_destroy'].sort(),
+      [
+        ...readTools,
+        'composition_create',
+        'composition_wake',
+        'composition_update',
+        'composition_destroy',
+      ].sort(),
     );
-    expect(byName.composition_create?.annotations).toMatchObject({
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-    });
+    for (const name of ['composition_create', 'composition_wake']) {
+      expect(byName[name]?.annotations, name).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+      });
+    }
     for (const name of ['composition_update', 'composition_destroy']) {
       expect(byName[name]?.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     }

@@ -103,6 +103,7 @@ describe('OpenAPI contract', () => {
       '/v1/compositions/{id}/observability',
       await http.get(`/v1/compositions/${id}/observability`),
     );
+    conforms('post', '/v1/compositions/{id}/wake', await http.post(`/v1/compositions/${id}/wake`, {}));
     conforms(
       'patch',
       '/v1/compositions/{id}',

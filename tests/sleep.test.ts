@@ -10,14 +10,16 @@ import type { Stack } from '@svc/local';
 import { demoManifest, image } from '@svc/local/demo';
 import { type HttpClient, useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, svc } from '../packages/cli/test/helpers.ts';
 import { createComposition, imageOf, previewHops, waitForPhase, waitUntil } from './support/compositions.ts';
+import { type Agent, stdioAgent } from './support/mcp.ts';
 import { drainQueue } from './support/queues.ts';
 
 let stack: Stack;
 let http: HttpClient;
 let topicArn: string;
-useTestStack({}, async (started) => {
+useTestStack({ alongside: ensureBuilt }, async (started) => {
   ({ stack, http } = started);
   const manifest = demoManifest();
   for (const baseline of manifest.projects[0]?.baselines ?? []) baseline.sleep = { after: '5s' };
@@ -137,5 +139,65 @@ describe('a composition whose baseline sleeps after 5s', () => {
     expect(await eventsOf(created.id, 'woke')).toEqual([
       expect.objectContaining({ data: { cause: 'message' } }),
     ]);
+  });
+
+  describe('woken by command', () => {
+    let agent: Agent | undefined;
+    const mcp = async () => {
+      agent ??= await stdioAgent(stack.apiUrl, { args: ['--allow-writes'] });
+      return agent;
+    };
+    afterAll(() => agent?.close());
+
+    it('svc composition wake: 202 waking, woke recorded once with cause command, its fork held up for after, then asleep again', async () => {
+      const created = await createComposition(http, { 'service-c': { image: image('service-c', '2.0.0') } });
+      await waitForPhase(http, created.id, ['ready']);
+      await asleep('service-c', created.id);
+      await observed(created.id, 'sleeping');
+      const woken = await svc(['composition', 'wake', created.id], { apiUrl: stack.apiUrl });
+      expect(woken.code, woken.stderr).toBe(0);
+      expect(woken.json()).toMatchObject({ id: created.id, sleep: { state: 'waking', after: '5s' } });
+      const again = await (await mcp()).call('composition_wake', { id: created.id });
+      expect(again.isError, again.text).toBe(false);
+      expect(again.structured).toMatchObject({ id: created.id, sleep: { state: 'waking' } });
+      await waitUntil(
+        async () => ((await forkReplicas('service-c', created.id)) ?? 0) > 0,
+        10_000,
+        'the fork woken',
+      );
+      const scaled = await stack.cluster.get({
+        apiVersion: 'keda.sh/v1alpha1',
+        kind: 'ScaledObject',
+        namespace: 'staging',
+        name: `service-c-${created.id}`,
+      });
+      expect(scaled?.spec).toMatchObject({ minReplicaCount: 1 });
+      expect(scaled?.metadata.annotations?.['preview.svc/awake-until']).toEqual(expect.any(String));
+      await observed(created.id, 'awake');
+      const awake = await http.post(`/v1/compositions/${created.id}/wake`, {});
+      expect(awake.status).toBe(200);
+      expect(awake.body.sleep.state).toBe('awake');
+      expect(await eventsOf(created.id, 'woke')).toEqual([
+        expect.objectContaining({ data: { cause: 'command' } }),
+      ]);
+      // No request comes: once `after` has passed since the command the sweep lets it go, and it sleeps.
+      await asleep('service-c', created.id);
+      await observed(created.id, 'sleeping');
+      expect(await eventsOf(created.id, 'slept')).toHaveLength(2);
+    });
+
+    it('a composition that never sleeps answers 409 sleep_not_enabled: the API, exit 4 from svc, an error from the MCP tool', async () => {
+      const created = await createComposition(http, {});
+      expect(created.sleep).toBeNull();
+      const woken = await http.post(`/v1/compositions/${created.id}/wake`, {});
+      expect(woken.status).toBe(409);
+      expect(woken.body.code).toBe('sleep_not_enabled');
+      const cli = await svc(['composition', 'wake', created.id], { apiUrl: stack.apiUrl });
+      expect(cli.code).toBe(4);
+      expect(cli.problem()).toMatchObject({ status: 409, code: 'sleep_not_enabled' });
+      const tool = await (await mcp()).call('composition_wake', { id: created.id });
+      expect(tool.isError).toBe(true);
+      expect(tool.text).toContain('sleep_not_enabled');
+    });
   });
 });

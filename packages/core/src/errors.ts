@@ -39,6 +39,7 @@ export const ErrorCode = {
   CompositionNotUpdatable: 'composition_not_updatable',
   CompositionExpired: 'composition_expired',
   ForgeOwned: 'forge_owned',
+  SleepNotEnabled: 'sleep_not_enabled',
   StaleRevision: 'stale_revision',
   IdempotencyInFlight: 'idempotency_in_flight',
   CatalogConflict: 'catalog_conflict',
@@ -122,6 +123,11 @@ export const errorCatalog: Record<ErrorCode, { status: number; title: string; de
     status: 409,
     title: 'Owned by the forge application',
     description: 'This preview is managed by pull-request automation; use the pr-preview commands.',
+  },
+  sleep_not_enabled: {
+    status: 409,
+    title: 'Sleep not enabled',
+    description: 'The composition never sleeps: its baseline does not enable sleep, or it overrides nothing.',
   },
   stale_revision: {
     status: 409,

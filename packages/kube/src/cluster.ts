@@ -5,7 +5,7 @@
 import type { Cluster } from '@svc/core';
 import { clusterContext, type KubeConfigSource } from './cluster/context.ts';
 import { identity, reviewAccess, servedResources, serverVersion } from './cluster/discovery.ts';
-import { applyObject, deleteObject, getObject, listObjects } from './cluster/objects.ts';
+import { applyObject, deleteObject, getObject, listObjects, mergePatchObject } from './cluster/objects.ts';
 import { listDeployments, listPods, podLogs } from './cluster/reads.ts';
 import { watchDeployments } from './cluster/watch.ts';
 import { defaultRetry, type RetryPolicy } from './retry.ts';
@@ -31,6 +31,7 @@ export function kubeCluster(
       getObject<Cluster.Service>(context, { apiVersion: 'v1', kind: 'Service', namespace, name }),
     get: (ref) => getObject(context, ref),
     apply: (object) => applyObject(context, object),
+    mergePatch: (ref, patch) => mergePatchObject(context, ref, patch),
     delete: (ref, propagation) => deleteObject(context, ref, propagation),
     async list(namespace, kinds, labelSelector) {
       const lists = await Promise.all(

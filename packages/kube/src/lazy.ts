@@ -19,6 +19,7 @@ export function lazyCluster(settings: ClusterSettings): Cluster.ClusterPort {
     getService: async (namespace, name) => (await cluster()).getService(namespace, name),
     get: async (ref) => (await cluster()).get(ref),
     apply: async (object) => (await cluster()).apply(object),
+    mergePatch: async (ref, patch) => (await cluster()).mergePatch(ref, patch),
     delete: async (ref, propagation) => (await cluster()).delete(ref, propagation),
     list: async (namespace, kinds, labelSelector) => (await cluster()).list(namespace, kinds, labelSelector),
     listPods: async (namespace, labelSelector, options) =>

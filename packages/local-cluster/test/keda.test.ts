@@ -131,6 +131,31 @@ describe('a ScaledObject with minReplicaCount 0', () => {
     expect(await eventually(async () => ((await replicas()) === 0 ? true : undefined), 10_000)).toBe(true);
   });
 
+  it('scales a Deployment at zero up to minReplicaCount with no request, and to zero again once it is back to 0', async () => {
+    await eventually(async () => ((await replicas()) === 0 ? true : undefined), 10_000);
+    const minimum = (minReplicaCount: number) =>
+      objects.patch(
+        {
+          apiVersion: 'keda.sh/v1alpha1',
+          kind: 'ScaledObject',
+          metadata: { name: 'fork', namespace: NS },
+          spec: { minReplicaCount },
+        },
+        undefined,
+        undefined,
+        'wake-test',
+        undefined,
+        PatchStrategy.MergePatch,
+      );
+    await minimum(1);
+    expect(await eventually(async () => ((await replicas()) === 1 ? true : undefined), 10_000)).toBe(true);
+    // Held at its minimum, it outlasts its cooldown (1 s) without a request.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(await replicas()).toBe(1);
+    await minimum(0);
+    expect(await eventually(async () => ((await replicas()) === 0 ? true : undefined), 10_000)).toBe(true);
+  });
+
   it('answers 404 for a host no InterceptorRoute has', async () => {
     await apply({
       apiVersion: 'gateway.networking.k8s.io/v1',

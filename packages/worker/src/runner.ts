@@ -37,6 +37,7 @@ export async function handleJob(deps: WorkerDeps, body: string, receiveCount: nu
     // Unreadable: fail every receive so the queue moves it to the dead-letter queue.
     throw new Error(`unreadable job message: ${messageOf(error)}`);
   }
+  if (job.kind === 'wake') return Compositions.wakeForks(deps, job.composition_id);
   if (job.kind !== 'step') return handleForgeJob(deps, job, receiveCount);
   await runOperation(deps, job, receiveCount);
 }

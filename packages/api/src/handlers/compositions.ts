@@ -27,6 +27,10 @@ export function compositionHandlers(deps: Forge.ForgeDeps): HandlersOf<typeof co
       const result = await Compositions.update(deps, c.get('identity'), path.id, body);
       return c.json(result.body, 202);
     },
+    async wakeComposition(c, { path }) {
+      const result = await Compositions.wake(deps, c.get('identity'), path.id);
+      return c.json(result.body, result.status as 200 | 202);
+    },
     async destroyComposition(c, { path }) {
       const identity = c.get('identity');
       const result = await Compositions.destroy(

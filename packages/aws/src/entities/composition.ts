@@ -145,6 +145,7 @@ const schema = itemSchema(
           after_seconds: v.number(),
           state: v.enum(Compositions.SleepState),
           since: v.string(),
+          awake_until: v.optional(v.nullable(v.string()), null),
         }),
       ),
     ),

@@ -1,4 +1,4 @@
-/** Compositions: create, plan, read, update and destroy (spec 4.1). */
+/** Compositions: create, plan, read, update, wake and destroy (spec 4.1). */
 import { Compositions, ErrorCode } from '@svc/core';
 import type * as v from 'valibot';
 import { idempotencyKey } from '../headers.ts';
@@ -111,6 +111,27 @@ export const compositionOperations = {
     202,
     { description: 'Accepted; the rollout follows.', json: Compositions.CompositionView },
   ),
+
+  wakeComposition: {
+    method: 'post',
+    path: '/v1/compositions/{id}/wake',
+    permission: 'composition:write',
+    summary:
+      'Wake a sleeping composition: its forks come up without a request and stay up for its sleep.after (docs/sleep.md).',
+    tag,
+    params: byId,
+    responses: {
+      200: { description: 'Awake or waking already; nothing changed.', json: Compositions.CompositionView },
+      202: { description: 'Accepted; the forks are waking.', json: Compositions.CompositionView },
+    },
+    errors: [
+      ErrorCode.SleepNotEnabled,
+      ErrorCode.OperationInProgress,
+      ErrorCode.CompositionNotUpdatable,
+      ErrorCode.CompositionExpired,
+      ErrorCode.ConcurrentChange,
+    ],
+  },
 
   destroyComposition: write(
     'delete',

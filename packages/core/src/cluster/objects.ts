@@ -122,6 +122,8 @@ export const fieldManager = 'preview-composition-service';
 export const Annotation = {
   Generation: 'preview.svc/generation',
   BaselineWorkload: 'preview.svc/baseline-workload',
+  /** On a fork's ScaledObject: until when a wake command holds it at one replica at least. */
+  AwakeUntil: 'preview.svc/awake-until',
 } as const;
 
 export function refOf(object: ClusterObject): ObjectRef {

@@ -53,6 +53,11 @@ export interface ClusterPort {
   get(ref: ObjectRef): Promise<ClusterObject | null>;
   /** Server-side apply with our one field manager; answers the objects as stored. */
   apply(object: ClusterObject): Promise<ClusterObject>;
+  /**
+   * A JSON merge patch (RFC 7386: a null removes a field) of an existing object, with our field
+   * manager; null when the object is absent.
+   */
+  mergePatch(ref: ObjectRef, patch: Record<string, unknown>): Promise<ClusterObject | null>;
   /** Deletes if present (absent is fine); owned objects follow by garbage collection. */
   delete(ref: ObjectRef, propagation?: 'Background' | 'Foreground'): Promise<void>;
   /** Objects of the given kinds in a namespace matching a label selector. */

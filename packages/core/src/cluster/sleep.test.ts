@@ -3,7 +3,14 @@ import type { ComponentProfile } from '../catalog/schema.ts';
 import { crawlerUserAgentPattern } from '../compositions/sleep.ts';
 import { demoCatalog } from '../testing/fixtures.ts';
 import { forkDeployment, meshRoute, publicRoute } from './render.ts';
-import { interceptorGrant, interceptorRoute, type SleepingForkInput, scaledObject } from './sleep.ts';
+import {
+  holdAwakePatch,
+  holdsAwake,
+  interceptorGrant,
+  interceptorRoute,
+  type SleepingForkInput,
+  scaledObject,
+} from './sleep.ts';
 
 const catalog = demoCatalog();
 const baseline = catalog.baselines.staging?.spec as NonNullable<typeof catalog.baselines.staging>['spec'];
@@ -24,6 +31,7 @@ const fork: SleepingForkInput = {
   afterSeconds: 900,
   queueUrls: [],
   sqs: { region: 'eu-west-1', endpoint: null },
+  awakeUntil: null,
 };
 const interceptor = {
   group: '',
@@ -68,6 +76,28 @@ describe("a sleeping fork's KEDA objects", () => {
           },
         ],
       },
+    });
+  });
+
+  it('holds the fork at one replica at least while a wake command lasts, annotated until when', () => {
+    const until = '2026-03-01T12:05:00.000Z';
+    const held = scaledObject({ ...fork, awakeUntil: until });
+    expect(held.spec).toMatchObject({ minReplicaCount: 1 });
+    expect(held.metadata.annotations).toEqual({ 'preview.svc/awake-until': until });
+    expect(scaledObject(fork).metadata.annotations).toBeUndefined();
+    expect(holdsAwake(held, until)).toBe(true);
+    expect(holdsAwake(held, null)).toBe(false);
+    expect(holdsAwake(scaledObject(fork), null)).toBe(true);
+  });
+
+  it("wakes or lets go of a fork by a merge patch of its ScaledObject's minimum and annotation", () => {
+    expect(holdAwakePatch('2026-03-01T12:05:00.000Z')).toEqual({
+      metadata: { annotations: { 'preview.svc/awake-until': '2026-03-01T12:05:00.000Z' } },
+      spec: { minReplicaCount: 1 },
+    });
+    expect(holdAwakePatch(null)).toEqual({
+      metadata: { annotations: { 'preview.svc/awake-until': null } },
+      spec: { minReplicaCount: 0 },
     });
   });
 

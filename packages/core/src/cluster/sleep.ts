@@ -6,7 +6,14 @@
  * and the ReferenceGrant that lets the preview's routes send to the interceptor's namespace.
  */
 import type { Baseline, ComponentProfile } from '../catalog/schema.ts';
-import { type ClusterObject, forkName, Label, managedBy, type OwnerReference } from './objects.ts';
+import {
+  Annotation,
+  type ClusterObject,
+  forkName,
+  Label,
+  managedBy,
+  type OwnerReference,
+} from './objects.ts';
 
 /** Where the add-on's chart installs its interceptor and external scaler (docs/deploy.md). */
 const kedaInterceptor = {
@@ -46,6 +53,8 @@ export interface SleepingForkInput {
   queueUrls: readonly string[];
   /** The queues' region, and an endpoint only where they are not AWS's (the local stack). */
   sqs: { region: string; endpoint: string | null };
+  /** Until when a wake command holds the fork up; null: nothing holds it. */
+  awakeUntil: string | null;
 }
 
 function forkMetadata(input: SleepingForkInput) {
@@ -78,7 +87,10 @@ export function interceptorRoute(input: SleepingForkInput): ClusterObject {
 
 /** The fork's scaling: 0 when idle for `afterSeconds`, up to the baseline's replicas on a request or message. */
 export function scaledObject(input: SleepingForkInput): ClusterObject {
-  const metadata = forkMetadata(input);
+  const metadata = {
+    ...forkMetadata(input),
+    ...(input.awakeUntil ? { annotations: { [Annotation.AwakeUntil]: input.awakeUntil } } : {}),
+  };
   const queueTriggers = input.queueUrls.map((queueURL) => ({
     type: 'aws-sqs-queue',
     metadata: {
@@ -96,7 +108,7 @@ export function scaledObject(input: SleepingForkInput): ClusterObject {
     metadata,
     spec: {
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: metadata.name },
-      minReplicaCount: 0,
+      minReplicaCount: input.awakeUntil ? 1 : 0,
       maxReplicaCount: input.baseline.components[input.component]?.replicas ?? 1,
       cooldownPeriod: input.afterSeconds,
       triggers: [
@@ -129,4 +141,27 @@ export function interceptorGrant(namespace: string): ClusterObject {
       to: [{ group: '', kind: 'Service', name: kedaInterceptor.service }],
     },
   };
+}
+
+export const scaledObjectKind = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject' } as const;
+
+/**
+ * How a wake command holds a fork up, KEDA's own way (docs/sleep.md): a ScaledObject whose
+ * `minReplicaCount` is above its target's replicas scales the target to it with no trigger active,
+ * and once it is back to 0 KEDA scales to zero after `cooldownPeriod` from the last active trigger
+ * (a held-up fork's last one is no later than the command, if nothing used it since). A JSON merge
+ * patch: `until` null lets the fork sleep again and drops the annotation saying why it was held.
+ */
+export function holdAwakePatch(until: string | null): Record<string, unknown> {
+  return {
+    metadata: { annotations: { [Annotation.AwakeUntil]: until } },
+    spec: { minReplicaCount: until ? 1 : 0 },
+  };
+}
+
+/** Whether a fork's ScaledObject is held up until `until` (null: not held) as the patch above leaves it. */
+export function holdsAwake(object: ClusterObject, until: string | null): boolean {
+  const minimum = (object.spec as { minReplicaCount?: number } | undefined)?.minReplicaCount ?? 0;
+  const annotated = object.metadata.annotations?.[Annotation.AwakeUntil] ?? null;
+  return annotated === until && minimum === (until ? 1 : 0);
 }

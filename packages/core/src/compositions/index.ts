@@ -36,6 +36,7 @@ export {
 export {
   crawlerUserAgentPattern,
   defaultSleepSettings,
+  heldAwake,
   type SleepSettings,
   SleepSettingsInput,
   SleepState,
@@ -43,3 +44,4 @@ export {
 } from './sleep.ts';
 export { observeSleeping } from './sleep-sweep.ts';
 export { expireDue, nextDueBefore, redispatchOverdue } from './sweeps.ts';
+export { wake, wakeForks } from './wake.ts';

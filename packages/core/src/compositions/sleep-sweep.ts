@@ -12,7 +12,8 @@ import { guardedWrite } from '../operations/fence.ts';
 import { eventFor } from './events.ts';
 import { type CompositionRecord, EventType, Phase } from './model.ts';
 import type { CompositionDeps } from './ports.ts';
-import { type ForkScale, observeSleep, wakeCause } from './sleep.ts';
+import { type ForkScale, heldAwake, observeSleep, wakeCause } from './sleep.ts';
+import { holdForks } from './wake.ts';
 
 interface SleepSweepDeps extends Pick<CompositionDeps, 'compositions' | 'clock' | 'log'> {
   clusters: Pick<ClusterRegistry, 'names' | 'lookup'>;
@@ -72,22 +73,26 @@ async function observeOne(
   const sleep = record.sleep;
   if (!sleep) return false;
   const now = deps.clock.now();
+  const held = heldAwake(sleep, now);
+  // A wake command's hold is applied again (its message may have been lost) or, once over, let go.
+  if (held || sleep.awake_until) await holdForks(cluster, record, held ? (sleep.awake_until ?? null) : null);
   const observed = observeSleep(sleep, await forkScales(cluster, record), now);
-  if (observed.record === sleep) return false;
+  const awakeUntil = held ? (sleep.awake_until ?? null) : null;
+  if (observed.record === sleep && awakeUntil === (sleep.awake_until ?? null)) return false;
   const events = [];
   if (observed.event === 'slept') {
     events.push(eventFor(record, EventType.Slept, observer, null, now, 'Its forks scaled to zero.', {}));
   } else if (observed.event === 'woke') {
     const queueUrls = (record.message_subscriptions ?? []).flatMap((s) => (s.queue_url ? [s.queue_url] : []));
     const queuedMessages = queueUrls.length > 0 ? await deps.messaging.queuedMessages(queueUrls) : 0;
-    const cause = wakeCause({ commanded: false, queuedMessages });
+    const cause = wakeCause({ commanded: held, queuedMessages });
     events.push(
       eventFor(record, EventType.Woke, observer, null, now, `Its forks woke on a ${cause}.`, { cause }),
     );
   }
   const { record: composition, expected_lock_version } = guardedWrite(record, {
     ...record,
-    sleep: observed.record,
+    sleep: { ...observed.record, awake_until: awakeUntil },
   });
   return deps.compositions.replace({ composition, expected_lock_version, events });
 }

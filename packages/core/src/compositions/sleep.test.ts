@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { Baseline } from '../catalog/schema.ts';
 import { demoProject } from '../testing/fixtures.ts';
 import {
+  commandWake,
   crawlerUserAgentPattern,
   defaultCrawlerUserAgents,
   defaultSleepSettings,
+  heldAwake,
   observeSleep,
   type SleepRecord,
   SleepState,
@@ -85,6 +87,41 @@ describe('observing the forks', () => {
 
   it('never sleeps a composition without forks', () => {
     expect(observeSleep(awake, [], at).event).toBeNull();
+  });
+});
+
+describe('a wake command', () => {
+  const sleeping = { ...awake, state: SleepState.Sleeping };
+
+  it('makes a sleeping composition waking from now, its forks held up for its after', () => {
+    expect(commandWake(sleeping, at)).toEqual({
+      ...sleeping,
+      state: 'waking',
+      since: at.toISOString(),
+      awake_until: '2026-03-01T12:05:00.000Z',
+    });
+  });
+
+  it('leaves an awake or waking composition as it is', () => {
+    expect(commandWake(awake, at)).toBeNull();
+    expect(commandWake({ ...awake, state: SleepState.Waking }, at)).toBeNull();
+  });
+
+  it('holds the forks up until awake_until, not at or after it', () => {
+    const held = commandWake(sleeping, at) as SleepRecord;
+    expect(heldAwake(held, at)).toBe(true);
+    expect(heldAwake(held, new Date('2026-03-01T12:05:00.000Z'))).toBe(false);
+    expect(heldAwake(awake, at)).toBe(false);
+  });
+
+  it('while it holds, a fork still at zero is waking, not asleep; once over, asleep again', () => {
+    const held = commandWake(sleeping, at) as SleepRecord;
+    const soon = new Date(at.getTime() + 1000);
+    expect(observeSleep(held, [{ desired: 0, ready: 0 }], soon)).toEqual({ record: held, event: null });
+    const up = observeSleep(held, [{ desired: 1, ready: 1 }], soon);
+    expect(up).toEqual({ record: { ...held, state: 'awake', since: soon.toISOString() }, event: null });
+    const over = new Date('2026-03-01T12:05:01.000Z');
+    expect(observeSleep(up.record, [{ desired: 0, ready: 0 }], over).event).toBe('slept');
   });
 });
 

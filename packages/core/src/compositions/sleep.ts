@@ -94,6 +94,11 @@ export interface SleepRecord {
   after_seconds: number;
   state: SleepState;
   since: string;
+  /**
+   * Until when a wake command holds its forks up (their ScaledObjects' minimum at 1); null or
+   * absent (older records): no command holds them.
+   */
+  awake_until?: string | null;
 }
 
 /** How long a composition on `baseline` stays idle before its forks sleep, and the `after` it asked for when cut. */
@@ -126,13 +131,24 @@ function observedSleepState(previous: SleepState, forks: readonly ForkScale[]): 
   return coming && forks.some((f) => f.ready < f.desired) ? SleepState.Waking : SleepState.Awake;
 }
 
-/** What an observation changes: the record, and the event it is (`slept` going to sleep, `woke` leaving it). */
+/** Whether a wake command holds the forks up at `now`. */
+export function heldAwake(record: SleepRecord, now: Date): boolean {
+  return Boolean(record.awake_until) && now.getTime() < Date.parse(record.awake_until ?? '');
+}
+
+/**
+ * What an observation changes: the record, and the event it is (`slept` going to sleep, `woke`
+ * leaving it). While a wake command holds the forks up, one still at zero is coming up (its
+ * autoscaler has yet to act on the command), not asleep.
+ */
 export function observeSleep(
   record: SleepRecord,
   forks: readonly ForkScale[],
   now: Date,
 ): { record: SleepRecord; event: 'slept' | 'woke' | null } {
-  const state = observedSleepState(record.state, forks);
+  const commanded = heldAwake(record, now);
+  const seen = commanded ? forks.map((f) => (f.desired === 0 ? { desired: 1, ready: 0 } : f)) : forks;
+  const state = observedSleepState(record.state, seen);
   if (state === record.state) return { record, event: null };
   const event =
     state === SleepState.Sleeping ? 'slept' : record.state === SleepState.Sleeping ? 'woke' : null;
@@ -146,6 +162,17 @@ export function observeSleep(
 export function wakeCause(evidence: { commanded: boolean; queuedMessages: number }): WakeCause {
   if (evidence.commanded) return WakeCause.Command;
   return evidence.queuedMessages > 0 ? WakeCause.Message : WakeCause.Request;
+}
+
+/**
+ * A wake command: a sleeping composition is waking from `now`, its forks held up for `after` (so
+ * they sleep again after as long without a request or message as they would have after one). An
+ * awake or waking composition is left as it is: null.
+ */
+export function commandWake(record: SleepRecord, now: Date): SleepRecord | null {
+  if (record.state !== SleepState.Sleeping) return null;
+  const awakeUntil = new Date(now.getTime() + record.after_seconds * 1000).toISOString();
+  return { ...record, state: SleepState.Waking, since: now.toISOString(), awake_until: awakeUntil };
 }
 
 /** Characters a regular expression gives a meaning to, escaped (RE2 and JavaScript agree on these). */

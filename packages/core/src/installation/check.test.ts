@@ -229,6 +229,7 @@ function fakeCluster(fake: FakeCluster = {}): ClusterPort {
     getService: async (ns, name) => find('v1', 'Service', ns, name) as never,
     get: async (ref) => find(ref.apiVersion, ref.kind, ref.namespace, ref.name),
     apply: unused,
+    mergePatch: unused,
     delete: unused,
     list: async (ns, kinds) =>
       objects.filter(

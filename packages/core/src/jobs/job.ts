@@ -29,10 +29,20 @@ const ForgeRepositoryJob = v.object({
   repository: v.string(),
 });
 
-export const Job = v.variant('kind', [StepJob, ForgeDeliveryJob, ForgePreviewJob, ForgeRepositoryJob]);
+/** Hold a composition's forks up as its wake command asked (`Compositions.wakeForks`). */
+const WakeJob = v.object({ kind: v.literal('wake'), composition_id: v.string() });
+
+export const Job = v.variant('kind', [
+  StepJob,
+  ForgeDeliveryJob,
+  ForgePreviewJob,
+  ForgeRepositoryJob,
+  WakeJob,
+]);
 export type Job = v.InferOutput<typeof Job>;
 export type StepJob = v.InferOutput<typeof StepJob>;
-export type ForgeJob = Exclude<Job, StepJob>;
+type WakeJob = v.InferOutput<typeof WakeJob>;
+export type ForgeJob = Exclude<Job, StepJob | WakeJob>;
 
 export function parse(body: string): Job {
   return v.parse(Job, JSON.parse(body));

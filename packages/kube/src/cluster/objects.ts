@@ -56,6 +56,36 @@ export async function applyObject(context: ClusterContext, object: Cluster.Clust
   return plain<Cluster.ClusterObject>(await serverSideApply(context, object));
 }
 
+export async function mergePatchObject(
+  context: ClusterContext,
+  ref: Cluster.ObjectRef,
+  patch: Record<string, unknown>,
+): Promise<Cluster.ClusterObject | null> {
+  const object = {
+    ...patch,
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    metadata: { ...(patch.metadata as object | undefined), name: ref.name, namespace: ref.namespace },
+  };
+  try {
+    return plain<Cluster.ClusterObject>(
+      await context.call((c) =>
+        c.objects.patch(
+          object as KubernetesObject,
+          undefined,
+          undefined,
+          Cluster.fieldManager,
+          undefined,
+          PatchStrategy.MergePatch,
+        ),
+      ),
+    );
+  } catch (error) {
+    if (notFound(error)) return null;
+    throw error;
+  }
+}
+
 export async function deleteObject(
   context: ClusterContext,
   ref: Cluster.ObjectRef,

@@ -3,7 +3,9 @@
 // `maxReplicaCount` when one becomes active; the interceptor's Service routes a request by its Host
 // to an InterceptorRoute's target, holding it (bounded) while the target scales from zero.
 // Triggers understood: `external-push` naming an InterceptorRoute (active while it has requests in
-// flight) and `aws-sqs-queue` (active while the queue holds messages, visible or in flight).
+// flight) and `aws-sqs-queue` (active while the queue holds messages, visible or in flight). With no
+// trigger active, a target below `minReplicaCount` is scaled up to it, as KEDA's executor does
+// (`idleReplicaCount` is not served).
 
 import type { Api } from '../api/operations.ts';
 import type { ResourceDeclaration, ResourceType } from '../api/registry.ts';
@@ -190,7 +192,7 @@ export class Keda {
 
   private async reconcile(so: KubeObject): Promise<void> {
     const soKey = key(so);
-    const { triggers = [], cooldownPeriod = 300, minReplicaCount = 0, scaleTargetRef } = spec(so);
+    const { triggers = [], cooldownPeriod = 300, scaleTargetRef } = spec(so);
     if (!this.lastActive.has(soKey)) this.lastActive.set(soKey, Date.now());
     const requests = triggers.some(
       (t) =>
@@ -207,9 +209,13 @@ export class Keda {
       this.activate(current);
       return;
     }
+    const { minReplicaCount: minimum = 0 } = spec(current);
     const idleMs = Date.now() - (this.lastActive.get(soKey) ?? 0);
-    if (minReplicaCount === 0 && replicasOf(deployment) > 0 && idleMs >= cooldownPeriod * 1000) {
+    if (minimum === 0 && replicasOf(deployment) > 0 && idleMs >= cooldownPeriod * 1000) {
       this.scale(current, 0);
+    } else if (replicasOf(deployment) < minimum) {
+      // As KEDA does with no trigger active: up to the minimum, the trigger's last activity unmoved.
+      this.scale(current, minimum);
     }
   }
 }

@@ -228,6 +228,23 @@ export const get = defineTool({
   },
 });
 
+export const wake = defineTool({
+  name: 'composition_wake',
+  title: 'Wake a sleeping composition',
+  description:
+    "Bring a sleeping preview's overridden components up now, without a request, before using it (tests, a demo); they stay up for its sleep.after, then sleep again without traffic. An awake or waking one is left as it is. Fails with sleep_not_enabled for a preview that never sleeps.",
+  access: Access.Write,
+  idempotent: true,
+  input: byId,
+  async run({ id }, { client }) {
+    const answer = await client.call('wakeComposition', { path: { id } });
+    return {
+      summary: `${id} is ${answer.sleep?.state ?? 'awake'} since ${answer.sleep?.since ?? answer.updated_at}.`,
+      result: answer,
+    };
+  },
+});
+
 export const list = defineTool({
   name: 'composition_list',
   title: 'List compositions',

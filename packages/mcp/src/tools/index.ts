@@ -13,6 +13,7 @@ import {
   plan,
   verification,
   wait,
+  wake,
 } from './compositions.ts';
 import { prPreviews } from './pr-previews.ts';
 
@@ -36,6 +37,7 @@ export function toolSet(options: { waitLimitSeconds: number }): readonly Tool[] 
     diagnosis,
     verification,
     update,
+    wake,
     destroy,
     prPreviews,
   ];

@@ -21,10 +21,10 @@ export function sleepRouting(
 }
 
 export async function applySleep(
-  deps: Pick<WorkerDeps, 'aws'>,
+  deps: Pick<WorkerDeps, 'aws' | 'clock'>,
   cluster: Cluster.ClusterPort,
   composition: Compositions.CompositionRecord,
-  forks: readonly (Omit<Cluster.SleepingForkInput, 'afterSeconds' | 'sqs' | 'queueUrls'> & {
+  forks: readonly (Omit<Cluster.SleepingForkInput, 'afterSeconds' | 'sqs' | 'queueUrls' | 'awakeUntil'> & {
     queueUrls: readonly string[];
   })[],
 ): Promise<void> {
@@ -35,10 +35,12 @@ export async function applySleep(
     throw new Error('a sleeping fork with isolated queues needs the queues region (WorkerDeps.aws)');
   }
   const sqs = { region: region ?? '', endpoint: deps.aws?.settings.sqsEndpoint ?? null };
+  // A rollout during a wake command keeps the forks held up as the command left them.
+  const awakeUntil = Compositions.heldAwake(sleep, deps.clock.now()) ? (sleep.awake_until ?? null) : null;
   await cluster.apply(Cluster.interceptorGrant(composition.namespace));
   await Promise.all(
     forks.map(async (fork) => {
-      const input = { ...fork, afterSeconds: sleep.after_seconds, sqs };
+      const input = { ...fork, afterSeconds: sleep.after_seconds, sqs, awakeUntil };
       await cluster.apply(Cluster.interceptorRoute(input));
       await cluster.apply(Cluster.scaledObject(input));
     }),

@@ -85,6 +85,18 @@ function put(state: State, object: ClusterObject): ClusterObject {
   return copy(written);
 }
 
+/** RFC 7386: objects merge, a null removes the field, anything else replaces it. */
+function mergePatched(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const merged: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === null) delete merged[field];
+    else merged[field] = mergePatched(merged[field], value);
+  }
+  return merged;
+}
+
 /** Removes the object and, as the garbage collector would, everything it owns. */
 function remove(state: State, key: string): void {
   const object = state.stored.get(key);
@@ -163,6 +175,10 @@ export function memoryCluster(seed: readonly ClusterObject[] = []): MemoryCluste
     async apply(object) {
       failIfAsked(state, 'apply');
       return put(state, object);
+    },
+    async mergePatch(ref, patch) {
+      const before = state.stored.get(refKey(ref));
+      return before ? put(state, mergePatched(before, patch) as ClusterObject) : null;
     },
     async delete(ref) {
       failIfAsked(state, 'delete');

@@ -2,7 +2,7 @@ import { defineGroup } from '../../command.ts';
 
 export default defineGroup({
   name: 'composition',
-  summary: 'Create, wait for, inspect, update and destroy compositions.',
+  summary: 'Create, wait for, inspect, update, wake and destroy compositions.',
   commands: {
     plan: () => import('./plan.ts'),
     create: () => import('./create.ts'),
@@ -16,6 +16,7 @@ export default defineGroup({
     diagnosis: () => import('./diagnosis.ts'),
     verification: () => import('./verification.ts'),
     check: () => import('./check.ts'),
+    wake: () => import('./wake.ts'),
     destroy: () => import('./destroy.ts'),
     list: () => import('./list.ts'),
   },
