@@ -79,6 +79,20 @@ describe('deploy/kubernetes/rbac.yaml', () => {
     ]);
   });
 
+  it("lets the API get the KEDA HTTP add-on's interceptor Service, that one, in namespace keda", () => {
+    expect(named('Role', 'preview-composition-interceptor-reader', 'keda')?.rules).toEqual([
+      {
+        apiGroups: [''],
+        resources: ['services'],
+        resourceNames: ['keda-add-ons-http-interceptor-proxy'],
+        verbs: ['get'],
+      },
+    ]);
+    expect(groupOf(named('RoleBinding', 'preview-composition-interceptor-reader', 'keda'))).toEqual([
+      `Group/${clusterGroups.api}`,
+    ]);
+  });
+
   it('lets only the worker write, and binds nobody but the groups the access entries give', () => {
     const bound = objects.filter((o) => o.kind.endsWith('Binding'));
     for (const binding of bound) {

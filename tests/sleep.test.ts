@@ -10,7 +10,7 @@ import type { Stack } from '@svc/local';
 import { demoManifest, image } from '@svc/local/demo';
 import { type HttpClient, useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, svc } from '../packages/cli/test/helpers.ts';
 import { createComposition, imageOf, previewHops, waitForPhase, waitUntil } from './support/compositions.ts';
 import { type Agent, stdioAgent } from './support/mcp.ts';
@@ -198,6 +198,68 @@ describe('a composition whose baseline sleeps after 5s', () => {
       const tool = await (await mcp()).call('composition_wake', { id: created.id });
       expect(tool.isError).toBe(true);
       expect(tool.text).toContain('sleep_not_enabled');
+    });
+  });
+
+  describe('the installation check, now that a baseline sleeps', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: JSON answers inspected by assertions
+    type Check = { id: string; status: string; message: string; evidence: Record<string, any> };
+    const kedaChecks = async () => {
+      const answer = await http.post('/v1/installation/check', {});
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const checks = answer.body.checks as Check[];
+      return Object.fromEntries(checks.filter((c) => c.id.startsWith('keda')).map((c) => [c.id, c]));
+    };
+    const fault = async (body: unknown) => {
+      const response = await fetch(`${stack.clusterUrl}/_faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(201);
+    };
+    afterEach(async () => {
+      await fetch(`${stack.clusterUrl}/_faults`, { method: 'DELETE' });
+    });
+
+    it("verifies KEDA's CRDs and the interceptor Service through the API's own identity", async () => {
+      const checks = await kedaChecks();
+      expect(Object.keys(checks).sort()).toEqual(['keda-interceptor:local', 'keda:local']);
+      expect(checks['keda:local']).toMatchObject({
+        status: 'passed',
+        message:
+          'cluster "local" serves scaledobjects.keda.sh and interceptorroutes.http.keda.sh, which the sleeping baselines demo/staging need',
+        evidence: { sleeping_baselines: ['demo/staging'] },
+      });
+      expect(checks['keda-interceptor:local']).toMatchObject({
+        status: 'passed',
+        evidence: { service: 'keda/keda-add-ons-http-interceptor-proxy', ports: [8080] },
+      });
+    });
+
+    it("fails, saying what to install, when the add-on's InterceptorRoute is not served", async () => {
+      await fault({ type: 'fail', status: 404, match: { path: '/apis/http.keda.sh' } });
+      const checks = await kedaChecks();
+      expect(checks['keda:local']).toMatchObject({
+        status: 'failed',
+        evidence: { served: { 'keda.sh/v1alpha1': ['scaledobjects'], 'http.keda.sh/v1beta1': null } },
+      });
+      expect(checks['keda:local']?.message).toBe(
+        'cluster "local" does not serve interceptorroutes.http.keda.sh (an add-on before 0.14 serves HTTPScaledObjects only), which the sleeping baselines demo/staging need: install KEDA 2.x and its HTTP add-on 0.14 or later in namespace keda (docs/deploy.md, "KEDA and its HTTP add-on")',
+      );
+    });
+
+    it('fails when the interceptor Service is missing', async () => {
+      await fault({
+        type: 'fail',
+        status: 404,
+        match: { path: '/api/v1/namespaces/keda/services/keda-add-ons-http-interceptor-proxy' },
+      });
+      const checks = await kedaChecks();
+      expect(checks['keda-interceptor:local']).toMatchObject({ status: 'failed', evidence: { ports: null } });
+      expect(checks['keda-interceptor:local']?.message).toMatch(
+        /^Service keda\/keda-add-ons-http-interceptor-proxy on cluster "local" not found: install KEDA/,
+      );
     });
   });
 });

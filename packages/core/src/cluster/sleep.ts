@@ -16,7 +16,7 @@ import {
 } from './objects.ts';
 
 /** Where the add-on's chart installs its interceptor and external scaler (docs/deploy.md). */
-const kedaInterceptor = {
+export const kedaInterceptor = {
   namespace: 'keda',
   service: 'keda-add-ons-http-interceptor-proxy',
   port: 8080,

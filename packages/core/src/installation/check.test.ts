@@ -12,6 +12,7 @@ import { ProjectManifest } from '../catalog/schema.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { AccessRequest, ClusterPort } from '../cluster/ports.ts';
 import { clusterRegistry } from '../cluster/registry.ts';
+import { defaultSleepSettings } from '../compositions/sleep.ts';
 import { ProblemError } from '../errors.ts';
 import { parseOrThrow } from '../validation.ts';
 import { check } from './check.ts';
@@ -940,5 +941,84 @@ describe('the catalog namespaces check', () => {
     expect(byId['catalog-namespaces']).toMatchObject({ status: 'failed' });
     expect(byId['catalog-namespaces']?.message).toContain('also to project "outlet"');
     expect(byId['catalog-namespaces']?.message).toContain('uses namespace "kube-system"');
+  });
+});
+
+describe("KEDA's checks", () => {
+  const sleepingCheck = async (
+    sleep: { defaultAfterSeconds: number | null },
+    port: Partial<ClusterPort> = {},
+  ) => {
+    const interceptor = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'keda-add-ons-http-interceptor-proxy', namespace: 'keda' },
+      spec: { ports: [{ port: 8080 }] },
+    };
+    const served: Record<string, string[]> = {
+      'keda.sh/v1alpha1': ['scaledobjects', 'scaledjobs'],
+      'http.keda.sh/v1beta1': ['interceptorroutes'],
+    };
+    const cluster = fakeCluster({
+      objects: [...healthyObjects(), interceptor],
+      port: {
+        servedResources: async (apiVersion) =>
+          served[apiVersion] ?? ['gatewayclasses', 'gateways', 'httproutes'],
+        ...port,
+      },
+    });
+    const report = await check(
+      {
+        catalog: catalogOf([shop]),
+        clusters: clusterRegistry(new Map([['eks-a', cluster]])),
+        clock,
+        forgeStore: noPolicies,
+        manifestLimits: {
+          messageTopics: ['orders'],
+          namespaces: defaultNamespacePolicy,
+          clusters: ['eks-a'],
+          previewDomains: ['preview.example.com'],
+          clusterScopes: {},
+        },
+        sleep: { ...defaultSleepSettings, ...sleep },
+      },
+      parseOrThrow(InstallationSpec, {}),
+      { checkTimeoutMs: 200 },
+    );
+    return Object.fromEntries(report.checks.filter((c) => c.id.startsWith('keda')).map((c) => [c.id, c]));
+  };
+
+  it('are not run where no baseline sleeps', async () => {
+    expect(await sleepingCheck({ defaultAfterSeconds: null })).toEqual({});
+  });
+
+  it("run on the cluster of a baseline the stage's default puts to sleep, and pass when KEDA is there", async () => {
+    const checks = await sleepingCheck({ defaultAfterSeconds: 1800 });
+    expect(checks['keda:eks-a']).toMatchObject({
+      status: 'passed',
+      evidence: { sleeping_baselines: ['shop/staging'] },
+    });
+    expect(checks['keda-interceptor:eks-a']).toMatchObject({ status: 'passed', evidence: { ports: [8080] } });
+  });
+
+  it('fail naming the missing CRD, and the interceptor Service without its port', async () => {
+    const checks = await sleepingCheck(
+      { defaultAfterSeconds: 1800 },
+      {
+        servedResources: async (apiVersion) =>
+          apiVersion === 'keda.sh/v1alpha1' ? null : ['interceptorroutes'],
+        getService: async (namespace, name) => ({
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name, namespace },
+          spec: { ports: [{ port: 80 }] },
+        }),
+      },
+    );
+    expect(checks['keda:eks-a']?.status).toBe('failed');
+    expect(checks['keda:eks-a']?.message).toContain(
+      'does not serve scaledobjects.keda.sh, which the sleeping baselines shop/staging need: install KEDA',
+    );
+    expect(checks['keda-interceptor:eks-a']).toMatchObject({ status: 'failed', evidence: { ports: [80] } });
   });
 });

@@ -14,9 +14,11 @@ import { CheckStatus } from '../checks/model.ts';
 import type { ClusterObject } from '../cluster/objects.ts';
 import type { ClusterPort } from '../cluster/ports.ts';
 import type { ClusterRegistry } from '../cluster/registry.ts';
+import { defaultSleepSettings, type SleepSettings, sleepAfter } from '../compositions/sleep.ts';
 import { ErrorCode, type FieldError, ProblemError, validationFailed } from '../errors.ts';
 import { maxPageSize } from '../paging.ts';
 import { catalogClustersVerdict, catalogNamespacesVerdict } from './catalog-namespaces.ts';
+import { interceptorCheck, kedaCrdsCheck } from './keda.ts';
 import { meshSchemaCheck } from './mesh-schema.ts';
 import type { InstallationDeps } from './ports.ts';
 import {
@@ -70,6 +72,7 @@ export async function check(
   const checkedAt = deps.clock.now().toISOString();
   const jobs: Job[] = [
     ...planChecks(deps.clusters, clusters, targets, deps.manifestLimits, spec),
+    ...sleepJobs(deps.clusters, targets, deps.sleep ?? defaultSleepSettings),
     {
       id: 'catalog-namespaces',
       dependsOn: [],
@@ -295,6 +298,35 @@ function planChecks(
     }
   }
   return jobs;
+}
+
+/**
+ * KEDA's checks on each cluster with a baseline whose forks sleep (its own `sleep`, or the stage's
+ * default); none where no baseline sleeps. A cluster the stage does not know fails its own check.
+ */
+function sleepJobs(registry: ClusterRegistry, targets: readonly Target[], settings: SleepSettings): Job[] {
+  const sleeping = new Map<string, string[]>();
+  for (const t of targets) {
+    if (sleepAfter(t.baseline, settings) === null) continue;
+    const scopes = sleeping.get(t.baseline.cluster) ?? [];
+    sleeping.set(t.baseline.cluster, [...scopes, `${t.project}/${t.baseline.name}`]);
+  }
+  return [...sleeping].flatMap(([name, baselines]) => {
+    const found = registry.lookup(name);
+    if (!found.known) return [];
+    return [
+      {
+        id: `keda:${name}`,
+        dependsOn: [clusterId(name)],
+        run: () => kedaCrdsCheck(name, found.cluster, baselines),
+      },
+      {
+        id: `keda-interceptor:${name}`,
+        dependsOn: [clusterId(name)],
+        run: () => interceptorCheck(name, found.cluster),
+      },
+    ];
+  });
 }
 
 /** One baseline's checks on its cluster (null: one the stage does not know, so none can be established). */

@@ -2,6 +2,7 @@ import type { CatalogStore } from '../catalog/ports.ts';
 import type { ManifestLimits } from '../catalog/validate.ts';
 import type { Clock } from '../clock.ts';
 import type { ClusterRegistry } from '../cluster/registry.ts';
+import type { SleepSettings } from '../compositions/sleep.ts';
 import type { ForgeStore } from '../forge/ports.ts';
 
 export interface InstallationDeps {
@@ -13,4 +14,6 @@ export interface InstallationDeps {
   manifestLimits: ManifestLimits;
   /** The preview policies: a repository belongs to one project. */
   forgeStore: Pick<ForgeStore, 'listPolicies' | 'repositoryOwner'>;
+  /** The stage's sleep settings, whose default may make baselines sleep; absent: `defaultSleepSettings`. */
+  sleep?: SleepSettings | undefined;
 }
