@@ -8,7 +8,7 @@ import { ListTopicsCommand, PublishCommand } from '@aws-sdk/client-sns';
 import { Resources } from '@svc/core';
 import type { Stack } from '@svc/local';
 import { demoManifest, image } from '@svc/local/demo';
-import { type HttpClient, useTestStack } from '@svc/local/testing';
+import { type HttpClient, useChromium, useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ensureBuilt, svc } from '../packages/cli/test/helpers.ts';
@@ -53,9 +53,13 @@ async function observed(id: string, state: 'awake' | 'sleeping') {
 }
 
 const eventsOf = async (id: string, type: string) =>
-  ((await http.get(`/v1/compositions/${id}/events`)).body.items as { type: string; data: unknown }[]).filter(
-    (e) => e.type === type,
-  );
+  (
+    (await http.get(`/v1/compositions/${id}/events`)).body.items as {
+      type: string;
+      at: string;
+      data: unknown;
+    }[]
+  ).filter((e) => e.type === type);
 
 describe('a composition whose baseline sleeps after 5s', () => {
   it('says so in its plan and its answer, then sleeps: its fork has 0 replicas, slept recorded once, TTL unmoved, diagnosis healthy and sleeping', async () => {
@@ -259,6 +263,41 @@ describe('a composition whose baseline sleeps after 5s', () => {
       expect(checks['keda-interceptor:local']).toMatchObject({ status: 'failed', evidence: { ports: null } });
       expect(checks['keda-interceptor:local']?.message).toMatch(
         /^Service keda\/keda-add-ons-http-interceptor-proxy on cluster "local" not found: install KEDA/,
+      );
+    });
+  });
+
+  describe('the console', () => {
+    const chromium = useChromium();
+
+    it('shows the sleep state since when and the pod-hours saved, and follows a wake without a reload', async () => {
+      const created = await createComposition(http, { 'service-c': { image: image('service-c', '2.1.0') } });
+      await waitForPhase(http, created.id, ['ready']);
+      await asleep('service-c', created.id);
+      await observed(created.id, 'sleeping');
+      const page = await chromium.newPage();
+      await page.goto(`${stack.apiUrl}/console/compositions/${created.id}`);
+      expect(await page.locator('[data-sleep-state]').getAttribute('data-sleep-state')).toBe('sleeping');
+      expect(
+        await page.getByRole('definition').filter({ hasText: 'without a request or message' }).textContent(),
+      ).toMatch(/sleeping\s+since .*ago\s+\(after 5s without a request or message\)/);
+      const saved = async () =>
+        Number(await page.locator('[data-pod-hours-saved]').getAttribute('data-pod-hours-saved'));
+      const asleepFor = await saved();
+      expect(asleepFor).toBeGreaterThan(0);
+      // One fork asleep since the slept event: its hours, as the events say.
+      const [slept] = await eventsOf(created.id, 'slept');
+      const since = Date.parse(slept?.at ?? '');
+      expect(asleepFor).toBeLessThanOrEqual((Date.now() - since) / 3_600_000);
+      expect((await http.post(`/v1/compositions/${created.id}/wake`, {})).status).toBe(202);
+      // The live part refreshes by itself: waking now, the saving frozen at the wake.
+      await page.waitForSelector('[data-sleep-state=waking], [data-sleep-state=awake]', { timeout: 10_000 });
+      const [woke] = await eventsOf(created.id, 'woke');
+      const frozen = (Date.parse(woke?.at ?? '') - since) / 3_600_000;
+      await waitUntil(
+        async () => Math.abs((await saved()) - frozen) < 1e-9,
+        10_000,
+        'the saving frozen at the wake',
       );
     });
   });

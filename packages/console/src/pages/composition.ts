@@ -1,5 +1,5 @@
 /**
- * One composition: phase and reason, preview URL and curl line, TTL, components, owner, diagnosis,
+ * One composition: phase and reason, preview URL and curl line, TTL, sleep, components, owner, diagnosis,
  * verification checks, logs per component, then events. The live part and the events refresh in
  * place; a composition torn down keeps its history and diagnosis, nothing that points at what is gone.
  */
@@ -30,15 +30,58 @@ interface Live {
   view: Compositions.CompositionView;
   diagnosis: Insight.DiagnosisView;
   checks: Checks.CheckView[];
+  /** Its `slept` and `woke` events, for the pod-hours saved; null when it never sleeps. */
+  sleepEvents: SleepEvents | null;
+}
+
+interface SleepEvents {
+  events: Compositions.CompositionEvent[];
+  /** False when the composition has more events than were read: the sum is a lower bound. */
+  complete: boolean;
 }
 
 async function readLive(deps: ConsoleDeps, viewer: Viewer, id: string): Promise<Live> {
   const view = await Compositions.get(deps, viewer.identity, id);
-  const [diagnosis, checks] = await Promise.all([
+  const [diagnosis, checks, sleepEvents] = await Promise.all([
     Insight.diagnose(deps, viewer.identity, id),
     Checks.list(deps, viewer.identity, id, { limit: 10, after: null }),
+    view.sleep ? readSleepEvents(deps, viewer, id) : null,
   ]);
-  return { view, diagnosis, checks: checks.items };
+  return { view, diagnosis, checks: checks.items, sleepEvents };
+}
+
+/** At most this many events are read for the pod-hours: a day's previews sleep and wake far fewer times. */
+const sleepEventPages = 5;
+
+async function readSleepEvents(deps: ConsoleDeps, viewer: Viewer, id: string): Promise<SleepEvents> {
+  const events: Compositions.CompositionEvent[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < sleepEventPages; page++) {
+    const read = await Compositions.listEvents(deps, viewer.identity, id, { limit: 200, after });
+    events.push(...read.items.filter((e) => e.type === 'slept' || e.type === 'woke'));
+    after = read.next_cursor;
+    if (after === null) return { events, complete: true };
+  }
+  return { events, complete: false };
+}
+
+const sleepTone = { awake: 'ok', waking: 'busy', sleeping: 'idle' } as const;
+
+/** Whether its forks sleep, since when, and the pod-hours their sleep saved (docs/sleep.md). */
+function sleepFacts(view: Compositions.CompositionView, sleepEvents: SleepEvents | null, now: Date): Html {
+  const { sleep } = view;
+  if (!sleep || !sleepEvents || ended(view)) return null;
+  const forks = Object.keys(view.overrides).length;
+  const saved = Compositions.podHoursSaved(sleepEvents.events, forks, now);
+  const state = html`<span data-sleep-state=${sleep.state}>${badge(sleepTone[sleep.state], sleep.state)}</span>`;
+  const since = html`<time datetime=${sleep.since} title=${when(sleep.since, now)}>${ago(sleep.since, now)}</time>`;
+  const amount = `${sleepEvents.complete ? '' : 'at least '}${saved.toFixed(1)}`;
+  return html`<dl class="facts">
+    <dt>Sleep</dt>
+    <dd>${state} since ${since} <span class="hint">(after ${sleep.after} without a request or message)</span></dd>
+    <dt>Pod-hours saved</dt>
+    <dd><span data-pod-hours-saved=${String(saved)}>${amount}</span> <span class="hint">(each fork asleep, one pod per fork, for as long as it slept)</span></dd>
+  </dl>`;
 }
 
 async function readEvents(deps: ConsoleDeps, viewer: Viewer, id: string) {
@@ -208,6 +251,7 @@ function liveSection(viewer: Viewer, live: Live, now: Date, forgeWebUrl: string,
           <dt>Created</dt><dd><time datetime=${view.created_at} title=${when(view.created_at, now)}>${ago(view.created_at, now)}</time></dd>
         </dl>
         ${reachFacts(view, now)}
+        ${sleepFacts(view, live.sleepEvents, now)}
       </div>
       ${componentsTable(view)}
     </section>

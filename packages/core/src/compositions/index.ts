@@ -37,6 +37,7 @@ export {
   crawlerUserAgentPattern,
   defaultSleepSettings,
   heldAwake,
+  podHoursSaved,
   type SleepSettings,
   SleepSettingsInput,
   SleepState,

@@ -76,12 +76,17 @@ async function observeOne(
   const held = heldAwake(sleep, now);
   // A wake command's hold is applied again (its message may have been lost) or, once over, let go.
   if (held || sleep.awake_until) await holdForks(cluster, record, held ? (sleep.awake_until ?? null) : null);
-  const observed = observeSleep(sleep, await forkScales(cluster, record), now);
+  const forks = await forkScales(cluster, record);
+  const observed = observeSleep(sleep, forks, now);
   const awakeUntil = held ? (sleep.awake_until ?? null) : null;
   if (observed.record === sleep && awakeUntil === (sleep.awake_until ?? null)) return false;
   const events = [];
   if (observed.event === 'slept') {
-    events.push(eventFor(record, EventType.Slept, observer, null, now, 'Its forks scaled to zero.', {}));
+    events.push(
+      eventFor(record, EventType.Slept, observer, null, now, 'Its forks scaled to zero.', {
+        forks: forks.length,
+      }),
+    );
   } else if (observed.event === 'woke') {
     const queueUrls = (record.message_subscriptions ?? []).flatMap((s) => (s.queue_url ? [s.queue_url] : []));
     const queuedMessages = queueUrls.length > 0 ? await deps.messaging.queuedMessages(queueUrls) : 0;

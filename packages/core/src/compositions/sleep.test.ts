@@ -9,6 +9,7 @@ import {
   defaultSleepSettings,
   heldAwake,
   observeSleep,
+  podHoursSaved,
   type SleepRecord,
   SleepState,
   sleepAfter,
@@ -122,6 +123,34 @@ describe('a wake command', () => {
     expect(up).toEqual({ record: { ...held, state: 'awake', since: soon.toISOString() }, event: null });
     const over = new Date('2026-03-01T12:05:01.000Z');
     expect(observeSleep(up.record, [{ desired: 0, ready: 0 }], over).event).toBe('slept');
+  });
+});
+
+describe('pod-hours saved', () => {
+  const event = (type: string, at: string, data: Record<string, unknown> = {}) => ({
+    type,
+    at: `2026-03-01T${at}:00.000Z`,
+    data,
+  });
+
+  it('adds each slept-to-woke interval times the forks that slept, and asleep still, until now', () => {
+    const events = [
+      event('woke', '11:30'),
+      event('slept', '11:00', { forks: 2 }),
+      event('created', '09:00'),
+      event('slept', '11:45', { forks: 3 }),
+    ];
+    // 30 min × 2 forks, then 15 min (11:45 to 12:00) × 3 forks.
+    expect(podHoursSaved(events, 1, at)).toBeCloseTo(1 + 0.75);
+  });
+
+  it("counts a slept event that does not say its forks with the composition's forks now", () => {
+    expect(podHoursSaved([event('slept', '10:00'), event('woke', '11:00')], 3, at)).toBe(3);
+  });
+
+  it('is zero for a composition that never slept, and a woke without a slept before it counts nothing', () => {
+    expect(podHoursSaved([], 2, at)).toBe(0);
+    expect(podHoursSaved([event('woke', '10:00'), event('woke', '11:00')], 2, at)).toBe(0);
   });
 });
 

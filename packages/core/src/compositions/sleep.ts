@@ -175,6 +175,39 @@ export function commandWake(record: SleepRecord, now: Date): SleepRecord | null 
   return { ...record, state: SleepState.Waking, since: now.toISOString(), awake_until: awakeUntil };
 }
 
+/** A `slept` or `woke` event as pod-hours need it; a `slept` event says how many forks went to sleep. */
+export interface SleepEvent {
+  type: string;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The pod-hours a composition's sleep saved up to `now`: for each time it slept, until it woke (or
+ * until now, asleep still), the forks that slept times the hours. A fork counts as one pod, the
+ * least it runs awake. `slept` events of before the count was recorded take `forks`, the
+ * composition's forks now. Events in any order; a `woke` with no `slept` before it counts nothing.
+ */
+export function podHoursSaved(events: readonly SleepEvent[], forks: number, now: Date): number {
+  const ordered = events
+    .filter((e) => e.type === 'slept' || e.type === 'woke')
+    .sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  let asleep: { since: number; forks: number } | null = null;
+  let podMs = 0;
+  for (const event of ordered) {
+    const at = Date.parse(event.at);
+    if (event.type === 'slept' && !asleep) {
+      const recorded = event.data.forks;
+      asleep = { since: at, forks: typeof recorded === 'number' ? recorded : forks };
+    } else if (event.type === 'woke' && asleep) {
+      podMs += (at - asleep.since) * asleep.forks;
+      asleep = null;
+    }
+  }
+  if (asleep) podMs += Math.max(0, now.getTime() - asleep.since) * asleep.forks;
+  return podMs / 3_600_000;
+}
+
 /** Characters a regular expression gives a meaning to, escaped (RE2 and JavaScript agree on these). */
 const escapeRegex = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 
