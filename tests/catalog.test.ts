@@ -36,7 +36,7 @@ describe('catalog reads', () => {
       version: 1,
       applied_at: expect.any(String),
       components: ['service-a', 'service-b', 'service-c', 'service-d'],
-      baselines: ['staging'],
+      baselines: ['staging', 'staging-sleepy'],
     });
   });
 
@@ -71,6 +71,13 @@ describe('catalog reads', () => {
         entry_component: 'service-a',
         revision: 1,
         messaging: { topics: ['demo-events'], routing_attribute: 'preview_route' },
+      }),
+      expect.objectContaining({
+        name: 'staging-sleepy',
+        namespace: 'staging',
+        entry_component: 'service-a',
+        revision: 1,
+        sleep: { after: '2m' },
       }),
     ]);
   });
@@ -180,12 +187,15 @@ describe('catalog validate', () => {
     consumer.message_subscriptions = [{ topic: 'billing-events', queue_env: 'BILLING_QUEUE_URL' }];
     const { body } = await http.post('/v1/catalog/validate', manifest);
     expect(body.valid).toBe(false);
-    expect(body.problems).toEqual([
-      expect.objectContaining({
-        path: '/projects/0/baselines/0/messaging/topics',
-        code: 'topic_not_isolated',
-      }),
-    ]);
+    // Each of the demo's baselines (staging, staging-sleepy) isolates only demo-events.
+    expect(body.problems).toEqual(
+      [0, 1].map((b) =>
+        expect.objectContaining({
+          path: `/projects/0/baselines/${b}/messaging/topics`,
+          code: 'topic_not_isolated',
+        }),
+      ),
+    );
   });
 
   it('refuses a baseline topic the stage does not grant, in the dry run and the apply, writing nothing', async () => {

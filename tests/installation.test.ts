@@ -50,7 +50,11 @@ describe('installation check against the local cluster', () => {
       status: 'unknown',
       evidence: { service_parented_routes: 0 },
     });
-    expect(before.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual([meshController]);
+    // Each demo baseline (staging, staging-sleepy) waits for a mesh route of its own namespace.
+    expect(before.checks.filter((c) => c.status !== 'passed').map((c) => c.id)).toEqual([
+      meshController,
+      'mesh-route-controller:demo/staging-sleepy',
+    ]);
     expect(before.status).toBe('incomplete');
     // No baseline of the demo catalog sleeps: nothing is said of KEDA.
     expect(before.checks.filter((c) => c.id.startsWith('keda'))).toEqual([]);
@@ -84,12 +88,11 @@ describe('installation check against the local cluster', () => {
         served_versions: ['v1'],
       },
     });
-    expect(before.checks.filter((c) => c.id.startsWith('workload:')).map((c) => c.id)).toEqual([
-      'workload:demo/staging/service-a',
-      'workload:demo/staging/service-b',
-      'workload:demo/staging/service-c',
-      'workload:demo/staging/service-d',
-    ]);
+    expect(before.checks.filter((c) => c.id.startsWith('workload:')).map((c) => c.id)).toEqual(
+      ['staging', 'staging-sleepy'].flatMap((baseline) =>
+        ['service-a', 'service-b', 'service-c', 'service-d'].map((c) => `workload:demo/${baseline}/${c}`),
+      ),
+    );
     // The check stored nothing.
     const routes = await stack.cluster.list(
       'staging',

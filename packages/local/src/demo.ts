@@ -93,9 +93,12 @@ export type DemoEnv = Record<string, { name: string; value: string }[]>;
 export async function setUpDemoMessaging(clients: { sns: SNSClient; sqs: SQSClient }): Promise<DemoEnv> {
   const manifest = demoManifest();
   const env: DemoEnv = {};
+  // Baselines sharing a namespace (staging and staging-sleepy) share its workloads, so its queues.
+  const namespaces = new Set<string>();
   for (const project of manifest.projects) {
     for (const baseline of project.baselines) {
-      if (!baseline.messaging) continue;
+      if (!baseline.messaging || namespaces.has(baseline.namespace)) continue;
+      namespaces.add(baseline.namespace);
       const topics = new Map<string, string>();
       for (const topic of baseline.messaging.topics) {
         const { TopicArn } = await clients.sns.send(new CreateTopicCommand({ Name: topic }));

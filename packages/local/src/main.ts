@@ -173,6 +173,7 @@ Try it:${apiHint}
   npx svc composition create --name my-first --image ${image('service-b')}
   npx svc composition wait <id>
   curl -s http://<id>.preview.localhost:${gatewayPort}/
+  npx svc composition create --name sleepy --baseline staging-sleepy --image ${image('service-b')}   # sleeps after 2m idle, wakes on the next curl
 ${tryOtherClusters()}
 A pull-request preview (label "preview"; the local CI publishes a build for every push):
   npm run forge -- open ${demoRepository} --head my-feature --label preview${forgeFlag}
