@@ -126,6 +126,26 @@ describe('a ScaledObject with minReplicaCount 0', () => {
     expect(await replicas()).toBe(1);
   });
 
+  it('holds a request its endpoints send to a pod already gone (they lag a scale to zero) and answers it from the wake', async () => {
+    await eventually(async () => ((await replicas()) === 0 ? true : undefined), 10_000);
+    // What a request meets as its fork scales to zero: the endpoints still name a ready pod that is gone.
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      metadata: { name: 'fork', namespace: NS },
+      subsets: [
+        {
+          addresses: [{ ip: '10.0.0.99', targetRef: { kind: 'Pod', name: 'fork-gone', namespace: NS } }],
+          ports: [{ port: 8080 }],
+        },
+      ],
+    });
+    const response = await gatewayFetch(t.cluster.gatewayUrl, 'http://fork.preview.localhost/');
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { component: string }).component).toBe('fork');
+    expect(await replicas()).toBe(1);
+  });
+
   it('sleeps again once the requests stop', async () => {
     await gatewayFetch(t.cluster.gatewayUrl, 'http://fork.preview.localhost/');
     expect(await eventually(async () => ((await replicas()) === 0 ? true : undefined), 10_000)).toBe(true);

@@ -112,11 +112,19 @@ export class Keda {
     this.inFlight.set(routeKey, (this.inFlight.get(routeKey) ?? 0) + 1);
     try {
       for (const so of this.scaledObjectsOf(route)) this.activate(so);
-      if (!this.hasReadyEndpoints(namespace, target.service)) {
-        const refused = await this.hold(namespace, target.service, bodyBytes);
-        if (refused) return refused;
+      const deadline = Date.now() + this.limits.ms;
+      for (;;) {
+        if (!this.hasReadyEndpoints(namespace, target.service)) {
+          const refused = await this.hold(namespace, target.service, bodyBytes, deadline);
+          if (refused) return refused;
+        }
+        const answered = await forward(namespace, target.service, target.port);
+        // Endpoints lag their pods: a request that comes in as the target scales to zero can be
+        // sent to a pod already gone. KEDA's interceptor retries its dial until its timeout; so
+        // does this one, holding the request until a pod of the wake it started is ready.
+        if (!targetGone(answered, target.service) || Date.now() >= deadline) return answered;
+        await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      return await forward(namespace, target.service, target.port);
     } finally {
       this.inFlight.set(routeKey, (this.inFlight.get(routeKey) ?? 1) - 1);
       for (const so of this.scaledObjectsOf(route)) this.lastActive.set(key(so), Date.now());
@@ -124,7 +132,12 @@ export class Keda {
   }
 
   /** Waits for a ready endpoint within the limits; a 503 saying the preview is waking when past them. */
-  private async hold(namespace: string, service: string, bodyBytes: number): Promise<HeldAnswer | null> {
+  private async hold(
+    namespace: string,
+    service: string,
+    bodyBytes: number,
+    deadline: number,
+  ): Promise<HeldAnswer | null> {
     if (this.held.requests + 1 > this.limits.requests || this.held.bytes + bodyBytes > this.limits.bytes) {
       return waking(
         `the interceptor already holds as many requests as it may (${this.limits.requests} requests, ${this.limits.bytes} bytes)`,
@@ -132,11 +145,10 @@ export class Keda {
     }
     this.held = { requests: this.held.requests + 1, bytes: this.held.bytes + bodyBytes };
     try {
-      const deadline = Date.now() + this.limits.ms;
-      while (Date.now() < deadline) {
+      do {
         await new Promise((resolve) => setTimeout(resolve, 20));
         if (this.hasReadyEndpoints(namespace, service)) return null;
-      }
+      } while (Date.now() < deadline);
       return waking(`no pod of ${namespace}/${service} was ready within ${this.limits.ms} ms`);
     } finally {
       this.held = { requests: this.held.requests - 1, bytes: this.held.bytes - bodyBytes };
@@ -231,6 +243,12 @@ function replicasOf(deployment: KubeObject): number {
 function routeHosts(route: KubeObject): string[] {
   const rules = (route.spec as { rules?: { hosts?: string[] }[] }).rules ?? [];
   return rules.flatMap((r) => (r.hosts ?? []).map((h) => h.toLowerCase()));
+}
+
+/** The target's own answer that none of its endpoints has a ready pod (the mesh's 503), not a deeper hop's. */
+function targetGone(answered: HeldAnswer, service: string): boolean {
+  const body = answered.body as { error?: string; service?: string } | null;
+  return answered.status === 503 && body?.error === 'no_ready_endpoints' && body.service === service;
 }
 
 function answer(status: number, body: unknown, headers: Record<string, string> = {}): HeldAnswer {
