@@ -11,9 +11,9 @@
  *     BENCH_WAKE_COMPOSITIONS (50) previews overriding service-b and service-d (which consumes
  *     `demo-events`) with message isolation, all cycling at once. Each cycle waits until both forks
  *     sleep, then at the same moment publishes one message routed to the preview (it lands on its
- *     isolated queue) and sends BENCH_REQUESTS_PER_WAKE (3) requests through its URL; the bench then
- *     receives the message from the isolated queue, as the woken consumer would (the local pods do
- *     not read queues). Counted: requests answered by the forks; answered with the interceptor's
+ *     isolated queue) and sends BENCH_REQUESTS_PER_WAKE (3) requests through its URL. The bench
+ *     consumes every isolated queue all along, as the woken consumer would (the local pods do not
+ *     read queues), and waits for the cycle's message before the next one. Counted: requests answered by the forks; answered with the interceptor's
  *     bounded-hold 503 (`preview_waking` with `Retry-After`, which a client retries: retried once
  *     here and counted as such); dropped (a connection error, any other failure, or the baseline
  *     answering for a fork); messages published vs received.
@@ -110,28 +110,40 @@ const tally = {
   wakingThenFork: 0,
   dropped: 0,
   published: 0,
-  received: 0,
+  /** Messages not received within 30 s of their wake-up (counted as received if they came later). */
+  late: 0,
+  duplicates: 0,
 };
+/** Previews that stayed awake past `after` + 30 s: they stop cycling, named in the report. */
+const stuck: string[] = [];
 const dropped: string[] = [];
 const wakeMs: number[] = [];
 
-/** Receives the message `body` from the preview's isolated queue (deleting it), within 30 s. */
-async function receive(queueUrl: string, body: string): Promise<boolean> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
+const receivedBodies = new Set<string>();
+let consuming = true;
+
+/** The woken consumer's part: receives (and deletes) every message of the preview's isolated queue. */
+async function consume(queueUrl: string): Promise<void> {
+  while (consuming) {
     const { Messages = [] } = await stack.clients.sqs.send(
       new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
     );
-    let found = false;
     for (const message of Messages) {
+      if (receivedBodies.has(message.Body ?? '')) tally.duplicates++;
+      receivedBodies.add(message.Body ?? '');
       await stack.clients.sqs.send(
         new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle }),
       );
-      if (message.Body === body) found = true;
     }
-    if (found) return true;
   }
-  return false;
+}
+
+async function receivedWithin(body: string, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!receivedBodies.has(body) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return receivedBodies.has(body);
 }
 
 async function answered(preview: Preview): Promise<void> {
@@ -149,7 +161,14 @@ async function answered(preview: Preview): Promise<void> {
 
 async function cycle(preview: Preview): Promise<void> {
   while (tally.wakeups < wakeups) {
-    await untilAsleep(stack, preview, sleepTimeoutMs);
+    const slept = await untilAsleep(stack, preview, sleepTimeoutMs).then(
+      () => true,
+      () => false,
+    );
+    if (!slept) {
+      stuck.push(`${preview.id} (forks at ${(await forkReplicas(stack, preview)).join(', ')} replicas)`);
+      return;
+    }
     if (tally.wakeups >= wakeups) return;
     const n = ++tally.wakeups;
     const body = `wake ${n} of ${preview.id}`;
@@ -164,12 +183,16 @@ async function cycle(preview: Preview): Promise<void> {
       .then(() => tally.published++);
     await Promise.all([publish, ...Array.from({ length: requestsPerWake }, () => answered(preview))]);
     if ((await forkReplicas(stack, preview)).some((r) => r === 0)) tally.notWoken++;
-    const queueUrl = preview.queueUrls[0];
-    if (queueUrl && (await receive(queueUrl, body))) tally.received++;
+    if (!(await receivedWithin(body, 30_000))) tally.late++;
   }
 }
 
+const consumers = cyclers.flatMap((p) => p.queueUrls.map(consume));
 await Promise.all(cyclers.map(cycle));
+// Whatever is still on its way has 10 s more to arrive before the count.
+await new Promise((resolve) => setTimeout(resolve, tally.late > 0 ? 10_000 : 0));
+consuming = false;
+await Promise.all(consumers);
 const wakeSeconds = (performance.now() - wakeStarted) / 1000 - createdSeconds;
 await stack.stop();
 
@@ -185,7 +208,8 @@ console.log(
     ` latency p50 ${ms(percentile(wakeMs, 50))}, p95 ${ms(percentile(wakeMs, 95))}, max ${ms(Math.max(...wakeMs))}`,
 );
 console.log(
-  `    messages: ${tally.published} published, ${tally.received} received from the isolated queues, ${tally.published - tally.received} lost;` +
-    ` ${tally.notWoken} wake-ups left a fork at 0 replicas after the answers`,
+  `    messages: ${tally.published} published, ${receivedBodies.size} received from the isolated queues, ${tally.published - receivedBodies.size} lost` +
+    ` (${tally.late} later than 30 s, ${tally.duplicates} received twice); ${tally.notWoken} wake-ups left a fork at 0 replicas after the answers`,
 );
+if (stuck.length > 0) console.log(`    did not sleep again within ${sleepTimeoutMs} ms: ${stuck.join('; ')}`);
 console.log(`\nTotal ${((performance.now() - started) / 1000).toFixed(0)} s; load average after ${load()}`);
