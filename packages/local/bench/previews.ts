@@ -50,7 +50,14 @@ async function api(stack: Stack, method: string, path: string, body?: unknown) {
 /** Creates a preview on `baseline` overriding `components` (each with a tag of its own) and waits until it is ready. */
 export async function createPreview(
   stack: Stack,
-  options: { name: string; baseline: string; components: string[]; messageIsolation?: boolean },
+  options: {
+    name: string;
+    baseline: string;
+    components: string[];
+    messageIsolation?: boolean;
+    /** Told the id as soon as the create is accepted. */
+    accepted?: (id: string) => void;
+  },
 ): Promise<Preview> {
   const forks = Object.fromEntries(options.components.map((c) => [c, image(c, `${options.name}-2.0.0`)]));
   const { id } = (await api(stack, 'POST', '/v1/compositions', {
@@ -60,6 +67,7 @@ export async function createPreview(
     overrides: Object.fromEntries(Object.entries(forks).map(([c, i]) => [c, { image: i }])),
     ...(options.messageIsolation ? { message_isolation: true } : {}),
   })) as { id: string };
+  options.accepted?.(id);
   const deadline = Date.now() + 180_000;
   for (;;) {
     const record = await api(stack, 'GET', `/v1/compositions/${id}`);
@@ -77,6 +85,10 @@ export async function createPreview(
       throw new Error(`composition ${id} ${record.phase}: ${JSON.stringify(record.observed)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+export function destroyPreview(stack: Stack, id: string) {
+  return api(stack, 'DELETE', `/v1/compositions/${id}`);
 }
 
 /** Each fork's replicas as its Deployment asks for them now (what KEDA scales). */
