@@ -56,8 +56,12 @@ describe('installation check against the local cluster', () => {
       'mesh-route-controller:demo/staging-sleepy',
     ]);
     expect(before.status).toBe('incomplete');
-    // No baseline of the demo catalog sleeps: nothing is said of KEDA.
-    expect(before.checks.filter((c) => c.id.startsWith('keda'))).toEqual([]);
+    // The demo's staging-sleepy sleeps: KEDA is checked for it (the local cluster serves it), for it alone.
+    expect(before.checks.filter((c) => c.id.startsWith('keda')).map((c) => [c.id, c.status])).toEqual([
+      ['keda:local', 'passed'],
+      ['keda-interceptor:local', 'passed'],
+    ]);
+    expect(before.byId['keda:local']?.evidence.sleeping_baselines).toEqual(['demo/staging-sleepy']);
     expect(before.byId['cluster:local']?.evidence.version).toBe('v1.32.0-local');
     expect(before.byId['gateway:demo/staging']).toMatchObject({
       status: 'passed',

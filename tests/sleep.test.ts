@@ -241,8 +241,8 @@ describe('a composition whose baseline sleeps after 5s', () => {
       expect(checks['keda:local']).toMatchObject({
         status: 'passed',
         message:
-          'cluster "local" serves scaledobjects.keda.sh and interceptorroutes.http.keda.sh, which the sleeping baselines demo/staging need',
-        evidence: { sleeping_baselines: ['demo/staging'] },
+          'cluster "local" serves scaledobjects.keda.sh and interceptorroutes.http.keda.sh, which the sleeping baselines demo/staging, demo/staging-sleepy need',
+        evidence: { sleeping_baselines: ['demo/staging', 'demo/staging-sleepy'] },
       });
       expect(checks['keda-interceptor:local']).toMatchObject({
         status: 'passed',
@@ -258,7 +258,7 @@ describe('a composition whose baseline sleeps after 5s', () => {
         evidence: { served: { 'keda.sh/v1alpha1': ['scaledobjects'], 'http.keda.sh/v1beta1': null } },
       });
       expect(checks['keda:local']?.message).toBe(
-        'cluster "local" does not serve interceptorroutes.http.keda.sh (an add-on before 0.14 serves HTTPScaledObjects only), which the sleeping baselines demo/staging need: install KEDA 2.x and its HTTP add-on 0.14 or later in namespace keda (docs/deploy.md, "KEDA and its HTTP add-on")',
+        'cluster "local" does not serve interceptorroutes.http.keda.sh (an add-on before 0.14 serves HTTPScaledObjects only), which the sleeping baselines demo/staging, demo/staging-sleepy need: install KEDA 2.x and its HTTP add-on 0.14 or later in namespace keda (docs/deploy.md, "KEDA and its HTTP add-on")',
       );
     });
 
@@ -289,7 +289,7 @@ describe('a composition whose baseline sleeps after 5s', () => {
       expect(await page.locator('[data-sleep-state]').getAttribute('data-sleep-state')).toBe('sleeping');
       expect(
         await page.getByRole('definition').filter({ hasText: 'without a request or message' }).textContent(),
-      ).toMatch(/sleeping\s+since .*ago\s+\(after 5s without a request or message\)/);
+      ).toMatch(/sleeping\s+since (just now|.*ago)\s+\(after 5s without a request or message\)/);
       const saved = async () =>
         Number(await page.locator('[data-pod-hours-saved]').getAttribute('data-pod-hours-saved'));
       const asleepFor = await saved();
