@@ -39,7 +39,11 @@ describe('svc installation check: the verdict is the exit code', () => {
     expect(incomplete.problem()).toMatchObject({
       code: 'installation_incomplete',
       status: null,
-      errors: [{ path: 'mesh-route-controller:demo/staging' }],
+      // The demo's two baselines share the staging namespace, so both wait on the same evidence.
+      errors: [
+        { path: 'mesh-route-controller:demo/staging' },
+        { path: 'mesh-route-controller:demo/staging-sleepy' },
+      ],
     });
 
     const http = httpClient(stack.apiUrl);
@@ -70,7 +74,7 @@ describe('svc installation check: the verdict is the exit code', () => {
     expect(result.json().status).toBe('failed');
     expect(result.problem()).toMatchObject({
       code: 'installation_failed',
-      errors: [{ path: 'permissions:demo/staging' }],
+      errors: [{ path: 'permissions:demo/staging' }, { path: 'permissions:demo/staging-sleepy' }],
     });
     expect(result.problem().detail).toContain('patch httproutes.gateway.networking.k8s.io');
   });
