@@ -1,5 +1,5 @@
 import { AwsEnvironment } from '@svc/aws';
-import { Auth, Compositions, parseEnvironment, Resources } from '@svc/core';
+import { Auth, Compositions, PublicOriginEnvironment, parseEnvironment, Resources } from '@svc/core';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import service from '../packages/api/package.json' with { type: 'json' };
@@ -100,7 +100,7 @@ describe('infra settings', () => {
     const common = [...required, 'SVC_STAGE', 'SVC_RELEASE', 'SVC_COMMIT', 'SVC_SECRETS'];
     expect(Object.keys(environments.webhook).sort()).toEqual(common.sort());
     expect(Object.keys(environments.worker).sort()).toEqual(
-      [...common, 'CLUSTERS', 'PREVIEW_QUEUE_PREFIX'].sort(),
+      [...common, 'AUTH_SETTINGS', 'CLUSTERS', 'PREVIEW_QUEUE_PREFIX'].sort(),
     );
     expect(Object.keys(environments.api).sort()).toEqual(
       [...common, 'CLUSTERS', 'MESSAGE_TOPICS', 'DEAD_LETTER_QUEUE_URL', 'AUTH_MODE', 'AUTH_SETTINGS'].sort(),
@@ -383,5 +383,26 @@ describe("a stage's alarms and description", () => {
     expect(() => defineStage({ ...stage, sleep: { default_after: 'soon' } })).toThrow(
       /default_after|duration/,
     );
+  });
+
+  it("give the worker the API's public origin (AUTH_SETTINGS.public_origin), which it reads back for the console's links", () => {
+    const names = {
+      tableName: 't',
+      jobQueueUrl: 'q',
+      deadLetterQueueUrl: 'd',
+      publicOrigin: 'https://svc.acme.io',
+    };
+    const environments = functionEnvironments(
+      defineStage(stage),
+      names,
+      { release: '0.1.0', commit: 'a'.repeat(40) },
+      'staging',
+    );
+    for (const fn of ['api', 'worker'] as const) {
+      expect(parseEnvironment(PublicOriginEnvironment, environments[fn]).publicOrigin, fn).toBe(
+        'https://svc.acme.io',
+      );
+    }
+    expect(parseEnvironment(PublicOriginEnvironment, environments.webhook).publicOrigin).toBeNull();
   });
 });

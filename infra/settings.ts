@@ -257,8 +257,9 @@ function functionEnvironment<V = string>(
 
 /**
  * Each function's environment, parsed once by its entry (packages/wiring `ServiceSettings`): the
- * API reads the auth mode, replays dead jobs and, with the worker, reaches the cluster; the worker
- * names the stage's isolated queues; the webhook needs none of it. `json` encodes a value holding
+ * API reads the auth mode, replays dead jobs and, with the worker, reaches the cluster and knows the
+ * service's public origin (`AUTH_SETTINGS.public_origin`); the worker names the stage's isolated
+ * queues; the webhook needs none of it. `json` encodes a value holding
  * deploy-time values (SST's `$jsonStringify`).
  */
 export function functionEnvironments<V = string>(
@@ -290,6 +291,8 @@ export function functionEnvironments<V = string>(
       ...cluster,
       ...sleep,
       PREVIEW_QUEUE_PREFIX: previewQueuePrefix(stage),
+      // The API's one setting, of which the worker reads the origin: its deployments link to the console.
+      AUTH_SETTINGS: json({ public_origin: names.publicOrigin }),
       ...(settings.previewPrivateAddresses ? { PREVIEW_PRIVATE_ADDRESSES: 'allow' } : {}),
     },
     webhook: functionEnvironment(settings, names, build, secrets.webhook, stage),

@@ -198,6 +198,10 @@ describe('status as GitHub Deployments', () => {
         production_environment: false,
         newest: { state: 'success', environment_url: ready.url },
       });
+      // The console's page of the preview's composition, at the service's public origin.
+      expect(deployment?.newest?.log_url).toBe(
+        `${stack.apiUrl}/console/compositions/${ready.composition_id}`,
+      );
       expect(deployment?.states.at(-1)).toMatch(/^(queued|in_progress)$/);
 
       const sha = Array.from({ length: 40 }, () => Math.floor(Math.random() * 16).toString(16)).join('');

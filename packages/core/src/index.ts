@@ -54,6 +54,7 @@ export * as Rollout from './rollout/index.ts';
 export { type MetricsSink, ServiceMetric } from './service-metrics.ts';
 export {
   LocalStackEnvironment,
+  PublicOriginEnvironment,
   parseEnvironment,
   ServerEnvironment,
   SettingsError,

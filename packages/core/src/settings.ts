@@ -119,3 +119,28 @@ export const LocalStackEnvironment = v.pipe(
     stateDir: env.SVC_STATE_DIR,
   })),
 );
+
+/** `AUTH_SETTINGS.public_origin`: the origin people and browsers reach the service (and its console) at. */
+export const PublicOrigin = v.optional(v.pipe(v.string(), v.url()));
+
+/**
+ * The service's public origin as a process that does not serve people reads it (the worker, for
+ * the console's links in what it writes to a pull request): the API's `AUTH_SETTINGS.public_origin`,
+ * the one setting. Unset (dev mode, a stage without one): null, and nothing links to the console.
+ */
+export const PublicOriginEnvironment = v.pipe(
+  v.object({
+    AUTH_SETTINGS: v.optional(
+      v.pipe(
+        v.string(),
+        v.transform((text) => text.trim() || '{}'),
+        v.parseJson(undefined, 'must be JSON'),
+        v.looseObject({ public_origin: PublicOrigin }),
+      ),
+      '{}',
+    ),
+  }),
+  v.transform((env) => ({
+    publicOrigin: env.AUTH_SETTINGS.public_origin ? new URL(env.AUTH_SETTINGS.public_origin).origin : null,
+  })),
+);

@@ -156,7 +156,7 @@ function clusterChecks(clusters: Cluster.ClusterRegistry): Health.DependencyChec
 
 /** Everything the API, the worker and the sweeps run on, from the settings and the process's adapters. */
 export function wireServices<TMessaging extends Messaging.MessagingPort | null>(
-  settings: Pick<ServiceSettings, 'aws' | 'kube' | 'github'>,
+  settings: Pick<ServiceSettings, 'aws' | 'kube' | 'github' | 'origin'>,
   adapters: Adapters<TMessaging>,
 ): Services<TMessaging> {
   const aws = wireStorage(settings.aws, adapters);
@@ -177,7 +177,11 @@ export function wireServices<TMessaging extends Messaging.MessagingPort | null>(
     forge: forge.forge,
     verify: forge.verify,
     forgeConfiguration: forge.configuration,
-    forgeSettings: { ...Forge.defaultForgeSettings, ...adapters.forgeSettings },
+    forgeSettings: {
+      ...Forge.defaultForgeSettings,
+      consoleOrigin: settings.origin.publicOrigin,
+      ...adapters.forgeSettings,
+    },
     previewUrl: previewUrlOf(settings.aws.previewUrlTemplate, settings.kube),
     manifestLimits: manifestLimitsOf(settings.aws.manifestLimits, settings.kube, clusters.names),
     previewQueuePrefix: settings.aws.previewQueuePrefix,

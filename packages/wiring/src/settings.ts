@@ -1,11 +1,18 @@
 /**
  * The service's settings: one valibot schema of parts, each declared by the package it configures
  * (aws: the table, queues and URLs; auth: the mode; kube: where the cluster is; github: the app;
- * core's server: where a process on Node listens). Each entry reads the parts it needs, with what
+ * core's origin: the service's public origin, the worker's too; core's server: where a process on
+ * Node listens). Each entry reads the parts it needs, with what
  * it requires of them, in one parse.
  */
 import { awsEnvironment, type LinkedResources, loadLinkedSecrets } from '@svc/aws';
-import { Auth, LocalStackEnvironment, parseEnvironment, ServerEnvironment } from '@svc/core';
+import {
+  Auth,
+  LocalStackEnvironment,
+  PublicOriginEnvironment,
+  parseEnvironment,
+  ServerEnvironment,
+} from '@svc/core';
 import { GitHubEnvironment } from '@svc/github';
 import { KubeEnvironment } from '@svc/kube/settings';
 import * as v from 'valibot';
@@ -26,16 +33,24 @@ const partsOf = (needs: Needs) =>
     auth: Auth.authEnvironment(needs),
     kube: KubeEnvironment,
     github: GitHubEnvironment,
+    origin: PublicOriginEnvironment,
   });
 
 /** The parts an entry reads, each of them given the whole environment. */
-type Parts = { aws?: unknown; auth?: unknown; kube?: unknown; github?: unknown; server?: unknown };
+type Parts = {
+  aws?: unknown;
+  auth?: unknown;
+  kube?: unknown;
+  github?: unknown;
+  origin?: unknown;
+  server?: unknown;
+};
 
 /** Each part reads the whole environment, so one parse names every bad variable of every part. */
 const fromEnvironment = <TParts extends v.GenericSchema<Parts, unknown>>(parts: TParts) =>
   v.pipe(
     v.record(v.string(), v.optional(v.string())),
-    v.transform((env): Parts => ({ aws: env, auth: env, kube: env, github: env, server: env })),
+    v.transform((env): Parts => ({ aws: env, auth: env, kube: env, github: env, origin: env, server: env })),
     parts,
   );
 

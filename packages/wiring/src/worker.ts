@@ -25,7 +25,7 @@ export interface WorkerAdapters extends Adapters<Messaging.MessagingPort> {
 export type WorkerServices = Services<Messaging.MessagingPort> & WorkerDeps;
 
 export function wireWorker(
-  settings: Pick<ServiceSettings, 'aws' | 'kube' | 'github'>,
+  settings: Pick<ServiceSettings, 'aws' | 'kube' | 'github' | 'origin'>,
   adapters: WorkerAdapters,
 ): WorkerServices {
   const services = wireServices(settings, adapters);

@@ -3,7 +3,7 @@
  * stage's settings → `AUTH_MODE` and `AUTH_SETTINGS`; secrets come separately). One mode per installation.
  */
 import * as v from 'valibot';
-import { variablePath } from '../settings.ts';
+import { PublicOrigin, variablePath } from '../settings.ts';
 import { anyProject, Grant, GrantRole } from './access.ts';
 import { AuthMode } from './identity.ts';
 
@@ -60,7 +60,7 @@ const AuthSettingsBody = v.strictObject({
    * cookie-authenticated or console change. Required in every mode but dev, which takes the
    * request's own origin and answers only loopback host names.
    */
-  public_origin: v.optional(v.pipe(v.string(), v.url())),
+  public_origin: PublicOrigin,
 });
 
 export type AuthSettings =

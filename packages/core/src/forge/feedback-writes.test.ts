@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Blocker } from '../compositions/model.ts';
 import { previewRecord } from '../testing/fixtures.ts';
 import { commentMarker } from './feedback.ts';
-import { type FeedbackPlan, type FeedbackSent, planFeedback, settleFeedback } from './feedback-writes.ts';
+import {
+  type FeedbackChannels,
+  type FeedbackPlan,
+  type FeedbackSent,
+  planFeedback,
+  settleFeedback,
+} from './feedback-writes.ts';
 import { type Feedback, FeedbackMode, noFeedback, type PreviewRecord, PreviewState } from './model.ts';
 
 const sha1 = '1'.repeat(40);
@@ -43,11 +49,11 @@ function walk(
   states: PreviewRecord[],
   from: Feedback = nothingWritten,
   blockers: Blocker[] = [],
-  mode: FeedbackMode = FeedbackMode.Comment,
+  channels: FeedbackChannels = {},
 ) {
   let feedback = from;
   const steps = states.map((state) => {
-    const plan = planFeedback(feedback, state, blockers, false, mode);
+    const plan = planFeedback(feedback, state, blockers, false, channels);
     if (!plan) return [];
     const { checkRun, comment, deployment } = plan;
     const sent: FeedbackSent = {
@@ -323,7 +329,7 @@ describe('the claim and what is stored after the calls', () => {
 });
 
 describe('the deployment channel', () => {
-  const both = FeedbackMode.Both;
+  const both = { mode: FeedbackMode.Both };
 
   it('a deployment per head commit: queued, in progress, success with the preview URL; the one before made inactive', () => {
     const walked = walk(
@@ -336,7 +342,7 @@ describe('the deployment channel', () => {
       ],
       nothingWritten,
       [],
-      FeedbackMode.Deployment,
+      { mode: FeedbackMode.Deployment },
     );
     expect(walked.steps).toEqual([
       ['check run created', 'deployment created', 'deployment queued'],
@@ -354,7 +360,7 @@ describe('the deployment channel', () => {
       id: null,
       create: { sha: sha1, environment: 'preview/feature', description: 'Preview of pull request #7' },
       supersedes: null,
-      status: { state: 'success', description: 'Ready', environment_url: url1 },
+      status: { state: 'success', description: 'Ready', environment_url: url1, log_url: null },
     });
     expect(plan.comment).not.toBeNull();
     const odd = ready(sha1, 'b-1', url1);
@@ -362,6 +368,21 @@ describe('the deployment channel', () => {
     expect(named?.deployment?.create?.environment).toBe('preview/feat/-b--x-');
     const fork = planFeedback(nothingWritten, { ...odd, fork: true, head_ref: 'main' }, [], false, both);
     expect(fork?.deployment?.create?.environment).toBe('preview/pr-7');
+  });
+
+  it("links each status to the console's page of the composition (of the preview before it has one) when the service's origin is known", () => {
+    const origin = 'https://svc.acme.io';
+    const linked = { ...both, consoleOrigin: origin };
+    const readyOne = { ...ready(sha1, 'b-1', url1), composition_id: 'c-1' };
+    expect(planFeedback(nothingWritten, readyOne, [], false, linked)?.deployment?.status).toMatchObject({
+      environment_url: url1,
+      log_url: `${origin}/console/compositions/c-1`,
+    });
+    const waitingOne = { ...waiting(sha1), composition_id: null };
+    expect(planFeedback(nothingWritten, waitingOne, [], false, linked)?.deployment?.status.log_url).toBe(
+      `${origin}/console/pr-previews?project=${waitingOne.project}#preview-${waitingOne.id}`,
+    );
+    expect(planFeedback(nothingWritten, readyOne, [], false, both)?.deployment?.status.log_url).toBeNull();
   });
 
   it('a stop makes the deployment inactive once, and a push while stopped creates none', () => {

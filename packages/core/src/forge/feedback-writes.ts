@@ -62,6 +62,12 @@ function stopAlreadyTold(previous: Feedback, preview: PreviewRecord): boolean {
 const due = (print: string, written: string | null, id: number | null, takeOver: boolean) =>
   print !== written || (id === 0 && takeOver);
 
+/** Where the feedback goes (the policy's `feedback`) and the service's public origin, for the console's links. */
+export interface FeedbackChannels {
+  mode?: FeedbackMode;
+  consoleOrigin?: string | null;
+}
+
 /**
  * What to write for `preview`, given what was written (`previous`); null when nothing. `takeOver`:
  * a claim on the record is old enough to have been left by a convergence that died.
@@ -71,13 +77,15 @@ export function planFeedback(
   preview: PreviewRecord,
   blockers: readonly Blocker[],
   takeOver: boolean,
-  mode: FeedbackMode = FeedbackMode.Comment,
+  channels: FeedbackChannels = {},
 ): FeedbackPlan | null {
+  const { mode = FeedbackMode.Comment, consoleOrigin = null } = channels;
   const claim: Feedback = { ...previous };
   let checkRun: FeedbackPlan['checkRun'] = null;
   let comment: FeedbackPlan['comment'] = null;
   // A policy that stopped asking for deployments (or is gone) still has the last one made inactive.
-  const deployment = planDeployment(previous, preview, blockers, takeOver, mode !== FeedbackMode.Comment);
+  const wanted = mode !== FeedbackMode.Comment;
+  const deployment = planDeployment(previous, preview, blockers, takeOver, { wanted, consoleOrigin });
   if (deployment) Object.assign(claim, deployment.claim);
 
   const run = checkRunFor(preview, blockers);
@@ -116,10 +124,10 @@ function planDeployment(
   preview: PreviewRecord,
   blockers: readonly Blocker[],
   takeOver: boolean,
-  wanted: boolean,
+  { wanted, consoleOrigin }: { wanted: boolean; consoleOrigin: string | null },
 ): { write: NonNullable<FeedbackPlan['deployment']>; claim: Partial<Feedback> } | null {
   if (creating(previous.deployment_id, takeOver)) return null;
-  const status = deploymentStatusFor(preview, blockers);
+  const status = deploymentStatusFor(preview, blockers, consoleOrigin);
   if (!wanted && status.state !== 'inactive') return null;
   const print = contentHash(status);
   const existing = previous.deployment_id || null;

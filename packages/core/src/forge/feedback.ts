@@ -168,17 +168,30 @@ export function deploymentFor(preview: PreviewRecord): DeploymentInput {
 const short = (text: string) => (text.length > 140 ? `${text.slice(0, 139)}…` : text);
 
 /**
+ * The console's page of the preview: its composition's (logs, diagnosis, events), or before it has
+ * one its row among the pull-request previews. Null without the service's public origin.
+ */
+function consolePageOf(preview: PreviewRecord, origin: string | null): string | null {
+  if (origin === null) return null;
+  if (preview.composition_id) return `${origin}/console/compositions/${preview.composition_id}`;
+  return `${origin}/console/pr-previews?project=${preview.project}#preview-${preview.id}`;
+}
+
+/**
  * The deployment's newest status: the same kinds as the check run (queued, in progress, a
- * conclusion), `inactive` once nothing runs, and the preview URL as its environment URL while ready.
+ * conclusion), `inactive` once nothing runs, the preview URL as its environment URL while ready,
+ * and the console's page of it as its log URL (`consoleOrigin`: the service's public origin).
  */
 export function deploymentStatusFor(
   preview: PreviewRecord,
   blockers: readonly Blocker[],
+  consoleOrigin: string | null = null,
 ): DeploymentStatusInput {
   const status = (state: DeploymentStatusInput['state'], description: string): DeploymentStatusInput => ({
     state,
     description: short(description),
     environment_url: null,
+    log_url: consolePageOf(preview, consoleOrigin),
   });
   switch (preview.state) {
     case PreviewState.WaitingForBuild:

@@ -49,6 +49,8 @@ export interface DeploymentStatusInput {
   state: 'queued' | 'in_progress' | 'success' | 'failure' | 'error' | 'inactive';
   description: string;
   environment_url: string | null;
+  /** The console's page of the preview's composition (or of the pull-request previews). */
+  log_url: string | null;
 }
 
 /** A failed attempt of a delivery the forge recorded (its hook-deliveries API). */
@@ -177,6 +179,8 @@ export interface ForgeSettings {
   enqueueTimeoutMs: number;
   /** Receives after which a delivery that keeps failing is recorded as failed. */
   maxAttempts: number;
+  /** The service's public origin (`AUTH_SETTINGS.public_origin`): a deployment's `log_url` is its console; null, none. */
+  consoleOrigin: string | null;
 }
 
 export const defaultForgeSettings: ForgeSettings = {
@@ -184,6 +188,7 @@ export const defaultForgeSettings: ForgeSettings = {
   dispatchGraceSeconds: 30,
   enqueueTimeoutMs: 800,
   maxAttempts: 5,
+  consoleOrigin: null,
 };
 
 /** What the forge use cases need: the composition use cases' dependencies, the forge and its store. */

@@ -111,7 +111,8 @@ export async function writeFeedback(
       : [];
   const now = deps.clock.now();
   const takeOver = now.getTime() - Date.parse(record.updated_at) > claimExpiryMs;
-  const plan = planFeedback(record.feedback, record, blockers, takeOver, mode);
+  const consoleOrigin = deps.forgeSettings.consoleOrigin;
+  const plan = planFeedback(record.feedback, record, blockers, takeOver, { mode, consoleOrigin });
   if (!plan) return record;
   // Stamped, so that a claim is taken over a minute after it was made, not after the last save.
   const claimed: PreviewRecord = {
@@ -178,6 +179,7 @@ async function sendDeployment(
         state: 'inactive',
         description: 'Replaced by a newer commit',
         environment_url: null,
+        log_url: null,
       } as const;
       await forge.createDeploymentStatus(repository, plan.supersedes, replaced);
     }

@@ -45,6 +45,7 @@ export async function createDeploymentStatus(
       state: status.state,
       description: status.description,
       ...(status.environment_url ? { environment_url: status.environment_url } : {}),
+      ...(status.log_url ? { log_url: status.log_url } : {}),
       auto_inactive: false,
     }),
   );
