@@ -37,14 +37,15 @@ useTestStack(
 
 const branch = 'feature-change';
 
-async function publish(repository: string, sha: string) {
+/** CI: publishes the build of `sha` (its image's tag ends as the branch says: `-missing` fails to pull). */
+async function publish(repository: string, sha: string, ref = branch) {
   const component = componentOf[repository] as string;
   const answer = await http.post('/v1/projects/demo/builds', {
     component,
     repository,
     commit_sha: sha,
-    ref: branch,
-    image: ciImage(component, { headSha: sha, branch }),
+    ref,
+    image: ciImage(component, { headSha: sha, branch: ref }),
   });
   expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
 }
@@ -239,6 +240,20 @@ describe('a change across repositories', () => {
     await until(web, second.number, (p) => p.state === 'stopped');
     const { body: after } = await http.get(`/v1/compositions/${again.composition_id}`);
     expect(['destroying', 'destroyed']).toContain(after.phase);
+  });
+
+  it('a failed composition tells each pull request which component failed and whose build it runs', async () => {
+    const head = 'broken-missing';
+    const [first, second] = [await open(api, ['preview'], head), await open(web, ['preview'], head)];
+    await publish(api, first.headSha, 'broken');
+    await publish(web, second.headSha, head);
+    const failed = await until(api, first.number, (p) => p.state === 'failed');
+    expect(failed.change?.pull_requests).toHaveLength(2);
+    const blame = `service-b (the build of ${web}#${second.number}): image `;
+    await told(api, first.number, first.headSha, blame);
+    await told(web, second.number, second.headSha, blame);
+    for (const pr of [first, second]) await forge.close({ repository: pr.repository, number: pr.number });
+    await until(api, first.number, (p) => p.state === 'stopped');
   });
 
   it('two pull requests overriding one component are refused, the reason on both', async () => {

@@ -6,7 +6,7 @@ import {
   ChangeRefusalCode,
   convergeChange,
 } from './change-converge.ts';
-import { type ChangeKey, changeId, groupOf } from './change-model.ts';
+import { blockersOfChange, type ChangeKey, changeId, groupOf } from './change-model.ts';
 import { Unwanted } from './converge.ts';
 import { FeedbackMode, GroupBy, type PreviewPolicy, PreviewState, type PullRequest } from './model.ts';
 
@@ -277,5 +277,33 @@ describe('refusals', () => {
     refused(four, ready({ a: 'a-1', b: 'b-1', c: 'c-1' }));
     const fixed = observe(four.slice(0, 3), ready({ a: 'a-1', b: 'b-1', c: 'c-1' }));
     expect(fixed.action).toEqual({ kind: 'update', builds: { a: 'a-2', b: 'b-2', c: 'c-2' } });
+  });
+});
+
+describe("a failed change's blockers", () => {
+  const members = [
+    { repository: 'demo-org/service-a', number: 3, components: ['service-a'] },
+    { repository: 'demo-org/service-b', number: 7, components: ['service-b', 'service-d'] },
+  ];
+
+  it('name the component and the pull request whose build it runs, or the baseline', () => {
+    const told = blockersOfChange(
+      [
+        { code: 'image_pull_failed', message: 'image x cannot be pulled', component: 'service-d' },
+        { code: 'crash_loop', message: 'keeps crashing', component: 'service-c' },
+        { code: 'step_failed', message: 'the apply failed', component: null },
+      ],
+      members,
+    );
+    expect(told.map((b) => b.message)).toEqual([
+      'service-d (the build of demo-org/service-b#7): image x cannot be pulled',
+      'service-c (the baseline): keeps crashing',
+      'the apply failed',
+    ]);
+    expect(told.map((b) => [b.code, b.component])).toEqual([
+      ['image_pull_failed', 'service-d'],
+      ['crash_loop', 'service-c'],
+      ['step_failed', null],
+    ]);
   });
 });

@@ -4,6 +4,7 @@
  * each pull request's component(s) with its build (the rule: change-converge.ts).
  */
 import { contentHash } from '../canonical.ts';
+import type { Blocker } from '../compositions/model.ts';
 import { accountOf, GroupBy, type PreviewPolicy, type PreviewState, type PullRequest } from './model.ts';
 
 const ChangeKeyKind = { Branch: 'branch', Label: 'label' } as const;
@@ -107,3 +108,18 @@ export const sameKey = (a: ChangeKey | null, b: ChangeKey | null) =>
 
 export const memberName = (member: Pick<ChangeMember, 'repository' | 'number'>) =>
   `${member.repository}#${member.number}`;
+
+/**
+ * A change's composition's blockers as each of its pull requests is told them: one of a component
+ * names the pull request whose build it runs (or the baseline), so every member sees which
+ * component failed and whose push fixes it. Blockers of no component are told as they are.
+ */
+export function blockersOfChange(blockers: readonly Blocker[], members: readonly ChangeMember[]): Blocker[] {
+  return blockers.map((blocker) => {
+    const { component } = blocker;
+    if (component === null) return blocker;
+    const member = members.find((m) => m.components.includes(component));
+    const source = member ? `the build of ${memberName(member)}` : 'the baseline';
+    return { ...blocker, message: `${component} (${source}): ${blocker.message}` };
+  });
+}

@@ -319,6 +319,7 @@ async function tellMembers(
           next,
           composition,
           candidate.observation.policy?.feedback ?? FeedbackMode.Comment,
+          change.members,
         );
         return;
       }

@@ -4,6 +4,7 @@
  */
 import { type CompositionRecord, effectivePhase, Phase } from '../compositions/model.ts';
 import { ErrorCode, ProblemError } from '../errors.ts';
+import { blockersOfChange, type ChangeMember } from './change-model.ts';
 import type { Decision, ObservedComposition } from './converge.ts';
 import { commentMarker } from './feedback.ts';
 import { type FeedbackPlan, type FeedbackSent, planFeedback, settleFeedback } from './feedback-writes.ts';
@@ -97,6 +98,7 @@ const claimExpiryMs = 60_000;
  * write are claimed on the record first (a conditional write), so of concurrent convergences only
  * one makes each call; a first comment or check run is claimed with id 0 until it exists, so two
  * can never be created. Ids are stored afterwards; a lost comment id is found again by its marker.
+ * A change's pull requests (`change`) are each told which component failed and whose build it runs.
  */
 export async function writeFeedback(
   deps: ForgeDeps,
@@ -104,11 +106,11 @@ export async function writeFeedback(
   record: PreviewRecord,
   composition: CompositionRecord | null,
   mode: FeedbackMode,
+  change: readonly ChangeMember[] | null = null,
 ): Promise<PreviewRecord> {
-  const blockers =
-    composition && record.state === PreviewState.Failed && composition.phase === Phase.Failed
-      ? composition.observed.blockers
-      : [];
+  const failed = composition && record.state === PreviewState.Failed && composition.phase === Phase.Failed;
+  const observed = failed ? composition.observed.blockers : [];
+  const blockers = change ? blockersOfChange(observed, change) : observed;
   const now = deps.clock.now();
   const takeOver = now.getTime() - Date.parse(record.updated_at) > claimExpiryMs;
   const consoleOrigin = deps.forgeSettings.consoleOrigin;
@@ -131,7 +133,7 @@ export async function writeFeedback(
   if (!stored.written) return stored.record;
   // Convergences that moved the preview meanwhile left their feedback to this one.
   const moved = stored.record.state !== record.state || stored.record.head_sha !== record.head_sha;
-  return moved ? writeFeedback(deps, forge, stored.record, composition, mode) : stored.record;
+  return moved ? writeFeedback(deps, forge, stored.record, composition, mode, change) : stored.record;
 }
 
 /** Makes the planned calls side by side; one channel's failure does not undo the other's write. */
