@@ -8,7 +8,7 @@
 import { Checks, type Forge } from '@svc/core';
 import { ciImage, type Stack } from '@svc/local';
 import type { HttpClient } from '@svc/local/testing';
-import { useTestStack } from '@svc/local/testing';
+import { useChromium, useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +34,8 @@ useTestStack(
     forge = stack.forge as LocalForge;
   },
 );
+
+const chromium = useChromium();
 
 const branch = 'feature-change';
 
@@ -186,6 +188,19 @@ describe('a change across repositories', () => {
       'service-a': image(api, first.headSha),
       'service-b': image(web, second.headSha),
     });
+    // The console shows the change as one row: its pull requests, their one preview, one stop.
+    const page = await chromium.newPage();
+    await page.goto(`${stack.apiUrl}/console/pr-previews?project=demo`);
+    const row = page.locator(`tr[data-change="${joined.change?.id}"]`);
+    await row.locator('[data-state=ready]').waitFor();
+    expect(await row.count()).toBe(1);
+    const members = [`${api}#${first.number}`, `${web}#${second.number}`];
+    for (const name of members) expect(await row.getByRole('link', { name }).count()).toBe(1);
+    expect(await row.getByRole('link', { name: url }).count()).toBe(1);
+    const stopButton = row.getByRole('button', { name: `Stop the preview of ${members.join(', ')}` });
+    expect(await stopButton.count()).toBe(1);
+    expect(await page.locator(`#preview-${formed.id}, #preview-${joined.id}`).count()).toBe(0);
+    await page.close();
 
     // Pushed: only that pull request's component moves.
     const pushed = (await forge.push({ repository: web, number: second.number })).pullRequest

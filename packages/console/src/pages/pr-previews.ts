@@ -28,11 +28,10 @@ const stateTone: Record<Forge.PreviewState, 'ok' | 'bad' | 'busy' | 'idle'> = {
  * What a person may do to the preview now. Stop while automation runs it; Restart after a person
  * stopped it (or when it failed or expired). A preview automation stopped itself — its pull request
  * closed, unlabelled, or its policy off — gets neither: restarting would be refused, and reopening
- * or relabelling brings it back without anyone asking.
+ * or relabelling brings it back without anyone asking. A change's acts on the whole change.
  */
-function actions(viewer: Viewer, preview: Forge.PreviewView, query: string): Html {
+function actions(viewer: Viewer, preview: Forge.PreviewView, query: string, label: string): Html {
   if (!can(viewer.identity, 'preview:control', preview.project)) return null;
-  const label = `${preview.repository}#${preview.pull_request.number}`;
   const action = (verb: 'stop' | 'restart', text: string, tone: string) =>
     html`<form method="post" action=${`${base}/pr-previews/${preview.id}/${verb}${query}`}>
       ${csrfField(viewer)}
@@ -60,6 +59,101 @@ function stopReason(preview: Forge.PreviewView): Html {
   return null;
 }
 
+const subjectOf = (preview: Pick<Forge.PreviewView, 'repository'> & { number: number }) =>
+  Forge.ownerSubject(preview.repository, preview.number);
+
+function pullRequestLink(subject: string, forgeWebUrl: string): Html {
+  const link = pullRequestUrl(subject, forgeWebUrl);
+  return link ? html`<a href=${link}>${subject}</a>` : html`${subject}`;
+}
+
+const stateBadge = (preview: Forge.PreviewView) =>
+  html`<span class=${`badge ${stateTone[preview.state]}`} data-state=${preview.state}>${readable(preview.state)}</span>`;
+
+const lastError = (preview: Forge.PreviewView): Html =>
+  preview.last_error ? html`<br /><span class="hint">${preview.last_error.message}</span>` : null;
+
+function headCommit(preview: Forge.PreviewView): Html {
+  const { head_sha } = preview.pull_request;
+  const running = preview.deployed_sha && preview.deployed_sha !== head_sha;
+  return html`<code>${head_sha.slice(0, 12)}</code>${
+    running ? html`<br /><span class="hint">running ${preview.deployed_sha?.slice(0, 12)}</span>` : null
+  }`;
+}
+
+function previewCell(preview: Forge.PreviewView): Html {
+  return html`${preview.url ? html`<a href=${preview.url}>${preview.url}</a>` : html`<span class="hint" data-no-url="">${noUrl(preview)}</span>`}${
+    preview.composition_id
+      ? html`<br /><a href=${`${base}/compositions/${preview.composition_id}`}>composition ${preview.composition_id}</a>`
+      : null
+  }`;
+}
+
+function previewRow(
+  viewer: Viewer,
+  preview: Forge.PreviewView,
+  query: string,
+  now: Date,
+  forgeWebUrl: string,
+) {
+  const subject = subjectOf({ repository: preview.repository, number: preview.pull_request.number });
+  return html`<tr id=${`preview-${preview.id}`}>
+    <th scope="row">${pullRequestLink(subject, forgeWebUrl)}<br /><code class="hint">${preview.id}</code></th>
+    <td data-label="State">${stateBadge(preview)}${stopReason(preview)}${lastError(preview)}</td>
+    <td data-label="Head commit">${headCommit(preview)}</td>
+    <td data-label="Preview">${previewCell(preview)}</td>
+    <td data-label="Expires in">${preview.expires_at ? countdown(preview.expires_at, now) : null}</td>
+    <td>${actions(viewer, preview, query, subject)}</td>
+  </tr>`;
+}
+
+/**
+ * A change: its pull requests (every one, from the change), the state of each listed here (one
+ * badge when they agree), their head commits, and the one preview they share, stopped or restarted
+ * as a whole.
+ */
+function changeRow(
+  viewer: Viewer,
+  members: readonly [Forge.PreviewView, ...Forge.PreviewView[]],
+  query: string,
+  now: Date,
+  forgeWebUrl: string,
+) {
+  const [first] = members;
+  const change = first.change as NonNullable<Forge.PreviewView['change']>;
+  const names = change.pull_requests.map(subjectOf);
+  const memberName = (preview: Forge.PreviewView) =>
+    html` <span class="hint">${subjectOf({ repository: preview.repository, number: preview.pull_request.number })}</span>`;
+  const agreed = members.every((preview) => preview.state === first.state);
+  const errors = [...new Set(members.flatMap((preview) => preview.last_error?.message ?? []))];
+  return html`<tr id=${`change-${change.id}`} data-change=${change.id}>
+    <th scope="row">Change of ${count(names.length, 'pull request')}:${names.map((name) => html`<br />${pullRequestLink(name, forgeWebUrl)}`)}<br /><code class="hint">${change.id}</code></th>
+    <td data-label="State">${
+      agreed
+        ? html`${stateBadge(first)}${stopReason(first)}`
+        : members.map(
+            (preview, n) => html`${n > 0 ? html`<br />` : null}${stateBadge(preview)}${memberName(preview)}`,
+          )
+    }${errors.map((message) => html`<br /><span class="hint">${message}</span>`)}</td>
+    <td data-label="Head commits">${members.map((preview, n) => html`${n > 0 ? html`<br />` : null}${headCommit(preview)}${memberName(preview)}`)}</td>
+    <td data-label="Preview">${previewCell(first)}</td>
+    <td data-label="Expires in">${first.expires_at ? countdown(first.expires_at, now) : null}</td>
+    <td>${actions(viewer, first, query, names.join(', '))}</td>
+  </tr>`;
+}
+
+/** The previews in rows: one per pull request, the pull requests of a change together in one. */
+function grouped(items: readonly Forge.PreviewView[]): [Forge.PreviewView, ...Forge.PreviewView[]][] {
+  const groups = new Map<string, [Forge.PreviewView, ...Forge.PreviewView[]]>();
+  for (const preview of items) {
+    const key = preview.change ? `change:${preview.change.id}` : preview.id;
+    const group = groups.get(key);
+    if (group) group.push(preview);
+    else groups.set(key, [preview]);
+  }
+  return [...groups.values()];
+}
+
 function rows(
   viewer: Viewer,
   items: Forge.PreviewView[],
@@ -72,28 +166,11 @@ function rows(
     ${
       items.length === 0
         ? html`<tr><td colspan="6">No pull-request previews.</td></tr>`
-        : items.map((preview) => {
-            const subject = Forge.ownerSubject(preview.repository, preview.pull_request.number);
-            const link = pullRequestUrl(subject, forgeWebUrl);
-            return html`<tr id=${`preview-${preview.id}`}>
-              <th scope="row">${link ? html`<a href=${link}>${subject}</a>` : subject}<br /><code class="hint">${preview.id}</code></th>
-              <td data-label="State"><span class=${`badge ${stateTone[preview.state]}`} data-state=${preview.state}>${readable(preview.state)}</span>
-                ${stopReason(preview)}
-                ${preview.last_error ? html`<br /><span class="hint">${preview.last_error.message}</span>` : null}</td>
-              <td data-label="Head commit"><code>${preview.pull_request.head_sha.slice(0, 12)}</code>${
-                preview.deployed_sha && preview.deployed_sha !== preview.pull_request.head_sha
-                  ? html`<br /><span class="hint">running ${preview.deployed_sha.slice(0, 12)}</span>`
-                  : null
-              }</td>
-              <td data-label="Preview">${preview.url ? html`<a href=${preview.url}>${preview.url}</a>` : html`<span class="hint" data-no-url="">${noUrl(preview)}</span>`}${
-                preview.composition_id
-                  ? html`<br /><a href=${`${base}/compositions/${preview.composition_id}`}>composition ${preview.composition_id}</a>`
-                  : null
-              }</td>
-              <td data-label="Expires in">${preview.expires_at ? countdown(preview.expires_at, now) : null}</td>
-              <td>${actions(viewer, preview, query)}</td>
-            </tr>`;
-          })
+        : grouped(items).map((group) =>
+            group[0].change
+              ? changeRow(viewer, group, query, now, forgeWebUrl)
+              : previewRow(viewer, group[0], query, now, forgeWebUrl),
+          )
     }
   </tbody>`;
 }
