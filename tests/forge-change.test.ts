@@ -1,23 +1,33 @@
 /**
  * A change across repositories end to end through the local forge: pull requests of two
  * repositories of the demo project sharing a head branch get one composition, the preview URL
- * answering each component from its pull request's build at every step; a conflict is refused on
- * every pull request of the change. Real webhooks, the real GitHub App adapter, builds published
- * through the build-publication route as CI does.
+ * answering each component from its pull request's build at every step, each pull request's head
+ * commit deployed (GitHub Deployments) as the change moves; a push whose webhook was lost is
+ * caught up by the reconciliation; a failure names the component and whose build it runs; a
+ * conflict, too many overrides and repositories of two projects are refused on every pull request
+ * of the change, and a pull request relabelled into another group leaves it. Real webhooks, the
+ * real GitHub App adapter, builds published through the build-publication route as CI does.
  */
-import { Checks, type Forge } from '@svc/core';
+import { Checks, type Forge, Resources } from '@svc/core';
 import { ciImage, type Stack } from '@svc/local';
+import { demoManifestWithoutMessaging } from '@svc/local/demo';
 import type { HttpClient } from '@svc/local/testing';
 import { useChromium, useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
 import { describe, expect, it } from 'vitest';
 import { ensureBuilt, svc } from '../packages/cli/test/helpers.ts';
-import { installationClient } from './support/forge.ts';
+import { deployedAs, deploymentsOf, installationClient } from './support/forge.ts';
 
 const api = 'demo-org/service-a';
 const web = 'demo-org/service-b';
-const componentOf: Record<string, string> = { [api]: 'service-a', [web]: 'service-b' };
+/** A repository of another project (applied by the last test). */
+const elsewhere = 'demo-org/service-c';
+const componentOf: Record<string, string> = {
+  [api]: 'service-a',
+  [web]: 'service-b',
+  [elsewhere]: 'service-c',
+};
 let stack: Stack;
 let http: HttpClient;
 let forge: LocalForge;
@@ -52,22 +62,28 @@ async function publish(repository: string, sha: string, ref = branch) {
   expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
 }
 
-const policyOf = (repository: string) =>
-  `/v1/projects/demo/repositories/${encodeURIComponent(repository)}/preview-policy`;
+const policyOf = (repository: string, project = 'demo') =>
+  `/v1/projects/${project}/repositories/${encodeURIComponent(repository)}/preview-policy`;
 
-async function groupByBranch(repository: string) {
-  const answer = await http.put(policyOf(repository), {
+async function groupByBranch(
+  repository: string,
+  feedback: Forge.FeedbackMode,
+  components = [componentOf[repository]],
+  project = 'demo',
+) {
+  const answer = await http.put(policyOf(repository, project), {
     enabled: true,
     trigger_label: 'preview',
     baseline: 'staging',
-    components: [componentOf[repository]],
+    components,
     group_by: 'branch',
+    feedback,
   });
   expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
 }
 
 async function previewOf(repository: string, number: number): Promise<Forge.PreviewView | undefined> {
-  const { body } = await http.get('/v1/forge/previews?project=demo&limit=200');
+  const { body } = await http.get('/v1/forge/previews?limit=200');
   return (body.items as Forge.PreviewView[]).find(
     (p) => p.repository === repository && p.pull_request.number === number,
   );
@@ -147,8 +163,9 @@ const image = (repository: string, sha: string) =>
 describe('a change across repositories', () => {
   it('is formed, pushed, joined, narrowed and closed, the preview URL answering each component from the right build', async () => {
     await forge.install({ repository: api });
-    await groupByBranch(api);
-    await groupByBranch(web);
+    // Feedback as each repository's policy says: service-a's as deployments, service-b's as both.
+    await groupByBranch(api, 'deployment');
+    await groupByBranch(web, 'both');
 
     const first = await open(api);
     await publish(api, first.headSha);
@@ -188,6 +205,26 @@ describe('a change across repositories', () => {
       'service-a': image(api, first.headSha),
       'service-b': image(web, second.headSha),
     });
+    // Each pull request's head commit is deployed to the branch's environment, with the shared URL
+    // and the console's page of the composition; the one that joined said queued while it waited.
+    const heads = [
+      [api, first.headSha],
+      [web, second.headSha],
+    ] as const;
+    for (const [repository, sha] of heads) {
+      const [deployment, ...others] = await deployedAs(forge, repository, sha, 'success');
+      expect(others).toEqual([]);
+      expect(deployment).toMatchObject({
+        environment: `preview/${branch}`,
+        transient_environment: true,
+        production_environment: false,
+        newest: {
+          environment_url: url,
+          log_url: `${stack.apiUrl}/console/compositions/${formed.composition_id}`,
+        },
+      });
+    }
+    expect((await deploymentsOf(forge, web, second.headSha))[0]?.states).toContain('queued');
     // The console shows the change as one row: its pull requests, their one preview, one stop.
     const page = await chromium.newPage();
     await page.goto(`${stack.apiUrl}/console/pr-previews?project=demo`);
@@ -202,16 +239,17 @@ describe('a change across repositories', () => {
     expect(await page.locator(`#preview-${formed.id}, #preview-${joined.id}`).count()).toBe(0);
     await page.close();
 
-    // Pushed: only that pull request's component moves.
+    // Pushed, its webhook lost: the reconciliation catches the change up, and only that pull
+    // request's component moves; the replaced commit's deployment goes inactive.
+    forge.setFaults({ webhookFailures: 1 });
     const pushed = (await forge.push({ repository: web, number: second.number })).pullRequest
       ?.headSha as string;
-    await until(
-      web,
-      second.number,
-      (p) => p.state === 'waiting_for_build' && p.pull_request.head_sha === pushed,
-    );
     await publish(web, pushed);
+    expect((await previewOf(web, second.number))?.pull_request.head_sha).toBe(second.headSha);
+    await stack.scheduler.run(Resources.ScheduleName.ForgeReconcile);
     await until(web, second.number, (p) => p.state === 'ready' && p.deployed_sha === pushed);
+    await deployedAs(forge, web, pushed, 'success');
+    await deployedAs(forge, web, second.headSha, 'inactive');
     await servingUntil(url, { 'service-a': image(api, first.headSha), 'service-b': image(web, pushed) });
     const { body: compositions } = await http.get('/v1/compositions?project=demo&limit=200');
     const live = (compositions.items as { id: string; phase: string }[]).filter(
@@ -249,12 +287,14 @@ describe('a change across repositories', () => {
       'service-a': `not:${image(api, first.headSha)}`,
       'service-b': image(web, pushed),
     });
+    await deployedAs(forge, api, first.headSha, 'inactive');
 
     // Closed: the last one leaving destroys the composition.
     await forge.close({ repository: web, number: second.number });
     await until(web, second.number, (p) => p.state === 'stopped');
     const { body: after } = await http.get(`/v1/compositions/${again.composition_id}`);
     expect(['destroying', 'destroyed']).toContain(after.phase);
+    await deployedAs(forge, web, pushed, 'inactive');
   });
 
   it('a failed composition tells each pull request which component failed and whose build it runs', async () => {
@@ -271,7 +311,7 @@ describe('a change across repositories', () => {
     await until(api, first.number, (p) => p.state === 'stopped');
   });
 
-  it('two pull requests overriding one component are refused, the reason on both', async () => {
+  it('two pull requests overriding one component are refused, the reason on both, until one is relabelled into another group', async () => {
     const labels = ['preview', 'preview-group:clash'];
     const one = await open(web, labels, 'clash-one');
     const two = await open(web, labels, 'clash-two');
@@ -284,5 +324,41 @@ describe('a change across repositories', () => {
         `component service-b is overridden by both ${web}#${one.number} and ${web}#${two.number}`,
       );
     }
+
+    // Moved to another group, the second leaves the change: each is a change of its own, refused no more.
+    await forge.unlabel({ repository: web, number: two.number, label: 'preview-group:clash' });
+    await forge.label({ repository: web, number: two.number, label: 'preview-group:apart' });
+    const alone = (p: Forge.PreviewView) =>
+      p.state === 'waiting_for_build' && p.change?.pull_requests.length === 1;
+    const [stayed, moved] = [await until(web, one.number, alone), await until(web, two.number, alone)];
+    expect(moved.change?.id).not.toBe(stayed.change?.id);
+    expect(stayed.change?.pull_requests.map((pr) => pr.number)).toEqual([one.number]);
+    for (const pr of [one, two]) await forge.close({ repository: web, number: pr.number });
+  });
+
+  it('too many overrides, and repositories of two projects, are refused with the reason on every pull request', async () => {
+    /** Waits until each pull request's preview is refused with `code`, and its feedback says so. */
+    const refusedOnEach = async (
+      prs: { repository: string; number: number; headSha: string }[],
+      code: string,
+    ) => {
+      for (const pr of prs) {
+        const refused = await until(pr.repository, pr.number, (p) => p.state === 'refused');
+        expect(refused.last_error?.code).toBe(code);
+        await told(pr.repository, pr.number, pr.headSha, code);
+      }
+    };
+    // service-a's policy now overrides three components: with service-b's, four.
+    await groupByBranch(api, 'comment', ['service-a', 'service-c', 'service-d']);
+    const many = [await open(api, ['preview'], 'too-many'), await open(web, ['preview'], 'too-many')];
+    await refusedOnEach(many, 'change_too_many_overrides');
+
+    // A repository of another project on a branch of the same name: one change, refused.
+    const applied = await http.post('/v1/catalog/apply', demoManifestWithoutMessaging('other'));
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    await forge.install({ repository: elsewhere });
+    await groupByBranch(elsewhere, 'comment', ['service-c'], 'other');
+    const mixed = [await open(web, ['preview'], 'mixed'), await open(elsewhere, ['preview'], 'mixed')];
+    await refusedOnEach(mixed, 'change_projects_differ');
   });
 });

@@ -12,7 +12,11 @@ import { useTestStack } from '@svc/local/testing';
 import { gatewayFetch } from '@svc/local-cluster';
 import type { LocalForge } from '@svc/local-forge';
 import { describe, expect, it } from 'vitest';
-import { installationClient } from './support/forge.ts';
+import {
+  deployedAs as deployed,
+  deploymentsOf as deploymentsOn,
+  installationClient,
+} from './support/forge.ts';
 
 const repository = 'demo-org/service-b';
 let stack: Stack;
@@ -145,6 +149,8 @@ const open = async (head: string, labels = ['preview']) => {
 };
 
 describe('status as GitHub Deployments', () => {
+  const deploymentsOf = (sha: string) => deploymentsOn(forge, repository, sha);
+  const deployedAs = (sha: string, state: string) => deployed(forge, repository, sha, state);
   const policyPath = `/v1/projects/demo/repositories/${encodeURIComponent(repository)}/preview-policy`;
   const setFeedback = async (feedback: Forge.FeedbackMode) => {
     const current = (await http.get(policyPath)).body as Forge.PreviewPolicy;
@@ -152,36 +158,6 @@ describe('status as GitHub Deployments', () => {
     const answer = await http.put(policyPath, { ...body, feedback });
     expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
   };
-
-  /** The pull request's deployments as GitHub lists them, each with its statuses' states, newest first. */
-  async function deploymentsOf(sha: string) {
-    const octokit = installationClient(forge);
-    const repo = { owner: 'demo-org', repo: 'service-b' };
-    const { data } = await octokit.request('GET /repos/{owner}/{repo}/deployments', { ...repo, sha });
-    return Promise.all(
-      data.map(async (deployment) => {
-        const statuses = await octokit.request(
-          'GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses',
-          {
-            ...repo,
-            deployment_id: Number(deployment.id),
-          },
-        );
-        return { ...deployment, states: statuses.data.map((s) => s.state), newest: statuses.data[0] };
-      }),
-    );
-  }
-
-  /** Polls until the newest deployment of `sha` has a status in `state`: feedback follows the preview's state. */
-  async function deployedAs(sha: string, state: string) {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const deployments = await deploymentsOf(sha);
-      if (deployments[0]?.newest?.state === state) return deployments;
-      if (Date.now() > deadline) throw new Error(`deployments of ${sha}: ${JSON.stringify(deployments)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   it('with feedback "both": a transient deployment per head commit, success at the preview URL, inactive once stopped', async () => {
     await setFeedback('both');
