@@ -6,15 +6,22 @@
  * it → ready; closed → stopped. Per preview and phase: reads the hourly budget counts (every answer
  * but a 304), free 304s, and writes (what GitHub's content-creation limit counts).
  *
+ * Then the writes of one preview's life (opened with its build → ready, a push → ready, closed) in
+ * each feedback mode (comment, deployment, both), for a pull request of its own and for a change of
+ * two and of three pull requests (demo-org/service-a, -b, -c grouped by branch; the push to one of
+ * them), FORGE_COPIES (3) of each side by side, per pull-request preview or per change.
+ *
  * The schedules are stopped so that only the phase's own work is counted; the reconciliation is
  * run by hand, as its schedule would.
  */
 import { loadavg } from 'node:os';
-import type { Forge } from '@svc/core';
+import { Forge } from '@svc/core';
 import { sweeps } from '@svc/worker';
+import { ciImage } from '../src/forge.ts';
 import { startBenchStack } from './stack.ts';
 
 const previews = Number(process.env.FORGE_PREVIEWS ?? 10);
+const copies = Number(process.env.FORGE_COPIES ?? 3);
 const repository = 'demo-org/service-b';
 
 const started = new Date();
@@ -62,11 +69,16 @@ let before = forge.requests();
  */
 async function quiet(): Promise<Record<string, number>> {
   const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  const deadline = Date.now() + 90_000;
   let last = forge.requests();
   for (;;) {
     await sleep(3000);
     const now = forge.requests();
     if (total(now) === total(last)) return now;
+    if (Date.now() > deadline) {
+      const still = Object.keys(now).filter((key) => now[key] !== last[key]);
+      throw new Error(`the forge is still asked after 90 s: ${still.join(', ')}`);
+    }
     last = now;
   }
 }
@@ -91,6 +103,7 @@ for (let i = 0; i < previews; i++) {
 }
 await until('ready');
 await endPhase('opened, labelled → ready');
+console.error('opened → ready');
 
 for (const number of numbers) await forge.push({ repository, number });
 await until('ready');
@@ -124,6 +137,140 @@ const kinds = (counts: Record<string, number>) => {
     app: sum(appLevel),
   };
 };
+/** A pull request of the lives below. */
+interface Opened {
+  repository: string;
+  number: number;
+  head: string;
+}
+
+const componentOf: Record<string, string> = {
+  'demo-org/service-a': 'service-a',
+  'demo-org/service-b': 'service-b',
+  'demo-org/service-c': 'service-c',
+};
+
+async function api(method: string, path: string, body: unknown): Promise<void> {
+  const response = await fetch(`${stack.apiUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+}
+
+/** CI: the build of the pull request's head commit. */
+async function publish(pr: Opened, sha: string): Promise<void> {
+  const component = componentOf[pr.repository] as string;
+  const image = ciImage(component, { headSha: sha, branch: pr.head });
+  await api('POST', '/v1/projects/demo/builds', {
+    component,
+    repository: pr.repository,
+    commit_sha: sha,
+    ref: pr.head,
+    image,
+  });
+}
+
+/** Until each pull request's preview is in `state` (at its head commit, for `ready`). */
+async function untilEach(prs: readonly Opened[], state: Forge.PreviewState): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  let nextSweep = Date.now() + 10_000;
+  for (;;) {
+    const all = await previewsNow();
+    const done = prs.every((pr) =>
+      all.some(
+        (p) =>
+          p.repository === pr.repository &&
+          p.pull_request.number === pr.number &&
+          p.state === state &&
+          (state !== 'ready' || p.deployed_sha === p.pull_request.head_sha),
+      ),
+    );
+    if (done) return;
+    // The schedules are stopped: what their sweeps would redo on a loaded machine, they redo here.
+    if (Date.now() > nextSweep) {
+      await Promise.all([
+        sweeps(stack.workerDeps)['forge-dispatch-sweep'](),
+        sweeps(stack.workerDeps)['redispatch-sweep'](),
+      ]);
+      nextSweep = Date.now() + 10_000;
+    }
+    if (Date.now() > deadline) {
+      const mine = all.filter((p) =>
+        prs.some((pr) => pr.repository === p.repository && pr.number === p.pull_request.number),
+      );
+      throw new Error(`previews of ${JSON.stringify(prs)} not ${state}: ${JSON.stringify(mine)}`);
+    }
+    await sleep(200);
+  }
+}
+
+/** Each repository's policy: its own component, grouped by branch when a change is wanted, in `mode`. */
+async function setPolicies(repositories: readonly string[], mode: Forge.FeedbackMode, group: boolean) {
+  for (const repository of repositories) {
+    await api('PUT', `/v1/projects/demo/repositories/${encodeURIComponent(repository)}/preview-policy`, {
+      enabled: true,
+      trigger_label: 'preview',
+      baseline: 'staging',
+      components: [componentOf[repository]],
+      group_by: group ? Forge.GroupBy.Branch : Forge.GroupBy.None,
+      feedback: mode,
+    });
+  }
+}
+
+/** The writes of each phase of `copies` lives side by side, each a pull request per repository on one branch. */
+async function lives(name: string, repositories: readonly string[], mode: Forge.FeedbackMode) {
+  await setPolicies(repositories, mode, repositories.length > 1);
+  await quiet();
+  const written = () => kinds(forge.requests()).writes;
+  let mark = written();
+  const phase = () => {
+    const now = written();
+    const per = (now - mark) / copies;
+    mark = now;
+    return per;
+  };
+  const prs: Opened[] = [];
+  for (let copy = 0; copy < copies; copy++) {
+    const head = `${name}-${mode}-${copy}`;
+    for (const repository of repositories) {
+      const { pullRequest } = await forge.open({ repository, head, labels: ['preview'] });
+      if (!pullRequest) throw new Error(`the forge did not open a pull request on ${repository}`);
+      prs.push({ repository, number: pullRequest.number, head });
+      await publish(prs.at(-1) as Opened, pullRequest.headSha);
+    }
+  }
+  await untilEach(prs, 'ready');
+  await quiet();
+  const opened = phase();
+  const pushedTo = prs.filter((pr) => pr.repository === repositories[0]);
+  for (const pr of pushedTo) {
+    const sha = (await forge.push({ repository: pr.repository, number: pr.number })).pullRequest?.headSha;
+    await publish(pr, sha as string);
+  }
+  await untilEach(prs, 'ready');
+  await quiet();
+  const pushed = phase();
+  for (const pr of prs) await forge.close({ repository: pr.repository, number: pr.number });
+  await untilEach(prs, 'stopped');
+  await quiet();
+  const life = { name, mode, opened, pushed, closed: phase() };
+  console.error(JSON.stringify(life));
+  return life;
+}
+
+for (const repository of ['demo-org/service-a', 'demo-org/service-c']) await forge.install({ repository });
+const feedbackLives = [];
+for (const mode of Object.values(Forge.FeedbackMode)) {
+  feedbackLives.push(await lives('single', ['demo-org/service-b'], mode));
+  feedbackLives.push(await lives('change-2', ['demo-org/service-a', 'demo-org/service-b'], mode));
+  feedbackLives.push(
+    await lives('change-3', ['demo-org/service-a', 'demo-org/service-b', 'demo-org/service-c'], mode),
+  );
+}
+
 const per = (value: number) => (value / previews).toFixed(1);
 const lines = [
   `bench:forge — ${previews} pull-request previews on ${repository}, run ${started.toISOString()}, load average (1 min) ${(loadavg()[0] ?? 0).toFixed(1)}`,
@@ -140,6 +287,16 @@ const lines = [
   '| request | count |',
   '| --- | ---: |',
   ...Object.entries(forge.requests()).map(([key, count]) => `| \`${key}\` | ${count} |`),
+  '',
+  `Writes (content-creating requests) of one life in each feedback mode, ${copies} side by side; per pull-request preview, or per change (the push to one of its pull requests):`,
+  '',
+  '| preview | feedback | opened → ready | a push → ready | closed | with three pushes | per hour at 500 writes |',
+  '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+  ...feedbackLives.map((life) => {
+    const three = life.opened + 3 * life.pushed + life.closed;
+    const label = life.name === 'single' ? 'a pull request' : `a change of ${life.name.slice(-1)}`;
+    return `| ${label} | ${life.mode} | ${life.opened.toFixed(1)} | ${life.pushed.toFixed(1)} | ${life.closed.toFixed(1)} | ${three.toFixed(1)} | ${Math.floor(500 / three)} |`;
+  }),
 ];
 console.log(lines.join('\n'));
 
