@@ -173,7 +173,11 @@ async function publish(pr: Opened, sha: string): Promise<void> {
 }
 
 /** Until each pull request's preview is in `state` (at its head commit, for `ready`). */
-async function untilEach(prs: readonly Opened[], state: Forge.PreviewState): Promise<void> {
+async function untilEach(
+  prs: readonly Opened[],
+  states: readonly Forge.PreviewState[],
+  also: (preview: Forge.PreviewView) => boolean = () => true,
+): Promise<void> {
   const deadline = Date.now() + 120_000;
   let nextSweep = Date.now() + 10_000;
   for (;;) {
@@ -183,8 +187,9 @@ async function untilEach(prs: readonly Opened[], state: Forge.PreviewState): Pro
         (p) =>
           p.repository === pr.repository &&
           p.pull_request.number === pr.number &&
-          p.state === state &&
-          (state !== 'ready' || p.deployed_sha === p.pull_request.head_sha),
+          states.includes(p.state) &&
+          (p.state !== 'ready' || p.deployed_sha === p.pull_request.head_sha) &&
+          also(p),
       ),
     );
     if (done) return;
@@ -200,7 +205,9 @@ async function untilEach(prs: readonly Opened[], state: Forge.PreviewState): Pro
       const mine = all.filter((p) =>
         prs.some((pr) => pr.repository === p.repository && pr.number === p.pull_request.number),
       );
-      throw new Error(`previews of ${JSON.stringify(prs)} not ${state}: ${JSON.stringify(mine)}`);
+      throw new Error(
+        `previews of ${JSON.stringify(prs)} not ${states.join(' or ')}: ${JSON.stringify(mine)}`,
+      );
     }
     await sleep(200);
   }
@@ -223,8 +230,17 @@ async function setPolicies(repositories: readonly string[], mode: Forge.Feedback
 /** The writes of each phase of `copies` lives side by side, each a pull request per repository on one branch. */
 async function lives(name: string, repositories: readonly string[], mode: Forge.FeedbackMode) {
   await setPolicies(repositories, mode, repositories.length > 1);
-  await quiet();
   const written = () => kinds(forge.requests()).writes;
+  // Writes only: a convergence that lost a race on the change is retried later, and its reads of
+  // the pull requests (304s) are no write.
+  const settled = async () => {
+    for (let last = written(); ; ) {
+      await sleep(5000);
+      if (written() === last) return;
+      last = written();
+    }
+  };
+  await settled();
   let mark = written();
   const phase = () => {
     const now = written();
@@ -233,29 +249,40 @@ async function lives(name: string, repositories: readonly string[], mode: Forge.
     return per;
   };
   const prs: Opened[] = [];
+  // A change's pull requests are opened one after another, each once the one before is in the
+  // change: opened at the same instant, their convergences race on the change's record, and the
+  // loser's job comes back only after the queue's visibility timeout.
+  const joined = (pr: Opened, number: number) =>
+    untilEach(
+      [pr],
+      ['waiting_for_build', 'deploying', 'ready'],
+      (p) => p.change?.pull_requests.length === number,
+    );
   for (let copy = 0; copy < copies; copy++) {
     const head = `${name}-${mode}-${copy}`;
     for (const repository of repositories) {
       const { pullRequest } = await forge.open({ repository, head, labels: ['preview'] });
       if (!pullRequest) throw new Error(`the forge did not open a pull request on ${repository}`);
-      prs.push({ repository, number: pullRequest.number, head });
-      await publish(prs.at(-1) as Opened, pullRequest.headSha);
+      const pr = { repository, number: pullRequest.number, head };
+      prs.push(pr);
+      await publish(pr, pullRequest.headSha);
+      if (repositories.length > 1) await joined(pr, repositories.indexOf(repository) + 1);
     }
   }
-  await untilEach(prs, 'ready');
-  await quiet();
+  await untilEach(prs, ['ready']);
+  await settled();
   const opened = phase();
   const pushedTo = prs.filter((pr) => pr.repository === repositories[0]);
   for (const pr of pushedTo) {
     const sha = (await forge.push({ repository: pr.repository, number: pr.number })).pullRequest?.headSha;
     await publish(pr, sha as string);
   }
-  await untilEach(prs, 'ready');
-  await quiet();
+  await untilEach(prs, ['ready']);
+  await settled();
   const pushed = phase();
   for (const pr of prs) await forge.close({ repository: pr.repository, number: pr.number });
-  await untilEach(prs, 'stopped');
-  await quiet();
+  await untilEach(prs, ['stopped']);
+  await settled();
   const life = { name, mode, opened, pushed, closed: phase() };
   console.error(JSON.stringify(life));
   return life;
