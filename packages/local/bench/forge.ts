@@ -250,8 +250,7 @@ async function lives(name: string, repositories: readonly string[], mode: Forge.
   };
   const prs: Opened[] = [];
   // A change's pull requests are opened one after another, each once the one before is in the
-  // change: opened at the same instant, their convergences race on the change's record, and the
-  // loser's job comes back only after the queue's visibility timeout.
+  // change, so the counts do not depend on how convergences racing on the change's record met.
   const joined = (pr: Opened, number: number) =>
     untilEach(
       [pr],

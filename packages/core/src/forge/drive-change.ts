@@ -29,7 +29,7 @@ import {
   previewId,
 } from './model.ts';
 import { policiesInEffect, policyInEffect } from './policies.ts';
-import { type ForgeDeps, forgeCaller } from './ports.ts';
+import { ForgeContendedError, type ForgeDeps, forgeCaller } from './ports.ts';
 import {
   buildsOf,
   type Converged,
@@ -145,7 +145,7 @@ export async function convergeChangeOf(
     const preview = await deps.forgeStore.getPreview(previewId(ref.project, ref.repository, ref.number));
     return { decision, preview };
   }
-  throw new Error(`change ${id} kept changing under the worker`);
+  throw new ForgeContendedError(`change ${id}`);
 }
 
 /** Does the decided action on the change's composition and records the change. */

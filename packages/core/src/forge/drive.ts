@@ -22,7 +22,7 @@ import {
   previewId,
 } from './model.ts';
 import { policyInEffect } from './policies.ts';
-import { type ForgeDeps, forgeCaller } from './ports.ts';
+import { ForgeContendedError, type ForgeDeps, forgeCaller } from './ports.ts';
 import {
   buildsOf,
   type Converged,
@@ -80,7 +80,7 @@ export async function convergePullRequest(deps: ForgeDeps, ref: PullRequestRef):
     const written = await writeFeedback(deps, forge, outcome.record, composition, mode);
     return { decision, preview: written };
   }
-  throw new Error(`preview of ${ref.repository}#${ref.number} kept changing under the worker`);
+  throw new ForgeContendedError(`preview of ${ref.repository}#${ref.number}`);
 }
 
 interface Step {

@@ -24,6 +24,7 @@ export {
   type DeploymentInput,
   type DeploymentStatusInput,
   defaultForgeSettings,
+  ForgeContendedError,
   type ForgeDeliveryAttempt,
   type ForgeDeps,
   type ForgePort,

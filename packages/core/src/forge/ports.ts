@@ -28,6 +28,18 @@ export class ForgeRateLimitedError extends Error {
   }
 }
 
+/**
+ * A convergence that lost every race for its record (another job kept writing it): not a failure
+ * of the forge or of the data, so the job is tried again a moment later rather than after the
+ * queue's visibility timeout.
+ */
+export class ForgeContendedError extends Error {
+  override name = 'ForgeContendedError';
+  constructor(what: string) {
+    super(`${what} kept changing under the worker`);
+  }
+}
+
 export interface CheckRunInput {
   head_sha: string;
   status: 'queued' | 'in_progress' | 'completed';
