@@ -4,8 +4,8 @@
  * answering each component from its pull request's build at every step, each pull request's head
  * commit deployed (GitHub Deployments) as the change moves; a push whose webhook was lost is
  * caught up by the reconciliation; a failure names the component and whose build it runs; a
- * conflict, too many overrides and repositories of two projects are refused on every pull request
- * of the change, and a pull request relabelled into another group leaves it. Real webhooks, the
+ * conflict, too many overrides, two baselines and repositories of two projects are refused on
+ * every pull request of the change, and a pull request relabelled into another group leaves it. Real webhooks, the
  * real GitHub App adapter, builds published through the build-publication route as CI does.
  */
 import { Checks, type Forge, Resources } from '@svc/core';
@@ -70,11 +70,12 @@ async function groupByBranch(
   feedback: Forge.FeedbackMode,
   components = [componentOf[repository]],
   project = 'demo',
+  baseline = 'staging',
 ) {
   const answer = await http.put(policyOf(repository, project), {
     enabled: true,
     trigger_label: 'preview',
-    baseline: 'staging',
+    baseline,
     components,
     group_by: 'branch',
     feedback,
@@ -336,7 +337,7 @@ describe('a change across repositories', () => {
     for (const pr of [one, two]) await forge.close({ repository: web, number: pr.number });
   });
 
-  it('too many overrides, and repositories of two projects, are refused with the reason on every pull request', async () => {
+  it('too many overrides, two baselines, and repositories of two projects, are refused with the reason on every pull request', async () => {
     /** Waits until each pull request's preview is refused with `code`, and its feedback says so. */
     const refusedOnEach = async (
       prs: { repository: string; number: number; headSha: string }[],
@@ -352,6 +353,11 @@ describe('a change across repositories', () => {
     await groupByBranch(api, 'comment', ['service-a', 'service-c', 'service-d']);
     const many = [await open(api, ['preview'], 'too-many'), await open(web, ['preview'], 'too-many')];
     await refusedOnEach(many, 'change_too_many_overrides');
+
+    // service-a's previews on the demo's other baseline, service-b's on staging: one change, refused.
+    await groupByBranch(api, 'comment', ['service-a'], 'demo', 'staging-sleepy');
+    const apart = [await open(api, ['preview'], 'apart'), await open(web, ['preview'], 'apart')];
+    await refusedOnEach(apart, 'change_baselines_differ');
 
     // A repository of another project on a branch of the same name: one change, refused.
     const applied = await http.post('/v1/catalog/apply', demoManifestWithoutMessaging('other'));
