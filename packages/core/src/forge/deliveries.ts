@@ -11,7 +11,7 @@ import { convergePullRequest } from './drive.ts';
 import { accountOf, type Delivery, type DeliveryOutcome, DeliveryState, finishedDelivery } from './model.ts';
 import { allPolicies, policiesInEffect, policyInEffect } from './policies.ts';
 import type { ForgeDeps } from './ports.ts';
-import { ForgeRateLimitedError } from './ports.ts';
+import { ForgeContendedError, ForgeRateLimitedError } from './ports.ts';
 import { requireForge } from './preview-io.ts';
 import { RepositoryName } from './schema.ts';
 
@@ -252,6 +252,9 @@ export async function processDelivery(deps: ForgeDeps, id: string, receiveCount:
     });
     return null;
   } catch (error) {
+    // Lost races are not a failed attempt: the worker puts the job off a moment (`deferral`), and
+    // the delivery stays as it was rather than carrying an error and using up its attempts.
+    if (error instanceof ForgeContendedError) throw error;
     if (error instanceof ForgeRateLimitedError) {
       const until = addSeconds(deps.clock.now(), error.retryAfterSeconds).toISOString();
       await deps.forgeStore.updateDelivery({
